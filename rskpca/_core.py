@@ -1,0 +1,97 @@
+"""Kernel PCA on a weighted set of centers: the linear algebra every estimator shares.
+
+Given centers ``C`` (m x d) and weights ``w`` (sum n), with ``W = diag(sqrt(w))``
+and ``p = w / n``, the weighted m x m problem is
+
+* uncentered (Algorithm 1): ``K~ = W K^C W``
+* centered: ``K~ = W (I - 1 p^T) K^C (I - p 1^T) W``
+
+and a new point projects as ``z_k(x) = lambda_k^{-1/2} sum_j sqrt(w_j) b_kj (k(c_j, x) - mu_j)``
+with ``mu = K^C p`` (zero when uncentered). This is exactly kernel PCA on the
+data set in which each center is repeated ``w_j`` times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import eigh
+from scipy.sparse.linalg import eigsh
+
+__all__ = ["WeightedEigen", "weighted_kpca", "choose_eigen_solver", "DENSE_MAX_M"]
+
+#: "auto" uses a dense solver up to this m, ARPACK above it (for few components).
+DENSE_MAX_M = 1500
+
+
+@dataclass
+class WeightedEigen:
+    """Result of :func:`weighted_kpca`."""
+
+    eigenvalues: np.ndarray  # (r,) descending, tiny ones set to 0
+    eigenvectors: np.ndarray  # (m, r) orthonormal b_k, sign-fixed
+    dual_coef: np.ndarray  # (m, r) sqrt(w_j) b_kj / sqrt(lambda_k), 0 where lambda_k = 0
+    mu: np.ndarray  # (m,) K^C p, or zeros when uncentered
+    solver: str
+
+
+def choose_eigen_solver(m: int, n_components: int | None, eigen_solver: str = "auto") -> str:
+    """``"dense"`` or ``"arpack"``: ARPACK only pays for few components of a large matrix."""
+    if eigen_solver != "auto":
+        return eigen_solver
+    if n_components is None or m <= DENSE_MAX_M or n_components >= m // 4:
+        return "dense"
+    return "arpack"
+
+
+def weighted_kpca(KC: np.ndarray, w: np.ndarray, n_components: int | None, *, center: bool = True,
+                  eigen_solver: str = "auto", random_state: np.random.RandomState | None = None
+                  ) -> WeightedEigen:
+    """Top eigenpairs of the weighted (optionally centered) m x m kernel matrix.
+
+    ``n_components=None`` keeps every component with a positive eigenvalue (at
+    least one). Eigenvalues below ``1e-12 * sum(w)`` are treated as zero: their
+    projections are 0 instead of noise divided by a tiny number.
+    """
+    m = KC.shape[0]
+    w = np.asarray(w, dtype=np.float64)
+    total = float(w.sum())
+    p = w / total
+    sw = np.sqrt(w)
+    if center:
+        mu = KC @ p
+        K = KC - mu[:, None] - mu[None, :] + float(p @ mu)
+    else:
+        mu = np.zeros(m)
+        K = KC.copy()
+    K *= sw[:, None]
+    K *= sw[None, :]
+    K = 0.5 * (K + K.T)  # exact symmetry for the solvers
+
+    r = m if n_components is None else int(n_components)
+    solver = choose_eigen_solver(m, n_components, eigen_solver)
+    if solver == "arpack" and r < m:
+        rng = random_state if random_state is not None else np.random.RandomState(0)
+        v0 = rng.uniform(-1.0, 1.0, m)
+        vals, vecs = eigsh(K, k=r, which="LA", v0=v0, tol=0.0)
+    else:
+        solver = "dense"
+        vals, vecs = eigh(K, subset_by_index=[m - r, m - 1])
+    order = np.argsort(vals)[::-1]
+    vals, vecs = vals[order], vecs[:, order]
+    vals = np.where(vals > 1e-12 * total, vals, 0.0)
+    if n_components is None:
+        keep = max(1, int(np.count_nonzero(vals)))
+        vals, vecs = vals[:keep], vecs[:, :keep]
+
+    coef = sw[:, None] * vecs
+    # Deterministic signs: the largest |coefficient| of each component is positive.
+    pivot = np.argmax(np.abs(coef), axis=0)
+    signs = np.sign(coef[pivot, np.arange(coef.shape[1])])
+    signs[signs == 0] = 1.0
+    vecs = vecs * signs
+    coef = coef * signs
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(vals > 0, 1.0 / np.sqrt(np.where(vals > 0, vals, 1.0)), 0.0)
+    return WeightedEigen(vals, vecs, coef * scale, mu, solver)
