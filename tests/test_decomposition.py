@@ -1,0 +1,250 @@
+"""RSKPCA and the baselines against scikit-learn and against literal n x n computations."""
+
+import numpy as np
+import pytest
+from sklearn.decomposition import KernelPCA as SklearnKernelPCA
+from sklearn.model_selection import GridSearchCV
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+
+from rskpca import (
+    DensityWeightedNystromKPCA,
+    KernelPCA,
+    NystromKPCA,
+    ReducedSetKPCA,
+    SubsampledKPCA,
+    kernel_matrix,
+    shadow_centers,
+)
+from rskpca.metrics import alignment_error
+
+ALL = [ReducedSetKPCA, SubsampledKPCA, NystromKPCA, DensityWeightedNystromKPCA, KernelPCA]
+
+
+def _data(n=400, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.concatenate([rng.normal(c, 0.6, size=(n // 4, d)) for c in range(4)])
+
+
+def _match_signs(A, B):
+    s = np.sign(np.sum(A * B, axis=0))
+    s[s == 0] = 1
+    return B * s
+
+
+@pytest.mark.parametrize("ell", [1.5, 3.0, 6.0])
+def test_rskpca_equals_sklearn_kpca_on_quantized_data(ell):
+    X = _data()
+    X_new = _data(80, seed=5)
+    est = ReducedSetKPCA(n_components=5, sigma=2.0, ell=ell).fit(X)
+    Q = np.repeat(est.centers_, est.weights_.astype(int), axis=0)
+    sk = SklearnKernelPCA(n_components=5, kernel="rbf", gamma=1 / 2.0**2, eigen_solver="dense").fit(Q)
+    np.testing.assert_allclose(est.eigenvalues_, sk.eigenvalues_, rtol=1e-8, atol=1e-8)
+    A = est.transform(X_new)
+    B = _match_signs(A, sk.transform(X_new))
+    np.testing.assert_allclose(A, B, atol=1e-8)
+
+
+def test_uncentered_rskpca_equals_literal_quantized_eigenproblem():
+    X = _data(200)
+    est = ReducedSetKPCA(n_components=4, sigma=1.5, ell=2.0, center=False).fit(X)
+    s = shadow_centers(X, sigma=1.5, ell=2.0)
+    Cbar = s.centers[s.labels]  # the quantized data set, n x d
+    Kbar = kernel_matrix(Cbar, sigma=1.5)
+    vals, vecs = np.linalg.eigh(Kbar)
+    vals, vecs = vals[::-1][:4], vecs[:, ::-1][:, :4]
+    np.testing.assert_allclose(est.eigenvalues_, vals, rtol=1e-9)
+    X_new = _data(30, seed=9)
+    ref = kernel_matrix(X_new, Cbar, sigma=1.5) @ vecs / np.sqrt(vals)
+    np.testing.assert_allclose(est.transform(X_new), _match_signs(est.transform(X_new), ref), atol=1e-8)
+
+
+def test_large_ell_converges_to_exact_kpca():
+    X = _data(300)
+    exact = KernelPCA(n_components=3, sigma=2.0).fit(X)
+    errs = [alignment_error(exact.transform(X), ReducedSetKPCA(n_components=3, sigma=2.0, ell=ell)
+                            .fit(X).transform(X)) for ell in (1.0, 3.0, 1e6)]
+    assert errs[0] > errs[2] and errs[1] >= errs[2]
+    assert errs[2] < 1e-8  # every point its own center: exact KPCA
+
+
+def test_exact_kernel_pca_equals_sklearn_rbf():
+    X = _data(150)
+    ours = KernelPCA(n_components=3, sigma=1.7, eigen_solver="dense").fit(X)
+    sk = SklearnKernelPCA(n_components=3, kernel="rbf", gamma=1 / 1.7**2, eigen_solver="dense").fit(X)
+    np.testing.assert_allclose(ours.eigenvalues_, sk.eigenvalues_, rtol=1e-9)
+    np.testing.assert_allclose(ours.transform(X), _match_signs(ours.transform(X), sk.transform(X)), atol=1e-8)
+
+
+def test_signs_are_deterministic_and_largest_coefficient_positive():
+    X = _data()
+    a = ReducedSetKPCA(n_components=4, sigma=2.0).fit(X)
+    b = ReducedSetKPCA(n_components=4, sigma=2.0).fit(X.copy())
+    np.testing.assert_array_equal(a.transform(X), b.transform(X))
+    coef = a.dual_coef_
+    assert np.all(coef[np.argmax(np.abs(coef), axis=0), np.arange(4)] > 0)
+
+
+def test_nystrom_with_all_points_as_landmarks_is_exact_kpca():
+    X = _data(120)
+    exact = KernelPCA(n_components=3, sigma=2.0, eigen_solver="dense").fit(X)
+    ny = NystromKPCA(n_components=3, sigma=2.0, m=120, random_state=0).fit(X)
+    np.testing.assert_allclose(ny.eigenvalues_, exact.eigenvalues_, rtol=1e-8)
+    assert alignment_error(exact.transform(X), ny.transform(X)) < 1e-8
+
+
+@pytest.mark.parametrize("cls", [SubsampledKPCA, NystromKPCA, DensityWeightedNystromKPCA])
+def test_baselines_default_m_is_the_shadow_m(cls):
+    X = _data()
+    m = shadow_centers(X, sigma=2.0, ell=3.0).m
+    est = cls(n_components=2, sigma=2.0, ell=3.0, random_state=0).fit(X)
+    assert est.m_ == m
+
+
+@pytest.mark.parametrize("rsde", ["kmeans", "uniform", "herding"])
+def test_other_rsdes_use_given_m_and_weights_sum_to_n(rsde):
+    X = _data()
+    est = ReducedSetKPCA(n_components=3, sigma=2.0, rsde=rsde, m=25, random_state=0).fit(X)
+    assert est.centers_.shape[0] <= 25
+    assert est.weights_.sum() == pytest.approx(X.shape[0])
+    assert est.transform(X).shape == (X.shape[0], 3)
+
+
+def test_median_sigma_is_recorded():
+    X = _data()
+    est = ReducedSetKPCA(n_components=2, random_state=0).fit(X)
+    assert est.sigma == "median" and est.sigma_ > 0
+
+
+def test_laplacian_kernel_equals_kpca_on_quantized_data():
+    X = _data(200)
+    est = ReducedSetKPCA(n_components=3, sigma=2.0, ell=3.0, kernel="laplacian").fit(X)
+    Q = np.repeat(est.centers_, est.weights_.astype(int), axis=0)
+    K = kernel_matrix(Q, sigma=2.0, kernel="laplacian")
+    sk = SklearnKernelPCA(n_components=3, kernel="precomputed", eigen_solver="dense").fit(K)
+    np.testing.assert_allclose(est.eigenvalues_, sk.eigenvalues_, rtol=1e-8)
+    Kn = kernel_matrix(X[:20], Q, sigma=2.0, kernel="laplacian")
+    A = est.transform(X[:20])
+    np.testing.assert_allclose(A, _match_signs(A, sk.transform(Kn)), atol=1e-8)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_float32_input_gives_float32_output(cls):
+    X = _data(120).astype(np.float32)
+    Z = cls(n_components=2, sigma=2.0, random_state=0).fit(X).transform(X)
+    assert Z.dtype == np.float32 and Z.shape == (120, 2)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_constant_data_and_duplicates_work(cls):
+    X = np.full((40, 3), 2.5)
+    Z = cls(n_components=1, random_state=0, m=1).fit(X).transform(X) if cls not in (
+        ReducedSetKPCA, KernelPCA) else cls(n_components=1, random_state=0).fit(X).transform(X)
+    assert np.all(np.isfinite(Z)) and np.allclose(Z, 0.0)
+    D = np.repeat(_data(40), 5, axis=0)
+    Z = cls(n_components=2, sigma=2.0, random_state=0).fit(D).transform(D)
+    assert np.all(np.isfinite(Z))
+
+
+def test_pipeline_and_grid_search():
+    X = _data(200)
+    y = np.repeat(np.arange(4), 50)
+    pipe = make_pipeline(ReducedSetKPCA(n_components=3, sigma=2.0), KNeighborsClassifier(3))
+    gs = GridSearchCV(pipe, {"reducedsetkpca__ell": [2.0, 4.0]}, cv=3).fit(X, y)
+    assert gs.best_score_ > 0.8
+    assert list(ReducedSetKPCA(n_components=2, sigma=2.0).fit(X).get_feature_names_out()) == [
+        "reducedsetkpca0", "reducedsetkpca1"]
+
+
+# --- bad input: one test per case -------------------------------------------------------------
+
+def test_nan_is_rejected_with_advice():
+    X = _data(50)
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ReducedSetKPCA(sigma=1.0).fit(X)
+    with pytest.raises(ValueError, match="NaN"):
+        shadow_centers(X, sigma=1.0, ell=4.0)
+
+
+def test_inf_is_rejected():
+    X = _data(50)
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity|infinite"):
+        ReducedSetKPCA(sigma=1.0).fit(X)
+    with pytest.raises(ValueError, match="infinite"):
+        shadow_centers(X, sigma=1.0, ell=4.0)
+
+
+def test_non_2d_input_is_rejected():
+    with pytest.raises(ValueError, match="2D|2-D"):
+        ReducedSetKPCA(sigma=1.0).fit(np.arange(10.0))
+    with pytest.raises(ValueError, match="2-D"):
+        shadow_centers(np.arange(10.0), sigma=1.0, ell=4.0)
+
+
+def test_zero_rows_are_rejected():
+    with pytest.raises(ValueError, match="0 sample"):
+        ReducedSetKPCA(sigma=1.0).fit(np.empty((0, 3)))
+    with pytest.raises(ValueError, match="0 row"):
+        shadow_centers(np.empty((0, 3)), sigma=1.0, ell=4.0)
+
+
+def test_one_row_is_rejected_for_kpca_but_fine_for_the_shadow():
+    with pytest.raises(ValueError, match="1 sample"):
+        ReducedSetKPCA(sigma=1.0).fit(np.ones((1, 3)))
+    assert shadow_centers(np.ones((1, 3)), sigma=1.0, ell=4.0).m == 1
+
+
+@pytest.mark.parametrize("sigma", [0.0, -1.0, float("nan")])
+def test_bad_sigma_is_rejected(sigma):
+    with pytest.raises(ValueError, match="sigma"):
+        ReducedSetKPCA(sigma=sigma).fit(_data(40))
+    with pytest.raises(ValueError, match="sigma"):
+        shadow_centers(_data(40), sigma=sigma, ell=4.0)
+
+
+@pytest.mark.parametrize("ell", [0.0, -2.0])
+def test_bad_ell_is_rejected(ell):
+    with pytest.raises(ValueError, match="ell"):
+        ReducedSetKPCA(sigma=1.0, ell=ell).fit(_data(40))
+    with pytest.raises(ValueError, match="ell"):
+        shadow_centers(_data(40), sigma=1.0, ell=ell)
+
+
+def test_unknown_kernel_is_rejected():
+    with pytest.raises(ValueError, match="kernel"):
+        ReducedSetKPCA(sigma=1.0, kernel="poly").fit(_data(40))
+    with pytest.raises(ValueError, match="Unknown kernel"):
+        shadow_centers(_data(40), sigma=1.0, ell=4.0, kernel="poly")
+
+
+def test_n_components_larger_than_m_says_why():
+    X = _data(200)
+    m = shadow_centers(X, sigma=20.0, ell=1.0).m
+    with pytest.raises(ValueError, match=rf"n_components=10 exceeds the number of centers m={m}.*raise ell"):
+        ReducedSetKPCA(n_components=10, sigma=20.0, ell=1.0).fit(X)
+
+
+def test_transform_with_wrong_number_of_features():
+    est = ReducedSetKPCA(n_components=2, sigma=1.0).fit(_data(40))
+    with pytest.raises(ValueError, match="features"):
+        est.transform(np.ones((5, 7)))
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_transform_before_fit(cls):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match="not fitted"):
+        cls().transform(_data(10))
+
+
+def test_non_numeric_input_is_rejected():
+    import pandas as pd
+
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "z"]})
+    with pytest.raises(ValueError):
+        ReducedSetKPCA(sigma=1.0).fit(df)
+    with pytest.raises(ValueError, match="non-numeric columns \\['b'\\]"):
+        shadow_centers(df, sigma=1.0, ell=4.0)
