@@ -1,0 +1,375 @@
+"""Bundled samples, file reading and table validation (rskpca.datasets, rskpca.readers)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rskpca.datasets import (
+    SAMPLE_DIR,
+    SAMPLES,
+    DataError,
+    Dataset,
+    _generate_sample,
+    column_summary,
+    data_digest,
+    guess_label_column,
+    load_sample,
+    main,
+    numeric_columns,
+    prepare,
+    read_table,
+)
+
+# A 1x1 PNG, the start of a real image file.
+PNG_BYTES = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+
+
+def _npy_bytes(arr, **kw) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr, **kw)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------
+# Samples
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_sample_files_match_their_description(name):
+    info = SAMPLES[name]
+    assert info.name == name
+    assert (SAMPLE_DIR / info.filename).is_file(), "run `python -m rskpca.datasets` to regenerate"
+    df = load_sample(name)
+    assert df.shape == (info.n, info.d + 1)
+    assert df.columns[-1] == info.label == "label"
+    ds = prepare(df, label_column="label")
+    assert ds.X.shape == (info.n, info.d)
+    assert ds.y is not None and len(np.unique(ds.y)) >= 2
+    assert guess_label_column(df) == "label"
+
+
+def test_samples_regenerate_to_the_committed_bytes(tmp_path):
+    main([str(tmp_path)])
+    for info in SAMPLES.values():
+        assert (tmp_path / info.filename).read_bytes() == (SAMPLE_DIR / info.filename).read_bytes(), info.name
+
+
+def test_sample_csv_equals_generator_up_to_rounding():
+    for name in ("two_moons", "digits", "iris"):
+        fresh = _generate_sample(name)
+        stored = load_sample(name)
+        num = numeric_columns(fresh)
+        np.testing.assert_allclose(stored[num].to_numpy(float), fresh[num].to_numpy(float), rtol=1e-5, atol=1e-6)
+        assert list(stored["label"].astype(str)) == list(fresh["label"].astype(str))
+
+
+def test_unknown_sample_is_a_data_error():
+    with pytest.raises(DataError, match="Unknown sample 'mnist'.*digits"):
+        load_sample("mnist")
+
+
+# ---------------------------------------------------------------------------
+# read_table: good files
+# ---------------------------------------------------------------------------
+
+
+def test_csv_roundtrip_and_verbatim_names():
+    names = ["<b>bold</b>", "**x**", "é ünï", "a,b" , "label"]
+    df = pd.DataFrame([[1.0, 2.0, 3.0, 4.0, "p"], [5.0, 6.0, 7.0, 8.0, "q"]], columns=names)
+    got = read_table(df.to_csv(index=False).encode(), "x.csv")
+    assert list(got.columns) == names
+    np.testing.assert_array_equal(got.iloc[:, :4].to_numpy(float), df.iloc[:, :4].to_numpy(float))
+    ds = prepare(got, label_column="label")
+    assert ds.feature_names == names[:4]
+
+
+@pytest.mark.parametrize(
+    "content, filename",
+    [
+        (b"a\tb\n1\t2\n3\t4\n", "t.tsv"),
+        (b"a\tb\n1\t2\n3\t4\n", "t.txt"),  # sniffed tab
+        (b"a;b\n1;2\n3;4\n", "s.csv"),  # semicolons
+        (b"a|b\n1|2\n3|4\n", "p.csv"),
+        (b"\xef\xbb\xbfa,b\r\n1,2\r\n3,4\r\n", "bom.csv"),  # UTF-8 BOM, CRLF
+        (b"a, b\n1, 2\n3, 4\n", "spaces.csv"),
+    ],
+)
+def test_text_variants(content, filename):
+    df = read_table(content, filename)
+    assert list(df.columns) == ["a", "b"]
+    np.testing.assert_array_equal(df.to_numpy(float), [[1, 2], [3, 4]])
+
+
+def test_semicolon_with_decimal_commas_and_latin1():
+    df = read_table("größe;wert;label\n1,5;2;ä\n3;4,25;b\n".encode("latin-1"), "eu.csv")
+    assert list(df.columns) == ["größe", "wert", "label"]
+    np.testing.assert_array_equal(df[["größe", "wert"]].to_numpy(), [[1.5, 2.0], [3.0, 4.25]])
+
+
+def test_gzip_csv():
+    df = read_table(gzip.compress(b"a,b\n1,2\n3,4\n"), "x.csv.gz")
+    assert df.shape == (2, 2)
+
+
+def test_single_column_csv_is_fine():
+    df = read_table(b"v\n1\n2\n3\n", "one.csv")
+    ds = prepare(df)
+    assert ds.X.shape == (3, 1)
+
+
+def test_parquet():
+    src = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [1, 2, 2], "label": ["x", "y", "x"]})
+    buf = io.BytesIO()
+    src.to_parquet(buf)
+    got = read_table(buf.getvalue(), "data.parquet")
+    pd.testing.assert_frame_equal(got, src, check_dtype=False)
+
+
+def test_npy_2d_and_1d():
+    arr = np.arange(12, dtype=float).reshape(4, 3)
+    df = read_table(_npy_bytes(arr), "a.npy")
+    assert list(df.columns) == ["x0", "x1", "x2"]
+    np.testing.assert_array_equal(df.to_numpy(), arr)
+    assert read_table(_npy_bytes(np.arange(5)), "v.npy").shape == (5, 1)
+
+
+def test_npy_record_array_gives_named_columns():
+    rec = np.array([(1.0, 2), (3.0, 4)], dtype=[("u", "f8"), ("v", "i4")])
+    assert list(read_table(_npy_bytes(rec), "r.npy").columns) == ["u", "v"]
+
+
+def test_format_is_sniffed_even_with_a_wrong_extension():
+    arr = np.ones((3, 2))
+    assert read_table(_npy_bytes(arr), "renamed.csv").shape == (3, 2)
+
+
+# ---------------------------------------------------------------------------
+# read_table: bad files
+# ---------------------------------------------------------------------------
+
+
+class _Evil:
+    """Unpickling this would run code; the reader must refuse object arrays instead."""
+
+    def __reduce__(self):
+        return (pytest.fail, ("an uploaded pickle was executed",))
+
+
+@pytest.mark.parametrize(
+    "content, filename, match",
+    [
+        (b"", "e.csv", "is empty"),
+        (b"   \n\n", "blank.csv", "is empty"),
+        (PNG_BYTES, "image.csv", "PNG image"),
+        (b"PK\x03\x04" + b"\x00" * 40, "book.csv", "ZIP archive"),
+        (b"%PDF-1.7\n...", "paper.csv", "PDF"),
+        (bytes(range(256)) * 8, "garbage.csv", "binary file"),
+        (b"a,b,c\n", "header.csv", "no data rows"),
+        (b"a,b\n1,2\n3,4,5,6\n", "ragged.csv", "could not be read"),
+        (b"just text, not npy", "x.npy", "not a NumPy array"),
+        (b"a,b\n1,2\n", "x.parquet", "not a Parquet file"),
+        (b"PAR1 truncated", "x.parquet", "not a readable Parquet"),
+        (b"{}", "x.json", "not supported"),
+        (b"\x1f\x8b\x08\x00garbage", "x.csv.gz", "cannot be decompressed"),
+        (gzip.compress(b""), "x.csv.gz", "empty after decompression"),
+    ],
+)
+def test_bad_files_give_a_data_error(content, filename, match):
+    with pytest.raises(DataError, match=match):
+        read_table(content, filename)
+
+
+def test_pickled_npy_is_refused_never_unpickled():
+    obj = np.array([_Evil(), 1], dtype=object)
+    data = _npy_bytes(obj, allow_pickle=True)
+    with pytest.raises(DataError, match="never loaded"):
+        read_table(data, "evil.npy")
+
+
+def test_npy_3d_and_non_numeric_are_refused():
+    with pytest.raises(DataError, match=r"3-D array of shape \(2, 3, 4\).*reshape"):
+        read_table(_npy_bytes(np.zeros((2, 3, 4))), "cube.npy")
+    with pytest.raises(DataError, match="numeric"):
+        read_table(_npy_bytes(np.array(["a", "b"])), "strings.npy")
+    with pytest.raises(DataError, match="readable NPY"):
+        read_table(_npy_bytes(np.zeros((50, 3)))[:-40], "truncated.npy")
+
+
+def test_non_bytes_input():
+    with pytest.raises(DataError, match="bytes"):
+        read_table("a,b\n1,2", "x.csv")
+
+
+# ---------------------------------------------------------------------------
+# prepare
+# ---------------------------------------------------------------------------
+
+
+def test_prepare_defaults_take_numeric_columns_except_label():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "name": ["p", "q", "r"], "b": [1, 0, 1],
+                       "flag": [True, False, True], "label": [0, 1, 0]})
+    ds = prepare(df, label_column="label")
+    assert isinstance(ds, Dataset)
+    assert ds.feature_names == ["a", "b", "flag"]
+    assert ds.X.dtype == np.float64 and ds.X.flags.c_contiguous
+    assert ds.label_name == "label" and list(ds.y) == [0, 1, 0]
+    assert ds.n_original == 3 and list(ds.row_ids) == [0, 1, 2]
+    assert ds.n == 3 and ds.d == 3
+    assert not ds.standardized
+
+
+def test_standardize_centres_and_scales_and_keeps_constant_columns_finite():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 6.0], "c": [5.0] * 4})
+    ds = prepare(df, standardize=True)
+    np.testing.assert_allclose(ds.X.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(ds.X[:, 0].std(), 1)
+    np.testing.assert_array_equal(ds.X[:, 1], 0)
+    assert ds.standardized and any("Constant" in note for note in ds.notes)
+
+
+def test_row_cap_samples_reproducibly_in_original_order():
+    df = pd.DataFrame({"a": np.arange(100.0), "label": np.arange(100) % 3})
+    one = prepare(df, label_column="label", max_rows=10, random_state=3)
+    two = prepare(df, label_column="label", max_rows=10, random_state=3)
+    other = prepare(df, label_column="label", max_rows=10, random_state=4)
+    assert one.n == 10 and one.n_original == 100
+    np.testing.assert_array_equal(one.row_ids, two.row_ids)
+    assert one.digest == two.digest != other.digest
+    assert np.all(np.diff(one.row_ids) > 0)
+    np.testing.assert_array_equal(one.X[:, 0], one.row_ids)  # rows carry their original ids
+    np.testing.assert_array_equal(one.y, one.row_ids % 3)
+    assert any("sample of 10 of 100" in note for note in one.notes)
+    assert prepare(df, max_rows=1000).n == 100  # a cap above n changes nothing
+
+
+@pytest.mark.parametrize("cap", [0, 1, 2.5, True, "10"])
+def test_bad_row_cap(cap):
+    with pytest.raises(DataError, match="row cap"):
+        prepare(pd.DataFrame({"a": [1.0, 2.0, 3.0]}), max_rows=cap)
+
+
+def test_text_columns_only():
+    df = read_table(b"name,city\nann,paris\nbob,rome\n", "text.csv")
+    with pytest.raises(DataError, match=r"No numeric columns.*\['name', 'city'\]"):
+        prepare(df)
+
+
+def test_nan_names_the_columns_and_drop_mode_drops_rows():
+    df = read_table(b"a,b,c\n1,2,3\n4,,6\n7,8,9\n,11,12\n", "nan.csv")
+    with pytest.raises(DataError, match=r"Missing values.*'a' \(1\).*'b' \(1\)"):
+        prepare(df)
+    ds = prepare(df, missing="drop")
+    assert ds.n == 2 and list(ds.row_ids) == [0, 2] and ds.n_original == 4
+    assert any("Dropped 2 row(s)" in note for note in ds.notes)
+    # NaN in an unused column does not matter
+    assert prepare(df, feature_columns=["c"]).n == 4
+
+
+def test_nan_in_label_column_is_reported():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "label": ["x", None, "y"]})
+    with pytest.raises(DataError, match="'label' \\(1\\)"):
+        prepare(df, label_column="label")
+
+
+def test_inf_names_the_column():
+    df = read_table(b"a,b\n1,inf\n2,3\n", "inf.csv")
+    with pytest.raises(DataError, match=r"Infinite values in column\(s\) \['b'\]"):
+        prepare(df)
+
+
+def test_huge_values_would_overflow():
+    df = pd.DataFrame({"ok": [1.0, 2.0], "big": [1e200, -3.0]})
+    with pytest.raises(DataError, match=r"larger than 1e\+150.*\['big'\]"):
+        prepare(df)
+    assert prepare(df, feature_columns=["ok"]).n == 2
+
+
+@pytest.mark.parametrize("content", [b"a,b\n1,2\n", b"a\n5\n"])
+def test_one_row(content):
+    with pytest.raises(DataError, match="at least 2 rows"):
+        prepare(read_table(content, "one.csv"))
+
+
+def test_constant_columns_only():
+    with pytest.raises(DataError, match="constant"):
+        prepare(pd.DataFrame({"a": [1.0, 1.0, 1.0], "b": [2, 2, 2]}))
+
+
+def test_empty_frames():
+    with pytest.raises(DataError, match="empty"):
+        prepare(pd.DataFrame())
+    with pytest.raises(DataError, match="DataFrame"):
+        prepare(np.zeros((3, 2)))
+
+
+def test_bad_column_choices():
+    df = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0], "t": ["x", "zz"]})
+    with pytest.raises(DataError, match=r"\['nope'\] are not in the table"):
+        prepare(df, feature_columns=["a", "nope"])
+    with pytest.raises(DataError, match="Label column 'nope'"):
+        prepare(df, label_column="nope")
+    with pytest.raises(DataError, match="both a feature and the label"):
+        prepare(df, feature_columns=["a", "b"], label_column="a")
+    with pytest.raises(DataError, match=r"'t' is not numeric \(e.g. 'x' in row 0\)"):
+        prepare(df, feature_columns=["a", "t"])
+    with pytest.raises(DataError, match="chosen twice"):
+        prepare(df, feature_columns=["a", "a"])
+    with pytest.raises(DataError, match="No feature columns chosen"):
+        prepare(df, feature_columns=[])
+    with pytest.raises(DataError, match="missing must be"):
+        prepare(df, missing="ignore")
+    assert prepare(df, feature_columns="b").feature_names == ["b"]
+
+
+def test_data_error_is_a_value_error():
+    assert issubclass(DataError, ValueError)
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def test_guess_label_column():
+    assert guess_label_column(pd.DataFrame({"x": [1, 2], "Class": [0, 1]})) == "Class"
+    species = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "kind": ["a", "b", "a", "b"]})
+    assert guess_label_column(species) == "kind"
+    free_text = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "note": ["a", "b", "c", "d"]})
+    assert guess_label_column(free_text) is None
+    assert guess_label_column(pd.DataFrame({"x": [1.0, 2.0]})) is None
+
+
+def test_column_summary_numbers():
+    df = pd.DataFrame({"a": [1.0, 2.0, np.nan, 5.0], "s": ["x", "y", "y", None], "<i>h</i>": [1, 1, 1, 1]})
+    summary = column_summary(df)
+    assert list(summary["column"]) == ["a", "s", "<i>h</i>"]
+    a = summary.set_index("column").loc["a"]
+    assert (a["count"], a["missing"], a["min"], a["max"]) == (3, 1, 1.0, 5.0)
+    assert a["mean"] == pytest.approx(8 / 3)
+    s = summary.set_index("column").loc["s"]
+    assert (s["count"], s["missing"], s["unique"]) == (3, 1, 2) and np.isnan(s["mean"])
+
+
+def test_digest_is_a_content_key():
+    X = np.arange(6.0).reshape(2, 3)
+    assert data_digest(X) == data_digest(X.copy()) == data_digest(np.asfortranarray(X))
+    assert data_digest(X) != data_digest(X.reshape(3, 2))
+    assert data_digest(X) != data_digest(X.astype(np.float32))
+    Y = X.copy()
+    Y[1, 2] += 1e-12
+    assert data_digest(X) != data_digest(Y)
+    assert data_digest(X, np.array(["a", "b"], dtype=object)) != data_digest(X, np.array(["a", "c"], dtype=object))
+    assert len(data_digest(X)) == 64
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    labelled = df.assign(label=["u", "v"])
+    assert prepare(df).digest == data_digest(prepare(df).X)
+    assert prepare(labelled, label_column="label").digest != prepare(df).digest
