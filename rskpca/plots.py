@@ -1,0 +1,582 @@
+"""Plotly figure builders: pure functions from arrays and tidy tables to ``go.Figure``.
+
+Nothing here touches Streamlit, so every figure the app shows can be built and
+checked in a plain test. Conventions shared by the builders:
+
+* Scatters with more than :data:`WEBGL_THRESHOLD` points use ``go.Scattergl``
+  (WebGL), smaller ones SVG ``go.Scatter``. A figure with WebGL traces uses one
+  WebGL context for all its 2-D subplots; each 3-D scene uses one of its own.
+  Browsers allow only a handful of contexts per page, so callers keep count
+  with :func:`webgl_contexts`.
+* Original row numbers travel in ``customdata`` so hover labels and selections
+  name the row of the user's file.
+* Densities are evaluated on a server-side grid and drawn as contours; raw
+  points are never handed to a client-side density trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+from plotly.subplots import make_subplots
+
+__all__ = [
+    "WEBGL_THRESHOLD",
+    "PALETTE",
+    "webgl_contexts",
+    "figure_html",
+    "shadow_figure",
+    "weight_histogram",
+    "density_grid_figure",
+    "density_curve_figure",
+    "density_points_figure",
+    "error_histogram",
+    "embedding_figure",
+    "spectra_figure",
+    "bar_figure",
+    "bounds_figure",
+    "bounds_curves_figure",
+    "lines_over_ell",
+]
+
+#: Above this many points a scatter is drawn with WebGL.
+WEBGL_THRESHOLD = 1000
+#: Colours for shadow sets, classes and methods (cycled).
+PALETTE: tuple[str, ...] = tuple(qualitative.Dark24)
+_BOUND_KINDS = ("a_priori", "a_posteriori", "measured")
+_BOUND_COLORS = {"a_priori": "#636EFA", "a_posteriori": "#EF553B", "measured": "#00CC96"}
+
+
+def _scatter_type(n_points: int):
+    return go.Scattergl if n_points > WEBGL_THRESHOLD else go.Scatter
+
+
+def webgl_contexts(fig: go.Figure) -> int:
+    """How many WebGL contexts the browser needs for ``fig``.
+
+    All 2-D WebGL traces of a figure share one canvas; every 3-D scene has its own.
+
+    >>> import plotly.graph_objects as go
+    >>> webgl_contexts(go.Figure(go.Scattergl(x=[1], y=[1])))
+    1
+    """
+    gl2d = any(t.type == "scattergl" for t in fig.data)
+    scenes = {t.scene or "scene" for t in fig.data if t.type in ("scatter3d", "surface", "mesh3d")}
+    return int(gl2d) + len(scenes)
+
+
+def figure_html(fig: go.Figure) -> str:
+    """A self-contained HTML page of ``fig`` (plotly.js inlined, so it opens offline).
+
+    >>> import plotly.graph_objects as go
+    >>> "<html>" in figure_html(go.Figure())[:40]
+    True
+    """
+    return fig.to_html(include_plotlyjs=True, full_html=True)
+
+
+def _as_2d(X, name: str) -> np.ndarray:
+    arr = np.asarray(X, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must be a 2-D array (n_points, dims); got shape {arr.shape}.")
+    return arr
+
+
+def _check_len(arr, n: int, name: str) -> np.ndarray:
+    arr = np.asarray(arr)
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but there are {n} points; pass one per point.")
+    return arr
+
+
+def _row_ids(row_ids, n: int) -> np.ndarray:
+    return np.arange(n) if row_ids is None else _check_len(row_ids, n, "row_ids")
+
+
+def _class_groups(y, n: int, max_classes: int = len(PALETTE)):
+    """``[(name, mask)]`` for a categorical label with few values, else None (continuous)."""
+    y = _check_len(y, n, "y")
+    values = np.unique(y.astype(str)) if y.dtype.kind in "OUSb" else np.unique(y)
+    if y.dtype.kind in "fc" and values.size > max_classes:
+        return None
+    if values.size > max_classes:
+        return None
+    ys = y.astype(str) if y.dtype.kind in "OUSb" else y
+    return [(str(v), ys == v) for v in values]
+
+
+# --------------------------------------------------------------------------- shadow
+
+
+def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = None, projected: bool = False,
+                  axis_titles: Sequence[str] = ("x1", "x2"), row_ids=None, max_discs: int = 400,
+                  title: str | None = None) -> go.Figure:
+    """The data coloured by shadow set, with centers sized by weight and eps-discs.
+
+    Parameters
+    ----------
+    X2 : array-like of shape (n, 1) or (n, 2)
+        Coordinates to draw (the data itself, or its first principal axes).
+    labels : array-like of shape (n,)
+        Shadow set (center number) of each point.
+    center_indices : array-like of shape (m,)
+        Row of ``X2`` that is each center.
+    weights : array-like of shape (m,)
+        Points absorbed by each center; marker area grows with it.
+    eps : float or None, default=None
+        Shadow radius. Discs of this radius are drawn only when the coordinates
+        are the data itself (not ``projected``), 2-D, and ``m <= max_discs``.
+    projected : bool, default=False
+        Whether ``X2`` is a projection; said in the title and axis names.
+    axis_titles : sequence of str, default=("x1", "x2")
+    row_ids : array-like of shape (n,) or None
+        Original row numbers for hover labels.
+    max_discs : int, default=400
+        More discs than this clutter the chart and slow the browser.
+    title : str or None
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = shadow_figure(np.array([[0.0, 0.0], [0.1, 0.0], [2.0, 0.0]]), [0, 0, 1], [0, 2], [2, 1], eps=0.5)
+    >>> [t.name for t in fig.data], len(fig.layout.shapes)
+    (['points', 'centers'], 2)
+    """
+    X2 = _as_2d(X2, "X2")
+    n = X2.shape[0]
+    if X2.shape[1] == 1:
+        X2 = np.column_stack([X2[:, 0], np.zeros(n)])
+        axis_titles = (axis_titles[0], "")
+    X2 = X2[:, :2]
+    labels = _check_len(labels, n, "labels").astype(np.intp)
+    idx = np.asarray(center_indices, dtype=np.intp)
+    w = np.asarray(weights, dtype=np.float64)
+    if idx.shape != w.shape:
+        raise ValueError(f"center_indices has {idx.size} entries but weights has {w.size}; pass one weight per center.")
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError("center_indices must be row numbers of X2 (0 <= index < n).")
+    rid = _row_ids(row_ids, n)
+    colors = np.array(PALETTE, dtype=object)[labels % len(PALETTE)]
+    fig = go.Figure()
+    fig.add_trace(_scatter_type(n)(
+        x=X2[:, 0], y=X2[:, 1], mode="markers", name="points",
+        marker=dict(color=colors, size=5, opacity=0.6),
+        customdata=np.column_stack([rid, labels]),
+        hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
+    ))
+    size = 6.0 + 24.0 * np.sqrt(w / w.max()) if w.size else w
+    fig.add_trace(go.Scatter(
+        x=X2[idx, 0], y=X2[idx, 1], mode="markers", name="centers",
+        marker=dict(size=size, color="rgba(0,0,0,0)", line=dict(color="black", width=1.5), symbol="circle"),
+        customdata=np.column_stack([rid[idx], np.arange(idx.size), w]),
+        hovertemplate="center %{customdata[1]} (row %{customdata[0]})<br>weight %{customdata[2]}<extra></extra>",
+    ))
+    drew_discs = eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
+        and idx.size <= max_discs
+    if drew_discs:
+        for cx, cy in X2[idx]:
+            fig.add_shape(type="circle", x0=cx - eps, x1=cx + eps, y0=cy - eps, y1=cy + eps,
+                          line=dict(color="rgba(0,0,0,0.35)", width=1), layer="below")
+        # Equal axis scales keep the discs round.
+        fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    note = ""
+    if projected:
+        note = " (on the first two principal axes)"
+    elif eps is not None and not drew_discs and idx.size > max_discs:
+        note = f" (eps-discs hidden: m > {max_discs})"
+    fig.update_layout(
+        title=(title or f"{idx.size} shadow centers") + note,
+        xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
+        margin=dict(l=40, r=10, t=50, b=40),
+    )
+    return fig
+
+
+def weight_histogram(weights, *, nbins: int = 40) -> go.Figure:
+    """Histogram of the shadow weights (points absorbed per center).
+
+    >>> weight_histogram([1, 1, 3]).data[0].type
+    'histogram'
+    """
+    w = np.asarray(weights, dtype=np.float64).ravel()
+    fig = go.Figure(go.Histogram(x=w, nbinsx=nbins, name="weights"))
+    fig.update_layout(title="Shadow weights w_j", xaxis_title="points in the shadow set",
+                      yaxis_title="centers", bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+# --------------------------------------------------------------------------- densities
+
+
+def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
+                        axis_titles: Sequence[str] = ("x1", "x2")) -> go.Figure:
+    """KDE, ShDE and their difference as contour plots on a grid.
+
+    Parameters
+    ----------
+    gx : array-like of shape (nx,)
+    gy : array-like of shape (ny,)
+    kde, shde : array-like of shape (ny, nx)
+        Densities at ``(gx[j], gy[i])``.
+    points : array-like of shape (n, 2) or None
+        Data drawn over the KDE panel (subsampled by the caller if large).
+    centers : array-like of shape (m, 2) or None
+        Shadow centers drawn over the ShDE panel.
+    axis_titles : sequence of str
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = np.linspace(0, 1, 5)
+    >>> fig = density_grid_figure(g, g, np.ones((5, 5)), np.ones((5, 5)))
+    >>> [t.type for t in fig.data]
+    ['contour', 'contour', 'contour']
+    """
+    gx = np.asarray(gx, dtype=np.float64)
+    gy = np.asarray(gy, dtype=np.float64)
+    kde = np.asarray(kde, dtype=np.float64)
+    shde = np.asarray(shde, dtype=np.float64)
+    if kde.shape != (gy.size, gx.size) or shde.shape != kde.shape:
+        raise ValueError(f"kde and shde must have shape (len(gy), len(gx)) = {(gy.size, gx.size)}; "
+                         f"got {kde.shape} and {shde.shape}.")
+    diff = shde - kde
+    lim = float(np.max(np.abs(diff))) or 1.0
+    top = float(max(kde.max(), shde.max()))
+    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.06,
+                        subplot_titles=("KDE", "ShDE", "ShDE - KDE"))
+    common = dict(x=gx, y=gy, contours=dict(coloring="heatmap"), line=dict(width=0.5))
+    fig.add_trace(go.Contour(z=kde, zmin=0, zmax=top, colorscale="Viridis", name="KDE",
+                             colorbar=dict(x=0.62, len=0.9, thickness=10), **common), 1, 1)
+    fig.add_trace(go.Contour(z=shde, zmin=0, zmax=top, colorscale="Viridis", name="ShDE",
+                             showscale=False, **common), 1, 2)
+    fig.add_trace(go.Contour(z=diff, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
+                             name="ShDE - KDE", colorbar=dict(x=1.0, len=0.9, thickness=10), **common), 1, 3)
+    if points is not None:
+        P = _as_2d(points, "points")
+        fig.add_trace(_scatter_type(P.shape[0])(x=P[:, 0], y=P[:, 1], mode="markers", name="data",
+                                                marker=dict(size=3, color="white", opacity=0.6),
+                                                hoverinfo="skip"), 1, 1)
+    if centers is not None:
+        Cn = _as_2d(centers, "centers")
+        fig.add_trace(go.Scatter(x=Cn[:, 0], y=Cn[:, 1], mode="markers", name="centers",
+                                 marker=dict(size=6, color="white", line=dict(color="black", width=1)),
+                                 hoverinfo="skip"), 1, 2)
+    for col in (1, 2, 3):
+        fig.update_xaxes(title_text=axis_titles[0], row=1, col=col)
+    fig.update_yaxes(title_text=axis_titles[1], row=1, col=1)
+    fig.update_layout(showlegend=False, margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+def density_curve_figure(t, kde, shde, *, xaxis_title: str = "x", title: str = "KDE and ShDE") -> go.Figure:
+    """Both densities along a 1-D axis (the data axis, or a line through the data), and their difference.
+
+    >>> import numpy as np
+    >>> fig = density_curve_figure(np.arange(3.0), np.ones(3), np.ones(3))
+    >>> [t.name for t in fig.data]
+    ['KDE', 'ShDE', 'ShDE - KDE']
+    """
+    t = np.asarray(t, dtype=np.float64).ravel()
+    kde = _check_len(np.asarray(kde, dtype=np.float64).ravel(), t.size, "kde")
+    shde = _check_len(np.asarray(shde, dtype=np.float64).ravel(), t.size, "shde")
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3], vertical_spacing=0.06)
+    fig.add_trace(go.Scatter(x=t, y=kde, name="KDE", mode="lines", line=dict(width=3)), 1, 1)
+    fig.add_trace(go.Scatter(x=t, y=shde, name="ShDE", mode="lines", line=dict(dash="dash")), 1, 1)
+    fig.add_trace(go.Scatter(x=t, y=shde - kde, name="ShDE - KDE", mode="lines",
+                             line=dict(color="#EF553B")), 2, 1)
+    fig.update_yaxes(title_text="density", row=1, col=1)
+    fig.update_yaxes(title_text="difference", row=2, col=1)
+    fig.update_xaxes(title_text=xaxis_title, row=2, col=1)
+    fig.update_layout(title=title, margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+def density_points_figure(kde, shde, *, row_ids=None) -> go.Figure:
+    """ShDE against KDE at the data points, with the line ShDE = KDE.
+
+    >>> import numpy as np
+    >>> density_points_figure(np.ones(3), np.ones(3)).data[1].name
+    'ShDE = KDE'
+    """
+    kde = np.asarray(kde, dtype=np.float64).ravel()
+    shde = _check_len(np.asarray(shde, dtype=np.float64).ravel(), kde.size, "shde")
+    rid = _row_ids(row_ids, kde.size)
+    fig = go.Figure(_scatter_type(kde.size)(
+        x=kde, y=shde, mode="markers", name="data points", marker=dict(size=4, opacity=0.6),
+        customdata=rid, hovertemplate="row %{customdata}<br>KDE %{x:.4g}<br>ShDE %{y:.4g}<extra></extra>"))
+    lo = float(min(kde.min(initial=0.0), shde.min(initial=0.0)))
+    hi = float(max(kde.max(initial=0.0), shde.max(initial=0.0)))
+    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="ShDE = KDE",
+                             line=dict(color="gray", dash="dot")))
+    fig.update_layout(title="Densities at the data points", xaxis_title="KDE", yaxis_title="ShDE",
+                      margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+def error_histogram(errors, *, nbins: int = 50, title: str = "ShDE - KDE at the data points") -> go.Figure:
+    """Histogram of the density error at the points.
+
+    >>> error_histogram([0.0, 0.1]).layout.title.text
+    'ShDE - KDE at the data points'
+    """
+    e = np.asarray(errors, dtype=np.float64).ravel()
+    fig = go.Figure(go.Histogram(x=e, nbinsx=nbins, name="error"))
+    fig.update_layout(title=title, xaxis_title="ShDE - KDE", yaxis_title="points",
+                      bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+# --------------------------------------------------------------------------- embeddings
+
+
+def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name: str = "label",
+                     row_ids=None, dims: int = 2, errors: Mapping[str, float] | None = None,
+                     cols: int = 3) -> go.Figure:
+    """Side-by-side embeddings of the same rows, one panel per method.
+
+    Parameters
+    ----------
+    embeddings : mapping of str to ndarray of shape (n, r)
+        Method label to its embedding (already aligned to a common frame).
+        Every array must have the same n and at least ``dims`` columns.
+    y : array-like of shape (n,) or None
+        Colours: one colour per class for a label with few values, a
+        colour scale for a continuous one.
+    label_name : str, default="label"
+    row_ids : array-like of shape (n,) or None
+        Original row numbers, shown on hover.
+    dims : {2, 3}, default=2
+        2-D panels share one WebGL context; 3-D uses one scene (one WebGL
+        context) per method, so pass at most a few methods.
+    errors : mapping of str to float or None
+        Alignment error per method, added to the panel titles.
+    cols : int, default=3
+        Panels per row (2-D).
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.random.default_rng(0).normal(size=(20, 3))
+    >>> fig = embedding_figure({"Exact": Z, "Approx": -Z}, y=np.arange(20) % 2)
+    >>> len(fig.data), fig.layout.annotations[1].text
+    (4, 'Approx')
+    """
+    if dims not in (2, 3):
+        raise ValueError(f"dims must be 2 or 3; got {dims!r}.")
+    if not embeddings:
+        raise ValueError("embeddings is empty; pass at least one method's embedding.")
+    names = list(embeddings)
+    arrays = [_as_2d(embeddings[k], f"embedding {k!r}") for k in names]
+    n = arrays[0].shape[0]
+    for k, A in zip(names, arrays):
+        if A.shape[0] != n:
+            raise ValueError(f"embedding {k!r} has {A.shape[0]} rows, the first has {n}; embed the same rows.")
+        if A.shape[1] < dims:
+            raise ValueError(f"embedding {k!r} has {A.shape[1]} components; {dims} are needed for a "
+                             f"{dims}-D plot (raise the rank r).")
+    rid = _row_ids(row_ids, n)
+    titles = [k if errors is None or k not in errors else f"{k} (err {errors[k]:.3f})" for k in names]
+    k_panels = len(names)
+    if dims == 2:
+        ncols = min(cols, k_panels)
+        nrows = int(np.ceil(k_panels / ncols))
+        fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=titles,
+                            horizontal_spacing=0.05, vertical_spacing=0.12)
+    else:
+        ncols, nrows = k_panels, 1
+        fig = make_subplots(rows=1, cols=k_panels, subplot_titles=titles,
+                            specs=[[{"type": "scene"}] * k_panels], horizontal_spacing=0.02)
+    groups = None if y is None else _class_groups(y, n)
+    hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
+    y_text = np.full(n, "") if y is None else np.asarray(y).astype(str)
+    custom = np.column_stack([rid.astype(str), y_text])
+    for p, (name, A) in enumerate(zip(names, arrays)):
+        r, c = p // ncols + 1, p % ncols + 1
+        parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
+        for g, (gname, mask) in enumerate(parts):
+            marker = dict(size=4 if dims == 2 else 2.5, opacity=0.75)
+            if gname is not None:
+                marker["color"] = PALETTE[g % len(PALETTE)]
+            elif y is not None:
+                marker.update(color=np.asarray(y, dtype=np.float64), colorscale="Viridis",
+                              showscale=p == 0, colorbar=dict(title=dict(text=label_name)))
+            kw = dict(mode="markers", marker=marker, customdata=custom[mask], hovertemplate=hover,
+                      name=gname if gname is not None else name, legendgroup=gname or name,
+                      showlegend=gname is not None and p == 0)
+            if dims == 2:
+                trace = _scatter_type(n)(x=A[mask, 0], y=A[mask, 1], **kw)
+            else:
+                trace = go.Scatter3d(x=A[mask, 0], y=A[mask, 1], z=A[mask, 2], **kw)
+            fig.add_trace(trace, row=r, col=c)
+    fig.update_layout(height=max(360, 330 * nrows), margin=dict(l=30, r=10, t=50, b=30),
+                      legend=dict(title=dict(text=label_name)))
+    return fig
+
+
+def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True) -> go.Figure:
+    """Leading normalized eigenvalues (of K/n) of each method.
+
+    >>> spectra_figure({"Exact": [0.5, 0.2]}).data[0].x.tolist()
+    [1, 2]
+    """
+    fig = go.Figure()
+    for i, (name, lam) in enumerate(spectra.items()):
+        lam = np.asarray(lam, dtype=np.float64).ravel()
+        fig.add_trace(go.Scatter(x=np.arange(1, lam.size + 1), y=lam, name=name, mode="lines+markers",
+                                 line=dict(color=PALETTE[i % len(PALETTE)])))
+    fig.update_layout(title="Eigenvalue spectra (of K/n)", xaxis_title="component", yaxis_title="eigenvalue",
+                      margin=dict(l=40, r=10, t=50, b=40))
+    if log_y:
+        fig.update_yaxes(type="log")
+    return fig
+
+
+def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, errors: Mapping[str, float] | None = None,
+               log_y: bool = False, text_format: str = ".3g") -> go.Figure:
+    """One bar per named value (alignment errors, accuracies, speedups), with optional error bars.
+
+    >>> bar_figure({"a": 1.0, "b": 2.0}, title="t", yaxis_title="v").data[0].x
+    ('a', 'b')
+    """
+    names = list(values)
+    v = np.array([values[k] for k in names], dtype=np.float64)
+    err = None if errors is None else dict(type="data", array=[errors.get(k, 0.0) for k in names])
+    colors = [PALETTE[i % len(PALETTE)] for i in range(len(names))]
+    fig = go.Figure(go.Bar(x=names, y=v, error_y=err, marker_color=colors,
+                           text=[format(x, text_format) if np.isfinite(x) else "n/a" for x in v],
+                           textposition="outside"))
+    fig.update_layout(title=title, yaxis_title=yaxis_title, margin=dict(l=40, r=10, t=50, b=40))
+    if log_y:
+        fig.update_yaxes(type="log")
+    return fig
+
+
+# --------------------------------------------------------------------------- bounds and sweeps
+
+
+def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
+    """Bound values at one ell: per theorem, the a-priori, a-posteriori and measured numbers.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        One per theorem with keys ``theorem``, ``a_priori``, ``a_posteriori``, ``measured``
+        (None or NaN where a value does not exist).
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> fig = bounds_figure([{"theorem": "5.1", "a_priori": 0.5, "a_posteriori": 0.3, "measured": 0.1}])
+    >>> [t.name for t in fig.data]
+    ['a_priori', 'a_posteriori', 'measured']
+    """
+    theorems = [f"Thm {r['theorem']}" for r in rows]
+    fig = go.Figure()
+    for kind in _BOUND_KINDS:
+        vals = [_finite_or_none(r.get(kind)) for r in rows]
+        fig.add_trace(go.Bar(x=theorems, y=vals, name=kind, marker_color=_BOUND_COLORS[kind]))
+    fig.update_layout(barmode="group", title="Bounds and measured values at the current ell",
+                      yaxis_title="value (log scale)", margin=dict(l=40, r=10, t=50, b=40))
+    fig.update_yaxes(type="log")
+    return fig
+
+
+def _finite_or_none(v):
+    if v is None:
+        return None
+    v = float(v)
+    return v if np.isfinite(v) and v > 0 else None
+
+
+def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None = None) -> go.Figure:
+    """Bounds over ell: one panel per theorem, one line per kind of value.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Tidy rows with keys ``ell``, ``theorem`` and the kinds ``a_priori``,
+        ``a_posteriori``, ``measured`` (None/NaN where absent).
+    current_ell : float or None
+        Marked with a vertical line.
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> rows = [{"ell": e, "theorem": "5.1", "a_priori": 1 / e, "a_posteriori": None, "measured": 0.1 / e}
+    ...         for e in (1.0, 2.0)]
+    >>> [t.name for t in bounds_curves_figure(rows).data]
+    ['a_priori', 'measured']
+    """
+    theorems = sorted({str(r["theorem"]) for r in rows})
+    if not theorems:
+        raise ValueError("rows is empty; compute the bounds at one ell at least.")
+    ncols = min(2, len(theorems))
+    nrows = int(np.ceil(len(theorems) / ncols))
+    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[f"Theorem {t}" for t in theorems],
+                        horizontal_spacing=0.08, vertical_spacing=0.14)
+    for p, th in enumerate(theorems):
+        r, c = p // ncols + 1, p % ncols + 1
+        sub = sorted((row for row in rows if str(row["theorem"]) == th), key=lambda row: row["ell"])
+        ell = np.array([row["ell"] for row in sub], dtype=np.float64)
+        for kind in _BOUND_KINDS:
+            vals = np.array([np.nan if _finite_or_none(row.get(kind)) is None else row[kind] for row in sub],
+                            dtype=np.float64)
+            if not np.isfinite(vals).any():
+                continue
+            fig.add_trace(go.Scatter(x=ell, y=vals, name=kind, mode="lines+markers", legendgroup=kind,
+                                     showlegend=p == 0, line=dict(color=_BOUND_COLORS[kind])), r, c)
+        fig.update_yaxes(type="log", row=r, col=c)
+        fig.update_xaxes(title_text="ell", row=r, col=c)
+    if current_ell is not None:
+        fig.add_vline(x=float(current_ell), line=dict(color="gray", dash="dot"))
+    fig.update_layout(height=max(380, 320 * nrows), margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+def lines_over_ell(rows: Sequence[Mapping], *, y: str, title: str, yaxis_title: str | None = None,
+                   color: str = "method", log_y: bool = False, current_ell: float | None = None) -> go.Figure:
+    """A quantity over ell, one line per ``color`` value (a method, usually).
+
+    Rows whose ``y`` is None or NaN (a method that failed at that ell) leave gaps.
+
+    >>> rows = [{"ell": 1.0, "method": "a", "m": 3}, {"ell": 2.0, "method": "a", "m": 5}]
+    >>> lines_over_ell(rows, y="m", title="m").data[0].y.tolist()
+    [3.0, 5.0]
+    """
+    if not rows:
+        raise ValueError("rows is empty; run the sweep over at least one ell.")
+    fig = go.Figure()
+    series = list(dict.fromkeys(str(r[color]) for r in rows))
+    for i, s in enumerate(series):
+        sub = sorted((r for r in rows if str(r[color]) == s), key=lambda r: r["ell"])
+        vals = np.array([np.nan if r.get(y) is None else r[y] for r in sub], dtype=np.float64)
+        fig.add_trace(go.Scatter(x=[r["ell"] for r in sub], y=vals, name=s, mode="lines+markers",
+                                 line=dict(color=PALETTE[i % len(PALETTE)])))
+    if current_ell is not None:
+        fig.add_vline(x=float(current_ell), line=dict(color="gray", dash="dot"))
+    fig.update_layout(title=title, xaxis_title="ell", yaxis_title=yaxis_title or y,
+                      margin=dict(l=40, r=10, t=50, b=40))
+    if log_y:
+        fig.update_yaxes(type="log")
+    return fig

@@ -1,0 +1,285 @@
+"""Comparing kernel PCA methods at one ell and over a grid of ell, as tidy rows.
+
+The app's Embeddings, Speedups and Kernelization views, and any script that
+wants Figures 2-8 style curves, go through these functions. They only compute;
+drawing is in :mod:`rskpca.plots`, caching and progress in the app.
+
+Protocol (stated wherever the numbers are shown): every method is trained on
+the same rows ``X_train``; the embedding of ``X_eval`` is compared to the exact
+kernel PCA embedding of the same rows after the least-squares alignment of
+Section 6; the "test time" is the time to transform ``X_eval``. For a fair
+comparison all budgeted methods get the m that the shadow produced at ell.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from rskpca._validation import check_array_2d, check_positive
+from rskpca.methods import METHODS, make_estimator
+from rskpca.metrics import align, alignment_error, eigenvalue_deviation
+from rskpca.shadow import shadow_centers
+
+__all__ = [
+    "MethodResult",
+    "fit_method",
+    "compare",
+    "sweep_point",
+    "method_sweep",
+    "shadow_sweep",
+    "ell_grid",
+    "aligned_embeddings",
+]
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    """One fitted method, reduced to what the views show.
+
+    Attributes
+    ----------
+    name, label, group : str
+        Registry name, display label and group (see :data:`rskpca.methods.METHODS`).
+    ell : float
+    m : int
+        Reduced-set size the method used (n for exact KPCA).
+    n_train : int
+    embedding : ndarray of shape (n_eval, r)
+        ``transform(X_eval)``.
+    normalized_eigenvalues : ndarray of shape (r,)
+        Eigenvalues of K/n (comparable across methods).
+    fit_seconds, transform_seconds : float
+        Wall-clock time of ``fit(X_train)`` and ``transform(X_eval)``.
+    stored_points : int
+        Points kept for evaluating new data (m for reduced-set methods, n for
+        Nystrom-type and exact KPCA, which project through the training set).
+    """
+
+    name: str
+    label: str
+    group: str
+    ell: float
+    m: int
+    n_train: int
+    embedding: np.ndarray
+    normalized_eigenvalues: np.ndarray
+    fit_seconds: float
+    transform_seconds: float
+    stored_points: int
+
+
+def ell_grid(low: float = 1.0, high: float = 10.0, num: int = 10) -> np.ndarray:
+    """Evenly spaced ell values, rounded to the app's 0.1 step.
+
+    >>> ell_grid(1.0, 3.0, 5).tolist()
+    [1.0, 1.5, 2.0, 2.5, 3.0]
+    """
+    low = check_positive(low, "low")
+    high = check_positive(high, "high")
+    if high < low or num < 1:
+        raise ValueError(f"Need low <= high and num >= 1; got low={low}, high={high}, num={num}.")
+    return np.unique(np.round(np.linspace(low, high, int(num)), 2))
+
+
+def _reduced_size(est, n_train: int) -> int:
+    """Points the eigenproblem was solved on: centers, landmarks, or all n (exact)."""
+    for attr in ("centers_", "landmarks_"):
+        if hasattr(est, attr):
+            return int(getattr(est, attr).shape[0])
+    return n_train
+
+
+def _stored_points(est, n_train: int) -> int:
+    """Points a new x is projected through (Table 2's storage): centers, or the training set."""
+    if hasattr(est, "X_fit_"):
+        return int(est.X_fit_.shape[0])
+    return _reduced_size(est, n_train)
+
+
+def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: float, kernel: str = "gaussian",
+               ell: float = 4.0, m: int | None = None, random_state=0) -> MethodResult:
+    """Fit the registered method ``name`` on ``X_train`` and transform ``X_eval``, timing both.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`rskpca.methods.METHODS`.
+    X_train : array-like of shape (n, d)
+    X_eval : array-like of shape (n_eval, d) or None
+        Rows to embed; ``X_train`` if None.
+    n_components : int
+    sigma : float
+        Bandwidth (``k = exp(-||x-y||^2 / sigma^2)`` for the Gaussian).
+    kernel : str, default="gaussian"
+    ell : float, default=4.0
+    m : int or None
+        Budget for the methods that need one (the shadow's m at ell, for a fair comparison).
+    random_state : int, default=0
+
+    Returns
+    -------
+    MethodResult
+
+    Raises
+    ------
+    ValueError
+        For unknown methods or settings the estimator rejects (e.g. ``n_components > m``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> res = fit_method("rskpca", X, n_components=2, sigma=1.0, ell=3.0)
+    >>> res.embedding.shape, res.m < 60
+    ((60, 2), True)
+    """
+    X_train = check_array_2d(X_train, name="X_train", min_samples=2)
+    X_eval = X_train if X_eval is None else check_array_2d(X_eval, name="X_eval")
+    est = make_estimator(name, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                         random_state=random_state)
+    t0 = time.perf_counter()
+    est.fit(X_train)
+    t1 = time.perf_counter()
+    Z = est.transform(X_eval)
+    t2 = time.perf_counter()
+    method = METHODS[name]
+    return MethodResult(
+        name=name, label=method.label, group=method.group, ell=float(ell), m=_reduced_size(est, X_train.shape[0]),
+        n_train=int(X_train.shape[0]), embedding=np.asarray(Z, dtype=np.float64),
+        normalized_eigenvalues=np.asarray(est.normalized_eigenvalues_, dtype=np.float64),
+        fit_seconds=t1 - t0, transform_seconds=t2 - t1,
+        stored_points=_stored_points(est, X_train.shape[0]),
+    )
+
+
+def compare(result: MethodResult, exact: MethodResult) -> dict:
+    """One tidy row: accuracy and speed of ``result`` relative to exact KPCA.
+
+    Speedups are exact time / method time (above 1 means faster).
+
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> ex = fit_method("exact", X, n_components=2, sigma=1.0)
+    >>> round(compare(ex, ex)["alignment_error"], 6)
+    0.0
+    """
+    if result.embedding.shape[0] != exact.embedding.shape[0]:
+        raise ValueError("result and exact embed different numbers of rows; evaluate both on the same X_eval.")
+    return {
+        "method": result.label,
+        "name": result.name,
+        "group": result.group,
+        "ell": result.ell,
+        "m": result.m,
+        "retained": result.m / result.n_train,
+        "alignment_error": alignment_error(exact.embedding, result.embedding),
+        "eigenvalue_deviation": eigenvalue_deviation(exact.normalized_eigenvalues, result.normalized_eigenvalues),
+        "fit_seconds": result.fit_seconds,
+        "transform_seconds": result.transform_seconds,
+        "train_speedup": exact.fit_seconds / max(result.fit_seconds, 1e-9),
+        "test_speedup": exact.transform_seconds / max(result.transform_seconds, 1e-9),
+        "stored_points": result.stored_points,
+        "error": "",
+    }
+
+
+def _failed_row(name: str, ell: float, m: int, n: int, message: str) -> dict:
+    method = METHODS[name]
+    row = {"method": method.label, "name": name, "group": method.group, "ell": float(ell), "m": m,
+           "retained": m / n, "error": message}
+    for k in ("alignment_error", "eigenvalue_deviation", "fit_seconds", "transform_seconds",
+              "train_speedup", "test_speedup", "stored_points"):
+        row[k] = float("nan")
+    return row
+
+
+def sweep_point(X_train, X_eval, exact: MethodResult, *, ell: float, methods, n_components: int, sigma: float,
+                kernel: str = "gaussian", random_state=0) -> list[dict]:
+    """Rows of :func:`compare` for every method in ``methods`` at one ell.
+
+    The shadow is run once to get m; a method that cannot run at this ell (for
+    example ``n_components > m`` when the shadow keeps very few points) gives a
+    row with NaN values and the reason in ``error`` instead of stopping the sweep.
+
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> ex = fit_method("exact", X, n_components=2, sigma=1.0)
+    >>> rows = sweep_point(X, X, ex, ell=3.0, methods=["rskpca", "nystrom"], n_components=2, sigma=1.0)
+    >>> [r["method"] for r in rows]
+    ['ShDE + RSKPCA', 'Nystrom']
+    """
+    X_train = check_array_2d(X_train, name="X_train", min_samples=2)
+    m = shadow_centers(X_train, sigma=sigma, ell=ell, kernel=kernel).m
+    rows = []
+    for name in methods:
+        if METHODS[name].group == "exact":
+            continue
+        try:
+            res = fit_method(name, X_train, X_eval, n_components=n_components, sigma=sigma, kernel=kernel,
+                             ell=ell, m=m, random_state=random_state)
+        except ValueError as exc:
+            rows.append(_failed_row(name, ell, m, X_train.shape[0], str(exc)))
+            continue
+        rows.append(compare(res, exact))
+    return rows
+
+
+def method_sweep(X_train, X_eval=None, *, ells, methods, n_components: int, sigma: float, kernel: str = "gaussian",
+                 random_state=0, progress: Callable[[float], None] | None = None) -> list[dict]:
+    """:func:`sweep_point` over every ell in ``ells`` (exact KPCA fitted once).
+
+    ``progress(fraction)`` is called after each ell.
+
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> rows = method_sweep(X, ells=[2.0, 4.0], methods=["rskpca"], n_components=2, sigma=1.0)
+    >>> [r["ell"] for r in rows]
+    [2.0, 4.0]
+    """
+    X_train = check_array_2d(X_train, name="X_train", min_samples=2)
+    X_eval = X_train if X_eval is None else X_eval
+    exact = fit_method("exact", X_train, X_eval, n_components=n_components, sigma=sigma, kernel=kernel,
+                       random_state=random_state)
+    rows: list[dict] = []
+    ells = list(ells)
+    for i, ell in enumerate(ells):
+        rows += sweep_point(X_train, X_eval, exact, ell=float(ell), methods=methods, n_components=n_components,
+                            sigma=sigma, kernel=kernel, random_state=random_state)
+        if progress is not None:
+            progress((i + 1) / len(ells))
+    return rows
+
+
+def shadow_sweep(X, *, ells, sigma: float, kernel: str = "gaussian") -> list[dict]:
+    """m, m/n, eps and the selection time of the shadow at every ell.
+
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(100, 2))
+    >>> [r["m"] <= 100 for r in shadow_sweep(X, ells=[1.0, 5.0], sigma=1.0)]
+    [True, True]
+    """
+    X = check_array_2d(X, name="X")
+    rows = []
+    for ell in ells:
+        t0 = time.perf_counter()
+        s = shadow_centers(X, sigma=sigma, ell=float(ell), kernel=kernel)
+        rows.append({"ell": float(ell), "m": s.m, "retained": s.m / s.n, "eps": s.eps,
+                     "shadow_seconds": time.perf_counter() - t0})
+    return rows
+
+
+def aligned_embeddings(results, exact: MethodResult) -> dict[str, np.ndarray]:
+    """Each method's embedding in the exact embedding's frame (so plots do not flicker).
+
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> ex = fit_method("exact", X, n_components=2, sigma=1.0)
+    >>> list(aligned_embeddings([ex], ex))
+    ['Exact KPCA']
+    """
+    return {r.label: (r.embedding if r is exact else align(exact.embedding, r.embedding)) for r in results}
+

@@ -1,0 +1,161 @@
+"""The figure builders: right trace types, WebGL above the threshold, row ids on hover, clear errors."""
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from rskpca import plots, shadow_centers
+
+
+@pytest.fixture
+def blobs():
+    rng = np.random.default_rng(0)
+    return np.vstack([rng.normal(size=(60, 2)), rng.normal(loc=5.0, size=(60, 2))])
+
+
+def test_shadow_figure_marks_every_center_and_draws_eps_discs(blobs):
+    s = shadow_centers(blobs, sigma=1.0, ell=2.0)
+    fig = plots.shadow_figure(blobs, s.labels, s.center_indices, s.weights, eps=s.eps, row_ids=np.arange(120) + 10)
+    points, centers = fig.data
+    assert points.type == "scatter" and len(points.x) == 120
+    assert len(centers.x) == s.m
+    assert len(fig.layout.shapes) == s.m
+    shape = fig.layout.shapes[0]
+    assert shape.x1 - shape.x0 == pytest.approx(2 * s.eps)
+    # marker area grows with the weight: the heaviest center has the largest marker
+    assert np.argmax(centers.marker.size) == np.argmax(s.weights)
+    # original row numbers travel with the points for hover labels
+    assert points.customdata[0][0] == 10
+
+
+def test_shadow_figure_projected_says_so_and_skips_discs(blobs):
+    s = shadow_centers(blobs, sigma=1.0, ell=2.0)
+    fig = plots.shadow_figure(blobs, s.labels, s.center_indices, s.weights, eps=s.eps, projected=True)
+    assert "principal axes" in fig.layout.title.text
+    assert len(fig.layout.shapes) == 0
+
+
+def test_shadow_figure_hides_discs_when_too_many(blobs):
+    s = shadow_centers(blobs, sigma=1.0, ell=8.0)
+    fig = plots.shadow_figure(blobs, s.labels, s.center_indices, s.weights, eps=s.eps, max_discs=3)
+    assert len(fig.layout.shapes) == 0 and "hidden" in fig.layout.title.text
+
+
+def test_shadow_figure_one_dimensional_data():
+    X = np.linspace(0, 1, 30)[:, None]
+    s = shadow_centers(X, sigma=1.0, ell=4.0)
+    fig = plots.shadow_figure(X, s.labels, s.center_indices, s.weights, eps=s.eps)
+    assert np.all(np.asarray(fig.data[0].y) == 0.0)
+
+
+def test_large_scatters_use_webgl_and_count_contexts():
+    n = plots.WEBGL_THRESHOLD + 1
+    X = np.random.default_rng(0).normal(size=(n, 2))
+    fig = plots.shadow_figure(X, np.zeros(n, int), [0], [n])
+    assert fig.data[0].type == "scattergl"
+    assert plots.webgl_contexts(fig) == 1
+    Z = {"a": X, "b": X, "c": X}
+    assert plots.webgl_contexts(plots.embedding_figure(Z)) == 1
+    assert plots.webgl_contexts(plots.embedding_figure({"a": np.c_[X, X[:, 0]]}, dims=3)) == 1
+
+
+def test_shadow_figure_rejects_mismatched_inputs(blobs):
+    with pytest.raises(ValueError, match="labels has 3 entries"):
+        plots.shadow_figure(blobs, [0, 1, 2], [0], [120])
+    with pytest.raises(ValueError, match="one weight per center"):
+        plots.shadow_figure(blobs, np.zeros(120, int), [0, 1], [120])
+    with pytest.raises(ValueError, match="row numbers of X2"):
+        plots.shadow_figure(blobs, np.zeros(120, int), [500], [120])
+
+
+def test_density_grid_figure_difference_panel_is_symmetric():
+    g = np.linspace(-1, 1, 7)
+    kde = np.exp(-np.add.outer(g**2, g**2))
+    fig = plots.density_grid_figure(g, g, kde, 0.9 * kde, points=np.zeros((3, 2)), centers=np.zeros((1, 2)))
+    diff = fig.data[2]
+    assert np.allclose(diff.z, -0.1 * kde)
+    assert diff.zmin == -diff.zmax
+    with pytest.raises(ValueError, match="shape"):
+        plots.density_grid_figure(g, g, kde[:3], kde)
+
+
+def test_density_curve_points_and_histogram():
+    t = np.linspace(0, 1, 11)
+    fig = plots.density_curve_figure(t, np.ones(11), np.full(11, 0.5))
+    assert np.allclose(fig.data[2].y, -0.5)
+    fig = plots.density_points_figure(np.array([0.1, 0.2]), np.array([0.1, 0.3]), row_ids=[7, 8])
+    assert list(fig.data[0].customdata) == [7, 8]
+    assert plots.error_histogram(np.zeros(5)).data[0].type == "histogram"
+    with pytest.raises(ValueError, match="shde has 2 entries"):
+        plots.density_curve_figure(t, np.ones(11), np.ones(2))
+
+
+def test_embedding_figure_one_trace_per_class_and_panel():
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(40, 3))
+    y = np.array(["cat", "dog"] * 20)
+    fig = plots.embedding_figure({"Exact": Z, "RSKPCA": Z, "Nystrom": Z}, y=y, errors={"RSKPCA": 0.1234})
+    assert len(fig.data) == 3 * 2
+    assert [t.name for t in fig.data[:2]] == ["cat", "dog"]
+    assert sum(t.showlegend for t in fig.data) == 2  # legend entries once, not per panel
+    titles = [a.text for a in fig.layout.annotations]
+    assert "RSKPCA (err 0.123)" in titles
+    spec = json.loads(fig.to_json())
+    assert spec["data"][0]["customdata"][0][1] == "cat"
+
+
+def test_embedding_figure_continuous_label_uses_a_colorscale_and_3d_scenes():
+    Z = np.random.default_rng(2).normal(size=(50, 3))
+    fig = plots.embedding_figure({"Exact": Z, "Other": Z}, y=np.linspace(0, 1, 50), dims=3)
+    assert [t.type for t in fig.data] == ["scatter3d", "scatter3d"]
+    assert fig.data[0].marker.colorscale is not None
+    assert plots.webgl_contexts(fig) == 2
+
+
+def test_embedding_figure_errors():
+    Z = np.zeros((10, 2))
+    with pytest.raises(ValueError, match="raise the rank"):
+        plots.embedding_figure({"a": Z}, dims=3)
+    with pytest.raises(ValueError, match="same rows"):
+        plots.embedding_figure({"a": Z, "b": Z[:5]})
+    with pytest.raises(ValueError, match="empty"):
+        plots.embedding_figure({})
+    with pytest.raises(ValueError, match="dims"):
+        plots.embedding_figure({"a": Z}, dims=4)
+
+
+def test_spectra_bar_and_bounds_figures():
+    fig = plots.spectra_figure({"Exact": [0.5, 0.25, 0.1], "RSKPCA": [0.49, 0.26]})
+    assert fig.layout.yaxis.type == "log" and len(fig.data[1].x) == 2
+    fig = plots.bar_figure({"a": 1.0, "b": float("nan")}, title="t", yaxis_title="v", errors={"a": 0.1})
+    assert list(fig.data[0].text) == ["1", "n/a"]
+    rows = [{"theorem": "5.1", "a_priori": 0.5, "a_posteriori": 0.2, "measured": 0.1},
+            {"theorem": "5.4", "a_priori": float("inf"), "a_posteriori": None, "measured": 0.3}]
+    fig = plots.bounds_figure(rows)
+    assert list(fig.data[0].y) == [0.5, None]  # an infinite or missing bound is left out, not drawn at 0
+
+
+def test_bounds_curves_and_lines_over_ell():
+    rows = [{"ell": e, "theorem": th, "a_priori": 1 / e, "a_posteriori": 0.5 / e, "measured": 0.1 / e}
+            for e in (3.0, 1.0, 2.0) for th in ("5.1", "5.2", "5.3")]
+    fig = plots.bounds_curves_figure(rows, current_ell=2.0)
+    assert len(fig.data) == 9
+    assert list(fig.data[0].x) == [1.0, 2.0, 3.0]  # sorted by ell
+    assert len(fig.layout.shapes) == 3  # the current-ell marker, once per panel
+    rows = [{"ell": 1.0, "method": "a", "v": 1.0}, {"ell": 2.0, "method": "a", "v": None},
+            {"ell": 1.0, "method": "b", "v": 3.0}]
+    fig = plots.lines_over_ell(rows, y="v", title="v", log_y=True)
+    assert [t.name for t in fig.data] == ["a", "b"]
+    assert np.isnan(fig.data[0].y[1])
+    with pytest.raises(ValueError, match="empty"):
+        plots.lines_over_ell([], y="v", title="v")
+    with pytest.raises(ValueError, match="empty"):
+        plots.bounds_curves_figure([])
+
+
+def test_figure_html_is_self_contained():
+    html = plots.figure_html(go.Figure(go.Scatter(x=[1], y=[2])))
+    assert '<script src="https://cdn' not in html and "Plotly.newPlot" in html
+    assert len(html) > 1_000_000  # plotly.js itself is inside
