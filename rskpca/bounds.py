@@ -1,0 +1,655 @@
+"""The error bounds of Section 5 (Theorems 5.1-5.4), each as three numbers.
+
+For a data set X and its shadow quantization (every ``x_i`` replaced by its
+center ``c_a(i)``, within ``eps = sigma / ell``), every theorem bounds some
+distance between the exact and the quantized kernel objects:
+
+* **a-priori**: the closed form from ``ell`` alone (the paper's statement);
+* **a-posteriori**: the same proof, fed with the actual residuals
+  ``d_i = ||x_i - c_a(i)||`` and ``e_i = ||psi(x_i) - psi(c_a(i))||_H
+  = sqrt(2 (kappa - k(x_i, c_a(i))))`` instead of their worst case; O(n);
+* **measured**: the bounded quantity itself, computed exactly.
+
+So ``measured <= a_posteriori <= a_priori`` always (up to rounding). All
+operators are uncentered, as in the paper, and the kernel is written
+``k(x, y) = phi(||x - y||^p / sigma^p)`` with ``kappa = k(x, x) = 1``
+(Gaussian: ``exp(-||x - y||^2 / sigma^2)``).
+
+The measured values of Theorems 5.2 and 5.4 need eigendecompositions of the
+n x n matrix ``K``. Above ``max_exact`` rows they, and the a-posteriori values
+with them, are computed on a seeded uniform subsample of ``max_exact`` rows.
+Each sampled row keeps its own center, which is still within ``eps``, so every
+theorem holds for the subsample as it is and the three numbers stay comparable.
+
+Theorem 5.2 as printed uses ``C = 1/(2 sigma^2)`` (Gaussian), which is too
+small in this kernel convention: ``(k(a,b) - k(c,d))^2 <= C (||a-c||^2 + ||b-d||^2)``
+needs ``C = 2 L^2`` with ``L`` the kernel's Lipschitz constant in the distance
+(:meth:`rskpca.kernels.RadialKernel.c_constant`). The bounds use that one and
+report the printed one as ``paper_a_priori``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from numbers import Integral
+
+import numpy as np
+from scipy.linalg import eigh, eigvalsh
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
+from sklearn.utils import check_random_state
+
+from rskpca._validation import check_array_2d, check_positive
+from rskpca.kernels import RadialKernel, get_kernel, kernel_matrix, kernel_matvec
+from rskpca.shadow import ShadowResult
+
+__all__ = [
+    "BoundValue",
+    "THEOREMS",
+    "theorem_bounds",
+    "mmd_bound",
+    "eigenvalue_bound",
+    "hs_bound",
+    "projection_bound",
+    "bounds_table",
+    "apriori_bounds",
+    "eigengap",
+]
+
+#: What each theorem bounds (uncentered operators, eigenvalues of K/n).
+THEOREMS: dict[str, str] = {
+    "5.1": "MMD_b(X, C-bar)",
+    "5.2": "sum_i (lambda_i - lambda-bar_i)^2",
+    "5.3": "||K_n - K-bar_n||_HS",
+    "5.4": "||P^D(K_n) - P^D(K-bar_n)||_HS",
+}
+
+# Eigenvalues of K/n below this fraction of the largest are treated as 0, and
+# gaps below it as ties. Dense solvers are accurate to ~ n * 1e-16 * lambda_1,
+# far below this, so a "simple" eigenvalue here is simple beyond rounding.
+_SPECTRAL_RTOL = 1e-9
+# Up to this size a full dense eigendecomposition is cheap; above it only the
+# eigenvalues are dense and the few eigenvectors come from ARPACK.
+_DENSE_VECTORS_MAX = 500
+
+
+@dataclass(frozen=True)
+class BoundValue:
+    """One theorem's bound on one data set: a-priori, a-posteriori and measured.
+
+    Attributes
+    ----------
+    theorem : str
+        ``"5.1"`` to ``"5.4"``.
+    quantity : str
+        What is bounded, e.g. ``"MMD_b(X, C-bar)"``.
+    a_priori : float
+        The closed-form bound from ``ell`` (and ``delta_D`` for 5.4); NaN where it
+        does not apply (5.4 when its condition fails).
+    a_posteriori : float
+        The bound evaluated on the actual center residuals; NaN where it does not apply.
+    measured : float
+        The bounded quantity itself; NaN where it is undefined (5.4 with tied eigenvalues).
+    applies : bool
+        Whether the theorem's hypotheses hold (always for 5.1-5.3).
+    note : str
+        Plain-language remarks: subsampling, why a bound does not apply, the
+        paper's constant.
+    n_measured : int
+        Rows used for the measured and a-posteriori values.
+    paper_a_priori : float or None
+        The value of the bound as printed in the paper. It equals ``a_priori``
+        except for 5.2, where the printed constant is not a valid bound.
+    """
+
+    theorem: str
+    quantity: str
+    a_priori: float
+    a_posteriori: float
+    measured: float
+    applies: bool
+    note: str
+    n_measured: int
+    paper_a_priori: float | None = None
+
+    def as_dict(self) -> dict:
+        """The fields as a plain dict (one row of :func:`bounds_table`)."""
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------- closed forms
+
+
+def _is_negative_exponential(kernel: RadialKernel) -> bool:
+    probe = np.array([0.0, 1e-3, 0.5, 3.0])
+    return kernel.kappa == 1.0 and np.allclose(kernel.profile(probe), np.exp(-probe), rtol=1e-14, atol=0)
+
+
+def _kappa_minus_phi(kernel: RadialKernel, scaled) -> np.ndarray:
+    """``kappa - phi(s)``, without cancellation for ``phi = exp(-s)`` (tiny residuals stay exact)."""
+    s = np.asarray(scaled, dtype=np.float64)
+    if _is_negative_exponential(kernel):
+        return -np.expm1(-s)
+    return np.maximum(kernel.kappa - kernel.profile(s), 0.0)
+
+
+def _scalar_or_array(values, like):
+    return float(values) if np.ndim(like) == 0 else values
+
+
+def apriori_bounds(ell, sigma: float = 1.0, kernel="gaussian", *, delta_D=None, paper: bool = False) -> dict:
+    """The closed-form (a-priori) bounds of Theorems 5.1-5.4 as functions of ``ell``.
+
+    No data needed, so this is what a sweep over ``ell`` plots. Theorem 5.4 also
+    needs the eigengap ``delta_D`` of ``K/n`` (see :func:`eigengap`); without it,
+    or where its condition ``2 sqrt(2 kappa (kappa - phi(1/ell^p))) < delta_D / 2``
+    fails, its value is NaN.
+
+    Parameters
+    ----------
+    ell : float or array-like of float
+        Shadow parameter(s), > 0.
+    sigma : float, default=1.0
+        Kernel bandwidth. Only the constant of 5.2 involves it, and it cancels:
+        ``2 C (sigma/ell)^2 = 4 (L sigma)^2 / ell^2``.
+    kernel : {"gaussian", "laplacian"} or RadialKernel, default="gaussian"
+    delta_D : float, optional
+        ``(lambda_D - lambda_{D+1}) / 2`` of ``K/n`` for Theorem 5.4.
+    paper : bool, default=False
+        Return the values as printed in the paper instead (5.2 with its constant
+        ``1/(2 sigma^2)`` Gaussian, ``1/sigma^2`` Laplacian, which is not a valid bound).
+
+    Returns
+    -------
+    dict
+        ``{"5.1": ..., "5.2": ..., "5.3": ..., "5.4": ...}``, floats for a scalar
+        ``ell``, arrays otherwise.
+
+    Examples
+    --------
+    >>> b = apriori_bounds(4.0)
+    >>> round(b["5.1"], 4), round(b["5.2"], 4), round(b["5.3"], 4), b["5.4"]
+    (0.3481, 0.1839, 0.6962, nan)
+    >>> round(apriori_bounds(4.0, paper=True)["5.2"], 4)
+    0.0625
+    >>> round(apriori_bounds(100.0, delta_D=0.1)["5.4"], 4)
+    0.2828
+    >>> apriori_bounds(10.0, delta_D=0.1)["5.4"]  # condition fails: 0.28 >= 0.1 / 2
+    nan
+    """
+    k = get_kernel(kernel)
+    sigma = check_positive(sigma, "sigma")
+    ell_arr = np.asarray(ell, dtype=np.float64)
+    if ell_arr.size == 0 or not np.all(np.isfinite(ell_arr)) or np.any(ell_arr <= 0):
+        raise ValueError(f"ell must be positive finite number(s); got {ell!r}.")
+    residual = np.sqrt(2.0 * _kappa_minus_phi(k, 1.0 / ell_arr**k.p))  # worst ||psi(x) - psi(c)||_H
+    eps = sigma / ell_arr
+    c = k.paper_c_constant(sigma) if paper else k.c_constant(sigma)
+    hs = 2.0 * (k.kappa if paper else np.sqrt(k.kappa)) * residual
+    out = {"5.1": residual, "5.2": 2.0 * c * eps**2, "5.3": hs}
+    if delta_D is None:
+        out["5.4"] = np.full_like(ell_arr, np.nan)
+    else:
+        gap = float(delta_D)
+        if not np.isfinite(gap) or gap < 0:
+            raise ValueError(f"delta_D must be a finite number >= 0; got {delta_D!r}.")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["5.4"] = np.where(hs < gap / 2.0, hs / gap, np.nan)
+    return {key: _scalar_or_array(val, ell) for key, val in out.items()}
+
+
+def _min_ell_for_projection(kernel: RadialKernel, gap: float) -> float:
+    """Smallest ell with ``2 sqrt(2 kappa (kappa - phi(1/ell^p))) < gap / 2`` (exp profile), else NaN."""
+    # kappa = 1: need 1 - exp(-1/ell^p) < gap^2 / 32.
+    target = gap * gap / 32.0
+    if not _is_negative_exponential(kernel) or not 0 < target < 1:
+        return float("nan")
+    return float((-np.log1p(-target)) ** (-1.0 / kernel.p))
+
+
+# --------------------------------------------------------------------------- the sample
+
+
+@dataclass
+class _Sample:
+    """The rows (all, or a seeded subsample) the measured and a-posteriori values use."""
+
+    X: np.ndarray  # (s, d)
+    centers: np.ndarray  # (m_s, d): the centers these rows belong to
+    weights: np.ndarray  # (m_s,): how many of these rows each center holds
+    distances: np.ndarray  # (s,) d_i = ||x_i - c_a(i)||
+    residuals: np.ndarray  # (s,) e_i = ||psi(x_i) - psi(c_a(i))||_H
+    n_total: int
+    kernel: RadialKernel
+    sigma: float
+    eps: float
+    _spectra: dict = field(default_factory=dict)
+
+    @property
+    def s(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def ell(self) -> float:
+        """The effective ell: the kernel's sigma over the shadow's radius."""
+        return self.sigma / self.eps
+
+    @property
+    def subsampled(self) -> bool:
+        return self.s < self.n_total
+
+    def where(self) -> str:
+        if not self.subsampled:
+            return f"measured on all n = {self.n_total} rows"
+        return (f"measured and a-posteriori on a seeded uniform subsample of {self.s} of "
+                f"n = {self.n_total} rows (each keeps its own center, so the theorem holds for it)")
+
+    def spectra(self, n_vectors: int):
+        """Eigen-data of ``K/s`` and of the quantized ``K-bar/s`` (through ``W K^C W / s``).
+
+        Returns ``(lam, A, lam_bar, B)``: all eigenvalues, descending, and the
+        unit eigenvectors of the top ``n_vectors`` of each. Cached: a larger
+        request recomputes, a smaller one reuses.
+        """
+        cached = self._spectra.get("vectors")
+        if cached is None or cached[0] < n_vectors:
+            K = kernel_matrix(self.X, sigma=self.sigma, kernel=self.kernel)
+            lam, A = _eigen(K, n_vectors)
+            sw = np.sqrt(self.weights.astype(np.float64))
+            KW = kernel_matrix(self.centers, sigma=self.sigma, kernel=self.kernel)
+            KW *= sw[:, None]
+            KW *= sw[None, :]
+            lam_bar, B = _eigen(KW, n_vectors)
+            self._spectra["vectors"] = (n_vectors, lam / self.s, A, lam_bar / self.s, B)
+        _, lam, A, lam_bar, B = self._spectra["vectors"]
+        return lam, A[:, :n_vectors], lam_bar, B[:, :n_vectors]
+
+
+def _eigen(K: np.ndarray, n_vectors: int):
+    """All eigenvalues (descending) and the top ``n_vectors`` unit eigenvectors of symmetric K."""
+    size = K.shape[0]
+    k = min(int(n_vectors), size)
+    if size <= _DENSE_VECTORS_MAX or k >= size // 4:
+        vals, vecs = eigh(K)
+        return vals[::-1], vecs[:, ::-1][:, :k]
+    vals = eigvalsh(K)[::-1]
+    # Only the eigenvalues need the O(n^3) dense solver; a few top vectors come
+    # from Lanczos, checked against the dense values and recomputed densely if off.
+    try:
+        top, vecs = eigsh(K, k=k, which="LA", v0=np.random.RandomState(0).uniform(-1, 1, size), tol=0.0)
+        order = np.argsort(top)[::-1]
+        if np.allclose(top[order], vals[:k], rtol=0, atol=1e-10 * max(vals[0], 1e-300)):
+            return vals, vecs[:, order]
+    except (ArpackNoConvergence, ArpackError):
+        pass
+    _, vecs = eigh(K, subset_by_index=[size - k, size - 1])
+    return vals, vecs[:, ::-1]
+
+
+def _check_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def _prepare(X, shadow, *, sigma, kernel, max_exact, random_state) -> _Sample:
+    """Validate the inputs and draw the rows the measured values are computed on."""
+    if not isinstance(shadow, ShadowResult):
+        raise ValueError(
+            f"shadow must be the ShadowResult of rskpca.shadow_centers(X, ...); got {type(shadow).__name__}."
+        )
+    X = check_array_2d(X, name="X")
+    if X.shape != (shadow.n, shadow.centers.shape[1]):
+        raise ValueError(
+            f"X has shape {X.shape} but the shadow was computed on data of shape "
+            f"({shadow.n}, {shadow.centers.shape[1]}); pass the X that shadow_centers was given."
+        )
+    kern = get_kernel(shadow.kernel if kernel is None else kernel)
+    sigma = shadow.sigma if sigma is None else check_positive(sigma, "sigma")
+    max_exact = _check_int(max_exact, "max_exact", 1)
+    dist = shadow.distances_to_centers(X)
+    # The predicate is ||x - c||^2 < eps^2 in float64; allow its last-bit rounding only.
+    worst = int(np.argmax(dist))
+    if dist[worst] > shadow.eps * (1.0 + 1e-12):
+        raise ValueError(
+            f"Row {worst} lies {dist[worst]:.6g} from its center, beyond the shadow radius "
+            f"eps = {shadow.eps:.6g}: this shadow was not computed on this X. Recompute it with "
+            "shadow_centers(X, ...)."
+        )
+    n = X.shape[0]
+    rows = np.arange(n)
+    if n > max_exact:
+        rows = np.sort(check_random_state(random_state).choice(n, size=max_exact, replace=False))
+    used, local_labels = np.unique(shadow.labels[rows], return_inverse=True)
+    d = dist[rows]
+    return _Sample(
+        X=X[rows],
+        centers=shadow.centers[used],
+        weights=np.bincount(local_labels, minlength=used.size),
+        distances=d,
+        residuals=np.sqrt(2.0 * kern.kappa * _kappa_minus_phi(kern, (d / sigma) ** kern.p)),
+        n_total=n,
+        kernel=kern,
+        sigma=float(sigma),
+        eps=float(shadow.eps),
+    )
+
+
+# --------------------------------------------------------------------------- the four theorems
+
+
+def _mmd(S: _Sample) -> BoundValue:
+    ones = np.ones(S.s)
+    w = S.weights.astype(np.float64)
+    opts = dict(sigma=S.sigma, kernel=S.kernel)
+    xx = float(kernel_matvec(S.X, S.X, ones, **opts).sum())
+    xc = float(kernel_matvec(S.X, S.centers, w, **opts).sum())
+    cc = float(w @ kernel_matvec(S.centers, S.centers, w, **opts))
+    measured = np.sqrt(max(xx - 2.0 * xc + cc, 0.0)) / S.s  # rounding can leave a tiny negative
+    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.1"]
+    return BoundValue(
+        "5.1", THEOREMS["5.1"], prior, float(S.residuals.mean()), float(measured), True,
+        f"a-posteriori = mean_i ||psi(x_i) - psi(c_a(i))||_H (triangle inequality); {S.where()}.",
+        S.s, prior,
+    )
+
+
+def _eigenvalues(S: _Sample) -> BoundValue:
+    lam, _, lam_bar, _ = S.spectra(1)
+    # K-bar = Q K^C Q^T has the nonzero eigenvalues of W K^C W and n - m zeros.
+    padded = np.sort(np.concatenate([lam_bar, np.zeros(S.s - lam_bar.size)]))[::-1]
+    measured = float(np.sum((lam - padded) ** 2))
+    L = S.kernel.lipschitz(S.sigma)
+    d = S.distances
+    # Hoffman-Wielandt: <= ||K - K-bar||_F^2 / n^2 <= (L^2/n^2) sum_ij (d_i + d_j)^2.
+    posterior = float(L * L * (2.0 * np.mean(d * d) + 2.0 * np.mean(d) ** 2))
+    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.2"]
+    paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.2"]
+    note = (
+        f"Uses the provable constant C = 2 L^2 = {S.kernel.c_constant(S.sigma):.4g}; the paper's "
+        f"C = {S.kernel.paper_c_constant(S.sigma):.4g} gives {paper:.4g}, which is not a valid bound "
+        f"in this kernel convention. a-posteriori = L^2 (2 mean d_i^2 + 2 (mean d_i)^2); {S.where()}."
+    )
+    return BoundValue("5.2", THEOREMS["5.2"], prior, posterior, measured, True, note, S.s, paper)
+
+
+def _hs_measured(S: _Sample) -> float:
+    ones = np.ones(S.s)
+    w = S.weights.astype(np.float64)
+    opts = dict(sigma=S.sigma, kernel=S.kernel, squared=True)
+    xx = float(kernel_matvec(S.X, S.X, ones, **opts).sum())
+    xc = float(kernel_matvec(S.X, S.centers, w, **opts).sum())
+    cc = float(w @ kernel_matvec(S.centers, S.centers, w, **opts))
+    return float(np.sqrt(max(xx - 2.0 * xc + cc, 0.0)) / S.s)
+
+
+def _hs(S: _Sample) -> BoundValue:
+    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.3"]
+    paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.3"]
+    posterior = float(2.0 * np.sqrt(S.kernel.kappa) * S.residuals.mean())
+    return BoundValue(
+        "5.3", THEOREMS["5.3"], prior, posterior, _hs_measured(S), True,
+        f"a-posteriori = 2 sqrt(kappa) mean_i ||psi(x_i) - psi(c_a(i))||_H; {S.where()}.",
+        S.s, paper,
+    )
+
+
+def _leading_rank(vals: np.ndarray, D: int, tol: float):
+    """``(r, unique)``: the number of positive eigenvalues among the top D, and whether
+    the span of their eigenvectors is unique (no tie across position D)."""
+    r = int(np.count_nonzero(vals[:D] > tol))
+    unique = not (r == D and vals.size > D and vals[D - 1] - vals[D] <= tol)
+    return r, unique
+
+
+def _projection_distance(S: _Sample, D: int) -> tuple[float, str]:
+    """``||P - P-bar||_HS`` through the overlaps of the two eigenbases in H, with a remark."""
+    lam, A, lam_bar, B = S.spectra(D)
+    tol = _SPECTRAL_RTOL * lam[0]
+    r, unique = _leading_rank(lam, D, tol)
+    r_bar, unique_bar = _leading_rank(lam_bar, D, tol)
+    if not (unique and unique_bar):
+        which = "K_n" if not unique else "K-bar_n"
+        return float("nan"), f"measured value undefined: eigenvalues D and D+1 of {which} are tied."
+    # u_k = sum_i a_ki psi(x_i) / sqrt(mu_k) and u-bar_l = sum_j b_lj sqrt(w_j) psi(c_j) / sqrt(mu-bar_l),
+    # with mu = s * lam the eigenvalues of the unnormalized matrices.
+    K_xc = kernel_matrix(S.X, S.centers, sigma=S.sigma, kernel=S.kernel)
+    sw = np.sqrt(S.weights.astype(np.float64))
+    M = A[:, :r].T @ K_xc @ (sw[:, None] * B[:, :r_bar])
+    M /= np.sqrt(np.outer(S.s * lam[:r], S.s * lam_bar[:r_bar]))
+    # ||P - P-bar||_HS^2 = tr P + tr P-bar - 2 tr(P P-bar) = r + r_bar - 2 ||M||_F^2.
+    measured = float(np.sqrt(max(r + r_bar - 2.0 * float(np.sum(M * M)), 0.0)))
+    remark = ""
+    if r < D or r_bar < D:
+        remark = (f"K_n has {r} and K-bar_n has {r_bar} positive eigenvalues among the top D = {D}: "
+                  "the measured value compares the projections onto those. ")
+    return measured, remark
+
+
+def _projection(S: _Sample, D: int) -> BoundValue:
+    D = _check_int(D, "n_components", 1)
+    measured, remark = _projection_distance(S, D)
+    lam = S.spectra(D)[0]
+    nan = float("nan")
+    paper = nan
+
+    def result(applies, prior, posterior, why):
+        return BoundValue("5.4", THEOREMS["5.4"], prior, posterior, measured, applies,
+                          remark + why + f" {S.where()}.", S.s, paper)
+
+    if D > S.s:
+        return result(False, nan, nan,
+                      f"Does not apply: D = n_components = {D} exceeds the {S.s} rows, so lambda_D = 0.")
+    tol = _SPECTRAL_RTOL * lam[0]
+    lam_next = lam[D] if D < lam.size else 0.0
+    gap = 0.5 * (lam[D - 1] - lam_next)
+    if lam[D - 1] <= tol:
+        return result(False, nan, nan,
+                      f"Does not apply: lambda_D = {lam[D - 1]:.3g} is 0 (K/n has rank < D = {D}); lower D.")
+    if gap <= tol:
+        return result(False, nan, nan,
+                      f"Does not apply: lambda_D and lambda_(D+1) coincide (delta_D = {gap:.3g}), so the "
+                      "top-D eigenspace is not unique; pick a D at a gap in the spectrum.")
+    hs_prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.3"]
+    hs_post = 2.0 * np.sqrt(S.kernel.kappa) * float(S.residuals.mean())
+    paper = hs_prior / gap if hs_prior < gap / 2 else nan
+    if hs_post >= gap / 2:
+        return result(False, nan, nan,
+                      f"Does not apply: the condition 2 sqrt(kappa) mean e_i = {hs_post:.3g} < delta_D / 2 = "
+                      f"{gap / 2:.3g} fails (Zwald & Blanchard need the perturbation below half the gap); "
+                      "increase ell or lower D.")
+    why = (f"delta_D = {gap:.4g}. a-posteriori = 2 sqrt(kappa) mean e_i / delta_D (Zwald & Blanchard, Thm 3, "
+           f"with ||K_n - K-bar_n||_HS <= 2 sqrt(kappa) mean e_i); with the measured HS norm instead it would be "
+           f"{_hs_measured(S) / gap:.4g}.")
+    if hs_prior >= gap / 2:
+        min_ell = _min_ell_for_projection(S.kernel, gap)
+        hint = f" (it holds for ell > {min_ell:.4g})" if np.isfinite(min_ell) else ""
+        why += (f" The a-priori condition 2 sqrt(2 kappa (kappa - phi(1/ell^p))) = {hs_prior:.3g} < "
+                f"delta_D / 2 fails at ell = {S.ell:.4g}{hint}, so only the a-posteriori bound applies.")
+        return result(True, nan, hs_post / gap, why)
+    return result(True, hs_prior / gap, hs_post / gap, why)
+
+
+# --------------------------------------------------------------------------- public API
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data the shadow was computed on.
+    shadow : ShadowResult
+        ``rskpca.shadow_centers(X, sigma=..., ell=...)``.
+    sigma : float, optional
+        Kernel bandwidth; defaults to the shadow's. Another sigma is allowed: the
+        bounds then use the effective ``ell = sigma / shadow.eps``.
+    kernel : {"gaussian", "laplacian"} or RadialKernel, optional
+        Defaults to the shadow's kernel.
+    max_exact : int, default=4000
+        Most rows used for the measured values (the eigendecompositions are
+        O(max_exact^3)); above it a seeded uniform subsample is used.
+    random_state : int, RandomState instance or None, default=0
+        Seed of that subsample.
+"""
+
+
+def mmd_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0) -> BoundValue:
+    """Theorem 5.1: ``MMD_b(X, C-bar) <= sqrt(2 (kappa - phi(1/ell^p)))``.
+
+    Measured: ``sqrt(1'K_XX 1 - 2 1'K_XC w + w'K_CC w) / n``, blocked.
+    %s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> b = mmd_bound(X, shadow_centers(X, sigma=1.0, ell=4.0))
+    >>> bool(b.measured <= b.a_posteriori <= b.a_priori)
+    True
+    """
+    return _mmd(_prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
+
+
+def eigenvalue_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0) -> BoundValue:
+    """Theorem 5.2: ``sum_i (lambda_i - lambda-bar_i)^2 <= 2 C (sigma / ell)^2``, with ``C = 2 L^2``.
+
+    Over all n eigenvalues of ``K/n`` and ``K-bar/n`` (uncentered), sorted.
+    %s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> b = eigenvalue_bound(X, shadow_centers(X, sigma=1.0, ell=4.0))
+    >>> bool(b.measured <= b.a_posteriori <= b.a_priori), bool(b.paper_a_priori < b.a_priori)
+    (True, True)
+    """
+    return _eigenvalues(_prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
+                                 random_state=random_state))
+
+
+def hs_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0) -> BoundValue:
+    """Theorem 5.3: ``||K_n - K-bar_n||_HS <= 2 sqrt(kappa) sqrt(2 (kappa - phi(1/ell^p)))``.
+
+    Measured: ``sqrt(sum k(x_i,x_j)^2 - 2 sum k(x_i,c_a(j))^2 + sum k(c_a(i),c_a(j))^2) / n``.
+    %s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> b = hs_bound(X, shadow_centers(X, sigma=1.0, ell=4.0))
+    >>> bool(b.measured <= b.a_posteriori <= b.a_priori)
+    True
+    """
+    return _hs(_prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
+
+
+def projection_bound(X, shadow, *, n_components=5, sigma=None, kernel=None, max_exact=4000,
+                     random_state=0) -> BoundValue:
+    """Theorem 5.4: ``||P^D(K_n) - P^D(K-bar_n)||_HS <= 2 sqrt(2 kappa (kappa - phi)) / delta_D``.
+
+    ``D = n_components`` and ``delta_D = (lambda_D - lambda_{D+1}) / 2`` of ``K/n``.
+    It applies only if the perturbation is below ``delta_D / 2``; otherwise
+    ``applies`` is False and ``note`` says why.
+    %s
+    n_components : int, default=5
+        D, the dimension of the projected eigenspace.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> b = projection_bound(X[:80], shadow_centers(X[:80], sigma=2.0, ell=50.0), n_components=2)
+    >>> b.applies, bool(b.measured <= b.a_posteriori)
+    (True, True)
+    """
+    return _projection(_prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
+                                random_state=random_state), n_components)
+
+
+def theorem_bounds(X, shadow, *, sigma=None, kernel=None, n_components=5, max_exact=4000,
+                   random_state=0) -> dict[str, BoundValue]:
+    """All four theorems on one data set, sharing the subsample and the eigendecompositions.
+    %s
+    n_components : int, default=5
+        D of Theorem 5.4.
+
+    Returns
+    -------
+    dict
+        ``{"5.1": BoundValue, "5.2": ..., "5.3": ..., "5.4": ...}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(300, 3))
+    >>> res = theorem_bounds(X, shadow_centers(X, sigma=1.5, ell=6.0), n_components=3)
+    >>> sorted(res)
+    ['5.1', '5.2', '5.3', '5.4']
+    >>> all(b.measured <= b.a_posteriori <= b.a_priori for k, b in res.items() if k != "5.4")
+    True
+    """
+    S = _prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state)
+    D = _check_int(n_components, "n_components", 1)
+    S.spectra(D)  # one eigendecomposition serves 5.2 and 5.4
+    return {"5.1": _mmd(S), "5.2": _eigenvalues(S), "5.3": _hs(S), "5.4": _projection(S, D)}
+
+
+for _f in (mmd_bound, eigenvalue_bound, hs_bound, projection_bound, theorem_bounds):
+    _f.__doc__ = _f.__doc__.replace("%s", _PARAMS_DOC.rstrip())
+del _f
+
+
+def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=4000, random_state=0) -> float:
+    """``delta_D = (lambda_D - lambda_{D+1}) / 2`` of the uncentered ``K/n`` (Theorem 5.4).
+
+    It does not depend on ``ell``, so a sweep computes it once and passes it to
+    :func:`apriori_bounds`. Above ``max_exact`` rows it is computed on the same
+    seeded subsample the bounds use. ``lambda_{n+1}`` is 0; ``D > n`` gives 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(eigengap(np.array([[0.0], [10.0]]), sigma=1.0, n_components=1), 6)
+    0.0
+    >>> round(eigengap(np.array([[0.0], [10.0]]), sigma=1.0, n_components=2), 6)
+    0.25
+    """
+    X = check_array_2d(X, name="X")
+    sigma = check_positive(sigma, "sigma")
+    D = _check_int(n_components, "n_components", 1)
+    max_exact = _check_int(max_exact, "max_exact", 1)
+    n = X.shape[0]
+    if n > max_exact:
+        X = X[np.sort(check_random_state(random_state).choice(n, size=max_exact, replace=False))]
+    if D > X.shape[0]:
+        return 0.0
+    lam = eigvalsh(kernel_matrix(X, sigma=sigma, kernel=kernel))[::-1] / X.shape[0]
+    lam_next = lam[D] if D < lam.size else 0.0
+    return float(0.5 * (lam[D - 1] - lam_next))
+
+
+def bounds_table(res: dict) -> list[dict]:
+    """Tidy rows (one per theorem) for tables and CSV downloads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> rows = bounds_table(theorem_bounds(X, shadow_centers(X, sigma=1.0, ell=3.0), n_components=2))
+    >>> [r["theorem"] for r in rows], sorted(rows[0])[:3]
+    (['5.1', '5.2', '5.3', '5.4'], ['a_posteriori', 'a_priori', 'applies'])
+    """
+    rows = []
+    for key in sorted(res):
+        value = res[key]
+        if not isinstance(value, BoundValue):
+            raise ValueError(f"bounds_table expects the dict of theorem_bounds; entry {key!r} is "
+                             f"{type(value).__name__}, not a BoundValue.")
+        rows.append(value.as_dict())
+    return rows
