@@ -1,0 +1,203 @@
+"""Benchmark: server-side time of an ell change on every page of the app.
+
+Run ``python -m rskpca.ui.bench_latency`` from the repository root (``--help``
+for the options). For each page it starts a fresh Streamlit ``AppTest`` of
+``app.py`` with a bundled sample (digits by default), opens the page once (the
+cold "first visit": the ell-independent work such as exact KPCA is computed and
+cached there), then sets the sidebar's ell slider to several new values and
+times each rerun. A new ell is a cache miss for everything that depends on ell
+(the shadow, RSKPCA, the bounds at ell) and a hit for everything else, which is
+what a user dragging the slider causes. Finally it returns to an ell already
+seen, which should be all cache hits.
+
+The times are the wall-clock of ``AppTest.run()``: the page script plus
+Streamlit's element processing, no browser and no network. They are noisy on a
+shared machine: the table reports the median and the maximum over the changes,
+and the script can be repeated (``--repeats``) to see the spread. Caches are
+cleared before each page, so every page starts cold and pages do not borrow each
+other's work (pass ``--keep-caches`` to mimic one long session instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["PageLatency", "page_files", "measure_page", "format_table", "main"]
+
+REPO = Path(__file__).resolve().parents[2]
+#: The aim for one ell change on one page (seconds), on the project's 2-core machine.
+TARGET_S = 0.5
+DEFAULT_ELLS = (4.5, 5.0, 3.5, 6.0, 3.0)
+
+
+@dataclass
+class PageLatency:
+    """Timings of one page (seconds); ``error`` holds the exception text if a run failed."""
+
+    page: str
+    first_visit: float
+    ell_changes: list[float]
+    cached_ell: float
+    m_values: list[int]
+    error: str = ""
+
+    @property
+    def median(self) -> float:
+        """Median time of an ell change (NaN if none succeeded)."""
+        return statistics.median(self.ell_changes) if self.ell_changes else float("nan")
+
+    @property
+    def worst(self) -> float:
+        """Slowest ell change (NaN if none succeeded)."""
+        return max(self.ell_changes) if self.ell_changes else float("nan")
+
+
+def page_files(repo: Path = REPO) -> list[str]:
+    """``app.py`` followed by the page files, as paths relative to the repository.
+
+    Examples
+    --------
+    >>> files = page_files()
+    >>> files[0], all(f.startswith("pages/") for f in files[1:])
+    ('app.py', True)
+    """
+    return ["app.py"] + sorted(str(p.relative_to(repo)) for p in (repo / "pages").glob("*.py"))
+
+
+def _exception_text(at) -> str:
+    if not at.exception:
+        return ""
+    exc = at.exception[0]
+    return (exc.message or "") + "\n" + "\n".join(exc.stack_trace or [])
+
+
+def _shadow_m(at) -> int:
+    """The sidebar's "shadow centers m" metric, or -1 if the page does not show it."""
+    for metric in at.sidebar.metric:
+        if "shadow" in metric.label.lower():
+            return int(str(metric.value).replace(",", ""))
+    return -1
+
+
+def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeout: float = 600.0,
+                 clear_caches: bool = True) -> PageLatency:
+    """Time the first visit of ``page`` and a rerun after each ell in ``ells``.
+
+    Parameters
+    ----------
+    page : str
+        ``"app.py"`` or a ``pages/...`` file, relative to the repository.
+    sample : str, default="digits"
+        Bundled sample to load (a key of :data:`rskpca.datasets.SAMPLES`).
+    ells : sequence of float, default=(4.5, 5.0, 3.5, 6.0, 3.0)
+        New ell values, each set on the sidebar slider and timed; the first
+        visit is at the app's default ell.
+    timeout : float, default=600
+        Longest a single run may take (AppTest's timeout).
+    clear_caches : bool, default=True
+        Empty Streamlit's data caches first, so the page starts cold.
+
+    Returns
+    -------
+    PageLatency
+    """
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    if clear_caches:
+        st.cache_data.clear()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=timeout)
+    at.session_state["source"] = sample
+    at.run()
+    if page != "app.py":
+        at.switch_page(page)
+    start = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - start
+    result = PageLatency(page, first, [], float("nan"), [_shadow_m(at)], _exception_text(at))
+    if result.error:
+        return result
+    for ell in ells:
+        at.slider(key="ell").set_value(float(ell))
+        start = time.perf_counter()
+        at.run()
+        elapsed = time.perf_counter() - start
+        result.error = _exception_text(at)
+        if result.error:
+            return result
+        result.ell_changes.append(elapsed)
+        result.m_values.append(_shadow_m(at))
+    at.slider(key="ell").set_value(float(ells[0]))  # seen before: every cache should hit
+    start = time.perf_counter()
+    at.run()
+    result.cached_ell = time.perf_counter() - start
+    result.error = _exception_text(at)
+    return result
+
+
+def format_table(rows: list[PageLatency], target: float = TARGET_S) -> str:
+    """A plain-text table of the timings, one row per page.
+
+    Examples
+    --------
+    >>> print(format_table([PageLatency("pages/1_Data.py", 1.5, [0.2, 0.3, 0.1], 0.05, [10, 12])]))
+    page                          first visit s  ell change median s  ell change max s  cached ell s  m (n/a = -1)    < 0.5 s
+    pages/1_Data.py                       1.500                0.200             0.300         0.050  10..12              yes
+    """
+    header = (f"{'page':<28}  {'first visit s':>13}  {'ell change median s':>19}  {'ell change max s':>16}  "
+              f"{'cached ell s':>12}  {'m (n/a = -1)':<14}  {'< ' + format(target, 'g') + ' s':>7}")
+    lines = [header]
+    for r in rows:
+        if r.error:
+            lines.append(f"{r.page:<28}  ERROR: {r.error.splitlines()[0][:150] if r.error.strip() else '?'}")
+            continue
+        ok = "yes" if r.worst < target else ("median" if r.median < target else "no")
+        m_range = f"{min(r.m_values)}..{max(r.m_values)}" if r.m_values else "-"
+        lines.append(f"{r.page:<28}  {r.first_visit:>13.3f}  {r.median:>19.3f}  {r.worst:>16.3f}  "
+                     f"{r.cached_ell:>12.3f}  {m_range:<14}  {ok:>7}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    """Command-line entry point; prints the table and returns 1 if a page raised."""
+    parser = argparse.ArgumentParser(prog="python -m rskpca.ui.bench_latency", description=__doc__.split("\n")[0])
+    parser.add_argument("--sample", default="digits", help="bundled sample (default: digits)")
+    parser.add_argument("--ells", type=float, nargs="+", default=list(DEFAULT_ELLS),
+                        help="new ell values to time, in order (default: %(default)s)")
+    parser.add_argument("--pages", nargs="+", default=None,
+                        help="page files to time (default: app.py and every file in pages/)")
+    parser.add_argument("--repeats", type=int, default=1, help="repeat the whole measurement (default: 1)")
+    parser.add_argument("--keep-caches", action="store_true", help="do not clear the caches between pages")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one run")
+    args = parser.parse_args(argv)
+
+    os.chdir(REPO)  # the app reads .streamlit/config.toml and sample_data/ from here
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    pages = args.pages or page_files()
+    failed = False
+    print(f"ell-change latency, sample={args.sample}, ells={args.ells}, {os.cpu_count()} CPU(s); "
+          "AppTest wall-clock (server side, no browser); noisy on a shared machine.")
+    for repeat in range(args.repeats):
+        rows = []
+        for page in pages:
+            rows.append(measure_page(page, sample=args.sample, ells=args.ells, timeout=args.timeout,
+                                     clear_caches=not args.keep_caches))
+            print(f"  measured {page}", file=sys.stderr, flush=True)
+        failed |= any(r.error for r in rows)
+        print(f"\nrun {repeat + 1} of {args.repeats}")
+        print(format_table(rows))
+        for r in rows:
+            if r.error:
+                print(f"\n{r.page} raised:\n{r.error}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
