@@ -91,3 +91,62 @@ def make_estimator(name: str, *, n_components, sigma, kernel="gaussian", ell=4.0
     except KeyError:
         raise ValueError(f"Unknown method {name!r}; choose from {sorted(METHODS)}.") from None
     return method.build(n_components, sigma, kernel, ell, m, random_state)
+
+
+# --- The other speed-ups of the source documents (group "extra", seeds 001, 002, 004) ---------
+# Imported here, after the registry above, so that these modules may use rskpca.decomposition
+# freely. The iterative methods compute a few leading components: a None rank becomes 2.
+
+from rskpca.gram_sampling import SampledGramKPCA  # noqa: E402
+from rskpca.iterative import IterativeKPCA  # noqa: E402
+from rskpca.random_features import RandomFourierKPCA  # noqa: E402
+from rskpca.reduced_set_construction import ReducedSetConstructionKPCA  # noqa: E402
+
+_FEW_COMPONENTS = 2
+
+
+def _iterative_exact(n_components, sigma, kernel, ell, m, random_state):
+    return IterativeKPCA(n_components=n_components or _FEW_COMPONENTS, sigma=sigma, kernel=kernel,
+                         random_state=random_state)
+
+
+def _reduced_set_construction(n_components, sigma, kernel, ell, m, random_state):
+    return ReducedSetConstructionKPCA(n_components=n_components or _FEW_COMPONENTS, sigma=sigma,
+                                      kernel=kernel, m=m, ell=ell, random_state=random_state)
+
+
+def _gram_sampling(quantize):
+    def build(n_components, sigma, kernel, ell, m, random_state):
+        # Equal budget: p = m/n (about m kernel values per row, as Nystrom) when sparsifying,
+        # all entries at one bit when quantizing; m expansion terms at evaluation either way.
+        return SampledGramKPCA(n_components=n_components or _FEW_COMPONENTS, sigma=sigma, kernel=kernel,
+                               p=1.0 if quantize else None, quantize=quantize, expansion_terms="m",
+                               m=m, ell=ell, random_state=random_state)
+    return build
+
+
+def _random_fourier(n_components, sigma, kernel, ell, m, random_state):
+    return RandomFourierKPCA(n_components=n_components, sigma=sigma, kernel=kernel, m=m, ell=ell,
+                             random_state=random_state)
+
+
+METHODS.update({
+    "exact_iterative": Method(
+        "exact_iterative", "Exact KPCA (Lanczos, blocked)", _iterative_exact, "extra",
+        "Exact KPCA by Lanczos on kernel blocks recomputed per multiply: no n x n matrix held."),
+    "rs_construction": Method(
+        "rs_construction", "Reduced-set construction", _reduced_set_construction, "extra",
+        "Exact KPCA, then eigenvectors rebuilt from m constructed points (Burges; Schoelkopf). "
+        "Faster evaluation only: training costs exact KPCA plus the construction."),
+    "gram_sparsified": Method(
+        "gram_sparsified", "Sparsified Gram matrix", _gram_sampling(False), "extra",
+        "Gram entries kept with probability m/n (scaled 1/p), Lanczos on the sparse matrix, "
+        "expansion rounded to m terms (Achlioptas, McSherry, Schoelkopf 2001)."),
+    "gram_quantized": Method(
+        "gram_quantized", "Quantized Gram matrix (1 bit)", _gram_sampling(True), "extra",
+        "Gram entries rounded at random to +-1 (unbiased), expansion rounded to m terms "
+        "(Achlioptas, McSherry, Schoelkopf 2001)."),
+    "random_fourier": Method(
+        "random_fourier", "Random Fourier features + PCA", _random_fourier, "extra",
+        "Linear PCA on m random Fourier features of the kernel (Rahimi & Recht 2007)."),
+})
