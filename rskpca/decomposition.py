@@ -132,6 +132,9 @@ class _WeightedCentersKPCA(_KPCAMixin):
         -------
         Z : ndarray of shape (n_samples, n_components)
         """
+        if callable(getattr(X, "__dask_graph__", None)):  # dask: lazy, block by block
+            from rskpca import distributed
+            return distributed.transform(self, X)
         X = self._validate_transform_input(X)
         K = kernel_matrix(X, self.centers_, sigma=self.sigma_, kernel=self.kernel)
         K -= self.center_means_[None, :]
@@ -242,6 +245,9 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         self.random_state = random_state
 
     def _centers_and_weights(self, X, rng):
+        if callable(getattr(X, "__dask_graph__", None)):  # rows stay on the Dask workers
+            from rskpca import distributed
+            return distributed.centers_and_weights(self, X)
         X64 = np.asarray(X, dtype=np.float64)
         need_shadow = self.rsde == "shadow" or self.m is None
         if need_shadow:
@@ -272,7 +278,11 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         -------
         self : ReducedSetKPCA
         """
-        X = self._validate_fit_input(X)
+        if callable(getattr(X, "__dask_graph__", None)):  # dask array: needs rskpca[dask]
+            from rskpca import distributed
+            X = distributed.validate_fit_input(self, X)
+        else:
+            X = self._validate_fit_input(X)
         return self._fit_centers(X)
 
 
