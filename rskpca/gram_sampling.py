@@ -338,6 +338,9 @@ class SampledGramKPCA(_KPCAMixin):
     expansion_coef_ : ndarray of shape (len(expansion_indices_), n_components)
     expansion_offset_ : ndarray of shape (n_components,)
         The centering constant: ``z(x) = k(x, X[idx]) @ coef + offset``.
+    solver_ : str
+    n_iter_ : int
+        Lanczos steps or orthogonal iterations of the eigensolver.
 
     Examples
     --------
@@ -421,7 +424,7 @@ class SampledGramKPCA(_KPCAMixin):
         M, scale, n_eval = sampled_gram(Xp, sigma=self.sigma_, kernel=self.kernel, p=self.p_,
                                         quantization_level=self.quantization_level_, random_state=rng)
         op = _gram_operator(M, scale, kappa)
-        vals, vecs, used = top_eigenpairs(centered_operator(op), self.n_components, solver=self.solver,
+        vals, vecs, used, n_iter = top_eigenpairs(centered_operator(op), self.n_components, solver=self.solver,
                                           tol=self.tol, max_iter=self.max_iter, random_state=rs)
         A = projection_coefficients(vals, vecs)
         # z(x) = sum_i A_i k~(x_i, x); the eigenvectors are orthogonal to 1, so the
@@ -443,6 +446,7 @@ class SampledGramKPCA(_KPCAMixin):
         self.gram_storage_bytes_ = int(M.nbytes if isinstance(M, np.ndarray)
                                        else M.data.nbytes + M.indices.nbytes + M.indptr.nbytes)
         self.solver_ = used
+        self.n_iter_ = n_iter
         self._sampled = (M, scale)
         return self
 

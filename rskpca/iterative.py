@@ -138,12 +138,15 @@ def top_eigenpairs(op: LinearOperator, n_components: int, *, solver: str = "lanc
     eigenvectors : ndarray of shape (n, n_components)
     solver : str
         The solver actually used.
+    n_iter : int
+        Lanczos: products with the operator (one per Lanczos step);
+        orthogonal iteration: subspace iterations.
 
     Examples
     --------
     >>> import numpy as np
     >>> from scipy.sparse.linalg import aslinearoperator
-    >>> vals, vecs, _ = top_eigenpairs(aslinearoperator(np.diag([1.0, 5.0, 3.0, 0.5])), 2)
+    >>> vals, vecs, _, _ = top_eigenpairs(aslinearoperator(np.diag([1.0, 5.0, 3.0, 0.5])), 2)
     >>> np.round(vals, 8).tolist()
     [5.0, 3.0]
     """
@@ -152,6 +155,7 @@ def top_eigenpairs(op: LinearOperator, n_components: int, *, solver: str = "lanc
     r = int(n_components)
     if solver == "lanczos" and r < n - 1:
         v0 = rng.uniform(-1.0, 1.0, n)
+        op = _CountingOperator(op)
         try:
             vals, vecs = eigsh(op, k=r, which="LA", tol=tol, v0=v0, maxiter=max_iter)
         except ArpackNoConvergence as exc:
@@ -159,15 +163,15 @@ def top_eigenpairs(op: LinearOperator, n_components: int, *, solver: str = "lanc
                 f"Lanczos (ARPACK) did not converge to tol={tol:g} ({exc}). Raise max_iter, loosen "
                 "tol, or use solver='orthogonal'."
             ) from None
-        used = "lanczos"
+        used, n_iter = "lanczos", op.n_products
     else:
-        vals, vecs, _ = _orthogonal_iteration(op, r, tol=tol, max_iter=max_iter or 1000, rng=rng)
+        vals, vecs, n_iter = _orthogonal_iteration(op, r, tol=tol, max_iter=max_iter or 1000, rng=rng)
         used = "orthogonal"
     order = np.argsort(vals)[::-1]
     vals, vecs = vals[order], vecs[:, order]
     top = max(float(vals[0]), 0.0)
     vals = np.where(vals > 1e-12 * top, vals, 0.0)
-    return vals, fix_signs(vecs), used
+    return vals, fix_signs(vecs), used, n_iter
 
 
 def projection_coefficients(eigenvalues, eigenvectors):
@@ -217,7 +221,9 @@ class IterativeKPCA(_KPCAMixin):
         ``eigenvectors_ / sqrt(eigenvalues_)``.
     solver_ : str
     n_matvec_ : int
-        Number of block multiplies by the centered kernel matrix (each O(n^2 d)).
+        Products of the centered kernel matrix with a vector (each O(n^2 d)).
+    n_iter_ : int
+        Lanczos steps, or orthogonal iterations.
 
     See Also
     --------
@@ -275,7 +281,7 @@ class IterativeKPCA(_KPCAMixin):
         base = kernel_operator(X64, sigma=self.sigma_, kernel=self.kernel,
                                block_elements=self.block_elements)
         counter = _CountingOperator(centered_operator(base))
-        vals, vecs, used = top_eigenpairs(counter, self.n_components, solver=self.solver,
+        vals, vecs, used, n_iter = top_eigenpairs(counter, self.n_components, solver=self.solver,
                                           tol=self.tol, max_iter=self.max_iter,
                                           random_state=self.random_state)
         self.X_fit_ = X64
@@ -287,6 +293,7 @@ class IterativeKPCA(_KPCAMixin):
         self.train_kernel_means_ = base.matvec(np.full(n, 1.0 / n))
         self.solver_ = used
         self.n_matvec_ = counter.n_products
+        self.n_iter_ = n_iter
         return self
 
     def transform(self, X):

@@ -52,8 +52,9 @@ SPAN_TOLERANCE = 1e-12
 
 
 def _fixed_point_preimage(y, Z, gamma, *, sigma, max_iter, tol):
-    """Gaussian fixed-point iteration for ``max_y sum_l (gamma_l^T k(Z, y))^2``."""
-    for _ in range(max_iter):
+    """Gaussian fixed-point iteration for ``max_y sum_l (gamma_l^T k(Z, y))^2``; returns (y, iterations)."""
+    it = 0
+    for it in range(1, max_iter + 1):
         kz = kernel_matrix(Z, y[None, :], sigma=sigma)[:, 0]
         g = gamma.T @ kz
         c = (gamma @ g) * kz
@@ -65,7 +66,7 @@ def _fixed_point_preimage(y, Z, gamma, *, sigma, max_iter, tol):
         y = y_new
         if step <= tol * sigma:
             break
-    return y
+    return y, it
 
 
 def _objective(y, Z, gamma, *, sigma):
@@ -99,12 +100,14 @@ def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
     beta : ndarray of shape (m_, L)
     residuals : ndarray of shape (m_, L)
         ``||w^l - w'^l||^2 / ||w^l||^2`` after each step (non-increasing).
+    n_iter : int
+        Fixed-point iterations run in all (0 with training points).
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(40, 2))
-    >>> Y, beta, res = construct_reduced_set(X, np.full((40, 1), 1 / 40), 5, sigma=2.0)
+    >>> Y, beta, res, _ = construct_reduced_set(X, np.full((40, 1), 1 / 40), 5, sigma=2.0)
     >>> Y.shape, bool(res[-1, 0] < res[0, 0] < 1)
     ((5, 2), True)
     """
@@ -121,7 +124,7 @@ def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
     Y = np.zeros((m, d))
     residuals = np.zeros((m, L))
     available = np.ones(n, dtype=bool)
-    t = 0
+    t = n_iter = 0
     while t < m and available.any():
         scores = np.where(available, np.einsum("il,il->i", R, R), -np.inf)
         j = int(np.argmax(scores))
@@ -131,7 +134,8 @@ def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
             beta = solve_triangular(chol[:t, :t], Q[:t], trans="T", lower=True) if t else np.zeros((0, L))
             Z = np.vstack([X, Y[:t]])
             gamma = np.vstack([alpha, -beta])
-            y_fp = _fixed_point_preimage(y.copy(), Z, gamma, sigma=sigma, max_iter=max_iter, tol=1e-6)
+            y_fp, used = _fixed_point_preimage(y.copy(), Z, gamma, sigma=sigma, max_iter=max_iter, tol=1e-6)
+            n_iter += used
             if _objective(y_fp, Z, gamma, sigma=sigma) > scores[j]:
                 y = y_fp
         k_xy = kernel_matrix(X, y[None, :], sigma=sigma, kernel=kernel)[:, 0]
@@ -152,7 +156,7 @@ def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
         if residuals[t - 1] @ norms <= tol * norms.sum():
             break
     beta = solve_triangular(chol[:t, :t], Q[:t], trans="T", lower=True) if t else np.zeros((0, L))
-    return Y[:t].copy(), beta, np.maximum(residuals[:t], 0.0)
+    return Y[:t].copy(), beta, np.maximum(residuals[:t], 0.0), n_iter
 
 
 class ReducedSetConstructionKPCA(_KPCAMixin):
@@ -202,6 +206,10 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
     residuals_ : ndarray of shape (m_, n_components + include_mean)
         Relative squared residual ``||w - w'||^2 / ||w||^2`` of each vector after
         each step (eigenvectors first, the mean last).
+    n_iter_ : int
+        Greedy construction steps (one per constructed point, ``m_``).
+    n_fixed_point_iter_ : int
+        Fixed-point iterations run in all (0 when the points are training points).
     eigenvalues_, normalized_eigenvalues_ : ndarray of shape (n_components,)
         Those of the exact KPCA (the construction does not change them).
     exact_ : estimator
@@ -285,7 +293,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
         start = time.perf_counter()
         alpha = projection_coefficients(self.exact_.eigenvalues_, self.exact_.eigenvectors_)
         vectors = np.column_stack([alpha, np.full(n, 1.0 / n)]) if self.include_mean else alpha
-        Y, beta, residuals = construct_reduced_set(X64, vectors, budget, sigma=self.sigma_,
+        Y, beta, residuals, n_iter = construct_reduced_set(X64, vectors, budget, sigma=self.sigma_,
                                                    kernel=self.kernel, preimage=preimage,
                                                    max_iter=self.max_iter, tol=self.tol)
         # Centering as scikit-learn's KernelCenterer: z(x) = alpha^T k(X, x) - Kbar^T alpha
@@ -298,7 +306,9 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
         self.reduced_coef_ = beta[:, :q]
         self.mean_coef_ = beta[:, q] if self.include_mean else None
         self.residuals_ = residuals
+        self.n_fixed_point_iter_ = n_iter
         self.m_ = Y.shape[0]
+        self.n_iter_ = self.m_  # one greedy step per constructed point
         self.eigenvalues_ = self.exact_.eigenvalues_
         self.normalized_eigenvalues_ = self.exact_.normalized_eigenvalues_
         self.fit_time_breakdown_ = {"exact_kpca": exact_seconds,

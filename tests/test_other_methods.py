@@ -77,7 +77,8 @@ def test_registered_method_approaches_exact_as_budget_grows(blobs, exact, name):
 
 @pytest.mark.parametrize("name", method_names("extra"))
 def test_registered_method_reports_normalized_eigenvalues(blobs, exact, name):
-    est = make_estimator(name, n_components=2, sigma=SIGMA, m=120, random_state=0).fit(blobs)
+    m = 30 if name == "rs_construction" else 120  # the construction is exact by m = 30 here
+    est = make_estimator(name, n_components=2, sigma=SIGMA, m=m, random_state=0).fit(blobs)
     assert est.normalized_eigenvalues_.shape == (2,)
     assert np.all(np.diff(est.normalized_eigenvalues_) <= 1e-12)
     np.testing.assert_allclose(est.normalized_eigenvalues_, exact[0].normalized_eigenvalues_, atol=0.06)
@@ -97,7 +98,7 @@ def test_iterative_kpca_equals_exact(blobs, solver, kernel):
     np.testing.assert_allclose(est.eigenvalues_, ref.eigenvalues_, rtol=1e-8)
     X_new = blobs[::7] + 0.1
     np.testing.assert_allclose(np.abs(est.transform(X_new)), np.abs(ref.transform(X_new)), atol=1e-6)
-    assert est.n_matvec_ > 0
+    assert est.n_matvec_ > 0 and est.n_iter_ >= 1
 
 
 def test_iterative_kpca_reports_non_convergence(blobs):
@@ -130,7 +131,7 @@ def test_fourier_features_estimate_the_kernel(kernel):
 
 def test_random_fourier_kpca_approaches_exact(blobs, exact):
     errors = [_error(exact, RandomFourierKPCA(n_components=2, sigma=SIGMA, m=m, random_state=0).fit(blobs),
-                     blobs) for m in (20, 100, 500)]
+                     blobs) for m in (20, 80, 320)]
     assert errors[0] > errors[1] > errors[2], errors
     assert errors[2] < 0.05
 
