@@ -385,3 +385,26 @@ def test_chain_with_residuals_at_the_shadow_radius(data, kernel, D):
     e_sat = np.sqrt(2 * -np.expm1(-((shrink / ell) ** p)))
     assert shadow_centers(X, sigma=sigma, ell=ell).m == k
     assert res["5.1"].a_posteriori == pytest.approx(n_sat / X.shape[0] * e_sat, rel=1e-6)
+
+
+@st.composite
+def separated_clusters(draw):
+    """Far-apart tight clusters of distinct sizes (so K/n has a clear gap at D = #clusters),
+    quantized at about the cluster radius: Theorem 5.4 applies with nonzero residuals."""
+    d = draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    k = draw(st.integers(1, 3))
+    sizes = rng.permutation(np.arange(1, k + 1) * draw(st.integers(3, 8)))
+    radius = draw(st.floats(1e-3, 0.05))
+    offsets = np.zeros((k, d))
+    offsets[:, 0] = 10.0 * np.arange(k)
+    X = np.concatenate([c + radius * rng.uniform(-1, 1, size=(m, d)) for c, m in zip(offsets, sizes)])
+    ell = 1.0 / (radius * draw(st.floats(0.3, 3.0)))  # eps = sigma / ell ~ the cluster radius
+    return X[rng.permutation(X.shape[0])], 1.0, ell, k
+
+
+@settings(_settings, max_examples=100)
+@given(data=separated_clusters(), kernel=st.sampled_from(["gaussian", "laplacian"]), below=st.integers(0, 2))
+def test_chain_where_theorem_5_4_applies(data, kernel, below):
+    X, sigma, ell, k = data
+    _check_all(X, sigma, ell, kernel, max(1, k - below))
