@@ -538,12 +538,13 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
     for p, th in enumerate(theorems):
         r, c = p // ncols + 1, p % ncols + 1
         sub = sorted((row for row in rows if str(row["theorem"]) == th), key=lambda row: row["ell"])
-        ell = np.array([row["ell"] for row in sub], dtype=np.float64)
         for kind in _BOUND_KINDS:
-            vals = np.array([np.nan if _finite_or_none(row.get(kind)) is None else row[kind] for row in sub],
-                            dtype=np.float64)
-            if not np.isfinite(vals).any():
+            # Each kind may be known on its own grid (closed forms everywhere, measured values on a few ell).
+            have = [row for row in sub if _finite_or_none(row.get(kind)) is not None]
+            if not have:
                 continue
+            ell = np.array([row["ell"] for row in have], dtype=np.float64)
+            vals = np.array([row[kind] for row in have], dtype=np.float64)
             fig.add_trace(go.Scatter(x=ell, y=vals, name=kind, mode="lines+markers", legendgroup=kind,
                                      showlegend=p == 0, line=dict(color=_BOUND_COLORS[kind])), r, c)
         fig.update_yaxes(type="log", row=r, col=c)

@@ -1,0 +1,72 @@
+"""Data: bundled samples or an upload; columns, standardisation, row cap; preview and summary."""
+
+import streamlit as st
+
+from rskpca.datasets import DataError, numeric_columns
+from rskpca.datasets import column_summary
+from rskpca.ui import show_table, show_text_list, sidebar
+from rskpca.ui.state import NO_LABEL, UPLOAD, accept_upload, current_table
+
+st.set_page_config(page_title="Data - RSKPCA", layout="wide")
+settings = sidebar()
+st.title("Data")
+
+st.subheader("Upload your own")
+upload = st.file_uploader("CSV, TSV, Parquet or NPY (a header row for CSV/TSV; numbers as features)",
+                          type=["csv", "tsv", "txt", "parquet", "pq", "npy", "gz"], key="uploader")
+if upload is not None and upload.file_id != st.session_state.get("_upload_file_id"):
+    st.session_state["_upload_file_id"] = upload.file_id
+    try:
+        accept_upload(upload.getvalue(), upload.name)
+    except DataError as exc:
+        st.session_state["_upload_error"] = f"Could not read {upload.name}: {exc}"
+    else:
+        st.session_state.pop("_upload_error", None)
+        st.rerun()
+if st.session_state.get("_upload_error"):
+    st.error(st.session_state["_upload_error"])
+
+st.subheader("Columns and preprocessing")
+try:
+    source_key, df = current_table()
+except DataError as exc:
+    st.error(str(exc))
+    st.stop()
+numeric = numeric_columns(df)
+label = st.session_state.get("label_column", NO_LABEL)
+label_options = [NO_LABEL] + [c for c in df.columns]
+if label not in label_options:
+    st.session_state["label_column"] = NO_LABEL
+st.selectbox("Label column (for colours and classification)", label_options, key="label_column",
+             format_func=str)
+label_now = st.session_state["label_column"]
+feature_options = [c for c in numeric if c != label_now]
+chosen = st.session_state.get("feature_columns")
+if chosen is not None and any(c not in feature_options for c in chosen):
+    st.session_state["feature_columns"] = [c for c in chosen if c in feature_options]
+st.multiselect("Feature columns (empty = every numeric column except the label)", feature_options,
+               key="feature_columns", format_func=str)
+c1, c2, c3 = st.columns(3)
+c1.checkbox("Standardise features (zero mean, unit variance)", key="standardize")
+c2.number_input("Row cap (seeded random sample above it)", min_value=2, max_value=1_000_000, step=500,
+                key="max_rows")
+c3.checkbox("Drop rows with missing values", key="drop_missing")
+
+if settings is None:
+    st.stop()
+ds = settings.dataset
+st.subheader("In use")
+st.text(f"{settings.title}: n = {ds.n} rows (of {ds.n_original}), d = {ds.d} features, "
+        f"label = {ds.label_name if ds.label_name is not None else 'none'}, "
+        f"{'standardised' if ds.standardized else 'raw scale'}")
+show_text_list(ds.notes)
+if settings.source != UPLOAD:
+    from rskpca.datasets import SAMPLES
+
+    st.caption("About this sample:")
+    st.text(SAMPLES[settings.source].description)
+
+st.subheader("Preview (first 100 rows of the table)")
+show_table(df.head(100), key="data_preview", filename="preview")
+st.subheader("Per-column summary")
+show_table(column_summary(df), key="data_summary", filename="column_summary")

@@ -1,0 +1,50 @@
+"""Shadow centers: the data coloured by shadow set, centers sized by weight, eps-discs, m over ell."""
+
+import pandas as pd
+import streamlit as st
+
+from rskpca import plots
+from rskpca.sweeps import ell_grid
+from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+
+st.set_page_config(page_title="Shadow centers - RSKPCA", layout="wide")
+settings = sidebar()
+st.title("Shadow centers")
+if settings is None:
+    st.stop()
+ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
+shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
+
+c = st.columns(4)
+c[0].metric("centers m", shadow.m)
+c[1].metric("m / n", f"{shadow.m / shadow.n:.1%}")
+c[2].metric("eps = sigma / ell", f"{shadow.eps:.4g}")
+c[3].metric("largest weight", int(shadow.weights.max()))
+reduction_note(shadow.m, shadow.n)
+
+if ds.d <= 2:
+    coords, projected = ds.X, False
+    titles = [str(n) for n in ds.feature_names] + ([""] if ds.d == 1 else [])
+else:
+    coords, share = compute.principal_axes(ds.digest, ds.X)
+    projected = True
+    titles = [f"PC{i + 1} ({s:.0%} of variance)" for i, s in enumerate(share)]
+    st.caption(f"The data have d = {ds.d} features: shown on their first two principal axes. "
+               "Shadows are balls in the full space, so sets may overlap in this view; no eps-discs.")
+fig = plots.shadow_figure(coords, shadow.labels, shadow.center_indices, shadow.weights, eps=shadow.eps,
+                          projected=projected, axis_titles=titles, row_ids=ds.row_ids)
+show_figure(fig, key="shadow_scatter", filename="shadow_centers")
+
+left, right = st.columns(2)
+with left:
+    show_figure(plots.weight_histogram(shadow.weights), key="shadow_weights", filename="shadow_weights")
+with right:
+    rows = compute.shadow_rows(ds.digest, ds.X, sigma, kernel, ell_grid(1.0, 10.0, 19))
+    show_figure(plots.lines_over_ell([{**r, "method": "shadow"} for r in rows], y="retained",
+                                     title="Fraction of data kept (m/n) over ell", yaxis_title="m / n",
+                                     current_ell=ell), key="shadow_m_curve", filename="shadow_m_over_ell")
+
+centers = pd.DataFrame({"center": range(shadow.m), "row": ds.row_ids[shadow.center_indices],
+                        "weight": shadow.weights})
+with st.expander("Centers table"):
+    show_table(centers, key="shadow_centers_table", filename="shadow_centers")

@@ -1,0 +1,72 @@
+"""KDE vs ShDE: the two densities and their difference; the MMD against its bound (Theorem 5.1)."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from rskpca import plots
+from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+
+st.set_page_config(page_title="KDE vs ShDE - RSKPCA", layout="wide")
+settings = sidebar()
+st.title("KDE vs ShDE")
+if settings is None:
+    st.stop()
+ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
+shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
+st.markdown("The KDE averages a kernel over all n points; the ShDE over the m centers, each weighted by "
+            "its share of the points: p~(x) = sum_j (w_j / n) k(x, c_j).")
+reduction_note(shadow.m, shadow.n)
+
+# Theorem 5.1 first: it summarises the whole picture in one number.
+bound = compute.mmd(ds.digest, ds.X, sigma, kernel, ell, 2000)
+c = st.columns(4)
+c[0].metric("MMD measured", f"{bound['measured']:.4g}")
+c[1].metric("bound (a-posteriori)", f"{bound['a_posteriori']:.4g}")
+c[2].metric("bound (a-priori, Thm 5.1)", f"{bound['a_priori']:.4g}")
+c[3].metric("centers m", shadow.m)
+st.caption(f"MMD between the data and the centers in the kernel's feature space; measured on "
+           f"{bound['n_measured']} rows. {bound['note']}")
+
+GRID = 80
+if ds.d <= 2:
+    axes, kde = compute.kde_grid(ds.digest, ds.X, sigma, kernel, GRID)
+    shde = compute.shde_grid(ds.digest, ds.X, sigma, kernel, ell, GRID)
+    names = [str(n) for n in ds.feature_names]
+    st.metric("max |ShDE - KDE| on the grid", f"{np.max(np.abs(shde - kde)):.4g}")
+    if ds.d == 2:
+        fig = plots.density_grid_figure(axes[0], axes[1], kde, shde, points=ds.X[:2000],
+                                        centers=shadow.centers, axis_titles=names)
+    else:
+        fig = plots.density_curve_figure(axes[0], kde, shde, xaxis_title=names[0])
+    show_figure(fig, key="kde_grid", filename="kde_vs_shde_grid")
+else:
+    rows = compute.density_rows(ds.n)
+    P = ds.X[rows]
+    kde, shde = compute.densities_at(ds.digest, ds.X, sigma, kernel, ell, P, f"rows{rows.size}")
+    st.metric("max |ShDE - KDE| at the data points", f"{np.max(np.abs(shde - kde)):.4g}")
+    if rows.size < ds.n:
+        st.caption(f"Densities compared at a seeded sample of {rows.size} of the {ds.n} rows.")
+    left, right = st.columns(2)
+    with left:
+        show_figure(plots.density_points_figure(kde, shde, row_ids=ds.row_ids[rows]), key="kde_points",
+                    filename="kde_vs_shde_points")
+    with right:
+        show_figure(plots.error_histogram(shde - kde), key="kde_errors", filename="kde_error_histogram")
+
+    st.subheader("Along a line through two rows")
+    lc = st.columns(2)
+    lc[0].number_input("from row (position in the data)", 0, ds.n - 1, key="kde_line_a")
+    lc[1].number_input("to row", 0, ds.n - 1, key="kde_line_b")
+    a, b = ds.X[int(st.session_state["kde_line_a"])], ds.X[int(st.session_state["kde_line_b"])]
+    if np.allclose(a, b):
+        st.info("The two rows are the same point; pick two different rows to draw a line.")
+    else:
+        t = np.linspace(-0.25, 1.25, 151)
+        L = a[None, :] + t[:, None] * (b - a)[None, :]
+        key = f"line{int(st.session_state['kde_line_a'])}-{int(st.session_state['kde_line_b'])}"
+        kl, sl = compute.densities_at(ds.digest, ds.X, sigma, kernel, ell, L, key)
+        show_figure(plots.density_curve_figure(t, kl, sl, xaxis_title="t (0 = first row, 1 = second row)",
+                                               title="KDE and ShDE along the line"),
+                    key="kde_line", filename="kde_vs_shde_line")
+        show_table(pd.DataFrame({"t": t, "kde": kl, "shde": sl}), key="kde_line_table", filename="kde_line")

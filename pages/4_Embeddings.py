@@ -1,0 +1,81 @@
+"""Embeddings: exact KPCA beside RSKPCA and the baselines, aligned to exact KPCA; spectra; errors."""
+
+import pandas as pd
+import streamlit as st
+
+from rskpca import plots
+from rskpca.methods import METHODS
+from rskpca.sweeps import aligned_embeddings, compare
+from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+
+st.set_page_config(page_title="Embeddings - RSKPCA", layout="wide")
+settings = sidebar()
+st.title("Embeddings")
+if settings is None:
+    st.stop()
+ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
+
+GROUPS = {"rskpca": "RSKPCA", "baseline": "Section 6 baselines", "rsde": "other reduced-set estimators",
+          "extra": "other methods"}
+available = [g for g in GROUPS if any(m.group == g for m in METHODS.values())]
+if st.session_state.get("emb_groups") is None:
+    st.session_state["emb_groups"] = ["rskpca", "baseline"]
+c1, c2 = st.columns([3, 1])
+c1.multiselect("Methods to compare with exact KPCA", available, key="emb_groups",
+               format_func=lambda g: GROUPS[g])
+c2.segmented_control("View", ["2-D", "3-D"], key="emb_dims")
+
+rows_idx = compute.comparison_rows(ds.digest, ds.n)
+Xc = ds.X[rows_idx]
+dig = ds.digest if rows_idx.size == ds.n else f"{ds.digest}:rows{rows_idx.size}"
+if rows_idx.size < ds.n:
+    st.info(f"Exact KPCA needs an n x n matrix: every method here is trained and compared on a seeded "
+            f"sample of {rows_idx.size} of the {ds.n} rows.")
+shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
+reduction_note(shadow.m, shadow.n)
+if r < 2:
+    st.error("The embedding plot needs at least 2 components: raise the rank r in the sidebar.")
+    st.stop()
+
+exact = compute.exact_kpca(dig, Xc, sigma, kernel, r)
+results, failures = [exact], []
+names = [k for k, m in METHODS.items() if m.group in st.session_state["emb_groups"]]
+for name in names:
+    try:
+        results.append(compute.method_result(dig, Xc, name, sigma, kernel, r, ell, shadow.m))
+    except ValueError as exc:
+        failures.append(f"{METHODS[name].label}: {exc}")
+for msg in failures:
+    st.error(msg)
+
+table = pd.DataFrame([compare(res, exact) for res in results[1:]])
+errors = {} if table.empty else dict(zip(table["method"], table["alignment_error"]))
+emb = aligned_embeddings(results, exact)
+dims = 3 if st.session_state["emb_dims"] == "3-D" else 2
+if dims == 3 and r < 3:
+    st.warning("3-D needs r >= 3; showing 2-D.")
+    dims = 2
+if dims == 3:
+    # One WebGL context per 3-D scene; browsers allow only a few per page.
+    keep = list(emb)[:4]
+    if len(emb) > 4:
+        st.caption("3-D shows exact KPCA and the first three methods (one WebGL view each).")
+    emb = {k: emb[k] for k in keep}
+y = None if ds.y is None else ds.y[rows_idx]
+fig = plots.embedding_figure(emb, y=y, label_name=str(ds.label_name or "label"), row_ids=ds.row_ids[rows_idx],
+                             dims=dims, errors=errors)
+st.caption("Each approximation is drawn after the least-squares map onto exact KPCA "
+           "(argmin_A ||O - O~ A||_F, Section 6), so signs and rotations do not flicker as ell moves.")
+show_figure(fig, key="emb_scatter", filename="embeddings")
+
+left, right = st.columns(2)
+with left:
+    show_figure(plots.spectra_figure({res.label: res.normalized_eigenvalues for res in results}),
+                key="emb_spectra", filename="eigenvalue_spectra")
+with right:
+    if errors:
+        show_figure(plots.bar_figure(errors, title="Relative alignment error (0 = same subspace)",
+                                     yaxis_title="||O - O~A||_F / ||O||_F"), key="emb_errors",
+                    filename="alignment_errors")
+if not table.empty:
+    show_table(table.drop(columns=["error", "name"]), key="emb_table", filename="embedding_comparison")

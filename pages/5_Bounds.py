@@ -1,0 +1,47 @@
+"""Bounds: Theorems 5.1-5.4 at the current ell (a-priori, a-posteriori, measured) and over ell."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from rskpca import plots
+from rskpca.sweeps import ell_grid
+from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+
+st.set_page_config(page_title="Bounds - RSKPCA", layout="wide")
+settings = sidebar()
+st.title("Error bounds (Section 5)")
+if settings is None:
+    st.stop()
+ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
+st.markdown("Each bound has three numbers: the **a-priori** value from ell alone, an **a-posteriori** value "
+            "from the actual distances of the points to their centers, and the **measured** quantity. "
+            "Theorem 5.4 (eigenspace projections, D = r) holds only when its gap condition does.")
+st.select_slider("Measure on at most this many rows (the measured values cost O(s^3) for the spectra)",
+                 [250, 500, 1000, 2000, 4000], key="bounds_max_exact")
+max_exact = int(st.session_state["bounds_max_exact"])
+shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
+reduction_note(shadow.m, shadow.n)
+
+rows = compute.bounds_rows(ds.digest, ds.X, sigma, kernel, ell, r, max_exact)
+show_figure(plots.bounds_figure(rows), key="bounds_now", filename="bounds_at_ell")
+for row in rows:
+    if not row["applies"]:
+        st.caption(f"Theorem {row['theorem']}: {row['note']}")
+show_table(pd.DataFrame(rows), key="bounds_table", filename="bounds_at_ell")
+
+st.subheader("Over ell")
+curve_rows = compute.apriori_rows(np.round(np.arange(1.0, 10.01, 0.25), 2), sigma, kernel)
+st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per point)",
+          key="bounds_measured_curves")
+if st.session_state["bounds_measured_curves"]:
+    st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
+    sweep_max = min(max_exact, 500)
+    measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r,
+                                    ell_grid(1.0, 10.0, int(st.session_state["sweep_points"])), sweep_max)
+    st.caption(f"Measured on at most {sweep_max} rows per ell.")
+    curve_rows = [row for row in curve_rows] + [
+        {**row, "a_priori": None} for row in measured]
+show_figure(plots.bounds_curves_figure(curve_rows, current_ell=ell), key="bounds_curves",
+            filename="bounds_over_ell")
+show_table(pd.DataFrame(curve_rows), key="bounds_curves_table", filename="bounds_over_ell")

@@ -1,0 +1,72 @@
+"""Speedups: training and test time against exact KPCA, the fraction of data retained, over ell."""
+
+import pandas as pd
+import streamlit as st
+
+from rskpca import plots
+from rskpca.methods import METHODS
+from rskpca.sweeps import compare, ell_grid
+from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+
+st.set_page_config(page_title="Speedups - RSKPCA", layout="wide")
+settings = sidebar()
+st.title("Speedups")
+if settings is None:
+    st.stop()
+ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
+rows_idx = compute.comparison_rows(ds.digest, ds.n)
+Xc = ds.X[rows_idx]
+dig = ds.digest if rows_idx.size == ds.n else f"{ds.digest}:rows{rows_idx.size}"
+st.caption(f"Every method is trained on the same {rows_idx.size} rows"
+           + (f" (a seeded sample of the {ds.n}, since exact KPCA needs an n x n matrix)" if rows_idx.size < ds.n else "")
+           + "; test time = projecting those rows as new points. Speedup = exact time / method time. "
+           "Timings are wall-clock on this server and vary from run to run; they are cached per ell.")
+shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
+reduction_note(shadow.m, shadow.n)
+methods = [k for k, m in METHODS.items() if m.group in ("rskpca", "baseline")]
+
+exact = compute.exact_kpca(dig, Xc, sigma, kernel, r)
+now, failures = [], []
+for name in methods:
+    try:
+        now.append(compare(compute.method_result(dig, Xc, name, sigma, kernel, r, ell, shadow.m), exact))
+    except ValueError as exc:
+        failures.append(f"{METHODS[name].label}: {exc}")
+for msg in failures:
+    st.error(msg)
+c = st.columns(4)
+c[0].metric("exact KPCA training", f"{exact.fit_seconds * 1e3:.0f} ms")
+c[1].metric("exact KPCA test", f"{exact.transform_seconds * 1e3:.0f} ms")
+c[2].metric("data retained m/n", f"{shadow.m / shadow.n:.1%}")
+if now:
+    c[3].metric("RSKPCA training speedup", f"{now[0]['train_speedup']:.1f}x")
+    now_df = pd.DataFrame(now)[["method", "m", "retained", "fit_seconds", "transform_seconds", "train_speedup",
+                                "test_speedup", "stored_points"]]
+    show_table(now_df, key="speed_now", filename="speedups_at_ell")
+    left, right = st.columns(2)
+    with left:
+        show_figure(plots.bar_figure(dict(zip(now_df["method"], now_df["train_speedup"])),
+                                     title="Training speedup at this ell", yaxis_title="exact / method",
+                                     log_y=True), key="speed_train_now", filename="training_speedup")
+    with right:
+        show_figure(plots.bar_figure(dict(zip(now_df["method"], now_df["test_speedup"])),
+                                     title="Test speedup at this ell", yaxis_title="exact / method",
+                                     log_y=True), key="speed_test_now", filename="test_speedup")
+
+st.subheader("Over ell")
+if not st.toggle("Compute the curves over ell (every method at every ell; cached per ell)", key="speed_curves"):
+    st.stop()
+st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
+ells = ell_grid(1.0, 10.0, int(st.session_state["sweep_points"]))
+rows = compute.sweep_rows(dig, Xc, exact, sigma, kernel, r, ells, methods)
+failed = sorted({f"{row['method']} at ell = {row['ell']:g}" for row in rows if row["error"]})
+if failed:
+    st.caption("No value where a method could not run (e.g. r > m at small ell): " + "; ".join(failed[:6])
+               + (" ..." if len(failed) > 6 else ""))
+for col, title, key in [("train_speedup", "Training speedup", "speed_train"),
+                        ("test_speedup", "Test speedup", "speed_test"),
+                        ("retained", "Fraction of data retained (m/n)", "speed_retained"),
+                        ("alignment_error", "Relative alignment error", "speed_error")]:
+    show_figure(plots.lines_over_ell(rows, y=col, title=title, log_y=col.endswith("speedup"), current_ell=ell),
+                key=key, filename=f"{col}_over_ell")
+show_table(pd.DataFrame(rows), key="speed_sweep_table", filename="speedups_over_ell")

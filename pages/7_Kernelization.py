@@ -1,0 +1,62 @@
+"""Kernelization (seed 003): a classifier on RSKPCA features vs on exact KPCA features."""
+
+import pandas as pd
+import streamlit as st
+
+from rskpca import plots
+from rskpca.sweeps import CLASSIFIERS
+from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+
+st.set_page_config(page_title="Kernelization - RSKPCA", layout="wide")
+settings = sidebar()
+st.title("Kernelization: classify on kernel PCA features")
+if settings is None:
+    st.stop()
+ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
+st.markdown("A linear method on kernel PCA features is a kernel method. Here a classifier is trained on the "
+            "r features of RSKPCA and of exact KPCA inside one scikit-learn Pipeline, with stratified "
+            "cross-validation; time is the mean per fold.")
+if ds.y is None:
+    st.info("This needs a label column: choose one on the Data page (the bundled samples all have one).")
+    st.stop()
+if st.session_state.get("classifier") is None:
+    st.session_state["classifier"] = "knn"
+c1, c2 = st.columns(2)
+c1.selectbox("Classifier", list(CLASSIFIERS), key="classifier", format_func=CLASSIFIERS.get)
+c2.slider("Folds", 2, 10, key="cv_folds")
+clf, folds = st.session_state["classifier"], int(st.session_state["cv_folds"])
+
+rows_idx = compute.comparison_rows(ds.digest, ds.n)
+Xc, yc = ds.X[rows_idx], ds.y[rows_idx]
+dig = ds.digest if rows_idx.size == ds.n else f"{ds.digest}:rows{rows_idx.size}"
+if rows_idx.size < ds.n:
+    st.info(f"Cross-validated on a seeded sample of {rows_idx.size} of the {ds.n} rows (exact KPCA needs an "
+            "n x n matrix per fold).")
+shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
+reduction_note(shadow.m, shadow.n)
+
+results = {}
+for method, label, method_ell in [("exact", "Exact KPCA", None), ("rskpca", "ShDE + RSKPCA", ell)]:
+    try:
+        results[label] = compute.cross_validated(dig, Xc, yc, method, clf, sigma, kernel, r, method_ell, folds)
+    except ValueError as exc:
+        st.error(f"{label}: {exc}")
+if not results:
+    st.stop()
+table = pd.DataFrame([{"features": k, **{f: v for f, v in res.items() if f != "scores"}}
+                      for k, res in results.items()])
+cols = st.columns(len(results))
+for col, (k, res) in zip(cols, results.items()):
+    col.metric(f"{k} accuracy", f"{res['accuracy']:.3f}", f"± {res['accuracy_std']:.3f}", delta_color="off")
+show_table(table, key="cv_table", filename="classification")
+left, right = st.columns(2)
+with left:
+    show_figure(plots.bar_figure({k: v["accuracy"] for k, v in results.items()},
+                                 errors={k: v["accuracy_std"] for k, v in results.items()},
+                                 title=f"Cross-validated accuracy ({folds} folds)", yaxis_title="accuracy"),
+                key="cv_accuracy", filename="classification_accuracy")
+with right:
+    show_figure(plots.bar_figure({f"{k} fit": v["fit_seconds"] for k, v in results.items()}
+                                 | {f"{k} predict": v["predict_seconds"] for k, v in results.items()},
+                                 title="Mean time per fold", yaxis_title="seconds", log_y=True),
+                key="cv_time", filename="classification_time")

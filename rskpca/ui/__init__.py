@@ -1,0 +1,12 @@
+"""Streamlit glue for the app (the only part of rskpca that imports Streamlit).
+
+Pages call :func:`sidebar` first, then cached computations from
+:mod:`rskpca.ui.compute`, figure builders from :mod:`rskpca.plots`, and render
+with :func:`show_figure` / :func:`show_table`.
+"""
+
+from rskpca.ui import compute
+from rskpca.ui.state import Settings, sidebar
+from rskpca.ui.widgets import reduction_note, show_figure, show_table, show_text_list
+
+__all__ = ["compute", "Settings", "sidebar", "show_figure", "show_table", "reduction_note", "show_text_list"]

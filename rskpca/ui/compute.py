@@ -1,0 +1,234 @@
+"""Cached computations for the app: the only module that uses ``st.cache_data``.
+
+Every function is keyed by the data set's full content digest plus the
+parameters it depends on; arrays are passed as ``_``-prefixed arguments, which
+Streamlit does not hash (its own hashing samples large arrays, so two data sets
+could collide). Caches are bounded (``max_entries``) because slider values
+create new keys. Results that do not depend on ell (exact KPCA, the KDE) are
+keyed without it, so moving ell recomputes only what does.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bounds
+from rskpca.datasets import load_sample, prepare, read_table
+from rskpca.kernels import kernel_row_means, median_heuristic
+from rskpca.shadow import shadow_centers
+from rskpca.sweeps import cross_validate_classifier, fit_method, sweep_point
+
+__all__ = [
+    "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "principal_axes",
+    "comparison_rows", "exact_kpca", "method_result", "kde_grid", "shde_grid", "densities_at",
+    "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
+]
+
+#: Exact kernel PCA (n x n) runs on at most this many rows; comparisons use the same rows for every method.
+EXACT_MAX_ROWS = 2000
+#: Points at which the KDE (an n x n_eval sum) is evaluated on the KDE page.
+DENSITY_MAX_POINTS = 3000
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def sample_table(name: str) -> pd.DataFrame:
+    """A bundled sample as a table."""
+    return load_sample(name)
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the file...")
+def read_upload(digest: str, _data: bytes, filename: str) -> pd.DataFrame:
+    """An uploaded file parsed into a table (DataError if it cannot be)."""
+    return read_table(_data, filename)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def prepared(source_key: str, _df: pd.DataFrame, feature_columns, label_column, standardize: bool,
+             max_rows: int, missing: str):
+    """The validated :class:`~rskpca.datasets.Dataset` for these choices."""
+    return prepare(_df, feature_columns=None if feature_columns is None else list(feature_columns),
+                   label_column=label_column, standardize=standardize, max_rows=max_rows, missing=missing)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def median_sigma(digest: str, _X: np.ndarray) -> float:
+    """The median heuristic for sigma."""
+    return median_heuristic(_X)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: str):
+    """Shadow centers (Algorithm 2) at this sigma and ell."""
+    return shadow_centers(_X, sigma=sigma, ell=ell, kernel=kernel)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def principal_axes(digest: str, _X: np.ndarray):
+    """Coordinates on the first two principal axes and the variance share of each."""
+    Xc = _X - _X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    share = s**2 / max(float(np.sum(s**2)), 1e-300)
+    k = min(2, Vt.shape[0])
+    return Xc @ Vt[:k].T, share[:k]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def comparison_rows(digest: str, n: int) -> np.ndarray:
+    """Rows every method is compared on: all n, or a seeded sample of EXACT_MAX_ROWS."""
+    if n <= EXACT_MAX_ROWS:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, size=EXACT_MAX_ROWS, replace=False))
+
+
+@st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")
+def exact_kpca(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
+    """Exact KPCA fitted and evaluated on the comparison rows (independent of ell)."""
+    return fit_method("exact", _X, n_components=r, sigma=sigma, kernel=kernel)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int):
+    """One method fitted on the comparison rows (m = the shadow's m at ell)."""
+    return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m)
+
+
+def _grid(X2: np.ndarray, size: int):
+    lo, hi = X2.min(axis=0), X2.max(axis=0)
+    pad = 0.1 * np.where(hi > lo, hi - lo, 1.0)
+    axes = [np.linspace(a, b, size) for a, b in zip(lo - pad, hi + pad)]
+    return axes
+
+
+@st.cache_data(max_entries=16, show_spinner="Evaluating the KDE on a grid...")
+def kde_grid(digest: str, _X: np.ndarray, sigma: float, kernel: str, size: int):
+    """``(axes, kde)`` on a regular grid over 1-D or 2-D data (the KDE does not depend on ell)."""
+    axes = _grid(_X, size)
+    pts = _grid_points(axes)
+    return axes, kernel_row_means(pts, _X, sigma=sigma, kernel=kernel).reshape(_grid_shape(axes))
+
+
+def _grid_points(axes) -> np.ndarray:
+    if len(axes) == 1:
+        return axes[0][:, None]
+    gx, gy = np.meshgrid(axes[0], axes[1])
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def _grid_shape(axes):
+    return (axes[0].size,) if len(axes) == 1 else (axes[1].size, axes[0].size)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def shde_grid(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float, size: int):
+    """The ShDE on the same grid as :func:`kde_grid`."""
+    s = shadow(digest, _X, sigma, ell, kernel)
+    axes = _grid(_X, size)
+    vals = kernel_row_means(_grid_points(axes), s.centers, sigma=sigma, kernel=kernel, weights=s.weights)
+    return vals.reshape(_grid_shape(axes))
+
+
+@st.cache_data(max_entries=16, show_spinner="Evaluating the KDE at the data points...")
+def kde_at(digest: str, _X: np.ndarray, sigma: float, kernel: str, _P: np.ndarray, points_key: str):
+    """The KDE at the points P (cached by ``points_key``; independent of ell)."""
+    return kernel_row_means(_P, _X, sigma=sigma, kernel=kernel)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def shde_at(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float, _P: np.ndarray, points_key: str):
+    """The ShDE at the points P."""
+    s = shadow(digest, _X, sigma, ell, kernel)
+    return kernel_row_means(_P, s.centers, sigma=sigma, kernel=kernel, weights=s.weights)
+
+
+def density_rows(n: int) -> np.ndarray:
+    """Rows at which densities are compared: all, or a seeded sample of DENSITY_MAX_POINTS."""
+    if n <= DENSITY_MAX_POINTS:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(1).choice(n, size=DENSITY_MAX_POINTS, replace=False))
+
+
+def densities_at(digest: str, X: np.ndarray, sigma: float, kernel: str, ell: float, P: np.ndarray, points_key: str):
+    """``(kde, shde)`` at the points P."""
+    return (kde_at(digest, X, sigma, kernel, P, points_key),
+            shde_at(digest, X, sigma, kernel, ell, P, points_key))
+
+
+@st.cache_data(max_entries=64, show_spinner="Computing the bounds and the measured values...")
+def bounds_rows(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float, r: int, max_exact: int):
+    """Theorems 5.1-5.4 at ell as table rows (measured on at most ``max_exact`` rows)."""
+    s = shadow(digest, _X, sigma, ell, kernel)
+    rows = bounds_table(theorem_bounds(_X, s, sigma=sigma, kernel=kernel, n_components=r, max_exact=max_exact))
+    return [{"ell": ell, "m": s.m, **row} for row in rows]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def mmd(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float, max_exact: int) -> dict:
+    """Theorem 5.1 alone (MMD measured, a-posteriori, a-priori): O(s^2) on at most ``max_exact`` rows."""
+    s = shadow(digest, _X, sigma, ell, kernel)
+    return mmd_bound(_X, s, sigma=sigma, kernel=kernel, max_exact=max_exact).as_dict()
+
+
+def apriori_rows(ells, sigma: float, kernel: str) -> list[dict]:
+    """The closed-form bounds over ell (no data needed, instant)."""
+    ells = np.asarray(ells, dtype=np.float64)
+    vals = apriori_bounds(ells, sigma, kernel)
+    return [{"ell": float(e), "theorem": th, "a_priori": float(np.asarray(vals[th])[i]), "a_posteriori": None,
+             "measured": None} for th in ("5.1", "5.2", "5.3") for i, e in enumerate(ells)]
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _sweep_point(digest: str, _X: np.ndarray, _exact, sigma: float, kernel: str, r: int, ell: float,
+                 methods: tuple[str, ...]):
+    return sweep_point(_X, _X, _exact, ell=ell, methods=list(methods), n_components=r, sigma=sigma, kernel=kernel)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _shadow_point(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float):
+    t0 = time.perf_counter()
+    s = shadow_centers(_X, sigma=sigma, ell=ell, kernel=kernel)
+    return {"ell": ell, "m": s.m, "retained": s.m / s.n, "eps": s.eps, "shadow_seconds": time.perf_counter() - t0}
+
+
+def _with_progress(label: str, ells, point):
+    """Call ``point(ell)`` for every ell (each call cached), with a progress bar while anything runs."""
+    rows: list[dict] = []
+    bar = None
+    for i, ell in enumerate(ells):
+        t0 = time.perf_counter()
+        rows += point(float(ell))
+        if bar is None and time.perf_counter() - t0 > 0.05:  # only show a bar when work is being done
+            bar = st.progress(0.0, text=label)
+        if bar is not None:
+            bar.progress((i + 1) / len(ells), text=f"{label} ({i + 1}/{len(ells)})")
+    if bar is not None:
+        bar.empty()
+    return rows
+
+
+def sweep_rows(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, ells, methods) -> list[dict]:
+    """Method comparison rows over ell (cached per ell, with progress)."""
+    return _with_progress("Sweeping ell", ells,
+                          lambda ell: _sweep_point(digest, X, exact, sigma, kernel, r, ell, tuple(methods)))
+
+
+def shadow_rows(digest: str, X: np.ndarray, sigma: float, kernel: str, ells) -> list[dict]:
+    """m over ell (cached per ell, with progress)."""
+    return _with_progress("Shadow sizes over ell", ells, lambda ell: [_shadow_point(digest, X, sigma, kernel, ell)])
+
+
+def bounds_sweep(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, ells, max_exact: int) -> list[dict]:
+    """Bounds over ell (cached per ell, with progress)."""
+    return _with_progress("Bounds over ell", ells,
+                          lambda ell: bounds_rows(digest, X, sigma, kernel, ell, r, max_exact))
+
+
+@st.cache_data(max_entries=32, show_spinner="Cross-validating...")
+def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, classifier: str, sigma: float,
+                    kernel: str, r: int, ell: float | None, folds: int) -> dict:
+    """Mean/std accuracy and fit/score times of Pipeline(method features, classifier)."""
+    return cross_validate_classifier(_X, _y, method=method, classifier=classifier, sigma=sigma, kernel=kernel,
+                                     n_components=r, ell=4.0 if ell is None else ell, folds=folds)

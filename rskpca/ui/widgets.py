@@ -1,0 +1,56 @@
+"""Rendering helpers shared by the pages: charts and tables with their downloads, common notes."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from rskpca.plots import figure_html
+
+__all__ = ["PLOTLY_CONFIG", "show_figure", "show_table", "reduction_note", "show_text_list", "slug"]
+
+PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+#: Above this m/n the shadow barely reduces the data and the app says so.
+LITTLE_REDUCTION = 0.5
+
+
+def slug(text: str) -> str:
+    """A file-name-safe version of ``text``."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower() or "figure"
+
+
+def show_figure(fig: go.Figure, key: str, filename: str | None = None) -> None:
+    """Draw a Plotly figure and offer it as a self-contained HTML file.
+
+    The HTML (with plotly.js inlined, about 5 MB, so it opens offline) is only
+    built when the button is clicked: the download's data is a callable.
+    """
+    st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
+    st.download_button("Download figure (HTML)", data=lambda: figure_html(fig),
+                       file_name=f"{slug(filename or key)}.html", mime="text/html", key=f"{key}__html",
+                       on_click="ignore", icon=":material/download:")
+
+
+def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, height="auto") -> None:
+    """Show a table (cells as text, never markdown) with a CSV download."""
+    st.dataframe(df, hide_index=True, width="stretch", height=height, key=key)
+    st.download_button("Download table (CSV)", data=lambda: df.to_csv(index=False).encode(),
+                       file_name=f"{slug(filename or key)}.csv", mime="text/csv", key=f"{key}__csv",
+                       on_click="ignore", icon=":material/download:")
+
+
+def reduction_note(m: int, n: int) -> None:
+    """Warn when the shadow keeps most of the data (so there is little to gain)."""
+    if n and m / n > LITTLE_REDUCTION:
+        st.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little "
+                   "speedup. Raise sigma or lower ell for fewer centers (in high dimensions points are far "
+                   "apart relative to sigma, so the shadows rarely cover anything).")
+
+
+def show_text_list(lines) -> None:
+    """Notes that may contain user text (column names), shown as plain text."""
+    for line in lines:
+        st.text(line)
