@@ -1,0 +1,173 @@
+"""Kernels in the paper's convention k = phi(||x-y||^p / sigma^p), and their constants."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
+
+from rskpca.kernels import (
+    KERNELS,
+    get_kernel,
+    kernel_matrix,
+    kernel_matvec,
+    kernel_row_means,
+    median_heuristic,
+    squared_distances,
+)
+
+
+def brute_force(X, Y, sigma, kernel):
+    """k(x, y) from an explicit double loop over points."""
+    p = get_kernel(kernel).p
+    return np.array([[np.exp(-(np.linalg.norm(x - y) / sigma) ** p) for y in Y] for x in X])
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(23, 3)), rng.normal(size=(11, 3))
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_kernel_matrix_equals_brute_force(data, kernel):
+    X, Y = data
+    np.testing.assert_allclose(kernel_matrix(X, Y, sigma=1.7, kernel=kernel), brute_force(X, Y, 1.7, kernel),
+                               rtol=1e-12, atol=1e-14)
+    K = kernel_matrix(X, sigma=1.7, kernel=kernel)
+    np.testing.assert_allclose(K, brute_force(X, X, 1.7, kernel), rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(np.diag(K), 1.0)  # kappa = 1 exactly
+    # Symmetric to rounding (BLAS X @ X.T need not be bitwise symmetric).
+    np.testing.assert_allclose(K, K.T, rtol=0, atol=1e-15)
+
+
+def test_gaussian_is_sklearn_rbf_with_gamma_one_over_sigma_squared(data):
+    X, Y = data
+    for sigma in (0.3, 1.0, 4.0):
+        np.testing.assert_allclose(kernel_matrix(X, Y, sigma=sigma),
+                                   rbf_kernel(X, Y, gamma=1.0 / sigma**2), rtol=1e-12, atol=1e-14)
+
+
+def test_laplacian_is_euclidean_not_sklearns_l1(data):
+    X, Y = data
+    K = kernel_matrix(X, Y, sigma=2.0, kernel="laplacian")
+    r = np.sqrt(((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(K, np.exp(-r / 2.0), rtol=1e-12)
+    # scikit-learn's laplacian_kernel uses the L1 norm: a different kernel for d > 1.
+    assert not np.allclose(K, laplacian_kernel(X, Y, gamma=0.5))
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+@pytest.mark.parametrize("squared", [False, True])
+def test_kernel_matvec_blocked_equals_dense(data, kernel, squared):
+    X, Y = data
+    K = brute_force(X, Y, 0.9, kernel)
+    if squared:
+        K = K**2
+    V = np.random.default_rng(1).normal(size=(11, 4))
+    for block_elements in (1, 7, 10**6):  # one row per block, a few rows, everything at once
+        out = kernel_matvec(X, Y, V, sigma=0.9, kernel=kernel, squared=squared, block_elements=block_elements)
+        np.testing.assert_allclose(out, K @ V, rtol=1e-11, atol=1e-12)
+        vec = kernel_matvec(X, Y, V[:, 0], sigma=0.9, kernel=kernel, squared=squared,
+                            block_elements=block_elements)
+        assert vec.shape == (23,)
+        np.testing.assert_allclose(vec, K @ V[:, 0], rtol=1e-11, atol=1e-12)
+
+
+def test_kernel_row_means_are_the_kde_and_the_weighted_shde(data):
+    X, Y = data
+    K = brute_force(X, Y, 1.3, "gaussian")
+    np.testing.assert_allclose(kernel_row_means(X, Y, sigma=1.3), K.mean(axis=1), rtol=1e-12)
+    w = np.arange(1, 12, dtype=float)
+    np.testing.assert_allclose(kernel_row_means(X, Y, sigma=1.3, weights=w), K @ w / w.sum(), rtol=1e-12)
+
+
+def test_squared_distances_are_clipped_at_zero():
+    X = 1e8 + np.random.default_rng(2).normal(size=(20, 3))
+    D = squared_distances(X, X)
+    assert D.min() >= 0.0
+
+
+def test_median_heuristic():
+    assert median_heuristic(np.full((30, 4), 3.25)) == 1.0  # constant data: every distance is 0
+    assert median_heuristic(np.array([[0.0], [1.0], [3.0]])) == pytest.approx(2.0)
+    # Duplicates are skipped: the median is over the nonzero distances {1, 3, 2}.
+    assert median_heuristic(np.array([[0.0], [0.0], [1.0], [3.0]])) == pytest.approx(2.0)
+    X = np.random.default_rng(3).normal(size=(3000, 2))
+    assert median_heuristic(X, max_samples=500, random_state=1) == median_heuristic(X, max_samples=500,
+                                                                                   random_state=1)
+    assert median_heuristic(X, max_samples=500) == pytest.approx(np.sqrt(2) * 1.18, rel=0.1)
+
+
+@pytest.mark.parametrize("name, factor", [("gaussian", np.sqrt(2 / np.e)), ("laplacian", 1.0)])
+def test_lipschitz_constant_is_max_slope_on_a_fine_grid(name, factor):
+    k = get_kernel(name)
+    for sigma in (0.5, 2.0):
+        r = np.linspace(0.0, 6 * sigma, 600_001)
+        slope = np.abs(np.diff(k.value_at_distance(r, sigma)) / np.diff(r))
+        assert k.lipschitz(sigma) == pytest.approx(factor / sigma, rel=1e-12)
+        assert slope.max() <= k.lipschitz(sigma) * (1 + 1e-9)
+        assert slope.max() == pytest.approx(k.lipschitz(sigma), rel=1e-4)  # attained, not just an upper bound
+        assert k.c_constant(sigma) == pytest.approx(2 * k.lipschitz(sigma) ** 2)
+
+
+def _eq18_ratio(kernel, sigma, a, b, c, d):
+    """(k(a,b) - k(c,d))^2 / (||a-c||^2 + ||b-d||^2): eq. (18) holds with any C above it."""
+    k = get_kernel(kernel)
+    kab = k.value_at_distance(np.linalg.norm(a - b), sigma)
+    kcd = k.value_at_distance(np.linalg.norm(c - d), sigma)
+    return float((kab - kcd) ** 2 / (np.sum((a - c) ** 2) + np.sum((b - d) ** 2)))
+
+
+def test_paper_constant_violates_eq_18_gaussian():
+    # a, b at sigma/sqrt(2), where the Gaussian is steepest, each moved outward by t.
+    sigma, t = 1.0, 1e-3
+    a, b = np.array([0.0]), np.array([sigma / np.sqrt(2)])
+    c, d = a - t, b + t
+    ratio = _eq18_ratio("gaussian", sigma, a, b, c, d)
+    k = get_kernel("gaussian")
+    assert ratio > 2.9 * k.paper_c_constant(sigma)  # the printed 1/(2 sigma^2) is far too small
+    assert ratio <= k.c_constant(sigma)
+    assert ratio > 0.99 * k.c_constant(sigma)  # and 2 L^2 = 4/(e sigma^2) cannot be lowered
+
+
+def test_paper_constant_violates_eq_18_laplacian():
+    sigma, t = 2.0, 1e-4
+    a = b = np.zeros(2)
+    c, d = a - np.array([t, 0.0]), b + np.array([t, 0.0])
+    ratio = _eq18_ratio("laplacian", sigma, a, b, c, d)
+    k = get_kernel("laplacian")
+    assert ratio > 1.99 * k.paper_c_constant(sigma)
+    assert 0.99 * k.c_constant(sigma) < ratio <= k.c_constant(sigma)
+
+
+point = st.integers(1, 4).flatmap(
+    lambda dim: st.tuples(*[arrays(np.float64, dim, elements=st.floats(-3, 3, allow_nan=False))] * 4))
+
+
+@settings(max_examples=200, deadline=None)
+@given(abcd=point, sigma=st.floats(0.05, 10.0), kernel=st.sampled_from(sorted(KERNELS)))
+def test_provable_constant_satisfies_eq_18(abcd, sigma, kernel):
+    a, b, c, d = abcd
+    k = get_kernel(kernel)
+    lhs = (k.value_at_distance(np.linalg.norm(a - b), sigma) - k.value_at_distance(np.linalg.norm(c - d), sigma)) ** 2
+    rhs = k.c_constant(sigma) * (np.sum((a - c) ** 2) + np.sum((b - d) ** 2))
+    assert lhs <= rhs * (1 + 1e-12) + 1e-300
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_phi_at_shadow_radius_is_the_kernel_at_distance_eps(name):
+    k = get_kernel(name)
+    for sigma, ell in [(1.0, 4.0), (0.3, 1.5), (7.0, 100.0)]:
+        assert k.phi_at_shadow_radius(ell) == pytest.approx(float(k.value_at_distance(sigma / ell, sigma)),
+                                                            rel=1e-14)
+    assert k.kappa == 1.0
+
+
+def test_get_kernel():
+    assert get_kernel("Gaussian") is KERNELS["gaussian"]
+    assert get_kernel(KERNELS["laplacian"]) is KERNELS["laplacian"]
+    with pytest.raises(ValueError, match=r"Unknown kernel 'foo'.*gaussian.*laplacian"):
+        get_kernel("foo")
+    with pytest.raises(ValueError, match="Unknown kernel"):
+        kernel_matrix(np.zeros((2, 1)), sigma=1.0, kernel="rbf")
