@@ -64,6 +64,20 @@ def _resolve_sigma(sigma, X, random_state) -> float:
     return check_positive(sigma, "sigma")
 
 
+#: Largest m x m float64 kernel matrix the estimators build (bytes): 4 GiB, m ~ 23,000.
+MAX_KERNEL_BYTES = 4 * 2**30
+
+
+def _check_kernel_budget(m: int) -> None:
+    need = 8.0 * m * m
+    if need > MAX_KERNEL_BYTES:
+        raise ValueError(
+            f"m={m} centers: the m x m kernel matrix would need {need / 2**30:.1f} GiB "
+            f"(limit {MAX_KERNEL_BYTES / 2**30:.0f} GiB). The shadow barely reduces this data at this "
+            "sigma/ell: lower ell or raise sigma for fewer centers, or fix m with rsde='kmeans'."
+        )
+
+
 def _check_n_components(n_components, m: int, what: str) -> None:
     if n_components is not None and n_components > m:
         raise ValueError(
@@ -108,6 +122,7 @@ class _WeightedCentersKPCA(_KPCAMixin):
         rng = check_random_state(self.random_state)
         C, w = self._centers_and_weights(X, rng)
         _check_n_components(self.n_components, C.shape[0], "centers")
+        _check_kernel_budget(C.shape[0])
         KC = kernel_matrix(C, sigma=self.sigma_, kernel=self.kernel)
         eig = weighted_kpca(KC, w, self.n_components, center=self.center,
                             eigen_solver=self.eigen_solver, random_state=rng)
@@ -400,6 +415,7 @@ class _NystromBase(_KPCAMixin):
         rng = check_random_state(self.random_state)
         Z, s = self._landmarks(X64, rng)
         _check_n_components(self.n_components, Z.shape[0], "landmarks")
+        _check_kernel_budget(Z.shape[0])
         KZ = kernel_matrix(Z, sigma=self.sigma_, kernel=self.kernel)
         eig = weighted_kpca(KZ, s, self.n_components, center=self.center,
                             eigen_solver=self.eigen_solver, random_state=rng)
@@ -614,6 +630,7 @@ class KernelPCA(_KPCAMixin):
         """
         X = self._validate_fit_input(X)
         _check_n_components(self.n_components, X.shape[0], "training points")
+        _check_kernel_budget(X.shape[0])
         X64 = np.asarray(X, dtype=np.float64)
         K = kernel_matrix(X64, sigma=self.sigma_, kernel=self.kernel)
         self.kpca_ = _SklearnKernelPCA(n_components=self.n_components, kernel="precomputed",

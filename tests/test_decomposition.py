@@ -248,3 +248,11 @@ def test_non_numeric_input_is_rejected():
         ReducedSetKPCA(sigma=1.0).fit(df)
     with pytest.raises(ValueError, match="non-numeric columns \\['b'\\]"):
         shadow_centers(df, sigma=1.0, ell=4.0)
+
+
+def test_too_many_centers_for_memory_is_a_clear_error(monkeypatch):
+    import rskpca.decomposition as dec
+
+    monkeypatch.setattr(dec, "MAX_KERNEL_BYTES", 8 * 50 * 50)
+    with pytest.raises(ValueError, match=r"m x m kernel matrix would need .*lower ell or raise sigma"):
+        ReducedSetKPCA(n_components=2, sigma=0.01, ell=4.0).fit(_data(200))
