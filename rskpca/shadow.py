@@ -9,10 +9,24 @@ not yet absorbed, and a point is absorbed by the first center that covers it.
 The predicate is fixed so results are reproducible to the bit:
 ``sum((x - c) ** 2) < eps ** 2`` in float64, where the sum runs over the
 feature axis of a C-contiguous ``(k, d)`` difference array
-(:func:`exact_squared_distances`). The fast path screens candidate pairs with
-BLAS (``||x||^2 + ||c||^2 - 2 x.c``) and re-decides, with that exact predicate,
-every pair whose screened distance lies within the rounding margin of
-``eps ** 2``, so it agrees with the literal algorithm even on near-ties.
+(:func:`exact_squared_distances`). Two fast paths find the candidate pairs and
+every decision is then taken with that exact predicate, so both agree with the
+literal algorithm even on exact and near ties:
+
+* ``"blas"`` (any d): points are taken in blocks; one GEMM per block screens
+  the block against the existing centers (``(eps^2 - ||x - c||^2) / 2 > 0``, with
+  the norms folded into the GEMM as two extra columns), and every pair
+  that the screen cannot rule out -- its value within a rounding margin of the
+  threshold or beyond it -- is re-decided exactly. Its cost is the floor
+  ``2 n m d`` flops plus O(n) work per block.
+* ``"grid"`` (d <= 3): a hash grid of cell side slightly above eps. A center
+  within eps of a point lies in one of the ``3^d`` cells around it, and a cell
+  holds at most ``2^d`` eps-separated centers, so each point checks a bounded
+  number of candidates: the cost stops growing with m.
+
+Inside a block, the points that no existing center covers decide among
+themselves in visiting order (:func:`_resolve_in_order`): a few vectorised
+propagation rounds settle almost all of them, a short Python loop the rest.
 """
 
 from __future__ import annotations
@@ -23,17 +37,33 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from rskpca._validation import check_array_2d, check_positive
-from rskpca.kernels import get_kernel, squared_distances
+from rskpca.kernels import get_kernel
 
-__all__ = ["ShadowResult", "shadow_centers", "exact_squared_distances"]
+__all__ = ["ShadowResult", "shadow_centers", "exact_squared_distances", "SHADOW_ALGORITHMS",
+           "GRID_MAX_DIM"]
 
-# Relative rounding margin for the BLAS screen. The error of ||x||^2+||c||^2-2x.c
-# is below ~ (d + 3) * 2^-53 * (||x||^2 + ||c||^2); this margin is far wider, and
-# pairs inside it are re-decided exactly, so it costs time only, never correctness.
+#: Accepted values of ``shadow_centers(..., algorithm=)``.
+SHADOW_ALGORITHMS = ("auto", "blas", "grid")
+#: "auto" uses the grid up to this dimension (3^d neighbour cells, 2^d centers per cell).
+GRID_MAX_DIM = 3
+
+# Relative rounding margin for the BLAS screen. The error of x.c - ||c||^2/2 is
+# below ~ (d + 3) * 2^-53 * (||x||^2 + ||c||^2); the margin is wider than that,
+# and pairs inside it are re-decided exactly, so it costs time only, never correctness.
 _SCREEN_REL_MARGIN = 1e-9
-# Upper bounds on rows per block and on screened values per block.
-_MAX_BLOCK_ROWS = 2048
+# Screened values held at once (rows x centers) in the BLAS path: 32 MiB of float64.
 _BLOCK_ELEMENTS = 4_000_000
+_MIN_BLOCK_ROWS = 64
+_MAX_BLOCK_ROWS = 16384
+# Uncovered points resolved together in one block: their pairwise screen is F x F.
+_MAX_FREE = 1024
+# Grid cells are this much wider than eps so rounding in floor(x / side) can never
+# put two points closer than eps into non-adjacent cells.
+_GRID_SIDE_FACTOR = 1.0 + 1e-6
+# Largest cell coordinate for which that rounding argument holds (about 2^-52 * 2^30 << 1e-6).
+_GRID_MAX_COORD = 2**30
+# Vectorised propagation rounds before the in-order Python loop takes over.
+_PROPAGATION_ROUNDS = 6
 
 
 @dataclass(frozen=True)
@@ -56,6 +86,8 @@ class ShadowResult:
         The parameters used.
     kernel : str
         Kernel name (it only matters for the bounds; selection uses eps).
+    algorithm : str
+        The path that ran: ``"grid"`` or ``"blas"`` (identical results).
     """
 
     centers: np.ndarray
@@ -66,6 +98,7 @@ class ShadowResult:
     sigma: float
     ell: float
     kernel: str
+    algorithm: str = "blas"
 
     @property
     def m(self) -> int:
@@ -89,113 +122,295 @@ def exact_squared_distances(x: np.ndarray, C: np.ndarray) -> np.ndarray:
 
     ``x`` may be one point (``(d,)``) against many ``C`` rows, or a ``(k, d)``
     array paired row by row with ``C``.
+
+    >>> exact_squared_distances(np.zeros(2), np.array([[3.0, 4.0], [1.0, 0.0]])).tolist()
+    [25.0, 1.0]
     """
     diff = np.ascontiguousarray(np.asarray(C, dtype=np.float64) - np.asarray(x, dtype=np.float64))
     return (diff * diff).sum(axis=1)
 
 
-def _decide(D, eps2, margin, exact_pairs):
-    """Boolean ``D < eps2`` with every entry within ``margin`` re-decided exactly.
+def _first_per_row(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> np.ndarray:
+    """For each row, the smallest col paired with it (-1 if none)."""
+    first = np.full(n_rows, np.iinfo(np.intp).max, dtype=np.intp)
+    np.minimum.at(first, rows, cols)
+    first[first == np.iinfo(np.intp).max] = -1
+    return first
 
-    ``exact_pairs(rows, cols)`` returns exact squared distances for those pairs.
+
+def _resolve_in_order(k: int, later: np.ndarray, earlier: np.ndarray):
+    """Algorithm 2 restricted to k points that no older center covers.
+
+    ``(later[t], earlier[t])`` lists every pair within eps with
+    ``earlier < later`` (local visiting order). Returns ``is_center`` (k,) and
+    ``owner`` (k,): the local index of the earliest center covering each point
+    (itself for a center). A point is a center iff none of its earlier
+    neighbours is; most points settle in a few vectorised rounds (a point whose
+    earlier neighbours are all settled settles next), the remaining chains run
+    through a plain loop in visiting order.
     """
-    inside = D < eps2
-    unsure = np.abs(D - eps2) <= margin
-    if unsure.any():
-        rows, cols = np.nonzero(unsure)
-        inside[rows, cols] = exact_pairs(rows, cols) < eps2
-    return inside
+    owner = np.arange(k)
+    if later.size == 0:
+        return np.ones(k, dtype=bool), owner
+    state = np.ones(k, dtype=np.int8)  # 1 center, 0 absorbed, -1 not yet known
+    state[later] = -1
+    for _ in range(_PROPAGATION_ROUNDS):
+        unknown = state == -1
+        if not unknown.any():
+            break
+        s_earlier = state[earlier]
+        covered = np.zeros(k, dtype=bool)
+        covered[later[s_earlier == 1]] = True
+        waiting = np.zeros(k, dtype=bool)
+        waiting[later[s_earlier == -1]] = True
+        state[unknown & covered] = 0
+        state[unknown & ~covered & ~waiting] = 1
+    unknown = np.flatnonzero(state == -1)
+    if unknown.size:
+        # Long dependency chains (e.g. sorted 1-d data): finish in visiting order.
+        order = np.lexsort((earlier, later))
+        later_s, earlier_s = later[order], earlier[order]
+        starts = np.searchsorted(later_s, unknown, side="left").tolist()
+        stops = np.searchsorted(later_s, unknown, side="right").tolist()
+        earlier_l = earlier_s.tolist()
+        st = state.tolist()
+        for j, a, b in zip(unknown.tolist(), starts, stops):
+            st[j] = 0 if any(st[i] == 1 for i in earlier_l[a:b]) else 1
+        state = np.asarray(st, dtype=np.int8)
+    is_center = state == 1
+    absorbed_by_center = is_center[earlier]
+    first = _first_per_row(later[absorbed_by_center], earlier[absorbed_by_center], k)
+    owner[~is_center] = first[~is_center]
+    return is_center, owner
 
 
 class _CenterStore:
-    """Growing array of centers with their squared norms (amortised doubling)."""
+    """Growing array of centers in screening coordinates, augmented for the GEMM.
+
+    Row ``j`` holds ``[c_j, -||c_j||^2 / 2, 1]`` and a point row is
+    ``[x, 1, -(||x||^2 - eps^2) / 2]``, so one GEMM gives
+    ``(eps^2 - ||x - c||^2) / 2`` (up to rounding): positive means inside.
+    """
 
     def __init__(self, d: int, capacity: int = 256):
-        self.C = np.empty((capacity, d))
-        self.sq = np.empty(capacity)
+        self.A = np.empty((capacity, d + 2))
         self.idx = np.empty(capacity, dtype=np.intp)
         self.m = 0
 
     def extend(self, rows: np.ndarray, sq: np.ndarray, idx: np.ndarray) -> None:
         need = self.m + rows.shape[0]
-        if need > self.C.shape[0]:
-            cap = max(need, 2 * self.C.shape[0])
-            for name in ("C", "sq", "idx"):
+        if need > self.A.shape[0]:
+            cap = max(need, 2 * self.A.shape[0])
+            for name in ("A", "idx"):
                 old = getattr(self, name)
                 new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
                 new[: self.m] = old[: self.m]
                 setattr(self, name, new)
-        self.C[self.m:need] = rows
-        self.sq[self.m:need] = sq
+        self.A[self.m:need] = _as_center_rows(rows, sq)
         self.idx[self.m:need] = idx
         self.m = need
 
 
-def _shadow_scan(X: np.ndarray, eps: float):
-    """Fast Algorithm 2 on float64 X in visiting order: (center_rows, labels)."""
+def _as_center_rows(Xs: np.ndarray, sq: np.ndarray) -> np.ndarray:
+    out = np.empty((Xs.shape[0], Xs.shape[1] + 2))
+    out[:, :-2] = Xs
+    out[:, -2] = -0.5 * sq
+    out[:, -1] = 1.0
+    return out
+
+
+def _screen(Pa: np.ndarray, Ca: np.ndarray, margin: float):
+    """Pairs (row, col) that may satisfy ``d^2 < eps^2``: a superset, to re-decide exactly."""
+    return np.nonzero(Pa @ Ca.T > -margin)
+
+
+def _blas_scan(X: np.ndarray, eps: float):
+    """Algorithm 2 through blocked GEMM screens: (center_rows, labels)."""
     n, d = X.shape
-    eps2 = eps * eps
+    exact_eps2 = eps * eps
+    eps2 = exact_eps2
     # Screen on mean-centered coordinates: smaller norms mean a tighter margin.
     # Exact re-checks always use the original X, as the reference does.
+    # A power-of-two scale (exact) keeps the squared norms finite for data near
+    # the float64 range; the screen is then done in scaled units.
     Xs = X - X.mean(axis=0)
+    top = float(np.abs(Xs).max())
+    scale = 2.0 ** -np.frexp(top)[1] if top > 0 else 1.0
+    Xs *= scale
+    eps2 = eps2 * scale * scale
     sq = np.einsum("ij,ij->i", Xs, Xs)
+    Pa = np.empty((n, d + 2))
+    Pa[:, :-2] = Xs
+    Pa[:, -2] = 1.0
+    Pa[:, -1] = -0.5 * (sq - eps2)
+    rel = max(_SCREEN_REL_MARGIN, 8.0 * (d + 4) * 2.0**-53)
+    margin = rel * (2.0 * float(sq.max()) + eps2)
     store = _CenterStore(d)
     labels = np.empty(n, dtype=np.intp)
-    start = 0
+    start, rows = 0, _MIN_BLOCK_ROWS
     while start < n:
-        rows = int(min(_MAX_BLOCK_ROWS, max(64, _BLOCK_ELEMENTS // max(store.m, 1))))
         stop = min(n, start + rows)
         block = np.arange(start, stop)
-        Xb, sqb = Xs[start:stop], sq[start:stop]
-        unassigned = np.ones(stop - start, dtype=bool)
+        covered_by = np.full(stop - start, -1, dtype=np.intp)
 
         # 1. Earliest existing center within eps, for every point in the block.
         if store.m:
-            m = store.m
-            D = squared_distances(Xb, store.C[:m], X_sq=sqb, Y_sq=store.sq[:m])
-            margin = _SCREEN_REL_MARGIN * (float(sqb.max()) + float(store.sq[:m].max()) + eps2)
-            inside = _decide(
-                D, eps2, margin,
-                lambda r, c: exact_squared_distances(X[block[r]], X[store.idx[c]]),
-            )
-            has = inside.any(axis=1)
-            labels[block[has]] = inside[has].argmax(axis=1)  # argmax = first True
-            unassigned = ~has
+            r, c = _screen(Pa[start:stop], store.A[: store.m], margin)
+            inside = exact_squared_distances(X[block[r]], X[store.idx[c]]) < exact_eps2
+            covered_by = _first_per_row(r[inside], c[inside], stop - start)
+        free = np.flatnonzero(covered_by < 0)
+        free_fraction = max(free.size / (stop - start), 1e-3)
+        if free.size > _MAX_FREE:
+            # Too many uncovered points to screen pairwise: end the block early;
+            # the rest is screened again against the centers this part creates.
+            stop = start + int(free[_MAX_FREE])
+            block, covered_by, free = block[: stop - start], covered_by[: stop - start], free[:_MAX_FREE]
+        has = covered_by >= 0
+        labels[block[has]] = covered_by[has]
 
-        # 2. The rest decide among themselves, in order. A point with no earlier
-        #    free neighbour within eps is a center outright (vectorised); only
-        #    points that have one need the sequential rule, one Python step each.
-        free = np.flatnonzero(unassigned)
+        # 2. The uncovered points decide among themselves, in order.
         if free.size:
-            F = Xb[free]
-            sqf = sqb[free]
-            D = squared_distances(F, F, X_sq=sqf, Y_sq=sqf)
-            margin = _SCREEN_REL_MARGIN * (2.0 * float(sqf.max()) + eps2)
-            gidx = block[free]
-            inside = _decide(
-                D, eps2, margin,
-                lambda r, c: exact_squared_distances(X[gidx[r]], X[gidx[c]]),
-            )
-            earlier = np.tril(inside, -1)
-            is_center = np.ones(free.size, dtype=bool)
-            owner = np.arange(free.size)
-            for j in np.flatnonzero(earlier.any(axis=1)):
-                nb = np.flatnonzero(earlier[j])
-                nb = nb[is_center[nb]]
-                if nb.size:
-                    is_center[j] = False
-                    owner[j] = nb[0]  # earliest-created center within eps
+            g = block[free]
+            r, c = _screen(Pa[g], _as_center_rows(Xs[g], sq[g]), margin)
+            keep = c < r
+            r, c = r[keep], c[keep]
+            inside = exact_squared_distances(X[g[r]], X[g[c]]) < exact_eps2
+            is_center, owner = _resolve_in_order(free.size, r[inside], c[inside])
             new_local = np.flatnonzero(is_center)
             center_label = np.empty(free.size, dtype=np.intp)
             center_label[new_local] = store.m + np.arange(new_local.size)
-            labels[gidx] = center_label[owner]
-            store.extend(Xs[gidx[new_local]], sqf[new_local], gidx[new_local])
+            labels[g] = center_label[owner]
+            store.extend(Xs[g[new_local]], sq[g[new_local]], g[new_local])
         start = stop
+        # Next block: within the memory budget, and expected to hold about
+        # _MAX_FREE uncovered points so little screening is thrown away.
+        budget_rows = _BLOCK_ELEMENTS // max(store.m, 1)
+        rows = int(min(_MAX_BLOCK_ROWS, budget_rows, _MAX_FREE / free_fraction))
+        rows = max(_MIN_BLOCK_ROWS, rows)
     return store.idx[: store.m].copy(), labels
 
 
+def _grid_cells(X: np.ndarray, eps: float):
+    """Integer cell coordinates (n, d) with side just above eps, or None if they would overflow."""
+    side = eps * _GRID_SIDE_FACTOR
+    span = (X.max(axis=0) - X.min(axis=0)) / side
+    if not np.all(span < _GRID_MAX_COORD):
+        return None
+    cells = np.floor((X - X.min(axis=0)) / side).astype(np.int64)
+    extent = cells.max(axis=0) + 3  # +3: neighbours at -1 and +1 stay inside after shifting by 1
+    if float(np.prod(extent.astype(np.float64))) >= 2.0**62:
+        return None
+    return cells + 1, extent
+
+
+def _grid_scan(X: np.ndarray, eps: float, cells: np.ndarray, extent: np.ndarray):
+    """Algorithm 2 on a hash grid (d <= 3): (center_rows, labels)."""
+    n, d = X.shape
+    eps2 = eps * eps
+    strides = np.cumprod(np.r_[1, extent[:-1]]).astype(np.int64)
+    keys = cells @ strides
+    ukeys, cell_of = np.unique(keys, return_inverse=True)
+    cell_of = cell_of.ravel()
+    offsets = np.stack(np.meshgrid(*[[-1, 0, 1]] * d, indexing="ij"), -1).reshape(-1, d) @ strides
+    nb_keys = ukeys[:, None] + offsets[None, :]
+    pos = np.minimum(np.searchsorted(ukeys, nb_keys), ukeys.size - 1)
+    neighbours = np.where(ukeys[pos] == nb_keys, pos, -1)  # (U, 3^d) cell ids, -1: no points there
+    neighbours_of_empty = np.full((1, neighbours.shape[1]), -1)
+    neighbours = np.vstack([neighbours, neighbours_of_empty])  # row U: "no cell"
+
+    # Centers per cell: at most 2^d eps-separated points fit in a cell of side ~eps
+    # for d <= 3 (its 2^d half-side sub-cubes have diameter < eps); the table grows if not.
+    per_cell = 2**d
+    table = np.full((ukeys.size + 1, per_cell), -1, dtype=np.intp)  # row U stays empty
+    count = np.zeros(ukeys.size + 1, dtype=np.intp)
+    center_rows = np.empty(n, dtype=np.intp)  # row of X of each center, in creation order
+    m = 0
+    labels = np.empty(n, dtype=np.intp)
+    rows = 4096
+    start = 0
+    while start < n:
+        stop = min(n, start + rows)
+        block = np.arange(start, stop)
+        bcell = cell_of[start:stop]
+
+        # 1. Existing centers in the 3^d surrounding cells.
+        cand = table[neighbours[bcell]].reshape(stop - start, -1)
+        r, col = np.nonzero(cand >= 0)
+        cid = cand[r, col]
+        inside = exact_squared_distances(X[block[r]], X[center_rows[cid]]) < eps2
+        covered_by = _first_per_row(r[inside], cid[inside], stop - start)
+        free = np.flatnonzero(covered_by < 0)
+        if free.size > _MAX_FREE:
+            stop = start + int(free[_MAX_FREE])
+            block, covered_by, free = block[: stop - start], covered_by[: stop - start], free[:_MAX_FREE]
+        has = covered_by >= 0
+        labels[block[has]] = covered_by[has]
+
+        # 2. Uncovered points against each other, through the same neighbour cells.
+        if free.size:
+            g = block[free]
+            fcell = cell_of[g]
+            order = np.argsort(fcell, kind="stable")
+            sorted_cells = fcell[order]
+            nb = neighbours[fcell]  # (F, 3^d)
+            lo = np.searchsorted(sorted_cells, nb, side="left")
+            hi = np.searchsorted(sorted_cells, nb, side="right")
+            lo = np.where(nb >= 0, lo, 0)
+            cnt = np.where(nb >= 0, hi - lo, 0).ravel()
+            total = int(cnt.sum())
+            a = np.repeat(np.repeat(np.arange(free.size), nb.shape[1]), cnt)
+            first = np.repeat(lo.ravel(), cnt)
+            within = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            b = order[first + within]
+            keep = b < a
+            a, b = a[keep], b[keep]
+            inside = exact_squared_distances(X[g[a]], X[g[b]]) < eps2
+            is_center, owner = _resolve_in_order(free.size, a[inside], b[inside])
+            new_local = np.flatnonzero(is_center)
+            center_label = np.empty(free.size, dtype=np.intp)
+            center_label[new_local] = m + np.arange(new_local.size)
+            labels[g] = center_label[owner]
+            new_rows = g[new_local]
+            new_ids = m + np.arange(new_rows.size)
+            ncell = cell_of[new_rows]
+            srt = np.argsort(ncell, kind="stable")
+            ncell, new_ids = ncell[srt], new_ids[srt]
+            group_start = np.searchsorted(ncell, ncell, side="left")
+            slot = count[ncell] + (np.arange(ncell.size) - group_start)
+            if slot.size and int(slot.max()) >= per_cell:
+                grown = np.full((table.shape[0], int(slot.max()) + 1), -1, dtype=np.intp)
+                grown[:, :per_cell] = table
+                table, per_cell = grown, grown.shape[1]
+            table[ncell, slot] = new_ids
+            np.add.at(count, ncell, 1)
+            center_rows[m:m + new_rows.size] = new_rows
+            m += new_rows.size
+        start = stop
+    return center_rows[:m].copy(), labels
+
+
+def _shadow_scan(X: np.ndarray, eps: float, algorithm: str = "auto"):
+    """Fast Algorithm 2 on float64 X in visiting order: (center_rows, labels, algorithm used)."""
+    d = X.shape[1]
+    if algorithm in ("auto", "grid") and d <= GRID_MAX_DIM:
+        grid = _grid_cells(X, eps)
+        if grid is not None:
+            return (*_grid_scan(X, eps, *grid), "grid")
+        if algorithm == "grid":
+            raise ValueError(
+                "algorithm='grid' needs the data span divided by eps = sigma/ell below 2^30 cells per "
+                "axis; this data is too spread out for that eps. Use algorithm='blas' (or 'auto')."
+            )
+    elif algorithm == "grid":
+        raise ValueError(
+            f"algorithm='grid' works for at most {GRID_MAX_DIM} features (3^d neighbour cells); "
+            f"X has {d}. Use algorithm='blas' (or 'auto', which picks it)."
+        )
+    return (*_blas_scan(X, eps), "blas")
+
+
 def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
-                   order: str = "input", random_state=None) -> ShadowResult:
+                   order: str = "input", random_state=None, algorithm: str = "auto") -> ShadowResult:
     """Select shadow centers with ``eps = sigma / ell`` (Algorithm 2).
 
     Parameters
@@ -213,11 +428,16 @@ def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
         ``random_state``. Indices and labels always refer to the original rows.
     random_state : int, RandomState instance or None, default=None
         Seed for ``order="random"``.
+    algorithm : {"auto", "blas", "grid"}, default="auto"
+        How candidate pairs are found; the result is identical. "grid" (a hash
+        grid, cost independent of m) is for at most 3 features; "blas" (blocked
+        GEMM screens) for any; "auto" takes the grid when it applies.
 
     Returns
     -------
     ShadowResult
-        ``centers``, ``center_indices``, ``weights`` (sum n), ``labels``, ``eps``.
+        ``centers``, ``center_indices``, ``weights`` (sum n), ``labels``, ``eps``,
+        ``algorithm``.
 
     Examples
     --------
@@ -227,23 +447,32 @@ def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
     >>> s = shadow_centers(X, sigma=1.0, ell=4.0)
     >>> s.center_indices.tolist(), s.weights.tolist(), s.labels.tolist()
     ([0, 2, 4], [2, 2, 1], [0, 0, 1, 1, 2])
+    >>> s.algorithm, shadow_centers(X, sigma=1.0, ell=4.0, algorithm="blas").labels.tolist()
+    ('grid', [0, 0, 1, 1, 2])
     """
     X = check_array_2d(X, name="X")
     sigma = check_positive(sigma, "sigma")
     ell = check_positive(ell, "ell")
     get_kernel(kernel)
     eps = sigma / ell
+    if not np.isfinite(eps * eps) or eps * eps == 0.0:
+        raise ValueError(
+            f"eps = sigma / ell = {eps!r} has a square that is 0 or overflows in float64; "
+            "choose sigma and ell so that sigma / ell lies roughly in [1e-150, 1e150]."
+        )
     if order not in ("input", "random"):
         raise ValueError(f"order must be 'input' or 'random', got {order!r}.")
+    if algorithm not in SHADOW_ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {SHADOW_ALGORITHMS}, got {algorithm!r}.")
     n = X.shape[0]
     if order == "random":
         perm = check_random_state(random_state).permutation(n)
-        idx_p, labels_p = _shadow_scan(np.ascontiguousarray(X[perm]), eps)
+        idx_p, labels_p, used = _shadow_scan(np.ascontiguousarray(X[perm]), eps, algorithm)
         center_indices = perm[idx_p]
         labels = np.empty(n, dtype=np.intp)
         labels[perm] = labels_p
     else:
-        center_indices, labels = _shadow_scan(X, eps)
+        center_indices, labels, used = _shadow_scan(X, eps, algorithm)
     weights = np.bincount(labels, minlength=center_indices.shape[0])
     return ShadowResult(
         centers=X[center_indices].copy(),
@@ -254,4 +483,5 @@ def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
         sigma=float(sigma),
         ell=float(ell),
         kernel=get_kernel(kernel).name,
+        algorithm=used,
     )
