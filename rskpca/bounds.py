@@ -33,18 +33,25 @@ report the printed one as ``paper_a_priori``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from numbers import Integral
+from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy.linalg import eigh, eigvalsh
-from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
+from scipy.linalg import eigvalsh
 from sklearn.utils import check_random_state
 
+from rskpca._bound_measurements import (
+    SPECTRAL_RTOL,
+    Sample,
+    accurate_kernel,
+    check_int,
+    is_negative_exponential,
+    kappa_minus_phi,
+    prepare_sample,
+    projection_distance,
+    quantization_gap,
+)
 from rskpca._validation import check_array_2d, check_positive
-from rskpca.kernels import DEFAULT_BLOCK_ELEMENTS, RadialKernel, get_kernel, squared_distances
-from rskpca.shadow import exact_squared_distances
-from rskpca.shadow import ShadowResult
+from rskpca.kernels import RadialKernel, get_kernel
 
 __all__ = [
     "BoundValue",
@@ -66,15 +73,6 @@ THEOREMS: dict[str, str] = {
     "5.3": "||K_n - K-bar_n||_HS",
     "5.4": "||P^D(K_n) - P^D(K-bar_n)||_HS",
 }
-
-# Eigenvalues of K/n below this fraction of the largest are treated as 0, and
-# gaps below it as ties. Dense solvers are accurate to ~ n * 1e-16 * lambda_1,
-# far below this, so a "simple" eigenvalue here is simple beyond rounding.
-_SPECTRAL_RTOL = 1e-9
-# Up to this size a full dense eigendecomposition is cheap; above it only the
-# eigenvalues are dense and the few eigenvectors come from ARPACK.
-_DENSE_VECTORS_MAX = 500
-
 
 @dataclass(frozen=True)
 class BoundValue:
@@ -132,19 +130,6 @@ class BoundValue:
 # --------------------------------------------------------------------------- closed forms
 
 
-def _is_negative_exponential(kernel: RadialKernel) -> bool:
-    probe = np.array([0.0, 1e-3, 0.5, 3.0])
-    return kernel.kappa == 1.0 and np.allclose(kernel.profile(probe), np.exp(-probe), rtol=1e-14, atol=0)
-
-
-def _kappa_minus_phi(kernel: RadialKernel, scaled) -> np.ndarray:
-    """``kappa - phi(s)``, without cancellation for ``phi = exp(-s)`` (tiny residuals stay exact)."""
-    s = np.asarray(scaled, dtype=np.float64)
-    if _is_negative_exponential(kernel):
-        return -np.expm1(-s)
-    return np.maximum(kernel.kappa - kernel.profile(s), 0.0)
-
-
 def _scalar_or_array(values, like):
     return float(values) if np.ndim(like) == 0 else values
 
@@ -194,7 +179,7 @@ def apriori_bounds(ell, sigma: float = 1.0, kernel="gaussian", *, delta_D=None, 
     ell_arr = np.asarray(ell, dtype=np.float64)
     if ell_arr.size == 0 or not np.all(np.isfinite(ell_arr)) or np.any(ell_arr <= 0):
         raise ValueError(f"ell must be positive finite number(s); got {ell!r}.")
-    residual = np.sqrt(2.0 * _kappa_minus_phi(k, 1.0 / ell_arr**k.p))  # worst ||psi(x) - psi(c)||_H
+    residual = np.sqrt(2.0 * kappa_minus_phi(k, 1.0 / ell_arr**k.p))  # worst ||psi(x) - psi(c)||_H
     eps = sigma / ell_arr
     c = k.paper_c_constant(sigma) if paper else k.c_constant(sigma)
     hs = 2.0 * (k.kappa if paper else np.sqrt(k.kappa)) * residual
@@ -214,204 +199,16 @@ def _min_ell_for_projection(kernel: RadialKernel, gap: float) -> float:
     """Smallest ell with ``2 sqrt(2 kappa (kappa - phi(1/ell^p))) < gap / 2`` (exp profile), else NaN."""
     # kappa = 1: need 1 - exp(-1/ell^p) < gap^2 / 32.
     target = gap * gap / 32.0
-    if not _is_negative_exponential(kernel) or not 0 < target < 1:
+    if not is_negative_exponential(kernel) or not 0 < target < 1:
         return float("nan")
     return float((-np.log1p(-target)) ** (-1.0 / kernel.p))
-
-
-# --------------------------------------------------------------------------- accurate kernel values
-
-# BLAS squared distances ||a||^2 + ||b||^2 - 2 a.b carry an absolute error of
-# ~1e-16 (||a||^2 + ||b||^2). Through the square root of a non-Gaussian kernel
-# (Laplacian: exp(-||a-b|| / sigma)) that becomes ~1e-8 for (near-)duplicate
-# points, which would swamp the tiny measured values this module compares with
-# its bounds. Pairs closer than this fraction of ||a||^2 + ||b||^2 are therefore
-# recomputed from their differences.
-_REFINE_REL = 1e-6
-# Pairs recomputed per chunk (each needs a length-d difference).
-_REFINE_CHUNK = 1_000_000
-
-
-def _kernel(A: np.ndarray, B: np.ndarray, sigma: float, kernel: RadialKernel, *, squared=False) -> np.ndarray:
-    """``k(A[i], B[j])`` (or its square) with near-zero distances computed exactly.
-
-    A and B should be centered on a common point (smaller norms, smaller errors).
-    """
-    a_sq = np.einsum("ij,ij->i", A, A)
-    b_sq = np.einsum("ij,ij->i", B, B)
-    D = squared_distances(A, B, X_sq=a_sq, Y_sq=b_sq)
-    if kernel.p != 2:
-        rows, cols = np.nonzero(D <= _REFINE_REL * (a_sq[:, None] + b_sq[None, :]))
-        step = max(1, _REFINE_CHUNK // max(A.shape[1], 1))
-        for start in range(0, rows.size, step):
-            r, c = rows[start:start + step], cols[start:start + step]
-            D[r, c] = exact_squared_distances(A[r], B[c])
-    K = kernel.from_squared_distances(D, sigma, out=D)
-    if squared:
-        K *= K
-    return K
-
-
-def _weighted_kernel_sum(A, wA, B, wB, sigma, kernel, *, squared=False) -> float:
-    """``wA' K(A, B) wB`` (``K**2`` if ``squared``) in row blocks of bounded memory."""
-    step = max(1, DEFAULT_BLOCK_ELEMENTS // max(B.shape[0], 1))
-    total = 0.0
-    for start in range(0, A.shape[0], step):
-        block = _kernel(A[start:start + step], B, sigma, kernel, squared=squared)
-        total += float(wA[start:start + step] @ (block @ wB))
-    return total
-
-
-# --------------------------------------------------------------------------- the sample
-
-
-@dataclass
-class _Sample:
-    """The rows (all, or a seeded subsample) the measured and a-posteriori values use."""
-
-    X: np.ndarray  # (s, d)
-    centers: np.ndarray  # (m_s, d): the centers these rows belong to
-    weights: np.ndarray  # (m_s,): how many of these rows each center holds
-    distances: np.ndarray  # (s,) d_i = ||x_i - c_a(i)||
-    residuals: np.ndarray  # (s,) e_i = ||psi(x_i) - psi(c_a(i))||_H
-    n_total: int
-    kernel: RadialKernel
-    sigma: float
-    eps: float
-    _spectra: dict = field(default_factory=dict)
-
-    @property
-    def s(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def ell(self) -> float:
-        """The effective ell: the kernel's sigma over the shadow's radius."""
-        return self.sigma / self.eps
-
-    @property
-    def subsampled(self) -> bool:
-        return self.s < self.n_total
-
-    def where(self) -> str:
-        if not self.subsampled:
-            return f"measured on all n = {self.n_total} rows"
-        return (f"measured and a-posteriori on a seeded uniform subsample of {self.s} of "
-                f"n = {self.n_total} rows (each keeps its own center, so the theorem holds for it)")
-
-    def spectra(self, n_vectors: int):
-        """Eigen-data of ``K/s`` and of the quantized ``K-bar/s`` (through ``W K^C W / s``).
-
-        Returns ``(lam, A, lam_bar, B)``: all eigenvalues, descending, and the
-        unit eigenvectors of the top ``n_vectors`` of each. Cached: a larger
-        request recomputes, a smaller one reuses.
-        """
-        cached = self._spectra.get("vectors")
-        if cached is None or cached[0] < n_vectors:
-            K = _kernel(self.X, self.X, self.sigma, self.kernel)
-            lam, A = _eigen(K, n_vectors)
-            sw = np.sqrt(self.weights.astype(np.float64))
-            KW = _kernel(self.centers, self.centers, self.sigma, self.kernel)
-            KW *= sw[:, None]
-            KW *= sw[None, :]
-            lam_bar, B = _eigen(KW, n_vectors)
-            self._spectra["vectors"] = (n_vectors, lam / self.s, A, lam_bar / self.s, B)
-        _, lam, A, lam_bar, B = self._spectra["vectors"]
-        return lam, A[:, :n_vectors], lam_bar, B[:, :n_vectors]
-
-
-def _eigen(K: np.ndarray, n_vectors: int):
-    """All eigenvalues (descending) and the top ``n_vectors`` unit eigenvectors of symmetric K."""
-    size = K.shape[0]
-    k = min(int(n_vectors), size)
-    if size <= _DENSE_VECTORS_MAX or k >= size // 4:
-        vals, vecs = eigh(K)
-        return vals[::-1], vecs[:, ::-1][:, :k]
-    vals = eigvalsh(K)[::-1]
-    # Only the eigenvalues need the O(n^3) dense solver; a few top vectors come
-    # from Lanczos, checked against the dense values and recomputed densely if off.
-    try:
-        top, vecs = eigsh(K, k=k, which="LA", v0=np.random.RandomState(0).uniform(-1, 1, size), tol=0.0)
-        order = np.argsort(top)[::-1]
-        if np.allclose(top[order], vals[:k], rtol=0, atol=1e-10 * max(vals[0], 1e-300)):
-            return vals, vecs[:, order]
-    except (ArpackNoConvergence, ArpackError):
-        pass
-    _, vecs = eigh(K, subset_by_index=[size - k, size - 1])
-    return vals, vecs[:, ::-1]
-
-
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
-
-
-def _prepare(X, shadow, *, sigma, kernel, max_exact, random_state) -> _Sample:
-    """Validate the inputs and draw the rows the measured values are computed on."""
-    if not isinstance(shadow, ShadowResult):
-        raise ValueError(
-            f"shadow must be the ShadowResult of rskpca.shadow_centers(X, ...); got {type(shadow).__name__}."
-        )
-    X = check_array_2d(X, name="X")
-    if X.shape != (shadow.n, shadow.centers.shape[1]):
-        raise ValueError(
-            f"X has shape {X.shape} but the shadow was computed on data of shape "
-            f"({shadow.n}, {shadow.centers.shape[1]}); pass the X that shadow_centers was given."
-        )
-    kern = get_kernel(shadow.kernel if kernel is None else kernel)
-    sigma = shadow.sigma if sigma is None else check_positive(sigma, "sigma")
-    max_exact = _check_int(max_exact, "max_exact", 1)
-    dist = shadow.distances_to_centers(X)
-    # The predicate is ||x - c||^2 < eps^2 in float64; allow its last-bit rounding only.
-    worst = int(np.argmax(dist))
-    if dist[worst] > shadow.eps * (1.0 + 1e-12):
-        raise ValueError(
-            f"Row {worst} lies {dist[worst]:.6g} from its center, beyond the shadow radius "
-            f"eps = {shadow.eps:.6g}: this shadow was not computed on this X. Recompute it with "
-            "shadow_centers(X, ...)."
-        )
-    n = X.shape[0]
-    rows = np.arange(n)
-    if n > max_exact:
-        rows = np.sort(check_random_state(random_state).choice(n, size=max_exact, replace=False))
-    used, local_labels = np.unique(shadow.labels[rows], return_inverse=True)
-    d = dist[rows]
-    # Kernels only see differences: center on the sample mean for smaller rounding errors.
-    origin = X[rows].mean(axis=0)
-    return _Sample(
-        X=X[rows] - origin,
-        centers=shadow.centers[used] - origin,
-        weights=np.bincount(local_labels, minlength=used.size),
-        distances=d,
-        residuals=np.sqrt(2.0 * kern.kappa * _kappa_minus_phi(kern, (d / sigma) ** kern.p)),
-        n_total=n,
-        kernel=kern,
-        sigma=float(sigma),
-        eps=float(shadow.eps),
-    )
 
 
 # --------------------------------------------------------------------------- the four theorems
 
 
-def _quantization_gap(S: _Sample, *, squared: bool) -> float:
-    """``1'K_XX 1 - 2 1'K_XC w + w'K_CC w`` (entrywise squared kernels if ``squared``), >= 0.
-
-    n^2 MMD_b^2 for the kernel, n^2 ||K_n - K-bar_n||_HS^2 for its square:
-    ``<K_n, K-bar_n>_HS = sum_ij k(x_i, c_a(j))^2 / n^2``.
-    """
-    ones = np.ones(S.s)
-    w = S.weights.astype(np.float64)
-    opts = dict(sigma=S.sigma, kernel=S.kernel, squared=squared)
-    xx = _weighted_kernel_sum(S.X, ones, S.X, ones, **opts)
-    xc = _weighted_kernel_sum(S.X, ones, S.centers, w, **opts)
-    cc = _weighted_kernel_sum(S.centers, w, S.centers, w, **opts)
-    return max(xx - 2.0 * xc + cc, 0.0)  # rounding can leave a tiny negative
-
-
-def _mmd(S: _Sample) -> BoundValue:
-    measured = np.sqrt(_quantization_gap(S, squared=False)) / S.s
+def _mmd(S: Sample) -> BoundValue:
+    measured = np.sqrt(quantization_gap(S, squared=False)) / S.s
     prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.1"]
     return BoundValue(
         "5.1", THEOREMS["5.1"], prior, float(S.residuals.mean()), float(measured), True,
@@ -420,7 +217,7 @@ def _mmd(S: _Sample) -> BoundValue:
     )
 
 
-def _eigenvalues(S: _Sample) -> BoundValue:
+def _eigenvalues(S: Sample) -> BoundValue:
     lam, _, lam_bar, _ = S.spectra(1)
     # K-bar = Q K^C Q^T has the nonzero eigenvalues of W K^C W and n - m zeros.
     padded = np.sort(np.concatenate([lam_bar, np.zeros(S.s - lam_bar.size)]))[::-1]
@@ -439,11 +236,11 @@ def _eigenvalues(S: _Sample) -> BoundValue:
     return BoundValue("5.2", THEOREMS["5.2"], prior, posterior, measured, True, note, S.s, paper)
 
 
-def _hs_measured(S: _Sample) -> float:
-    return float(np.sqrt(_quantization_gap(S, squared=True)) / S.s)
+def _hs_measured(S: Sample) -> float:
+    return float(np.sqrt(quantization_gap(S, squared=True)) / S.s)
 
 
-def _hs(S: _Sample) -> BoundValue:
+def _hs(S: Sample) -> BoundValue:
     prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.3"]
     paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.3"]
     posterior = float(2.0 * np.sqrt(S.kernel.kappa) * S.residuals.mean())
@@ -454,41 +251,9 @@ def _hs(S: _Sample) -> BoundValue:
     )
 
 
-def _leading_rank(vals: np.ndarray, D: int, tol: float):
-    """``(r, unique)``: the number of positive eigenvalues among the top D, and whether
-    the span of their eigenvectors is unique (no tie across position D)."""
-    r = int(np.count_nonzero(vals[:D] > tol))
-    unique = not (r == D and vals.size > D and vals[D - 1] - vals[D] <= tol)
-    return r, unique
-
-
-def _projection_distance(S: _Sample, D: int) -> tuple[float, str]:
-    """``||P - P-bar||_HS`` through the overlaps of the two eigenbases in H, with a remark."""
-    lam, A, lam_bar, B = S.spectra(D)
-    tol = _SPECTRAL_RTOL * lam[0]
-    r, unique = _leading_rank(lam, D, tol)
-    r_bar, unique_bar = _leading_rank(lam_bar, D, tol)
-    if not (unique and unique_bar):
-        which = "K_n" if not unique else "K-bar_n"
-        return float("nan"), f"The measured value is undefined: eigenvalues D and D+1 of {which} are tied. "
-    # u_k = sum_i a_ki psi(x_i) / sqrt(mu_k) and u-bar_l = sum_j b_lj sqrt(w_j) psi(c_j) / sqrt(mu-bar_l),
-    # with mu = s * lam the eigenvalues of the unnormalized matrices.
-    K_xc = _kernel(S.X, S.centers, S.sigma, S.kernel)
-    sw = np.sqrt(S.weights.astype(np.float64))
-    M = A[:, :r].T @ K_xc @ (sw[:, None] * B[:, :r_bar])
-    M /= np.sqrt(np.outer(S.s * lam[:r], S.s * lam_bar[:r_bar]))
-    # ||P - P-bar||_HS^2 = tr P + tr P-bar - 2 tr(P P-bar) = r + r_bar - 2 ||M||_F^2.
-    measured = float(np.sqrt(max(r + r_bar - 2.0 * float(np.sum(M * M)), 0.0)))
-    remark = ""
-    if r < D or r_bar < D:
-        remark = (f"K_n has {r} and K-bar_n has {r_bar} positive eigenvalues among the top D = {D}: "
-                  "the measured value compares the projections onto those. ")
-    return measured, remark
-
-
-def _projection(S: _Sample, D: int) -> BoundValue:
-    D = _check_int(D, "n_components", 1)
-    measured, remark = _projection_distance(S, D)
+def _projection(S: Sample, D: int) -> BoundValue:
+    D = check_int(D, "n_components", 1)
+    measured, remark = projection_distance(S, D)
     lam = S.spectra(D)[0]
     nan = float("nan")
     paper = nan
@@ -500,7 +265,7 @@ def _projection(S: _Sample, D: int) -> BoundValue:
     if D > S.s:
         return result(False, nan, nan,
                       f"Does not apply: D = n_components = {D} exceeds the {S.s} rows, so lambda_D = 0.")
-    tol = _SPECTRAL_RTOL * lam[0]
+    tol = SPECTRAL_RTOL * lam[0]
     lam_next = lam[D] if D < lam.size else 0.0
     gap = 0.5 * (lam[D - 1] - lam_next)
     if lam[D - 1] <= tol:
@@ -567,7 +332,7 @@ def mmd_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_stat
     >>> bool(b.measured <= b.a_posteriori <= b.a_priori)
     True
     """
-    return _mmd(_prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
+    return _mmd(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
 
 
 def eigenvalue_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0) -> BoundValue:
@@ -585,7 +350,7 @@ def eigenvalue_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, rand
     >>> bool(b.measured <= b.a_posteriori <= b.a_priori), bool(b.paper_a_priori < b.a_priori)
     (True, True)
     """
-    return _eigenvalues(_prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
+    return _eigenvalues(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
                                  random_state=random_state))
 
 
@@ -604,7 +369,7 @@ def hs_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state
     >>> bool(b.measured <= b.a_posteriori <= b.a_priori)
     True
     """
-    return _hs(_prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
+    return _hs(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
 
 
 def projection_bound(X, shadow, *, n_components=5, sigma=None, kernel=None, max_exact=4000,
@@ -627,7 +392,7 @@ def projection_bound(X, shadow, *, n_components=5, sigma=None, kernel=None, max_
     >>> b.applies, bool(b.measured <= b.a_posteriori <= b.a_priori)
     (True, True)
     """
-    return _projection(_prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
+    return _projection(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
                                 random_state=random_state), n_components)
 
 
@@ -654,8 +419,8 @@ def theorem_bounds(X, shadow, *, sigma=None, kernel=None, n_components=5, max_ex
     >>> all(b.measured <= b.a_posteriori <= b.a_priori for k, b in res.items() if k != "5.4")
     True
     """
-    S = _prepare(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state)
-    D = _check_int(n_components, "n_components", 1)
+    S = prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state)
+    D = check_int(n_components, "n_components", 1)
     S.spectra(D)  # one eigendecomposition serves 5.2 and 5.4
     return {"5.1": _mmd(S), "5.2": _eigenvalues(S), "5.3": _hs(S), "5.4": _projection(S, D)}
 
@@ -682,15 +447,15 @@ def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=40
     """
     X = check_array_2d(X, name="X")
     sigma = check_positive(sigma, "sigma")
-    D = _check_int(n_components, "n_components", 1)
-    max_exact = _check_int(max_exact, "max_exact", 1)
+    D = check_int(n_components, "n_components", 1)
+    max_exact = check_int(max_exact, "max_exact", 1)
     n = X.shape[0]
     if n > max_exact:
         X = X[np.sort(check_random_state(random_state).choice(n, size=max_exact, replace=False))]
     if D > X.shape[0]:
         return 0.0
     X = X - X.mean(axis=0)
-    lam = eigvalsh(_kernel(X, X, sigma, get_kernel(kernel)))[::-1] / X.shape[0]
+    lam = eigvalsh(accurate_kernel(X, X, sigma, get_kernel(kernel)))[::-1] / X.shape[0]
     lam_next = lam[D] if D < lam.size else 0.0
     return float(0.5 * (lam[D - 1] - lam_next))
 
