@@ -51,11 +51,21 @@ __all__ = ["ReducedSetConstructionKPCA", "construct_reduced_set"]
 SPAN_TOLERANCE = 1e-12
 
 
+def _gaussian_column(Z, Z_sq, y, sigma):
+    """``k(Z, y)`` for the Gaussian kernel with the squared norms of Z precomputed."""
+    d2 = np.maximum(Z_sq - 2.0 * (Z @ y) + y @ y, 0.0)
+    return np.exp(-d2 / sigma**2)
+
+
 def _fixed_point_preimage(y, Z, gamma, *, sigma, max_iter, tol):
-    """Gaussian fixed-point iteration for ``max_y sum_l (gamma_l^T k(Z, y))^2``; returns (y, iterations)."""
+    """Gaussian fixed-point iteration for ``max_y sum_l (gamma_l^T k(Z, y))^2``.
+
+    Returns the last point, its objective and the iterations run.
+    """
+    Z_sq = np.einsum("ij,ij->i", Z, Z)
     it = 0
     for it in range(1, max_iter + 1):
-        kz = kernel_matrix(Z, y[None, :], sigma=sigma)[:, 0]
+        kz = _gaussian_column(Z, Z_sq, y, sigma)
         g = gamma.T @ kz
         c = (gamma @ g) * kz
         denom = float(c.sum())
@@ -66,16 +76,19 @@ def _fixed_point_preimage(y, Z, gamma, *, sigma, max_iter, tol):
         y = y_new
         if step <= tol * sigma:
             break
-    return y, it
+    g = gamma.T @ _gaussian_column(Z, Z_sq, y, sigma)
+    return y, float(g @ g), it
 
 
-def _objective(y, Z, gamma, *, sigma):
-    g = gamma.T @ kernel_matrix(Z, y[None, :], sigma=sigma)[:, 0]
-    return float(g @ g)
+def _coefficients(chol, Q, t):
+    """``beta = (K^y)^-1 K^yx alpha = chol^-T Q`` for the first t points (eq. B.6)."""
+    if t == 0:
+        return np.zeros((0, Q.shape[1]))
+    return solve_triangular(chol[:t, :t], Q[:t], trans="T", lower=True, check_finite=False)
 
 
 def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
-                          preimage="fixed_point", max_iter: int = 50, tol: float = 1e-12):
+                          preimage="fixed_point", max_iter: int = 20, tol: float = 1e-12):
     """Greedy reduced set ``(Y, beta)`` approximating ``w^l = sum_i alpha_il psi(x_i)`` for all l.
 
     Parameters
@@ -89,7 +102,7 @@ def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
     kernel : {"gaussian", "laplacian"}, default="gaussian"
     preimage : {"fixed_point", "training_points"}, default="fixed_point"
         "fixed_point" needs the Gaussian kernel.
-    max_iter : int, default=50
+    max_iter : int, default=20
         Fixed-point iterations per point.
     tol : float, default=1e-12
         Stop early once ``sum_l ||w^l - w'^l||^2 <= tol * sum_l ||w^l||^2``.
@@ -131,16 +144,17 @@ def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
         available[j] = False
         y = X[j]
         if preimage == "fixed_point":
-            beta = solve_triangular(chol[:t, :t], Q[:t], trans="T", lower=True) if t else np.zeros((0, L))
+            beta = _coefficients(chol, Q, t)
             Z = np.vstack([X, Y[:t]])
             gamma = np.vstack([alpha, -beta])
-            y_fp, used = _fixed_point_preimage(y.copy(), Z, gamma, sigma=sigma, max_iter=max_iter, tol=1e-6)
+            y_fp, value, used = _fixed_point_preimage(y.copy(), Z, gamma, sigma=sigma, max_iter=max_iter,
+                                                      tol=1e-6)
             n_iter += used
-            if _objective(y_fp, Z, gamma, sigma=sigma) > scores[j]:
+            if value > scores[j]:
                 y = y_fp
         k_xy = kernel_matrix(X, y[None, :], sigma=sigma, kernel=kernel)[:, 0]
         k_yy = kernel_matrix(Y[:t], y[None, :], sigma=sigma, kernel=kernel)[:, 0]
-        l_row = solve_triangular(chol[:t, :t], k_yy, lower=True) if t else np.zeros(0)
+        l_row = solve_triangular(chol[:t, :t], k_yy, lower=True, check_finite=False) if t else np.zeros(0)
         d2 = 1.0 - float(l_row @ l_row)  # k(y, y) = kappa = 1 for both kernels
         if d2 <= SPAN_TOLERANCE:
             continue  # psi(y) is (numerically) in the span already
@@ -155,7 +169,7 @@ def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
         t += 1
         if residuals[t - 1] @ norms <= tol * norms.sum():
             break
-    beta = solve_triangular(chol[:t, :t], Q[:t], trans="T", lower=True) if t else np.zeros((0, L))
+    beta = _coefficients(chol, Q, t)
     return Y[:t].copy(), beta, np.maximum(residuals[:t], 0.0), n_iter
 
 
@@ -182,7 +196,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
     exact_solver : {"dense", "iterative"}, default="dense"
         The exact KPCA it starts from: :class:`rskpca.KernelPCA` (n x n matrix)
         or :class:`rskpca.iterative.IterativeKPCA` (blocked Lanczos).
-    max_iter : int, default=50
+    max_iter : int, default=20
         Fixed-point iterations per constructed point.
     tol : float, default=1e-12
         Stop constructing once the summed squared residual is below ``tol``
@@ -197,6 +211,9 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
         feature vectors span everything).
     reduced_set_ : ndarray of shape (m_, n_features)
         The constructed points ``y_t``.
+    centers_ : ndarray of shape (m_, n_features)
+        The same points under the name the other reduced-set estimators use
+        for "what a new point is projected through".
     reduced_coef_ : ndarray of shape (m_, n_components)
         ``beta`` of the eigenvectors, scaled so that ``z(x) = k(x, Y) beta - offset``.
     mean_coef_ : ndarray of shape (m_,) or None
@@ -246,7 +263,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
     }
 
     def __init__(self, n_components=2, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
-                 preimage="auto", include_mean=True, exact_solver="dense", max_iter=50, tol=1e-12,
+                 preimage="auto", include_mean=True, exact_solver="dense", max_iter=20, tol=1e-12,
                  random_state=None):
         self.n_components = n_components
         self.sigma = sigma
@@ -303,6 +320,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
         self.offset_ = row_means @ alpha - float(row_means.mean()) * colsum
         q = alpha.shape[1]
         self.reduced_set_ = Y
+        self.centers_ = Y
         self.reduced_coef_ = beta[:, :q]
         self.mean_coef_ = beta[:, q] if self.include_mean else None
         self.residuals_ = residuals
