@@ -144,7 +144,13 @@ def accept_upload(data: bytes, filename: str) -> None:
     compute.read_upload(digest, data, filename)  # raises DataError: the caller shows it
     ss = st.session_state
     ss["_upload"] = {"name": filename, "digest": digest, "bytes": data}
-    ss["source"] = UPLOAD
+    # The source selectbox is already drawn in this run: switch to the upload on the next one.
+    ss["_pending_source"] = UPLOAD
+
+
+def _option_title(source: str) -> str:
+    # Pure (no session state): Streamlit may call a format_func outside the run that drew the widget.
+    return "Your uploaded file" if source == UPLOAD else SAMPLES[source].title
 
 
 def _source_title(source: str) -> str:
@@ -226,9 +232,11 @@ def sidebar() -> Settings | None:
         st.warning(f"Ignored a setting from the link that is not valid: {problem}")
 
     options = list(SAMPLES) + ([UPLOAD] if ss.get("_upload") else [])
+    if "_pending_source" in ss:
+        ss["source"] = ss.pop("_pending_source")
     if ss["source"] not in options:
         ss["source"] = DEFAULT_SAMPLE
-    sb.selectbox("Data set", options, key="source", format_func=_source_title,
+    sb.selectbox("Data set", options, key="source", format_func=_option_title,
                  help="Bundled samples, or the file you uploaded on the Data page.")
     ds = _build_dataset()
     if ss.get("_data_error"):
@@ -238,6 +246,8 @@ def sidebar() -> Settings | None:
     if ds is None:
         st.info("Choose a sample data set in the sidebar, or fix the upload on the Data page.")
         return None
+    if ss["source"] == UPLOAD and ss.get("_upload"):
+        sb.text(f"File: {ss['_upload']['name']}")  # user text: shown as text, never markdown
     label = "no label" if ds.label_name is None else "label column"
     sb.caption(f"n = {ds.n} rows, d = {ds.d} features, {label}"
                + (", standardised" if ds.standardized else ""))
