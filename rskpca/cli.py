@@ -1,0 +1,277 @@
+"""The ``rskpca`` command: ``rskpca bench`` and ``rskpca experiment`` (also ``python -m rskpca``).
+
+* ``rskpca bench`` times shadow selection, the eigenproblem, the whole fit, exact KPCA and
+  Nystrom on a grid of n, d and ell (or on a data file), prints a table and writes CSV.
+* ``rskpca experiment`` reproduces Section 6 of the paper on labelled CSV files: tidy CSV,
+  one self-contained Plotly HTML per figure, and a markdown summary.
+
+A progress bar is drawn on stderr; results go to stdout and to the output folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["main", "build_parser", "ProgressBar", "parse_ells", "markdown_table"]
+
+
+class ProgressBar:
+    """A one-line progress bar on a stream (stderr by default); call it as ``bar(done, total, label)``.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> bar = ProgressBar(stream=out, width=10)
+    >>> bar(1, 4, "step")
+    >>> "1/4" in out.getvalue() and "###" in out.getvalue()
+    True
+    """
+
+    def __init__(self, stream=None, width: int = 30):
+        self.stream = sys.stderr if stream is None else stream
+        self.width = width
+        self.start = time.perf_counter()
+
+    def __call__(self, done: int, total: int, label: str = "") -> None:
+        frac = done / total if total else 1.0
+        filled = int(round(frac * self.width))
+        elapsed = time.perf_counter() - self.start
+        eta = f"~{elapsed / frac - elapsed:5.0f}s left" if frac > 0 else "  ?   left"
+        line = (f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} "
+                f"{elapsed:6.1f}s elapsed, {eta}  {label[:50]:<50}")
+        self.stream.write(line)
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def parse_ells(text: str) -> list[float]:
+    """``"3.0:5.0:0.1"`` (start:stop:step, stop included) or ``"3,4,5"`` into a list of ell.
+
+    >>> parse_ells("3:3.2:0.1"), parse_ells("3,4.5")
+    ([3.0, 3.1, 3.2], [3.0, 4.5])
+    """
+    try:
+        if ":" in text:
+            start, stop, step = (float(v) for v in text.split(":"))
+            if step <= 0 or stop < start:
+                raise ValueError
+            count = int(np.floor((stop - start) / step + 1e-9)) + 1
+            values = [round(start + k * step, 10) for k in range(count)]
+        else:
+            values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"cannot read ell values from {text!r}; write start:stop:step (e.g. 3.0:5.0:0.1) or a "
+            "comma list (e.g. 3,4,5)") from None
+    if not values or any(not np.isfinite(v) or v <= 0 for v in values):
+        raise argparse.ArgumentTypeError(f"ell values must be positive numbers; got {text!r}")
+    return values
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``rskpca`` command."""
+    parser = argparse.ArgumentParser(prog="rskpca", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser("bench", help="time the fit and the projection against exact KPCA and Nystrom",
+                       description="Gaussian-mixture data (sigma by the median heuristic) on a grid of "
+                                   "n, d, ell; or, with --data, a labelled CSV split 80/20.")
+    b.add_argument("--n", type=_positive_int, nargs="+", default=[2_000, 10_000], help="training sizes")
+    b.add_argument("--d", type=_positive_int, nargs="+", default=[2, 16], help="dimensions")
+    b.add_argument("--ell", type=parse_ells, default=[3.0, 4.0], help="ell values: 3,4 or 3:5:0.5")
+    b.add_argument("--n-test", type=_positive_int, default=2_000, help="points projected per case")
+    b.add_argument("--rank", type=_positive_int, default=5, help="number of components")
+    b.add_argument("--exact-max-n", type=_positive_int, default=12_000,
+                   help="largest n for exact KPCA (n x n matrix: 8 n^2 bytes); default 12000")
+    b.add_argument("--repeats", type=_positive_int, default=2, help="best of this many runs per time")
+    b.add_argument("--data", type=Path, help="labelled CSV to benchmark instead of synthetic data")
+    b.add_argument("--sigma", type=float, help="bandwidth for --data (default: the paper's, by file name)")
+    b.add_argument("--out", type=Path, default=Path("bench-results"), help="output folder")
+    b.add_argument("--seed", type=int, default=0)
+
+    e = sub.add_parser("experiment", help="reproduce Section 6 (Figures 2-8) on labelled CSV files",
+                       description="Each file needs a 'label' column. sigma defaults to the paper's "
+                                   "Table 1 by file name (german 30, pendigits 120, usps 18).")
+    e.add_argument("--data", type=Path, nargs="+", required=True, help="CSV files (may be .csv.gz)")
+    e.add_argument("--sigma", type=float, help="bandwidth for every file (overrides the paper's)")
+    e.add_argument("--ells", type=parse_ells, default=None, help="default 3.0:5.0:0.1")
+    e.add_argument("--repeats", type=_positive_int, default=50, help="80/20 splits (paper: 50)")
+    e.add_argument("--folds", type=_positive_int, default=10, help="CV folds for 3-NN (paper: 10)")
+    e.add_argument("--rank", type=_positive_int, default=5, help="rank of the embedding (paper: 5)")
+    e.add_argument("--knn-rank", type=_positive_int, help="rank fed to 3-NN (default: Table 1's k)")
+    e.add_argument("--methods", nargs="+", default=None,
+                   help="registered methods for Figures 2-5 (default: rskpca subsampled nystrom wnystrom)")
+    e.add_argument("--rsde-methods", nargs="+", default=None,
+                   help="methods for Figures 7-8 (default: rskpca rskpca_kmeans rskpca_uniform "
+                        "rskpca_herding)")
+    e.add_argument("--max-rows", type=_positive_int, help="seeded uniform subsample of each file")
+    e.add_argument("--skip", nargs="*", default=[], choices=["embedding", "classification", "rsde"],
+                   help="parts to leave out")
+    e.add_argument("--out", type=Path, default=Path("experiment-results"), help="output folder")
+    e.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def _bench(args) -> int:
+    from rskpca.bench import bench_case, format_table, gemm_rate, run_bench
+    from rskpca.experiments import DATASET_SIGMA, load_labeled_csv
+
+    bar = ProgressBar()
+    if args.data is not None:
+        X, _, name = load_labeled_csv(args.data)
+        sigma = args.sigma if args.sigma is not None else DATASET_SIGMA.get(name)
+        if sigma is None:
+            raise ValueError(f"No paper sigma for {name!r}; pass --sigma.")
+        perm = np.random.default_rng(args.seed).permutation(X.shape[0])
+        cut = int(0.8 * X.shape[0])
+        rate = gemm_rate()
+        rows = []
+        for k, ell in enumerate(args.ell):
+            bar(k, len(args.ell), f"{name} ell={ell}")
+            rows.append(bench_case(X[perm[:cut]], X[perm[cut:]], ell=ell, sigma=sigma, data=name,
+                                   n_components=args.rank, exact_max_n=args.exact_max_n,
+                                   repeats=args.repeats, gemm_flops=rate))
+            rows[-1]["gemm_gflops"] = rate / 1e9
+        bar(len(args.ell), len(args.ell), "done")
+    else:
+        rows = run_bench(ns=args.n, ds=args.d, ells=args.ell, n_test=args.n_test, n_components=args.rank,
+                         exact_max_n=args.exact_max_n, repeats=args.repeats, random_state=args.seed,
+                         progress=bar)
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "bench.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    print(f"GEMM rate {rows[0]['gemm_gflops']:.1f} GFLOP/s (float64). Times in seconds, best of "
+          f"{args.repeats}; speedups are ratios of times from this run. Exact KPCA up to n = "
+          f"{args.exact_max_n}.")
+    print(format_table(rows))
+    print(f"\nwrote {path}")
+    return 0
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """A DataFrame indexed by ell as a markdown table (3 significant digits).
+
+    >>> print(markdown_table(pd.DataFrame({"a": [0.5]}, index=[3.0])))
+    | ell | a |
+    |---|---|
+    | 3.0 | 0.5 |
+    """
+    header = ["ell"] + [str(c) for c in table.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for ell, values in table.iterrows():
+        cells = [f"{ell:.1f}"] + ["" if not np.isfinite(v) else f"{v:.3g}" for v in values]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _experiment(args) -> int:
+    from rskpca.experiment_plots import CLASSIFICATION_PANELS, EMBEDDING_PANELS, panels_figure, retained_figure
+    from rskpca.experiments import (DATASET_KNN_RANK, DATASET_SIGMA, EMBEDDING_METHODS, PAPER_ELLS,
+                                    RSDE_METHODS, check_methods, classification_experiment,
+                                    embedding_experiment, load_labeled_csv, successful, summarize)
+
+    ells = args.ells or list(PAPER_ELLS)
+    methods = check_methods(args.methods or EMBEDDING_METHODS)
+    rsde_methods = check_methods(args.rsde_methods or RSDE_METHODS)
+    datasets = []
+    for path in args.data:  # read and check everything before the long part starts
+        X, y, name = load_labeled_csv(path, max_rows=args.max_rows, random_state=args.seed)
+        sigma = args.sigma if args.sigma is not None else DATASET_SIGMA.get(name)
+        if sigma is None:
+            raise ValueError(f"No paper sigma for data set {name!r}; pass --sigma.")
+        datasets.append((X, y, name, sigma))
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    bar = ProgressBar()
+    for X, y, name, sigma in datasets:
+        print(f"{name}: n={X.shape[0]} d={X.shape[1]} sigma={sigma} classes={len(np.unique(y))}",
+              file=sys.stderr)
+        if "embedding" not in args.skip:
+            rows += embedding_experiment(X, sigma=sigma, dataset=name, ells=ells, methods=methods,
+                                         n_components=args.rank, n_repeats=args.repeats,
+                                         random_state=args.seed, progress=bar)
+        knn_rank = args.knn_rank or DATASET_KNN_RANK.get(name, args.rank)
+        class_methods = list(dict.fromkeys(
+            (methods if "classification" not in args.skip else [])
+            + (rsde_methods if "rsde" not in args.skip else [])))
+        if class_methods:
+            rows += classification_experiment(X, y, sigma=sigma, dataset=name, ells=ells,
+                                              methods=class_methods, n_components=knn_rank,
+                                              n_folds=args.folds, random_state=args.seed, progress=bar)
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "rows.csv", index=False)
+
+    written = [out / "rows.csv"]
+    for X, y, name, sigma in datasets:
+        part = df[df["dataset"] == name]
+        figures = {
+            f"embedding_{name}.html": (part[part["experiment"] == "embedding"], EMBEDDING_PANELS, None,
+                                       f"Figures 2-3: eigen-embedding vs exact KPCA, {name}"),
+            f"classification_{name}.html": (
+                part[(part["experiment"] == "classification") & part["method"].isin(methods)],
+                CLASSIFICATION_PANELS, "exact_accuracy", f"Figures 4-5: 3-NN with 10-fold CV, {name}"),
+            f"rsde_{name}.html": (
+                part[(part["experiment"] == "classification") & part["method"].isin(rsde_methods)],
+                CLASSIFICATION_PANELS, "exact_accuracy", f"Figures 7-8: RSKPCA with other RSDEs, {name}"),
+        }
+        for filename, (sub, panels, exact_col, title) in figures.items():
+            if len(sub):
+                panels_figure(sub.to_dict("records"), panels, title=title, exact_column=exact_col
+                              ).write_html(out / filename, include_plotlyjs=True)
+                written.append(out / filename)
+    if len(df):
+        retained_figure(df.to_dict("records")).write_html(out / "retained.html", include_plotlyjs=True)
+        written.append(out / "retained.html")
+
+    lines = ["# rskpca experiment summary", "",
+             f"Command: `rskpca experiment {' '.join(sys.argv[2:]) if len(sys.argv) > 2 else ''}`", "",
+             f"ell: {ells[0]} to {ells[-1]} ({len(ells)} values); {args.repeats} random 80/20 splits "
+             f"(embedding); {args.folds}-fold CV (3-NN). Means over splits/folds.", ""]
+    for (dataset, experiment, metric), table in summarize(rows).items():
+        lines += [f"## {dataset}, {experiment}: {metric}", "", markdown_table(table), ""]
+    errors = df.drop(successful(df).index) if len(df) else df
+    if len(errors):
+        lines += ["## Runs that could not be made", ""]
+        for (dataset, method, ell), grp in errors.groupby(["dataset", "method", "ell"]):
+            lines.append(f"* {dataset} {method} ell={ell:.1f}: {grp['error'].iloc[0]}")
+    (out / "summary.md").write_text("\n".join(lines) + "\n")
+    written.append(out / "summary.md")
+    print("\n".join(lines))
+    print("\nwrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``rskpca`` console script; returns the exit status.
+
+    Bad input (missing file, unknown method, unreadable values) prints one clear line
+    to stderr and returns 2 instead of a traceback.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _bench(args) if args.command == "bench" else _experiment(args)
+    except ValueError as exc:
+        print(f"rskpca {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
