@@ -27,8 +27,8 @@ class ProgressBar:
     >>> import io
     >>> out = io.StringIO()
     >>> bar = ProgressBar(stream=out, width=10)
-    >>> bar(1, 4, "step")
-    >>> "1/4" in out.getvalue() and "###" in out.getvalue()
+    >>> bar(2, 4, "step")
+    >>> "2/4" in out.getvalue() and "#####....." in out.getvalue()
     True
     """
 

@@ -326,7 +326,7 @@ def summarize(rows, *, ells=None, methods=None) -> dict[tuple[str, str, str], pd
     >>> rows = [{"dataset": "d", "experiment": "embedding", "ell": 3.0, "method": "rskpca",
     ...          "retained_pct": 40.0, "eigenvalue_deviation": 0.1, "alignment_error": 0.2,
     ...          "train_speedup": 3.0, "test_speedup": 2.0, "error": ""}]
-    >>> summarize(rows)[("d", "embedding", "alignment_error")].loc[3.0, "rskpca"]
+    >>> float(summarize(rows)[("d", "embedding", "alignment_error")].loc[3.0, "rskpca"])
     0.2
     """
     df = pd.DataFrame(list(rows))
