@@ -4,11 +4,13 @@ Cluster tests share one LocalCluster (2 worker processes, 1 thread each, on
 loopback) for the whole module; the rest use Dask's synchronous scheduler.
 """
 
+import ast
+import importlib
 import logging
 import math
-import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +18,10 @@ import pytest
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("dask.distributed")
 
+import rskpca  # noqa: E402
 from reference import literal_shadow  # noqa: E402
 from rskpca import ReducedSetKPCA, shadow_centers  # noqa: E402
+from rskpca.bench_distributed import lazy_clustered_rows  # noqa: E402
 from rskpca.bounds import theorem_bounds  # noqa: E402
 from rskpca.distributed import _split_radius, distributed_shadow  # noqa: E402
 from rskpca.shadow import exact_squared_distances  # noqa: E402
@@ -175,24 +179,14 @@ def test_reduced_set_kpca_fits_and_transforms_on_a_cluster(client):
     np.testing.assert_allclose(Z.compute(), est.transform(X), rtol=1e-6, atol=1e-6)
 
 
-def _lazy_clusters(n_rows, d, chunk_rows, seed):
-    """Rows generated chunk by chunk on the workers: never all in one place."""
-    means = np.random.default_rng(seed).normal(scale=5.0, size=(6, d))
-
-    def block(block_info=None):
-        (start, stop), _ = block_info[None]["array-location"]
-        rng = np.random.default_rng([seed, start])
-        return means[rng.integers(0, 6, stop - start)] + 0.05 * rng.normal(size=(stop - start, d))
-
-    return da.map_blocks(block, dtype=np.float64, chunks=((chunk_rows,) * (n_rows // chunk_rows), (d,)))
-
-
 def test_data_larger_than_a_workers_memory_runs_through(client):
-    X = _lazy_clusters(n_rows=1_000_000, d=64, chunk_rows=25_000, seed=8)
-    assert X.nbytes > 1.2 * WORKER_MEMORY  # 512 MB of rows against 400 MiB per worker
+    # 512 MB of rows against 400 MiB per worker (of which ~220 MiB is the worker
+    # process itself), generated chunk by chunk on the workers, never gathered.
+    X = lazy_clustered_rows(500_000, 128, 12_500, seed=8)
+    assert X.nbytes > 1.2 * WORKER_MEMORY
     est = ReducedSetKPCA(n_components=2, sigma=4.0, ell=2.0).fit(X)
     assert est.weights_.sum() == X.shape[0]
-    assert est.shadow_m_ <= 6 * 40  # 6 tight clusters: a handful of centers per chunk, merged
+    assert est.shadow_m_ <= 6 * 40  # 6 tight clusters: at most 6 centers per chunk, merged
     info = client.scheduler_info()
     assert len(info["workers"]) == 2  # no worker was killed for memory
 
@@ -262,12 +256,31 @@ def test_transform_checks_the_number_of_features():
         est.transform(da.zeros((10, 2), chunks=(5, 2)))
 
 
-def test_library_imports_and_fits_without_dask():
-    code = (
-        "import sys, numpy as np; sys.modules['dask'] = None; sys.modules['dask.array'] = None\n"
-        "import rskpca\n"
-        "rskpca.ReducedSetKPCA(n_components=1, sigma=1.0).fit(np.random.default_rng(0).normal(size=(30, 2)))\n"
-        "try:\n    import rskpca.distributed\nexcept ImportError as e:\n    print(e)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert 'pip install "rskpca[dask]"' in out.stdout
+def _module_level_imports(body):
+    """Top-level modules imported when a module is executed (function bodies excluded)."""
+    for node in body:
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+        elif isinstance(node, (ast.Try, ast.If, ast.With)):
+            for part in ("body", "orelse", "finalbody", "handlers"):
+                for child in getattr(node, part, []):
+                    yield from _module_level_imports(getattr(child, "body", [child]) if part == "handlers"
+                                                     else [child])
+
+
+def test_library_imports_and_fits_without_dask(monkeypatch):
+    # Only the optional modules import dask when loaded; the estimators import it lazily.
+    optional = {"distributed.py", "bench_distributed.py"}
+    for path in Path(rskpca.__file__).parent.rglob("*.py"):
+        if path.name not in optional:
+            tops = {name.split(".")[0] for name in _module_level_imports(ast.parse(path.read_text()).body)}
+            assert not tops & {"dask", "distributed"}, path
+    monkeypatch.setitem(sys.modules, "dask", None)  # as if dask were not installed
+    monkeypatch.setitem(sys.modules, "dask.array", None)
+    monkeypatch.delitem(sys.modules, "rskpca.distributed")
+    with pytest.raises(ImportError, match=r'pip install "rskpca\[dask\]"'):
+        importlib.import_module("rskpca.distributed")
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    assert ReducedSetKPCA(n_components=1, sigma=1.0).fit(X).transform(X).shape == (30, 1)
