@@ -171,6 +171,24 @@ def test_sampled_gram_is_unbiased(p, level):
     np.testing.assert_array_equal(np.diag(mean), 1.0)  # the diagonal is exact
 
 
+@pytest.mark.parametrize("p, level", [(1.0, None), (0.5, None), (0.6, 1.0), (0.1, None), (0.1, 1.0)])
+def test_sampled_gram_is_symmetric_across_blocks_and_exact_at_p_one(p, level):
+    X = np.random.default_rng(8).normal(size=(45, 3))
+    K = kernel_matrix(X, sigma=1.0)
+    # 100 kernel values per block: 2 rows at a time, so the mirroring crosses many blocks.
+    M, scale, _ = sampled_gram(X, sigma=1.0, p=p, quantization_level=level, random_state=0, block_elements=100)
+    dense = scale * (M.toarray() if hasattr(M, "toarray") else M.astype(np.float64)) + np.eye(45)
+    np.testing.assert_array_equal(dense, dense.T)
+    off = ~np.eye(45, dtype=bool)
+    if level is None:
+        kept = dense[off] != 0
+        np.testing.assert_allclose(dense[off][kept], K[off][kept] / p)
+        if p == 1.0:
+            np.testing.assert_allclose(dense, K)
+    else:
+        assert set(np.unique(np.abs(dense[off]))) <= {0.0, level / p}
+
+
 def test_quantize_is_unbiased_and_rejects_a_level_below_the_entries():
     values = np.linspace(-0.9, 0.9, 7)
     signs = np.stack([quantize(values, 1.0, np.random.default_rng(s)) for s in range(4000)])
@@ -335,3 +353,33 @@ def test_reduced_set_construction_rejects_m_below_one(blobs, m):
 def test_random_fourier_rejects_m_below_one(blobs):
     with pytest.raises(ValueError, match="'m' parameter"):
         RandomFourierKPCA(sigma=SIGMA, m=0).fit(blobs)
+
+
+# ----------------------------------------------------------------------------- a real data set
+
+PENDIGITS = "/work/shared/datasets/pendigits.csv"
+
+
+@pytest.mark.slow
+def test_extra_methods_on_pendigits_at_the_shadow_budget():
+    """600 pendigits rows, sigma by the median heuristic, every extra method at the shadow's m."""
+    pd = pytest.importorskip("pandas")
+    import os
+
+    if not os.path.exists(PENDIGITS):
+        pytest.skip("the shared pendigits data set is not on this machine")
+    X = pd.read_csv(PENDIGITS).drop(columns="label").to_numpy(dtype=np.float64)
+    X = X[np.random.default_rng(0).permutation(X.shape[0])[:800]]
+    X_train, X_eval = X[:600], X[600:]
+    from rskpca.kernels import median_heuristic
+    from rskpca.shadow import shadow_centers
+
+    sigma = median_heuristic(X_train)
+    m = shadow_centers(X_train, sigma=sigma, ell=3.0).m
+    assert 20 < m < 600
+    O = KernelPCA(n_components=3, sigma=sigma).fit(X_train).transform(X_eval)
+    limits = {"exact_iterative": 1e-6, "rs_construction": 0.01, "gram_sparsified": 0.3,
+              "gram_quantized": 0.35, "random_fourier": 0.3}
+    for name, limit in limits.items():
+        est = make_estimator(name, n_components=3, sigma=sigma, ell=3.0, m=m, random_state=0).fit(X_train)
+        assert alignment_error(O, est.transform(X_eval)) < limit, name
