@@ -99,6 +99,8 @@ def _reduced_size(est, n_train: int) -> int:
     for attr in ("centers_", "landmarks_"):
         if hasattr(est, attr):
             return int(getattr(est, attr).shape[0])
+    if hasattr(est, "random_weights_"):  # random Fourier features: m features, no points
+        return int(est.random_weights_.shape[1])
     return n_train
 
 
