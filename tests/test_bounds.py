@@ -1,12 +1,15 @@
 """Theorems 5.1-5.4: measured values against dense oracles, and measured <= a-posteriori <= a-priori."""
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.linalg import eigh, eigvalsh
 
-from rskpca import shadow_centers
+from rskpca import median_heuristic, shadow_centers
 from rskpca.bounds import (
     THEOREMS,
     BoundValue,
@@ -408,3 +411,24 @@ def separated_clusters(draw):
 def test_chain_where_theorem_5_4_applies(data, kernel, below):
     X, sigma, ell, k = data
     _check_all(X, sigma, ell, kernel, max(1, k - below))
+
+
+DATASETS = Path("/work/shared/datasets")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["german.csv", "pendigits.csv", "usps.csv.gz"])
+def test_chain_on_the_papers_datasets(name):
+    path = DATASETS / name
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    X = pd.read_csv(path, nrows=3000).drop(columns="label").to_numpy(dtype=float)
+    X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    sigma = median_heuristic(X)
+    for ell in (2.0, 8.0):
+        res = theorem_bounds(X, shadow_centers(X, sigma=sigma, ell=ell), n_components=5, max_exact=300)
+        for key in ("5.1", "5.2", "5.3"):
+            _assert_chain(res[key])
+            assert res[key].n_measured == 300 and "subsample of 300" in res[key].note
+        if res["5.4"].applies:
+            _assert_chain(res["5.4"])
