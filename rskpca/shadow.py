@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
 
 from rskpca._validation import check_array_2d, check_positive
 from rskpca.kernels import get_kernel
@@ -64,6 +65,9 @@ _GRID_SIDE_FACTOR = 1.0 + 1e-6
 _GRID_MAX_COORD = 2**30
 # Vectorised propagation rounds before the in-order Python loop takes over.
 _PROPAGATION_ROUNDS = 6
+# Up to this n * d the scan runs on one BLAS thread: its GEMMs are too small to share,
+# and threads that wait on each other cost more than they give on a busy 2-core machine.
+_SINGLE_THREAD_MAX_ND = 200_000
 
 
 @dataclass(frozen=True)
@@ -391,6 +395,12 @@ def _grid_scan(X: np.ndarray, eps: float, cells: np.ndarray, extent: np.ndarray)
 
 def _shadow_scan(X: np.ndarray, eps: float, algorithm: str = "auto"):
     """Fast Algorithm 2 on float64 X in visiting order: (center_rows, labels, algorithm used)."""
+    threads = 1 if X.size <= _SINGLE_THREAD_MAX_ND else None
+    with threadpool_limits(limits=threads, user_api="blas"):
+        return _shadow_scan_threads(X, eps, algorithm)
+
+
+def _shadow_scan_threads(X: np.ndarray, eps: float, algorithm: str):
     d = X.shape[1]
     if algorithm in ("auto", "grid") and d <= GRID_MAX_DIM:
         grid = _grid_cells(X, eps)
