@@ -427,8 +427,9 @@ class SampledGramKPCA(_KPCAMixin):
         M, scale, n_eval = sampled_gram(Xp, sigma=self.sigma_, kernel=self.kernel, p=self.p_,
                                         quantization_level=self.quantization_level_, random_state=rng)
         op = _gram_operator(M, scale, kappa)
-        vals, vecs, used, n_iter = top_eigenpairs(centered_operator(op), self.n_components, solver=self.solver,
-                                          tol=self.tol, max_iter=self.max_iter, random_state=rs)
+        vals, vecs, used, n_iter = top_eigenpairs(centered_operator(op), self.n_components,
+                                                  solver=self.solver, tol=self.tol, max_iter=self.max_iter,
+                                                  random_state=rs)
         A = projection_coefficients(vals, vecs)
         # z(x) = sum_i A_i k~(x_i, x); the eigenvectors are orthogonal to 1, so the
         # centering leaves only a constant -mean_j K^_ij weighted by A (cheap: K^ is sampled).

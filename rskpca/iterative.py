@@ -282,8 +282,8 @@ class IterativeKPCA(_KPCAMixin):
                                block_elements=self.block_elements)
         counter = _CountingOperator(centered_operator(base))
         vals, vecs, used, n_iter = top_eigenpairs(counter, self.n_components, solver=self.solver,
-                                          tol=self.tol, max_iter=self.max_iter,
-                                          random_state=self.random_state)
+                                                  tol=self.tol, max_iter=self.max_iter,
+                                                  random_state=self.random_state)
         self.X_fit_ = X64
         self.eigenvalues_ = vals
         self.normalized_eigenvalues_ = vals / n
