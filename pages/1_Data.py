@@ -4,7 +4,7 @@ import streamlit as st
 
 from rskpca.datasets import DataError, numeric_columns
 from rskpca.datasets import column_summary
-from rskpca.ui import show_table, show_text_list, sidebar
+from rskpca.ui import show_error, show_table, show_text_list, sidebar
 from rskpca.ui.state import NO_LABEL, UPLOAD, accept_upload, current_table
 
 st.set_page_config(page_title="Data - RSKPCA", layout="wide")
@@ -24,13 +24,13 @@ if upload is not None and upload.file_id != st.session_state.get("_upload_file_i
         st.session_state.pop("_upload_error", None)
         st.rerun()
 if st.session_state.get("_upload_error"):
-    st.error(st.session_state["_upload_error"])
+    show_error(st.session_state["_upload_error"])
 
 st.subheader("Columns and preprocessing")
 try:
     source_key, df = current_table()
 except DataError as exc:
-    st.error(str(exc))
+    show_error(str(exc))
     st.stop()
 numeric = numeric_columns(df)
 label = st.session_state.get("label_column", NO_LABEL)

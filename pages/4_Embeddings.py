@@ -6,7 +6,7 @@ import streamlit as st
 from rskpca import plots
 from rskpca.methods import METHODS
 from rskpca.sweeps import aligned_embeddings, compare
-from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, sidebar
 
 st.set_page_config(page_title="Embeddings - RSKPCA", layout="wide")
 settings = sidebar()
@@ -34,7 +34,7 @@ if rows_idx.size < ds.n:
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 reduction_note(shadow.m, shadow.n)
 if r < 2:
-    st.error("The embedding plot needs at least 2 components: raise the rank r in the sidebar.")
+    show_error("The embedding plot needs at least 2 components: raise the rank r in the sidebar.")
     st.stop()
 
 exact = compute.exact_kpca(dig, Xc, sigma, kernel, r)
@@ -46,7 +46,7 @@ for name in names:
     except ValueError as exc:
         failures.append(f"{METHODS[name].label}: {exc}")
 for msg in failures:
-    st.error(msg)
+    show_error(msg)
 
 table = pd.DataFrame([compare(res, exact) for res in results[1:]])
 errors = {} if table.empty else dict(zip(table["method"], table["alignment_error"]))

@@ -6,7 +6,7 @@ import streamlit as st
 from rskpca import plots
 from rskpca.methods import METHODS
 from rskpca.sweeps import compare, ell_grid
-from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, sidebar
 
 st.set_page_config(page_title="Speedups - RSKPCA", layout="wide")
 settings = sidebar()
@@ -33,7 +33,7 @@ for name in methods:
     except ValueError as exc:
         failures.append(f"{METHODS[name].label}: {exc}")
 for msg in failures:
-    st.error(msg)
+    show_error(msg)
 c = st.columns(4)
 c[0].metric("exact KPCA training", f"{exact.fit_seconds * 1e3:.0f} ms")
 c[1].metric("exact KPCA test", f"{exact.transform_seconds * 1e3:.0f} ms")

@@ -5,7 +5,7 @@ import streamlit as st
 
 from rskpca import plots
 from rskpca.sweeps import CLASSIFIERS
-from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, sidebar
 
 st.set_page_config(page_title="Kernelization - RSKPCA", layout="wide")
 settings = sidebar()
@@ -40,7 +40,7 @@ for method, label, method_ell in [("exact", "Exact KPCA", None), ("rskpca", "ShD
     try:
         results[label] = compute.cross_validated(dig, Xc, yc, method, clf, sigma, kernel, r, method_ell, folds)
     except ValueError as exc:
-        st.error(f"{label}: {exc}")
+        show_error(f"{label}: {exc}")
 if not results:
     st.stop()
 table = pd.DataFrame([{"features": k, **{f: v for f, v in res.items() if f != "scores"}}

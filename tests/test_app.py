@@ -7,6 +7,7 @@ ell = 2, where the shadow keeps about a fifth of the rows) to keep this file fas
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,8 @@ def _ok(at: AppTest, where: str = "") -> None:
 
 
 def _errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error]
+    """Error texts with the markdown escaping undone (the app escapes user text in messages)."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
 
 
 def _charts(at: AppTest) -> list[dict]:
@@ -235,3 +237,11 @@ def test_kernelization_without_label_says_so():
     at.switch_page("pages/7_Kernelization.py").run()
     _ok(at)
     assert any("label column" in i.value for i in at.info)
+
+
+def test_user_text_in_error_messages_is_escaped_not_rendered():
+    at = _app()
+    _upload(at, "t.csv", b"**bold**,other\nann,bob\ncy,dd\nee,ff\n")
+    _ok(at)
+    raw = " ".join(e.value for e in at.error)
+    assert r"\*\*bold\*\*" in raw

@@ -87,3 +87,31 @@ def test_bad_inputs():
         sweeps.ell_grid(5.0, 1.0)
     with pytest.raises(ValueError, match="NaN"):
         sweeps.fit_method("rskpca", np.array([[np.nan, 1.0], [0.0, 1.0]]), n_components=1, sigma=1.0)
+
+
+def test_cross_validated_classifier_on_rskpca_and_exact_features(data):
+    y = np.repeat([0, 1], 80)
+    for method in ("rskpca", "exact"):
+        for clf in sweeps.CLASSIFIERS:
+            res = sweeps.cross_validate_classifier(data, y, method=method, classifier=clf, n_components=2,
+                                                   sigma=2.0, ell=3.0, folds=3)
+            assert res["accuracy"] > 0.9, (method, clf)
+            assert len(res["scores"]) == 3 and res["fit_seconds"] > 0
+
+
+def test_cross_validated_classifier_bad_inputs(data):
+    y = np.repeat([0, 1], 80)
+    with pytest.raises(ValueError, match="single class"):
+        sweeps.cross_validate_classifier(data, np.zeros(160), method="rskpca", classifier="knn", n_components=2,
+                                         sigma=2.0)
+    y_rare = y.copy()
+    y_rare[:2] = 7
+    with pytest.raises(ValueError, match="fewer than the 5 folds"):
+        sweeps.cross_validate_classifier(data, y_rare, method="rskpca", classifier="knn", n_components=2, sigma=2.0)
+    with pytest.raises(ValueError, match="one label per row"):
+        sweeps.cross_validate_classifier(data, y[:5], method="rskpca", classifier="knn", n_components=2, sigma=2.0)
+    with pytest.raises(ValueError, match="Unknown classifier"):
+        sweeps.cross_validate_classifier(data, y, method="rskpca", classifier="svm", n_components=2, sigma=2.0)
+    with pytest.raises(ValueError, match="folds"):
+        sweeps.cross_validate_classifier(data, y, method="rskpca", classifier="knn", n_components=2, sigma=2.0,
+                                         folds=1)

@@ -7,6 +7,7 @@ with :func:`show_figure` / :func:`show_table`.
 
 from rskpca.ui import compute
 from rskpca.ui.state import Settings, sidebar
-from rskpca.ui.widgets import reduction_note, show_figure, show_table, show_text_list
+from rskpca.ui.widgets import plain, reduction_note, show_error, show_figure, show_table, show_text_list
 
-__all__ = ["compute", "Settings", "sidebar", "show_figure", "show_table", "reduction_note", "show_text_list"]
+__all__ = ["compute", "Settings", "sidebar", "show_figure", "show_table", "reduction_note", "show_text_list",
+           "show_error", "plain"]

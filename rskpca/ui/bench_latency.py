@@ -25,11 +25,13 @@ import logging
 import os
 import statistics
 import sys
+import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PageLatency", "page_files", "measure_page", "format_table", "main"]
+__all__ = ["PageLatency", "StackSampler", "page_files", "measure_page", "format_header", "format_row", "main"]
 
 REPO = Path(__file__).resolve().parents[2]
 #: The aim for one ell change on one page (seconds), on the project's 2-core machine.
@@ -48,6 +50,7 @@ class PageLatency:
     cached_ell: float
     m_values: list[int]
     error: str = ""
+    profile: str = ""
 
     @property
     def median(self) -> float:
@@ -88,7 +91,7 @@ def _shadow_m(at) -> int:
 
 
 def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeout: float = 600.0,
-                 clear_caches: bool = True) -> PageLatency:
+                 clear_caches: bool = True, profile: bool = False) -> PageLatency:
     """Time the first visit of ``page`` and a rerun after each ell in ``ells``.
 
     Parameters
@@ -104,6 +107,10 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
         Longest a single run may take (AppTest's timeout).
     clear_caches : bool, default=True
         Empty Streamlit's data caches first, so the page starts cold.
+    profile : bool, default=False
+        Sample the stacks during the first ell change (:class:`StackSampler`)
+        and keep the project functions with the largest cumulative time in
+        ``PageLatency.profile``.
 
     Returns
     -------
@@ -116,20 +123,26 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
         st.cache_data.clear()
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=timeout)
     at.session_state["source"] = sample
-    at.run()
     if page != "app.py":
-        at.switch_page(page)
+        at.switch_page(page)  # open the page directly: its first run is the cold visit
     start = time.perf_counter()
     at.run()
     first = time.perf_counter() - start
     result = PageLatency(page, first, [], float("nan"), [_shadow_m(at)], _exception_text(at))
     if result.error:
         return result
-    for ell in ells:
+    for i, ell in enumerate(ells):
         at.slider(key="ell").set_value(float(ell))
+        sampler = StackSampler() if profile and i == 0 else None
         start = time.perf_counter()
-        at.run()
+        if sampler is not None:
+            with sampler:
+                at.run()
+        else:
+            at.run()
         elapsed = time.perf_counter() - start
+        if sampler is not None:
+            result.profile = sampler.report()
         result.error = _exception_text(at)
         if result.error:
             return result
@@ -143,27 +156,94 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
     return result
 
 
-def format_table(rows: list[PageLatency], target: float = TARGET_S) -> str:
-    """A plain-text table of the timings, one row per page.
+class StackSampler:
+    """A sampling profiler for the thread that runs the page script.
+
+    AppTest runs the script in a thread of its own, which :mod:`cProfile` (one
+    thread only) does not see. While active, this samples the stacks of all
+    other threads every ``interval`` seconds and counts, per project function
+    (in ``rskpca/``, ``pages/`` or ``app.py``), the samples in which it is on
+    the stack: samples x interval estimates its cumulative time.
 
     Examples
     --------
-    >>> print(format_table([PageLatency("pages/1_Data.py", 1.5, [0.2, 0.3, 0.1], 0.05, [10, 12])]))
+    >>> with StackSampler(interval=0.001) as sampler:
+    ...     time.sleep(0.01)
+    >>> sampler.samples > 0
+    True
+    """
+
+    def __init__(self, interval: float = 0.005):
+        self.interval = interval
+        self.samples = 0
+        self.counts: Counter = Counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._caller = threading.get_ident()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        own = threading.get_ident()
+        while not self._stop.wait(self.interval):
+            self.samples += 1
+            for tid, frame in sys._current_frames().items():
+                if tid in (own, self._caller):
+                    continue
+                seen = set()
+                while frame is not None:
+                    code = frame.f_code
+                    if _is_project_file(code.co_filename):
+                        seen.add((_short_path(code.co_filename), code.co_firstlineno, code.co_name))
+                    frame = frame.f_back
+                self.counts.update(seen)
+
+    def report(self, limit: int = 20) -> str:
+        """The functions seen most often, with their estimated cumulative seconds."""
+        lines = [f"{self.samples} samples every {self.interval * 1000:g} ms; cumulative s  function"]
+        for (path, line, name), count in self.counts.most_common(limit):
+            lines.append(f"{count * self.interval:>8.3f}  {path}:{line}({name})")
+        return "\n".join(lines)
+
+
+def _is_project_file(filename: str) -> bool:
+    path = Path(filename)
+    return REPO in path.parents and (path.parts[len(REPO.parts)] in ("rskpca", "pages") or path.name == "app.py")
+
+
+def _short_path(filename: str) -> str:
+    return str(Path(filename).relative_to(REPO))
+
+
+def format_header(target: float = TARGET_S) -> str:
+    """The header line of :func:`format_row`'s table."""
+    return (f"{'page':<28}  {'first visit s':>13}  {'ell change median s':>19}  {'ell change max s':>16}  "
+            f"{'cached ell s':>12}  {'m (n/a = -1)':<14}  {'< ' + format(target, 'g') + ' s':>7}")
+
+
+def format_row(r: PageLatency, target: float = TARGET_S) -> str:
+    """One page's line: the timings, the range of m seen, and whether every change met the target.
+
+    Examples
+    --------
+    >>> print(format_header())
     page                          first visit s  ell change median s  ell change max s  cached ell s  m (n/a = -1)    < 0.5 s
+    >>> print(format_row(PageLatency("pages/1_Data.py", 1.5, [0.2, 0.3, 0.1], 0.05, [10, 12])))
     pages/1_Data.py                       1.500                0.200             0.300         0.050  10..12              yes
     """
-    header = (f"{'page':<28}  {'first visit s':>13}  {'ell change median s':>19}  {'ell change max s':>16}  "
-              f"{'cached ell s':>12}  {'m (n/a = -1)':<14}  {'< ' + format(target, 'g') + ' s':>7}")
-    lines = [header]
-    for r in rows:
-        if r.error:
-            lines.append(f"{r.page:<28}  ERROR: {r.error.splitlines()[0][:150] if r.error.strip() else '?'}")
-            continue
-        ok = "yes" if r.worst < target else ("median" if r.median < target else "no")
-        m_range = f"{min(r.m_values)}..{max(r.m_values)}" if r.m_values else "-"
-        lines.append(f"{r.page:<28}  {r.first_visit:>13.3f}  {r.median:>19.3f}  {r.worst:>16.3f}  "
-                     f"{r.cached_ell:>12.3f}  {m_range:<14}  {ok:>7}")
-    return "\n".join(lines)
+    if r.error:
+        first_line = r.error.strip().splitlines()[0][:150] if r.error.strip() else "?"
+        return f"{r.page:<28}  ERROR: {first_line}"
+    ok = "yes" if r.worst < target else ("median" if r.median < target else "no")
+    m_range = f"{min(r.m_values)}..{max(r.m_values)}" if r.m_values else "-"
+    return (f"{r.page:<28}  {r.first_visit:>13.3f}  {r.median:>19.3f}  {r.worst:>16.3f}  "
+            f"{r.cached_ell:>12.3f}  {m_range:<14}  {ok:>7}")
 
 
 def main(argv=None) -> int:
@@ -177,6 +257,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=1, help="repeat the whole measurement (default: 1)")
     parser.add_argument("--keep-caches", action="store_true", help="do not clear the caches between pages")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one run")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the first ell change of each page and print the slowest functions")
     args = parser.parse_args(argv)
 
     # AppTest runs the app outside a server, so Streamlit warns about the missing runtime on
@@ -189,20 +271,24 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(REPO))
     pages = args.pages or page_files()
     failed = False
-    print(f"ell-change latency, sample={args.sample}, ells={args.ells}, {os.cpu_count()} CPU(s); "
-          "AppTest wall-clock (server side, no browser); noisy on a shared machine.")
+    print(f"ell-change latency, sample={args.sample}, ells={args.ells}, {os.cpu_count()} CPU(s), "
+          f"load average {os.getloadavg()[0]:.1f}; AppTest wall-clock (server side, no browser); "
+          "noisy on a shared machine.")
     for repeat in range(args.repeats):
+        print(f"\nrun {repeat + 1} of {args.repeats}")
+        print(format_header(), flush=True)
         rows = []
         for page in pages:
-            rows.append(measure_page(page, sample=args.sample, ells=args.ells, timeout=args.timeout,
-                                     clear_caches=not args.keep_caches))
-            print(f"  measured {page}", file=sys.stderr, flush=True)
+            row = measure_page(page, sample=args.sample, ells=args.ells, timeout=args.timeout,
+                               clear_caches=not args.keep_caches, profile=args.profile)
+            rows.append(row)
+            print(format_row(row), flush=True)
         failed |= any(r.error for r in rows)
-        print(f"\nrun {repeat + 1} of {args.repeats}")
-        print(format_table(rows))
         for r in rows:
             if r.error:
                 print(f"\n{r.page} raised:\n{r.error}")
+            if r.profile:
+                print(f"\nprofile of the first ell change on {r.page}:\n{r.profile}")
     return 1 if failed else 0
 
 

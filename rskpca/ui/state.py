@@ -18,6 +18,7 @@ import streamlit as st
 
 from rskpca.datasets import SAMPLES, DataError, Dataset, guess_label_column
 from rskpca.ui import compute
+from rskpca.ui.widgets import show_error
 
 __all__ = ["Settings", "sidebar", "UPLOAD", "NO_LABEL", "KEYS", "DEFAULT_SAMPLE", "accept_upload",
            "column_choice_keys"]
@@ -240,7 +241,7 @@ def sidebar() -> Settings | None:
                  help="Bundled samples, or the file you uploaded on the Data page.")
     ds = _build_dataset()
     if ss.get("_data_error"):
-        st.error(f"{ss['_data_error']}" + ("" if ds is None else
+        show_error(f"{ss['_data_error']}" + ("" if ds is None else
                  f"  \nStill showing the last data that worked ({_source_title(ss.get('_dataset_source', ''))})."
                  if ss.get("_dataset_source") in options else ""))
     if ds is None:

@@ -10,7 +10,26 @@ import streamlit as st
 
 from rskpca.plots import figure_html
 
-__all__ = ["PLOTLY_CONFIG", "show_figure", "show_table", "reduction_note", "show_text_list", "slug"]
+__all__ = ["PLOTLY_CONFIG", "show_figure", "show_table", "reduction_note", "show_text_list", "slug",
+           "plain", "show_error"]
+
+# CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
+# colour directives) matter to Streamlit's markdown too.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])")
+
+
+def plain(text: str) -> str:
+    """``text`` with markdown/HTML syntax escaped, for messages that quote user text (column names).
+
+    >>> print(plain("**a** <b>"))
+    \\*\\*a\\*\\* \\<b\\>
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+
+
+def show_error(message: str) -> None:
+    """An error box whose text is shown literally (it may quote the user's column names or file name)."""
+    st.error(plain(message), icon=":material/error:")
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 #: Above this m/n the shadow barely reduces the data and the app says so.
