@@ -383,3 +383,9 @@ def test_extra_methods_on_pendigits_at_the_shadow_budget():
     for name, limit in limits.items():
         est = make_estimator(name, n_components=3, sigma=sigma, ell=3.0, m=m, random_state=0).fit(X_train)
         assert alignment_error(O, est.transform(X_eval)) < limit, name
+
+
+def test_reduced_set_construction_without_the_mean(blobs, exact):
+    est = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=25, include_mean=False).fit(blobs)
+    assert est.mean_coef_ is None and est.residuals_.shape[1] == 2
+    assert _error(exact, est, blobs) < 0.01
