@@ -12,7 +12,11 @@ from rskpca.decomposition import (
     ReducedSetKPCA,
     SubsampledKPCA,
 )
+from rskpca.gram_sampling import SampledGramKPCA
+from rskpca.iterative import IterativeKPCA
 from rskpca.kernels import get_kernel, kernel_matrix, median_heuristic
+from rskpca.random_features import RandomFourierKPCA
+from rskpca.reduced_set_construction import ReducedSetConstructionKPCA
 from rskpca.shadow import ShadowResult, shadow_centers
 
 __version__ = "0.1.0"
@@ -25,6 +29,10 @@ __all__ = [
     "NystromKPCA",
     "DensityWeightedNystromKPCA",
     "SubsampledKPCA",
+    "IterativeKPCA",
+    "SampledGramKPCA",
+    "RandomFourierKPCA",
+    "ReducedSetConstructionKPCA",
     "get_kernel",
     "kernel_matrix",
     "median_heuristic",
