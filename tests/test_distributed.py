@@ -112,6 +112,36 @@ def test_tree_merge_keeps_the_cover_and_spends_at_most_eps():
     assert r.distances_to_centers(Xd).max().compute(scheduler="sync") < r.eps
 
 
+def test_refine_reassigns_to_the_earliest_center_within_eps_and_drops_unused():
+    X = _clusters(1200, 6, seed=9, spread=0.6)
+    Xd = da.from_array(X, chunks=(300, 6))
+    plain = distributed_shadow(Xd, sigma=2.0, ell=2.0, scheduler="sync")
+    r = distributed_shadow(Xd, sigma=2.0, ell=2.0, refine=True, scheduler="sync")
+    assert r.refined and not plain.refined
+    # Oracle, by brute force: earliest of the merged centers within eps (exact predicate).
+    D2 = np.stack([exact_squared_distances(x, plain.centers) for x in X])
+    inside = D2 < plain.eps**2
+    assert inside.any(axis=1).all()
+    earliest = inside.argmax(axis=1)
+    used = np.unique(earliest)
+    np.testing.assert_array_equal(r.center_indices, plain.center_indices[used])
+    np.testing.assert_array_equal(r.weights, np.bincount(earliest)[used])
+    labels = r.labels(Xd).compute(scheduler="sync")
+    np.testing.assert_array_equal(r.center_indices[labels], plain.center_indices[earliest])
+    _assert_cover(X, r, labels)
+    assert r.m < plain.m  # overlapping centers of different chunks are gone
+
+
+def test_refine_on_one_chunk_changes_nothing():
+    X = _clusters(500, 3, seed=10)
+    s = shadow_centers(X, sigma=1.0, ell=4.0)
+    r = distributed_shadow(da.from_array(X, chunks=X.shape), sigma=1.0, ell=4.0, refine=True,
+                           scheduler="sync")
+    assert not r.refined
+    np.testing.assert_array_equal(r.center_indices, s.center_indices)
+    np.testing.assert_array_equal(r.weights, s.weights)
+
+
 @pytest.mark.parametrize("fraction", [0.5, 0.1, 1 / 3, 0.7, 0.999])
 @pytest.mark.parametrize("eps", [0.1, 1 / 3, 2.0 / 7.0, 1e-300, 12345.678])
 def test_radius_split_never_exceeds_eps(fraction, eps):
@@ -121,12 +151,15 @@ def test_radius_split_never_exceeds_eps(fraction, eps):
     assert eps2 == pytest.approx(eps - eps1, rel=1e-15)
 
 
-@pytest.mark.parametrize("kernel,sigma,ell,D", [("gaussian", 1.5, 3.0, 3), ("laplacian", 2.0, 5.0, 2),
-                                                 ("gaussian", 8.0, 25.0, 1)])
-def test_eps_cover_and_theorems_hold_on_a_cluster(client, kernel, sigma, ell, D):
+@pytest.mark.parametrize("kernel,sigma,ell,D,refine", [
+    ("gaussian", 1.5, 3.0, 3, False), ("laplacian", 2.0, 5.0, 2, False), ("gaussian", 8.0, 25.0, 1, False),
+    ("gaussian", 1.0, 2.0, 2, True),
+])
+def test_eps_cover_and_theorems_hold_on_a_cluster(client, kernel, sigma, ell, D, refine):
     X = _clusters(700, 2, seed=4)
     Xd = da.from_array(X, chunks=(175, 2))
-    r = distributed_shadow(Xd, sigma=sigma, ell=ell, kernel=kernel)
+    r = distributed_shadow(Xd, sigma=sigma, ell=ell, kernel=kernel, refine=refine)
+    assert r.refined == refine
     shadow = r.to_shadow_result(Xd)
     _assert_cover(X, r, shadow.labels)
     res = theorem_bounds(X, shadow, n_components=D)
@@ -226,7 +259,7 @@ def test_nan_in_a_chunk_names_its_rows():
 @pytest.mark.parametrize("kwargs,match", [
     ({"local_fraction": 1.0}, "local_fraction"), ({"local_fraction": 0}, "local_fraction"),
     ({"max_merge_centers": 0}, "max_merge_centers"), ({"sigma": -1.0}, "sigma"),
-    ({"kernel": "cosine"}, "kernel"),
+    ({"kernel": "cosine"}, "kernel"), ({"refine": "yes"}, "refine"),
 ])
 def test_bad_parameters_get_a_clear_message(kwargs, match):
     params = {"sigma": 1.0, "ell": 2.0, **kwargs}
