@@ -161,9 +161,11 @@ class StackSampler:
 
     AppTest runs the script in a thread of its own, which :mod:`cProfile` (one
     thread only) does not see. While active, this samples the stacks of all
-    other threads every ``interval`` seconds and counts, per project function
-    (in ``rskpca/``, ``pages/`` or ``app.py``), the samples in which it is on
-    the stack: samples x interval estimates its cumulative time.
+    other threads about every ``interval`` seconds and counts, per project
+    function (in ``rskpca/``, ``pages/`` or ``app.py``), the samples in which it
+    is on the stack. A sample waits for the GIL, so samples are fewer than
+    wall time / interval; the share of samples times the wall time estimates a
+    function's cumulative time.
 
     Examples
     --------
@@ -176,18 +178,21 @@ class StackSampler:
     def __init__(self, interval: float = 0.005):
         self.interval = interval
         self.samples = 0
+        self.wall = 0.0
         self.counts: Counter = Counter()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self):
         self._caller = threading.get_ident()
+        self._started = time.perf_counter()
         self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
+        self.wall = time.perf_counter() - self._started
 
     def _run(self):
         own = threading.get_ident()
@@ -206,9 +211,11 @@ class StackSampler:
 
     def report(self, limit: int = 20) -> str:
         """The functions seen most often, with their estimated cumulative seconds."""
-        lines = [f"{self.samples} samples every {self.interval * 1000:g} ms; cumulative s  function"]
+        total = max(self.samples, 1)
+        lines = [f"{self.samples} stack samples over {self.wall:.3f} s wall time",
+                 "  share  ~seconds  function (cumulative: time on the stack)"]
         for (path, line, name), count in self.counts.most_common(limit):
-            lines.append(f"{count * self.interval:>8.3f}  {path}:{line}({name})")
+            lines.append(f"{count / total:>6.0%}  {count / total * self.wall:>8.3f}  {path}:{line}({name})")
         return "\n".join(lines)
 
 
