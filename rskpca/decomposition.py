@@ -7,7 +7,7 @@ so scikit-learn's ``gamma = 1 / sigma**2``).
 * :class:`ReducedSetKPCA` -- shadow (or k-means / KDE paring / herding) centers,
   weighted m x m problem, projection through m centers.
 * :class:`SubsampledKPCA` -- KPCA on m uniformly drawn rows, no weights.
-* :class:`NystromKPCA` -- m uniform landmarks, eigenvectors extended to the n
+* :class:`NystromKPCA` (in :mod:`rskpca.nystrom`) -- m uniform landmarks, eigenvectors extended to the n
   training points (Williams & Seeger, 2001), projection through the n points.
 * :class:`DensityWeightedNystromKPCA` -- k-means landmarks weighted by cluster
   size (Zhang & Kwok, 2010), extended and projected the same way.
@@ -20,18 +20,26 @@ when ``m=None``, use the m that the shadow produces at ``ell``.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.base import _fit_context
 from sklearn.decomposition import KernelPCA as _SklearnKernelPCA
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import StrOptions
 
+from rskpca._base import (  # noqa: F401  (MAX_KERNEL_BYTES and helpers re-exported for callers)
+    _COMMON_CONSTRAINTS,
+    _EIGEN,
+    _M_OR_ELL,
+    MAX_KERNEL_BYTES,
+    _check_kernel_budget,
+    _check_n_components,
+    _KPCAMixin,
+    _m_from_shadow,
+    _resolve_sigma,
+)
 from rskpca._core import weighted_kpca
-from rskpca._validation import check_positive
-from rskpca.kernels import KERNELS, kernel_matrix, median_heuristic
+from rskpca.kernels import kernel_matrix
+from rskpca.nystrom import DensityWeightedNystromKPCA, NystromKPCA
 from rskpca.rsde import herding_rsde, kmeans_rsde, uniform_rsde
 from rskpca.shadow import shadow_centers
 
@@ -42,71 +50,6 @@ __all__ = [
     "DensityWeightedNystromKPCA",
     "KernelPCA",
 ]
-
-_COMMON_CONSTRAINTS = {
-    "n_components": [Interval(Integral, 1, None, closed="left"), None],
-    "sigma": [Interval(Real, 0, None, closed="neither"), StrOptions({"median"})],
-    "kernel": [StrOptions(set(KERNELS))],
-    "random_state": ["random_state"],
-}
-_EIGEN = {"eigen_solver": [StrOptions({"auto", "dense", "arpack"})]}
-_M_OR_ELL = {
-    "m": [Interval(Integral, 1, None, closed="left"), None],
-    "ell": [Interval(Real, 0, None, closed="neither")],
-}
-
-
-def _resolve_sigma(sigma, X, random_state) -> float:
-    """The bandwidth actually used: the number given, or the median heuristic."""
-    if isinstance(sigma, str):
-        seed = check_random_state(random_state).randint(2**31 - 1)
-        return median_heuristic(X, random_state=seed)
-    return check_positive(sigma, "sigma")
-
-
-#: Largest m x m float64 kernel matrix the estimators build (bytes): 4 GiB, m ~ 23,000.
-MAX_KERNEL_BYTES = 4 * 2**30
-
-
-def _check_kernel_budget(m: int) -> None:
-    need = 8.0 * m * m
-    if need > MAX_KERNEL_BYTES:
-        raise ValueError(
-            f"m={m} centers: the m x m kernel matrix would need {need / 2**30:.1f} GiB "
-            f"(limit {MAX_KERNEL_BYTES / 2**30:.0f} GiB). The shadow barely reduces this data at this "
-            "sigma/ell: lower ell or raise sigma for fewer centers, or fix m with rsde='kmeans'."
-        )
-
-
-def _check_n_components(n_components, m: int, what: str) -> None:
-    if n_components is not None and n_components > m:
-        raise ValueError(
-            f"n_components={n_components} exceeds the number of {what} m={m}: a kernel PCA on m "
-            "points has at most m components (m - 1 informative ones when centered). Lower "
-            "n_components, or get more centers (raise ell, lower sigma, or give a larger m)."
-        )
-
-
-class _KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """Shared fit plumbing: validation, sigma, tags, output names."""
-
-    def _validate_fit_input(self, X):
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
-        self.sigma_ = _resolve_sigma(self.sigma, X, self.random_state)
-        return X
-
-    def _validate_transform_input(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-
-    @property
-    def _n_features_out(self):
-        return self.eigenvalues_.shape[0]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
 
 
 class _WeightedCentersKPCA(_KPCAMixin):
@@ -365,209 +308,6 @@ class SubsampledKPCA(_WeightedCentersKPCA):
         """
         X = self._validate_fit_input(X)
         return self._fit_centers(X)
-
-
-def _m_from_shadow(est, X) -> int:
-    """``est.m``, or the shadow's m at ``est.ell``; checked against n."""
-    if est.m is None:
-        m = shadow_centers(X, sigma=est.sigma_, ell=est.ell, kernel=est.kernel).m
-    else:
-        m = int(est.m)
-    if m > X.shape[0]:
-        raise ValueError(f"m={m} exceeds the number of training rows n={X.shape[0]}; use m <= n.")
-    est.m_ = m
-    return m
-
-
-class _NystromBase(_KPCAMixin):
-    """Landmark eigenproblem extended to the n training points (Williams & Seeger).
-
-    With landmarks Z, weights s (sum n), p = s/n, and the weighted landmark
-    problem ``S^1/2 K^c_ZZ S^1/2 = V diag(lambda) V^T``, the approximate
-    eigenvectors of the n x n kernel matrix are
-    ``U~ = K^c_XZ S^1/2 V diag(1/lambda)`` (for equal weights n/m this is the
-    Williams-Seeger formula ``sqrt(m/n) K_XZ U diag(1/s)``), and a new point
-    projects through all n training points: ``z(x) = lambda^-1/2 U~^T k^c(X, x)``.
-    Centering uses the feature-space mean estimated from the landmarks,
-    ``sum_j p_j psi(z_j)``.
-    """
-
-    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, **_M_OR_ELL, "center": ["boolean"]}
-
-    def _landmarks(self, X, rng):
-        raise AttributeError  # pragma: no cover - every subclass defines it
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Pick landmarks, solve the m x m problem, extend to the training points.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        X = self._validate_fit_input(X)
-        X64 = np.asarray(X, dtype=np.float64)
-        rng = check_random_state(self.random_state)
-        Z, s = self._landmarks(X64, rng)
-        _check_n_components(self.n_components, Z.shape[0], "landmarks")
-        _check_kernel_budget(Z.shape[0])
-        KZ = kernel_matrix(Z, sigma=self.sigma_, kernel=self.kernel)
-        eig = weighted_kpca(KZ, s, self.n_components, center=self.center,
-                            eigen_solver=self.eigen_solver, random_state=rng)
-        p = s / s.sum()
-        KXZ = kernel_matrix(X64, Z, sigma=self.sigma_, kernel=self.kernel)
-        if self.center:
-            mX = KXZ @ p  # m(x_i) = <psi(x_i), mean>
-            KXZ -= mX[:, None]
-            KXZ -= eig.mu[None, :]
-            KXZ += float(p @ eig.mu)
-        else:
-            mX = np.zeros(X64.shape[0])
-        lam = eig.eigenvalues
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv = np.where(lam > 0, 1.0 / np.where(lam > 0, lam, 1.0), 0.0)
-            inv_sqrt = np.where(lam > 0, 1.0 / np.sqrt(np.where(lam > 0, lam, 1.0)), 0.0)
-        U = KXZ @ (np.sqrt(s)[:, None] * eig.eigenvectors) * inv
-        self.landmarks_ = Z
-        self.weights_ = s
-        self.X_fit_ = X64
-        self.eigenvalues_ = lam
-        self.normalized_eigenvalues_ = lam / float(s.sum())
-        self.train_eigenvectors_ = U
-        self.dual_coef_ = U * inv_sqrt
-        self._landmark_p = p
-        self._train_means = mX
-        self._grand_mean = float(p @ eig.mu)
-        self._dual_colsum = self.dual_coef_.sum(axis=0)
-        self._dual_offset = mX @ self.dual_coef_
-        self.eigen_solver_ = eig.solver
-        return self
-
-    def transform(self, X):
-        """Project X through the n training points: O(n d) per point.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Z : ndarray of shape (n_samples, n_components)
-        """
-        X = self._validate_transform_input(X)
-        X64 = np.asarray(X, dtype=np.float64)
-        Z = kernel_matrix(X64, self.X_fit_, sigma=self.sigma_, kernel=self.kernel) @ self.dual_coef_
-        if self.center:
-            m_new = kernel_matrix(X64, self.landmarks_, sigma=self.sigma_, kernel=self.kernel) @ self._landmark_p
-            Z -= self._dual_offset[None, :]
-            Z -= (m_new - self._grand_mean)[:, None] * self._dual_colsum[None, :]
-        return Z.astype(X.dtype, copy=False)
-
-
-class NystromKPCA(_NystromBase):
-    """Nystrom KPCA: m uniform landmarks, Williams-Seeger extension (Section 6 baseline).
-
-    Training costs O(n m d + m^3); a new point costs O(n d) because it projects
-    through the n training points (Table 2: storage O(n r)).
-
-    Parameters
-    ----------
-    n_components : int or None, default=None
-    sigma : float or "median", default="median"
-    kernel : {"gaussian", "laplacian"}, default="gaussian"
-    m : int or None, default=None
-        Landmarks; None uses the m the shadow gives at ``ell``.
-    ell : float, default=4.0
-    center : bool, default=True
-    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
-    random_state : int, RandomState instance or None, default=None
-
-    Attributes
-    ----------
-    sigma_, m_, landmarks_, landmark_indices_, weights_ (n/m each), eigenvalues_
-    (approximate eigenvalues of the n x n centered kernel matrix),
-    normalized_eigenvalues_, train_eigenvectors_ (n x r), dual_coef_, X_fit_
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rskpca import NystromKPCA
-    >>> X = np.random.default_rng(0).normal(size=(300, 2))
-    >>> NystromKPCA(n_components=2, sigma=1.0, m=40, random_state=0).fit_transform(X).shape
-    (300, 2)
-    """
-
-    def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
-                 center=True, eigen_solver="auto", random_state=None):
-        self.n_components = n_components
-        self.sigma = sigma
-        self.kernel = kernel
-        self.m = m
-        self.ell = ell
-        self.center = center
-        self.eigen_solver = eigen_solver
-        self.random_state = random_state
-
-    def _landmarks(self, X, rng):
-        m = _m_from_shadow(self, X)
-        idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
-        self.landmark_indices_ = idx
-        return X[idx].copy(), np.full(m, X.shape[0] / m)
-
-
-class DensityWeightedNystromKPCA(_NystromBase):
-    """Density-weighted Nystrom KPCA (Zhang & Kwok, 2010).
-
-    k-means centers as landmarks, cluster sizes as weights, the symmetrized
-    weighted m x m problem ``S^1/2 K_ZZ S^1/2``, extended to the n training
-    points like :class:`NystromKPCA`.
-
-    Parameters
-    ----------
-    n_components : int or None, default=None
-    sigma : float or "median", default="median"
-    kernel : {"gaussian", "laplacian"}, default="gaussian"
-    m : int or None, default=None
-        k-means clusters; None uses the m the shadow gives at ``ell``.
-    ell : float, default=4.0
-    center : bool, default=True
-    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
-    random_state : int, RandomState instance or None, default=None
-
-    Attributes
-    ----------
-    sigma_, m_, landmarks_, weights_ (cluster sizes), eigenvalues_,
-    normalized_eigenvalues_, train_eigenvectors_, dual_coef_, X_fit_
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rskpca import DensityWeightedNystromKPCA
-    >>> X = np.random.default_rng(0).normal(size=(300, 2))
-    >>> est = DensityWeightedNystromKPCA(n_components=2, sigma=1.0, m=20, random_state=0).fit(X)
-    >>> int(est.weights_.sum())
-    300
-    """
-
-    def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
-                 center=True, eigen_solver="auto", random_state=None):
-        self.n_components = n_components
-        self.sigma = sigma
-        self.kernel = kernel
-        self.m = m
-        self.ell = ell
-        self.center = center
-        self.eigen_solver = eigen_solver
-        self.random_state = random_state
-
-    def _landmarks(self, X, rng):
-        m = _m_from_shadow(self, X)
-        return kmeans_rsde(X, m, random_state=rng)
 
 
 class KernelPCA(_KPCAMixin):

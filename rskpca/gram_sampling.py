@@ -41,7 +41,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from rskpca.decomposition import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
+from rskpca._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
 from rskpca.iterative import centered_operator, projection_coefficients, top_eigenpairs
 from rskpca.kernels import DEFAULT_BLOCK_ELEMENTS, get_kernel, kernel_matrix, kernel_matvec
 

@@ -28,7 +28,7 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from rskpca.decomposition import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin
+from rskpca._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin
 from rskpca.kernels import DEFAULT_BLOCK_ELEMENTS, kernel_matvec
 
 __all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpairs", "fix_signs"]

@@ -29,7 +29,7 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from rskpca.decomposition import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
+from rskpca._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
 from rskpca.iterative import fix_signs
 from rskpca.kernels import get_kernel
 

@@ -40,7 +40,8 @@ from scipy.linalg import solve_triangular
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from rskpca.decomposition import _COMMON_CONSTRAINTS, KernelPCA, _KPCAMixin, _m_from_shadow
+from rskpca._base import _COMMON_CONSTRAINTS, _KPCAMixin, _m_from_shadow
+from rskpca.decomposition import KernelPCA
 from rskpca.iterative import IterativeKPCA, projection_coefficients
 from rskpca.kernels import kernel_matrix, kernel_matvec
 
