@@ -13,10 +13,9 @@ distance between the exact and the quantized kernel objects:
 So ``measured <= a_posteriori <= a_priori`` always, up to rounding: the measured
 MMD and Hilbert-Schmidt norms are square roots of differences of O(1) sums, so
 they carry an absolute error of about ``sqrt(1e-16) = 1e-8``, which shows only
-when the residuals themselves are that small. All
-operators are uncentered, as in the paper, and the kernel is written
-``k(x, y) = phi(||x - y||^p / sigma^p)`` with ``kappa = k(x, x) = 1``
-(Gaussian: ``exp(-||x - y||^2 / sigma^2)``).
+when the residuals themselves are that small. All operators are uncentered, as
+in the paper, and the kernel is written ``k(x, y) = phi(||x - y||^p / sigma^p)``
+with ``kappa = k(x, x) = 1`` (Gaussian: ``exp(-||x - y||^2 / sigma^2)``).
 
 The measured values of Theorems 5.2 and 5.4 need eigendecompositions of the
 n x n matrix ``K``. Above ``max_exact`` rows they, and the a-posteriori values
@@ -279,10 +278,13 @@ def _projection(S: Sample, D: int) -> BoundValue:
     hs_post = 2.0 * np.sqrt(S.kernel.kappa) * float(S.residuals.mean())
     paper = hs_prior / gap if hs_prior < gap / 2 else nan
     if hs_post >= gap / 2:
+        hs = _hs_measured(S)
+        exact = (f"with the measured ||K_n - K-bar_n||_HS = {hs:.3g} it holds and gives {hs / gap:.3g}"
+                 if hs < gap / 2 else f"the measured ||K_n - K-bar_n||_HS = {hs:.3g} is too large as well")
         return result(False, nan, nan,
                       f"Does not apply: the condition 2 sqrt(kappa) mean e_i = {hs_post:.3g} < delta_D / 2 = "
-                      f"{gap / 2:.3g} fails (Zwald & Blanchard need the perturbation below half the gap); "
-                      "increase ell or lower D.")
+                      f"{gap / 2:.3g} fails (Zwald & Blanchard need the perturbation below half the gap; "
+                      f"{exact}); increase ell or lower D.")
     why = (f"delta_D = {gap:.4g}. a-posteriori = 2 sqrt(kappa) mean e_i / delta_D (Zwald & Blanchard, Thm 3, "
            f"with ||K_n - K-bar_n||_HS <= 2 sqrt(kappa) mean e_i); with the measured HS norm instead it would be "
            f"{_hs_measured(S) / gap:.4g}.")
