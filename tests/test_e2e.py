@@ -1,0 +1,298 @@
+"""End to end in a real browser: ``streamlit run app.py`` driven by Playwright through Debian's Chromium.
+
+One journey per module, as a user would take it: open the app, upload a CSV
+through the file chooser on the Data page, move the ell slider with the
+keyboard, then visit every page in the sidebar, checking on each that no
+exception element shows and that every Plotly chart has drawn (an SVG or a
+WebGL canvas inside it). Screenshots go to ``test-artifacts/e2e/``.
+
+Skips, with the reason, where Playwright or ``/usr/bin/chromium`` is missing
+(``.ci/run`` installs Debian's chromium; ``playwright install`` cannot download
+browsers on these machines). Override the browser with ``RSKPCA_CHROMIUM``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = REPO / "test-artifacts" / "e2e"
+CHROMIUM = Path(os.environ.get("RSKPCA_CHROMIUM", "/usr/bin/chromium"))
+# Headless Chromium >= 144 has no software WebGL fallback unless told (STYLE.md): without
+# --enable-unsafe-swiftshader every Scattergl chart stays blank.
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader",
+]
+SERVER_START_TIMEOUT_S = 90
+# Budget for one rerun to finish in the browser; the 2-core CI machine is slow and shared.
+RUN_TIMEOUT_MS = 120_000
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) "
+                "or point RSKPCA_CHROMIUM at a Chromium binary", allow_module_level=True)
+
+
+# ---------------------------------------------------------------------------
+# Fixtures: the server and the browser
+# ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _log_tail(log, limit=4000) -> str:
+    log.seek(0)
+    return log.read().decode(errors="replace")[-limit:]
+
+
+@pytest.fixture(scope="module")
+def app_server():
+    """Base URL of ``streamlit run app.py`` on a free loopback port; the server log is kept for failures."""
+    port = _free_port()
+    log = tempfile.TemporaryFile()  # a file, not a PIPE: a full pipe would block the server
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    try:
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited with {proc.returncode}:\n{_log_tail(log)}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                    if resp.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer /_stcore/health in {SERVER_START_TIMEOUT_S} s:\n"
+                            f"{_log_tail(log)}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        server_log = _log_tail(log, limit=200_000)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / "server.log").write_text(server_log)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def chromium_browser():
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def app_page(chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(RUN_TIMEOUT_MS)
+    page.page_errors = []  # uncaught exceptions in the page's JavaScript
+    page.on("pageerror", lambda exc: page.page_errors.append(str(exc)))
+    yield page
+    context.close()
+
+
+# ---------------------------------------------------------------------------
+# Helpers in the spirit of streamlit's e2e_playwright/conftest.py
+# ---------------------------------------------------------------------------
+
+
+def wait_for_app_run(page, settle_ms: int = 400) -> None:
+    """Wait until the script has finished its rerun (connected, not running), twice across a pause.
+
+    A widget event starts the rerun a moment later; checking again after a short
+    pause avoids reading the state from before the rerun began.
+    """
+    for _ in range(2):
+        page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']")
+        page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+        page.wait_for_timeout(settle_ms)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']")
+
+
+def assert_no_exception(page, where: str) -> None:
+    exceptions = page.get_by_test_id("stException")
+    if exceptions.count():
+        shoot(page, f"FAILED-{where}")
+        pytest.fail(f"{where}: an exception element shows: {exceptions.first.inner_text()[:1500]}")
+    assert "Traceback (most recent call last)" not in page.locator("body").inner_text(), where
+
+
+def assert_charts_render(page, where: str) -> int:
+    """Every Plotly chart on the page has drawn an SVG or a WebGL canvas; returns how many."""
+    charts = page.get_by_test_id("stPlotlyChart")
+    n = charts.count()
+    for i in range(n):
+        chart = charts.nth(i)
+        chart.scroll_into_view_if_needed()
+        chart.locator(".main-svg, canvas").first.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+        box = chart.bounding_box()
+        assert box and box["width"] > 50 and box["height"] > 50, f"{where}: chart {i} has no size: {box}"
+    return n
+
+
+def shoot(page, name: str) -> Path:
+    """A screenshot of the whole app: the viewport grows to the main area's height first
+    (Streamlit scrolls inside its main container, so a plain full-page shot is cut off)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        "() => { const m = document.querySelector(\"[data-testid='stMain']\");"
+        " return m ? m.scrollHeight : document.body.scrollHeight; }")
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": int(min(max(height, 800), 8000))})
+    page.wait_for_timeout(300)  # let Plotly relayout to the new size
+    path = ARTIFACTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}.png"
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+    return path
+
+
+def nav_links(page) -> list[str]:
+    links = page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink")
+    return [links.nth(i).inner_text().strip() for i in range(links.count())]
+
+
+def go_to(page, label: str) -> None:
+    """Open a page through the sidebar link (a URL change would start a new session)."""
+    page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink").filter(
+        has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")).first.click()
+    wait_for_app_run(page)
+
+
+def ell_slider(page):
+    """The sidebar's ell slider: by widget key ``ell`` if it has one, else by its label."""
+    keyed = page.locator(".st-key-ell").get_by_test_id("stSlider")
+    if keyed.count():
+        return keyed.first
+    return page.get_by_test_id("stSidebar").get_by_test_id("stSlider").filter(
+        has=page.get_by_test_id("stWidgetLabel").filter(has_text=re.compile(r"\bell\b|ℓ", re.I))).first
+
+
+def ell_value(page) -> str:
+    """The value the ell slider shows (its thumb label)."""
+    return ell_slider(page).get_by_test_id("stSliderThumbValue").inner_text().strip()
+
+
+def move_ell(page, steps: int) -> None:
+    """Move ell with the keyboard, as streamlit's own slider tests do (focus the thumb, arrow keys)."""
+    ell_slider(page).get_by_role("slider").focus()
+    for _ in range(abs(steps)):
+        page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
+    wait_for_app_run(page)
+
+
+def upload_csv_bytes() -> bytes:
+    """Two noisy moons with a label, an HTML-ish column name and a script-ish one (must show as text)."""
+    rng = np.random.default_rng(0)
+    t = rng.uniform(0, np.pi, 300)
+    upper = rng.random(300) < 0.5
+    x = np.where(upper, np.cos(t), 1 - np.cos(t)) + rng.normal(0, 0.08, 300)
+    y = np.where(upper, np.sin(t), 0.5 - np.sin(t)) + rng.normal(0, 0.08, 300)
+    df = pd.DataFrame({"<b>hx</b>": x.round(5), "<img src=x onerror=window.__pwned=1>": y.round(5),
+                       "label": np.where(upper, "upper", "lower")})
+    return df.to_csv(index=False).encode()
+
+
+def upload(page, data: bytes, name: str) -> None:
+    """Upload through the file chooser, as a person would, switching the source to upload if needed."""
+    main = page.get_by_test_id("stMain")
+    dropzone = main.get_by_test_id("stFileUploaderDropzone")
+    if not dropzone.count():  # the source is a choice (sample / upload): pick upload
+        main.get_by_text(re.compile(r"upload", re.I)).first.click()
+        wait_for_app_run(page)
+    with page.expect_file_chooser() as chooser:
+        dropzone.first.get_by_test_id("stBaseButton-secondary").click()
+    chooser.value.set_files(files=[{"name": name, "mimeType": "text/csv", "buffer": data}])
+    page.get_by_test_id("stFileChip").filter(has_text=name).first.wait_for()
+    wait_for_app_run(page)
+
+
+# ---------------------------------------------------------------------------
+# The journey
+# ---------------------------------------------------------------------------
+
+
+def test_upload_move_ell_and_visit_every_page(app_server, app_page):
+    page = app_page
+    page.goto(app_server)
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+    assert_no_exception(page, "home")
+    shoot(page, "00-home")
+
+    labels = nav_links(page)
+    assert len(labels) >= 8, f"expected the home page and the 8 views in the sidebar, got {labels}"
+    data_label = next((lab for lab in labels if re.search(r"data", lab, re.I)), None)
+    assert data_label, f"no Data page among {labels}"
+
+    go_to(page, data_label)
+    upload(page, upload_csv_bytes(), "moons.csv")
+    assert_no_exception(page, "data-after-upload")
+    assert page.evaluate("() => window.__pwned") is None, "a column name was rendered as HTML"
+    assert page.locator("b", has_text="hx").count() == 0, "a column name was rendered as HTML"
+    shoot(page, "01-data-uploaded")
+
+    before = ell_value(page)
+    move_ell(page, 5)
+    after = ell_value(page)
+    assert float(after) == pytest.approx(float(before) + 0.5), f"the ell slider did not move ({before} -> {after})"
+    assert before != after, f"the ell slider did not move ({before} -> {after})"
+    assert_no_exception(page, "data-after-ell")
+
+    rendered = {}
+    for i, label in enumerate(labels):
+        go_to(page, label)
+        assert_no_exception(page, label)
+        rendered[label] = assert_charts_render(page, label)
+        # the uploaded data and the moved ell survive the page change
+        assert ell_value(page) == after, f"{label}: ell was reset"
+        shoot(page, f"{i + 2:02d}-{label}")
+    assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
+    chart_pages = [lab for lab in labels if re.search(r"shadow|kde|shde|embedding|bound|speed", lab, re.I)]
+    assert chart_pages, f"none of the chart pages found among {labels}"
+    for label in chart_pages:
+        assert rendered[label] >= 1, f"{label} shows no chart (charts per page: {rendered})"
+
+
+def test_a_bad_upload_shows_a_message_not_a_traceback(app_server, app_page):
+    page = app_page
+    page.goto(app_server)
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+    go_to(page, next(lab for lab in nav_links(page) if re.search(r"data", lab, re.I)))
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489")
+    upload(page, png, "picture.csv")
+    assert_no_exception(page, "bad-upload")
+    alert = page.get_by_test_id("stMain").get_by_test_id("stAlert").filter(has_text="PNG image")
+    alert.first.wait_for()
+    shoot(page, "90-bad-upload")
