@@ -223,9 +223,45 @@ def _as_center_rows(Xs: np.ndarray, sq: np.ndarray) -> np.ndarray:
     return out
 
 
-def _screen(Pa: np.ndarray, Ca: np.ndarray, margin: float):
-    """Pairs (row, col) that may satisfy ``d^2 < eps^2``: a superset, to re-decide exactly."""
-    return np.nonzero(Pa @ Ca.T > -margin)
+def _earliest_inside(G: np.ndarray, margin: float, exact_inside) -> np.ndarray:
+    """Per row of screened values ``G`` (about ``(eps^2 - d^2) / 2``), the first column inside.
+
+    A value above ``margin`` is inside for sure, one below ``-margin`` outside for sure;
+    only values in between go to ``exact_inside(rows, cols)``. Rows scan their candidates
+    left to right, so pairs beyond a row's first hit are never looked at: the work after
+    the GEMM is one comparison and one argmax per value, not one exact distance per pair.
+    Returns -1 for rows with no center inside.
+    """
+    cand = G > -margin
+    first = cand.argmax(axis=1)
+    rows = np.flatnonzero(cand[np.arange(G.shape[0]), first])
+    cols = first[rows]
+    result = np.full(G.shape[0], -1, dtype=np.intp)
+    while rows.size:
+        sure = G[rows, cols] > margin
+        result[rows[sure]] = cols[sure]
+        rows, cols = rows[~sure], cols[~sure]
+        if not rows.size:
+            break
+        inside = exact_inside(rows, cols)
+        result[rows[inside]] = cols[inside]
+        rows, cols = rows[~inside], cols[~inside]
+        cand[rows, cols] = False  # ruled out exactly: look for the row's next candidate
+        nxt = cand[rows].argmax(axis=1)
+        ok = cand[rows, nxt]
+        rows, cols = rows[ok], nxt[ok]
+    return result
+
+
+def _pairs_inside(G: np.ndarray, margin: float, exact_inside):
+    """All (row, col) with col < row whose pair is inside, deciding the unsure ones exactly."""
+    r, c = np.nonzero(np.tril(G > -margin, -1))
+    g = G[r, c]
+    inside = g > margin
+    unsure = np.flatnonzero(~inside)
+    if unsure.size:
+        inside[unsure] = exact_inside(r[unsure], c[unsure])
+    return r[inside], c[inside]
 
 
 def _blas_scan(X: np.ndarray, eps: float):
@@ -259,9 +295,10 @@ def _blas_scan(X: np.ndarray, eps: float):
 
         # 1. Earliest existing center within eps, for every point in the block.
         if store.m:
-            r, c = _screen(Pa[start:stop], store.A[: store.m], margin)
-            inside = exact_squared_distances(X[block[r]], X[store.idx[c]]) < exact_eps2
-            covered_by = _first_per_row(r[inside], c[inside], stop - start)
+            G = Pa[start:stop] @ store.A[: store.m].T
+            covered_by = _earliest_inside(G, margin, lambda r, c: exact_squared_distances(
+                X[block[r]], X[store.idx[c]]) < exact_eps2)
+            del G
         free = np.flatnonzero(covered_by < 0)
         free_fraction = max(free.size / (stop - start), 1e-3)
         if free.size > _MAX_FREE:
@@ -275,11 +312,10 @@ def _blas_scan(X: np.ndarray, eps: float):
         # 2. The uncovered points decide among themselves, in order.
         if free.size:
             g = block[free]
-            r, c = _screen(Pa[g], _as_center_rows(Xs[g], sq[g]), margin)
-            keep = c < r
-            r, c = r[keep], c[keep]
-            inside = exact_squared_distances(X[g[r]], X[g[c]]) < exact_eps2
-            is_center, owner = _resolve_in_order(free.size, r[inside], c[inside])
+            G = Pa[g] @ _as_center_rows(Xs[g], sq[g]).T
+            r, c = _pairs_inside(G, margin, lambda r, c: exact_squared_distances(
+                X[g[r]], X[g[c]]) < exact_eps2)
+            is_center, owner = _resolve_in_order(free.size, r, c)
             new_local = np.flatnonzero(is_center)
             center_label = np.empty(free.size, dtype=np.intp)
             center_label[new_local] = store.m + np.arange(new_local.size)
