@@ -197,22 +197,44 @@ def _decode(data: bytes, name: str) -> str:
 
 def _read_text(data: bytes, name: str, sep: str | None) -> pd.DataFrame:
     text = _decode(data, name)
+    lines = [line for line in text.splitlines()[:50] if line.strip()]
     if sep is None:
-        sample = "\n".join(text.splitlines()[:50])
         try:
-            sep = csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
-        except csv.Error:  # one column, or too irregular to tell: plain commas
+            sep = csv.Sniffer().sniff("\n".join(lines), delimiters=",;\t|").delimiter
+        except csv.Error:  # one column, or too irregular to tell
             sep = ","
+        # np.savetxt and many instruments separate fields by runs of spaces.
+        widths = {len(line.split()) for line in lines}
+        if sep == "," and not any("," in line for line in lines) and len(widths) == 1 and widths != {1}:
+            sep = r"\s+"
+    df = _parse(text, name, sep, header=0)
+    if _header_is_data(df.columns):  # no header row: the first row holds numbers, keep it as data
+        df = _parse(text, name, sep, header=None)
+        df.columns = [f"x{j}" for j in range(df.shape[1])]
+    if sep == ";":  # European CSV: ';' between fields, ',' as the decimal mark
+        df = _decimal_commas(df)
+    return df
+
+
+def _parse(text: str, name: str, sep: str, header) -> pd.DataFrame:
     try:
-        df = pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=True)
+        return pd.read_csv(io.StringIO(text), sep=sep, header=header,
+                           skipinitialspace=sep != r"\s+", engine="python" if sep == r"\s+" else "c")
     except pd.errors.EmptyDataError:
         raise DataError(f"{name} is empty: upload a file with a header row and data rows.") from None
     except (pd.errors.ParserError, ValueError) as exc:
         raise DataError(f"{name} could not be read as a table ({exc}). Check that every row has "
                         "the same number of fields as the header.") from None
-    if sep == ";":  # European CSV: ';' between fields, ',' as the decimal mark
-        df = _decimal_commas(df)
-    return df
+
+
+def _header_is_data(columns) -> bool:
+    """True when every column name reads as a number, i.e. the file has no header row."""
+    for c in columns:
+        try:
+            float(str(c).replace(",", "."))
+        except ValueError:
+            return False
+    return len(columns) > 0
 
 
 def _decimal_commas(df: pd.DataFrame) -> pd.DataFrame:

@@ -115,6 +115,20 @@ def test_semicolon_with_decimal_commas_and_latin1():
     np.testing.assert_array_equal(df[["größe", "wert"]].to_numpy(), [[1.5, 2.0], [3.0, 4.25]])
 
 
+def test_headerless_and_whitespace_files_from_savetxt():
+    arr = np.arange(12.0).reshape(4, 3) / 7
+    for kwargs, filename in (({}, "spaces.txt"), ({"delimiter": ","}, "commas.csv"), ({"delimiter": "\t"}, "t.tsv")):
+        buf = io.BytesIO()
+        np.savetxt(buf, arr, **kwargs)
+        df = read_table(buf.getvalue(), filename)
+        assert list(df.columns) == ["x0", "x1", "x2"], filename
+        np.testing.assert_allclose(df.to_numpy(), arr, rtol=1e-15)
+    named = read_table(b"a b c\n1 2 3\n4 5 6\n", "w.txt")
+    assert list(named.columns) == ["a", "b", "c"] and named.shape == (2, 3)
+    one = read_table(b"my value\n1\n2\n", "one.txt")  # a name with a space is not two columns
+    assert list(one.columns) == ["my value"] and one.shape == (2, 1)
+
+
 def test_gzip_csv():
     df = read_table(gzip.compress(b"a,b\n1,2\n3,4\n"), "x.csv.gz")
     assert df.shape == (2, 2)
