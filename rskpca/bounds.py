@@ -325,6 +325,11 @@ def mmd_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_stat
     Measured: ``sqrt(1'K_XX 1 - 2 1'K_XC w + w'K_CC w) / n``, blocked.
     %s
 
+    Returns
+    -------
+    BoundValue
+        Theorem 5.1's a-priori, a-posteriori and measured values.
+
     Examples
     --------
     >>> import numpy as np
@@ -342,6 +347,11 @@ def eigenvalue_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, rand
 
     Over all n eigenvalues of ``K/n`` and ``K-bar/n`` (uncentered), sorted.
     %s
+
+    Returns
+    -------
+    BoundValue
+        Theorem 5.2's values; ``paper_a_priori`` holds the printed (invalid) constant's.
 
     Examples
     --------
@@ -362,6 +372,11 @@ def hs_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state
     Measured: ``sqrt(sum k(x_i,x_j)^2 - 2 sum k(x_i,c_a(j))^2 + sum k(c_a(i),c_a(j))^2) / n``.
     %s
 
+    Returns
+    -------
+    BoundValue
+        Theorem 5.3's a-priori, a-posteriori and measured values.
+
     Examples
     --------
     >>> import numpy as np
@@ -374,8 +389,8 @@ def hs_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state
     return _hs(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
 
 
-def projection_bound(X, shadow, *, n_components=5, sigma=None, kernel=None, max_exact=4000,
-                     random_state=0) -> BoundValue:
+def projection_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0,
+                     n_components=5) -> BoundValue:
     """Theorem 5.4: ``||P^D(K_n) - P^D(K-bar_n)||_HS <= 2 sqrt(2 kappa (kappa - phi)) / delta_D``.
 
     ``D = n_components`` and ``delta_D = (lambda_D - lambda_{D+1}) / 2`` of ``K/n``.
@@ -384,6 +399,11 @@ def projection_bound(X, shadow, *, n_components=5, sigma=None, kernel=None, max_
     %s
     n_components : int, default=5
         D, the dimension of the projected eigenspace.
+
+    Returns
+    -------
+    BoundValue
+        Theorem 5.4's values; NaN bounds and ``applies=False`` where it does not apply.
 
     Examples
     --------
@@ -398,8 +418,8 @@ def projection_bound(X, shadow, *, n_components=5, sigma=None, kernel=None, max_
                                 random_state=random_state), n_components)
 
 
-def theorem_bounds(X, shadow, *, sigma=None, kernel=None, n_components=5, max_exact=4000,
-                   random_state=0) -> dict[str, BoundValue]:
+def theorem_bounds(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0,
+                   n_components=5) -> dict[str, BoundValue]:
     """All four theorems on one data set, sharing the subsample and the eigendecompositions.
     %s
     n_components : int, default=5
@@ -439,6 +459,24 @@ def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=40
     :func:`apriori_bounds`. Above ``max_exact`` rows it is computed on the same
     seeded subsample the bounds use. ``lambda_{n+1}`` is 0; ``D > n`` gives 0.
 
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    sigma : float
+        Kernel bandwidth.
+    kernel : {"gaussian", "laplacian"} or RadialKernel, default="gaussian"
+    n_components : int, default=5
+        D.
+    max_exact : int, default=4000
+        Most rows used; above it a seeded uniform subsample.
+    random_state : int, RandomState instance or None, default=0
+        Seed of that subsample.
+
+    Returns
+    -------
+    float
+        ``delta_D``, >= 0 (0 when lambda_D is tied with lambda_{D+1}, up to rounding).
+
     Examples
     --------
     >>> import numpy as np
@@ -464,6 +502,16 @@ def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=40
 
 def bounds_table(res: dict) -> list[dict]:
     """Tidy rows (one per theorem) for tables and CSV downloads.
+
+    Parameters
+    ----------
+    res : dict
+        The output of :func:`theorem_bounds`.
+
+    Returns
+    -------
+    list of dict
+        One row per theorem, sorted by theorem, with the fields of :class:`BoundValue`.
 
     Examples
     --------
