@@ -55,6 +55,9 @@ else:
         show_figure(plots.error_histogram(shde - kde), key="kde_errors", filename="kde_error_histogram")
 
     st.subheader("Along a line through two rows")
+    for key, default in (("kde_line_a", 0), ("kde_line_b", min(1, ds.n - 1))):
+        if st.session_state.get(key) is None or st.session_state[key] > ds.n - 1:
+            st.session_state[key] = default
     lc = st.columns(2)
     lc[0].number_input("from row (position in the data)", 0, ds.n - 1, key="kde_line_a")
     lc[1].number_input("to row", 0, ds.n - 1, key="kde_line_b")

@@ -47,7 +47,8 @@ table = pd.DataFrame([{"features": k, **{f: v for f, v in res.items() if f != "s
                       for k, res in results.items()])
 cols = st.columns(len(results))
 for col, (k, res) in zip(cols, results.items()):
-    col.metric(f"{k} accuracy", f"{res['accuracy']:.3f}", f"± {res['accuracy_std']:.3f}", delta_color="off")
+    col.metric(f"{k} accuracy", f"{res['accuracy']:.3f}", f"± {res['accuracy_std']:.3f}", delta_color="off",
+               delta_arrow="off")
 show_table(table, key="cv_table", filename="classification")
 left, right = st.columns(2)
 with left:

@@ -56,8 +56,8 @@ KEYS = {
     "emb_groups": None,
     "classifier": None,
     "cv_folds": 5,
-    "kde_line_a": 0,
-    "kde_line_b": 1,
+    "kde_line_a": None,
+    "kde_line_b": None,
     "bounds_max_exact": 500,
     "bounds_measured_curves": False,
     "speed_curves": False,
@@ -274,6 +274,7 @@ def sidebar() -> Settings | None:
                         kernel=ss["kernel"], sigma=sigma, ell=float(ss["ell"]), r=int(ss["r"]),
                         sigma_median=median)
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
-    sb.metric("shadow centers m", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n", delta_color="off")
+    sb.metric("shadow centers m", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n", delta_color="off",
+              delta_arrow="off")
     _write_query_params(settings)
     return settings
