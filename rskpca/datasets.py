@@ -276,10 +276,10 @@ def guess_label_column(df: pd.DataFrame) -> str | None:
 def _example_bad_value(series: pd.Series) -> str:
     """The first value of a column that is not a number, with its row, for error messages."""
     coerced = pd.to_numeric(series, errors="coerce")
-    bad = series[coerced.isna() & series.notna()]
-    if bad.empty:
+    positions = np.flatnonzero((coerced.isna() & series.notna()).to_numpy())
+    if positions.size == 0:
         return ""
-    return f" (e.g. {str(bad.iloc[0])[:40]!r} in row {series.index.get_loc(bad.index[0])})"
+    return f" (e.g. {str(series.iloc[positions[0]])[:40]!r} in row {positions[0]})"
 
 
 def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standardize=False,
@@ -334,6 +334,9 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         raise DataError(f"missing must be 'error' or 'drop'; got {missing!r}.")
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise DataError("The table is empty: it needs at least two rows and one numeric column.")
+    duplicated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if duplicated:
+        raise DataError(f"Column name(s) {duplicated} appear more than once; rename them so each is unique.")
     if label_column is not None and label_column not in df.columns:
         raise DataError(f"Label column {label_column!r} is not in the table; choose one of its columns or none.")
     features = _choose_features(df, feature_columns, label_column)

@@ -344,6 +344,15 @@ def test_bad_column_choices():
     assert prepare(df, feature_columns="b").feature_names == ["b"]
 
 
+def test_duplicate_column_names_and_bad_value_position():
+    dup = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], columns=["a", "a"])
+    with pytest.raises(DataError, match=r"\['a'\] appear more than once"):
+        prepare(dup)
+    odd_index = pd.DataFrame({"a": [1.0, 2.0, 3.0], "t": ["1", "2", "oops"]}, index=[7, 7, 7])
+    with pytest.raises(DataError, match=r"'oops' in row 2"):
+        prepare(odd_index, feature_columns=["a", "t"])
+
+
 def test_data_error_is_a_value_error():
     assert issubclass(DataError, ValueError)
 
