@@ -207,6 +207,9 @@ def test_reduced_set_kpca_fits_and_transforms_on_a_cluster(client):
     assert est.weights_.sum() == 3000 and est.n_features_in_ == 4
     assert est.centers_.shape == (est.shadow_m_, 4)
     np.testing.assert_array_equal(est.centers_, X[est.center_indices_].astype(np.float64))
+    refined = distributed_shadow(Xd, sigma=2.0, ell=3.0, refine=True)  # what the estimator runs
+    np.testing.assert_array_equal(est.center_indices_, refined.center_indices)
+    assert refined.m <= distributed_shadow(Xd, sigma=2.0, ell=3.0).m
     Z = est.transform(Xd)
     assert isinstance(Z, da.Array) and Z.dtype == np.float32
     np.testing.assert_allclose(Z.compute(), est.transform(X), rtol=1e-6, atol=1e-6)
