@@ -91,7 +91,10 @@ class BoundValue:
     measured : float
         The bounded quantity itself; NaN where it is undefined (5.4 with tied eigenvalues).
     applies : bool
-        Whether the theorem's hypotheses hold (always for 5.1-5.3).
+        Whether the theorem's hypotheses hold: always for 5.1-5.3. For 5.4, whether
+        the a-posteriori condition ``2 sqrt(kappa) mean e_i < delta_D / 2`` holds; the
+        a-priori condition is stricter, so ``a_priori`` can be NaN while this is True
+        (compare ``measured`` with ``a_posteriori`` then).
     note : str
         Plain-language remarks: subsampling, why a bound does not apply, the
         paper's constant.
