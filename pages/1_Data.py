@@ -46,11 +46,12 @@ if chosen is not None and any(c not in feature_options for c in chosen):
     st.session_state["feature_columns"] = [c for c in chosen if c in feature_options]
 st.multiselect("Feature columns (empty = every numeric column except the label)", feature_options,
                key="feature_columns", format_func=str)
-c1, c2, c3 = st.columns(3)
+c1, c2, c3, c4 = st.columns(4)
 c1.checkbox("Standardise features (zero mean, unit variance)", key="standardize")
-c2.number_input("Row cap (seeded random sample above it)", min_value=2, max_value=1_000_000, step=500,
+c2.checkbox("Drop rows with missing values", key="drop_missing")
+c3.number_input("Row cap (a random sample above it)", min_value=2, max_value=1_000_000, step=500,
                 key="max_rows")
-c3.checkbox("Drop rows with missing values", key="drop_missing")
+c4.number_input("Sampling seed", min_value=0, max_value=2**31 - 1, step=1, key="row_seed")
 
 if settings is None:
     st.stop()

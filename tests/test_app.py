@@ -245,3 +245,19 @@ def test_user_text_in_error_messages_is_escaped_not_rendered():
     _ok(at)
     raw = " ".join(e.value for e in at.error)
     assert r"\*\*bold\*\*" in raw
+
+
+def test_row_cap_samples_with_the_seed():
+    at = _app(dataset="digits", ell=2.0)
+    at.switch_page("pages/1_Data.py").run()
+    at.number_input(key="max_rows").set_value(100).run()
+    _ok(at)
+    first = at.session_state["_dataset"]
+    assert first.n == 100
+    assert any("random sample of 100" in t.value for t in at.text)
+    at.number_input(key="row_seed").set_value(7).run()
+    second = at.session_state["_dataset"]
+    assert second.n == 100 and not np.array_equal(first.row_ids, second.row_ids)
+    at.switch_page("pages/2_Shadow_centers.py").run()
+    _ok(at)
+    assert _m(at) <= 100

@@ -48,10 +48,11 @@ def read_upload(digest: str, _data: bytes, filename: str) -> pd.DataFrame:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def prepared(source_key: str, _df: pd.DataFrame, feature_columns, label_column, standardize: bool,
-             max_rows: int, missing: str):
+             max_rows: int, missing: str, seed: int = 0):
     """The validated :class:`~rskpca.datasets.Dataset` for these choices."""
     return prepare(_df, feature_columns=None if feature_columns is None else list(feature_columns),
-                   label_column=label_column, standardize=standardize, max_rows=max_rows, missing=missing)
+                   label_column=label_column, standardize=standardize, max_rows=max_rows, missing=missing,
+                   random_state=seed)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -90,7 +91,7 @@ def exact_kpca(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
     return fit_method("exact", _X, n_components=r, sigma=sigma, kernel=kernel)
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+@st.cache_data(max_entries=128, show_spinner="Fitting the methods at this ell...")
 def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int):
     """One method fitted on the comparison rows (m = the shadow's m at ell)."""
     return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m)

@@ -51,6 +51,7 @@ KEYS = {
     "standardize": False,
     "max_rows": DEFAULT_MAX_ROWS,
     "drop_missing": False,
+    "row_seed": 0,
     # page-level choices worth keeping while the user looks elsewhere
     "emb_dims": "2-D",
     "emb_groups": None,
@@ -189,7 +190,7 @@ def _build_dataset():
         features = ss.get("feature_columns")
         features = tuple(features) if features else None
         ds = compute.prepared(source_key, df, features, label, bool(ss["standardize"]),
-                              int(ss["max_rows"]), "drop" if ss["drop_missing"] else "error")
+                              int(ss["max_rows"]), "drop" if ss["drop_missing"] else "error", int(ss["row_seed"]))
     except DataError as exc:
         ss["_data_error"] = str(exc)
         return ss.get("_dataset")
