@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -432,20 +433,30 @@ def column_summary(df: pd.DataFrame) -> pd.DataFrame:
     0      a  float64      2        1       2   2.0  1.414214  1.0  3.0
     1      b      str      3        0       2   NaN       NaN  NaN  NaN
     """
-    numeric = set(numeric_columns(df))
-    rows = []
-    for c in df.columns:
-        col = df[c]
-        row = {"column": str(c), "dtype": str(col.dtype), "count": int(col.notna().sum()),
-               "missing": int(col.isna().sum()), "unique": int(col.nunique())}
-        if c in numeric:
-            vals = col.astype(np.float64)
-            row |= {"mean": vals.mean(), "std": vals.std(), "min": vals.min(), "max": vals.max()}
-        else:
-            row |= {"mean": np.nan, "std": np.nan, "min": np.nan, "max": np.nan}
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["column", "dtype", "count", "missing", "unique",
-                                       "mean", "std", "min", "max"])
+    # Column-wise vectorised reductions: a Python loop over columns costs ~10 ms each in pandas.
+    numeric = numeric_columns(df)
+    stats = _numeric_stats(df[numeric].to_numpy(dtype=np.float64, na_value=np.nan)) if numeric else None
+    out = pd.DataFrame({
+        "column": [str(c) for c in df.columns],
+        "dtype": [str(t) for t in df.dtypes],
+        "count": df.notna().sum().to_numpy(dtype=np.int64),
+        "missing": df.isna().sum().to_numpy(dtype=np.int64),
+        "unique": df.nunique().to_numpy(dtype=np.int64),
+    })
+    for stat in ("mean", "std", "min", "max"):
+        values = np.full(df.shape[1], np.nan)
+        if stats is not None:
+            values[[df.columns.get_loc(c) for c in numeric]] = stats[stat]
+        out[stat] = values
+    return out
+
+
+def _numeric_stats(arr: np.ndarray) -> dict[str, np.ndarray]:
+    """NaN-ignoring mean, sample std, min and max of each column (NaN for an all-missing column)."""
+    with warnings.catch_warnings():  # all-NaN columns: NaN is the right answer, the warning is noise
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {"mean": np.nanmean(arr, axis=0), "std": np.nanstd(arr, axis=0, ddof=1),
+                "min": np.nanmin(arr, axis=0), "max": np.nanmax(arr, axis=0)}
 
 
 def data_digest(X, *extra) -> str:
