@@ -437,7 +437,7 @@ def theorem_bounds(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random
     --------
     >>> import numpy as np
     >>> from rskpca import shadow_centers
-    >>> X = np.random.default_rng(0).normal(size=(300, 3))
+    >>> X = np.random.default_rng(0).normal(size=(150, 3))
     >>> res = theorem_bounds(X, shadow_centers(X, sigma=1.5, ell=6.0), n_components=3)
     >>> sorted(res)
     ['5.1', '5.2', '5.3', '5.4']

@@ -422,7 +422,7 @@ def test_chain_on_the_papers_datasets(name):
     path = DATASETS / name
     if not path.exists():
         pytest.skip(f"{path} not available")
-    X = pd.read_csv(path, nrows=3000).drop(columns="label").to_numpy(dtype=float)
+    X = pd.read_csv(path, nrows=1500).drop(columns="label").to_numpy(dtype=float)
     X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
     sigma = median_heuristic(X)
     for ell in (2.0, 8.0):
