@@ -137,12 +137,12 @@ def run(n_rows: int, n_features: int, chunk_rows: int, sigma: float, ell: float,
     parts = dask.compute(*[dask.delayed(_local_part)(b, result.eps_local, int(o))
                            for b, o in zip(X.to_delayed().ravel(), offsets)], scheduler="threads")
     radius = result.merge_radii[-1] if result.merge_radii else result.eps
+    m_local = result.n_local_centers / len(parts)
     # Repeat the chunks' parts up to >= 5,000 centers so the rate is not just fixed overhead
     # (chunks of one data set produce near-duplicate local centers, as here).
     parts = list(parts) * max(1, math.ceil(5_000 / max(result.n_local_centers, 1)))
     n_merged = sum(len(p.indices) for p in parts)
     t_merge = float(np.median(_timed(lambda: _merge_parts(parts, radius), repeats)))
-    m_local = result.n_local_centers / len(parts)
     return {
         "rows": rows, "n_rows": n_rows, "n_features": n_features, "chunk_rows": chunk_rows,
         "m": result.m, "M0": result.n_local_centers, "m_local_per_chunk": m_local,

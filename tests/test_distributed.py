@@ -308,7 +308,7 @@ def _module_level_imports(body):
 
 def test_library_imports_and_fits_without_dask(monkeypatch):
     # Only the optional modules import dask when loaded; the estimators import it lazily.
-    optional = {"distributed.py", "bench_distributed.py"}
+    optional = {"distributed.py", "_dask_blocks.py", "bench_distributed.py"}
     for path in Path(rskpca.__file__).parent.rglob("*.py"):
         if path.name not in optional:
             tops = {name.split(".")[0] for name in _module_level_imports(ast.parse(path.read_text()).body)}
