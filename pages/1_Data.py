@@ -4,12 +4,10 @@ import streamlit as st
 
 from rskpca.datasets import DataError, numeric_columns
 from rskpca.datasets import column_summary
-from rskpca.ui import show_error, show_table, show_text_list, sidebar
+from rskpca.ui import show_error, show_table, show_text_list, start_page
 from rskpca.ui.state import NO_LABEL, UPLOAD, accept_upload, current_table
 
-st.set_page_config(page_title="Data - RSKPCA", layout="wide")
-settings = sidebar()
-st.title("Data")
+settings = start_page("Data", needs_data=False)
 
 st.subheader("Upload your own")
 upload = st.file_uploader("CSV, TSV, Parquet or NPY (a header row for CSV/TSV; numbers as features)",

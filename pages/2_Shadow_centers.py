@@ -5,13 +5,9 @@ import streamlit as st
 
 from rskpca import plots
 from rskpca.sweeps import ell_grid
-from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_figure, show_table, start_page
 
-st.set_page_config(page_title="Shadow centers - RSKPCA", layout="wide")
-settings = sidebar()
-st.title("Shadow centers")
-if settings is None:
-    st.stop()
+settings = start_page("Shadow centers")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
 

@@ -5,13 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plots
-from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_figure, show_table, start_page
 
-st.set_page_config(page_title="KDE vs ShDE - RSKPCA", layout="wide")
-settings = sidebar()
-st.title("KDE vs ShDE")
-if settings is None:
-    st.stop()
+settings = start_page("KDE vs ShDE")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
 st.markdown("The KDE averages a kernel over all n points; the ShDE over the m centers, each weighted by "

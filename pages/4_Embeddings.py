@@ -6,13 +6,9 @@ import streamlit as st
 from rskpca import plots
 from rskpca.methods import METHODS
 from rskpca.sweeps import aligned_embeddings, compare
-from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, start_page
 
-st.set_page_config(page_title="Embeddings - RSKPCA", layout="wide")
-settings = sidebar()
-st.title("Embeddings")
-if settings is None:
-    st.stop()
+settings = start_page("Embeddings")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
 
 GROUPS = {"rskpca": "RSKPCA", "baseline": "Section 6 baselines", "rsde": "other reduced-set estimators",
@@ -25,9 +21,7 @@ c1.multiselect("Methods to compare with exact KPCA", available, key="emb_groups"
                format_func=lambda g: GROUPS[g])
 c2.segmented_control("View", ["2-D", "3-D"], key="emb_dims")
 
-rows_idx = compute.comparison_rows(ds.digest, ds.n)
-Xc = ds.X[rows_idx]
-dig = ds.digest if rows_idx.size == ds.n else f"{ds.digest}:rows{rows_idx.size}"
+rows_idx, Xc, dig = compute.comparison_set(ds)
 if rows_idx.size < ds.n:
     st.info(f"Exact KPCA needs an n x n matrix: every method here is trained and compared on a seeded "
             f"sample of {rows_idx.size} of the {ds.n} rows.")

@@ -6,13 +6,9 @@ import streamlit as st
 
 from rskpca import plots
 from rskpca.sweeps import ell_grid
-from rskpca.ui import compute, reduction_note, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_figure, show_table, start_page
 
-st.set_page_config(page_title="Bounds - RSKPCA", layout="wide")
-settings = sidebar()
-st.title("Error bounds (Section 5)")
-if settings is None:
-    st.stop()
+settings = start_page("Error bounds (Section 5)")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
 st.markdown("Each bound has three numbers: the **a-priori** value from ell alone, an **a-posteriori** value "
             "from the actual distances of the points to their centers, and the **measured** quantity. "

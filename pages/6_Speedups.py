@@ -6,17 +6,11 @@ import streamlit as st
 from rskpca import plots
 from rskpca.methods import METHODS
 from rskpca.sweeps import compare, ell_grid
-from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, start_page
 
-st.set_page_config(page_title="Speedups - RSKPCA", layout="wide")
-settings = sidebar()
-st.title("Speedups")
-if settings is None:
-    st.stop()
+settings = start_page("Speedups")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
-rows_idx = compute.comparison_rows(ds.digest, ds.n)
-Xc = ds.X[rows_idx]
-dig = ds.digest if rows_idx.size == ds.n else f"{ds.digest}:rows{rows_idx.size}"
+rows_idx, Xc, dig = compute.comparison_set(ds)
 st.caption(f"Every method is trained on the same {rows_idx.size} rows"
            + (f" (a seeded sample of the {ds.n}, since exact KPCA needs an n x n matrix)" if rows_idx.size < ds.n else "")
            + "; test time = projecting those rows as new points. Speedup = exact time / method time. "

@@ -5,13 +5,9 @@ import streamlit as st
 
 from rskpca import plots
 from rskpca.sweeps import CLASSIFIERS
-from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, sidebar
+from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, start_page
 
-st.set_page_config(page_title="Kernelization - RSKPCA", layout="wide")
-settings = sidebar()
-st.title("Kernelization: classify on kernel PCA features")
-if settings is None:
-    st.stop()
+settings = start_page("Kernelization: classify on kernel PCA features")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
 st.markdown("A linear method on kernel PCA features is a kernel method. Here a classifier is trained on the "
             "r features of RSKPCA and of exact KPCA inside one scikit-learn Pipeline, with stratified "
@@ -26,9 +22,8 @@ c1.selectbox("Classifier", list(CLASSIFIERS), key="classifier", format_func=CLAS
 c2.slider("Folds", 2, 10, key="cv_folds")
 clf, folds = st.session_state["classifier"], int(st.session_state["cv_folds"])
 
-rows_idx = compute.comparison_rows(ds.digest, ds.n)
-Xc, yc = ds.X[rows_idx], ds.y[rows_idx]
-dig = ds.digest if rows_idx.size == ds.n else f"{ds.digest}:rows{rows_idx.size}"
+rows_idx, Xc, dig = compute.comparison_set(ds)
+yc = ds.y[rows_idx]
 if rows_idx.size < ds.n:
     st.info(f"Cross-validated on a seeded sample of {rows_idx.size} of the {ds.n} rows (exact KPCA needs an "
             "n x n matrix per fold).")

@@ -2,11 +2,9 @@
 
 import streamlit as st
 
-from rskpca.ui import sidebar
+from rskpca.ui import start_page
 
-st.set_page_config(page_title="Learn - RSKPCA", layout="wide")
-sidebar()
-st.title("How RSKPCA works")
+start_page("How RSKPCA works", needs_data=False)
 
 st.header("1. Kernel PCA")
 st.markdown("Kernel PCA finds the directions of largest variance after mapping each point x to psi(x) in a "

@@ -6,8 +6,8 @@ with :func:`show_figure` / :func:`show_table`.
 """
 
 from rskpca.ui import compute
-from rskpca.ui.state import Settings, sidebar
+from rskpca.ui.state import Settings, sidebar, start_page
 from rskpca.ui.widgets import plain, reduction_note, show_error, show_figure, show_table, show_text_list
 
-__all__ = ["compute", "Settings", "sidebar", "show_figure", "show_table", "reduction_note", "show_text_list",
+__all__ = ["compute", "Settings", "sidebar", "start_page", "show_figure", "show_table", "reduction_note", "show_text_list",
            "show_error", "plain"]

@@ -24,7 +24,7 @@ from rskpca.sweeps import cross_validate_classifier, fit_method, sweep_point
 
 __all__ = [
     "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "principal_axes",
-    "comparison_rows", "exact_kpca", "method_result", "kde_grid", "shde_grid", "densities_at",
+    "comparison_rows", "comparison_set", "exact_kpca", "method_result", "kde_grid", "shde_grid", "densities_at",
     "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
 ]
 
@@ -83,6 +83,17 @@ def comparison_rows(digest: str, n: int) -> np.ndarray:
     if n <= EXACT_MAX_ROWS:
         return np.arange(n)
     return np.sort(np.random.default_rng(0).choice(n, size=EXACT_MAX_ROWS, replace=False))
+
+
+def comparison_set(ds):
+    """``(rows, X_rows, key)``: the rows the method comparisons run on and their cache key.
+
+    Exact KPCA needs an n x n matrix, so above EXACT_MAX_ROWS every method is
+    trained and compared on the same seeded sample (the pages say so).
+    """
+    rows = comparison_rows(ds.digest, ds.n)
+    key = ds.digest if rows.size == ds.n else f"{ds.digest}:rows{rows.size}"
+    return rows, ds.X[rows], key
 
 
 @st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")

@@ -20,7 +20,7 @@ from rskpca.datasets import SAMPLES, DataError, Dataset, guess_label_column
 from rskpca.ui import compute
 from rskpca.ui.widgets import show_error
 
-__all__ = ["Settings", "sidebar", "UPLOAD", "NO_LABEL", "KEYS", "DEFAULT_SAMPLE", "accept_upload",
+__all__ = ["Settings", "sidebar", "start_page", "UPLOAD", "NO_LABEL", "KEYS", "DEFAULT_SAMPLE", "accept_upload",
            "column_choice_keys"]
 
 #: The source key of an uploaded file (sample names are the other sources).
@@ -278,4 +278,18 @@ def sidebar() -> Settings | None:
     sb.metric("shadow centers m", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n", delta_color="off",
               delta_arrow="off")
     _write_query_params(settings)
+    return settings
+
+
+def start_page(title: str, *, needs_data: bool = True) -> Settings | None:
+    """Page set-up shared by every view: page config, the shared :func:`sidebar`, the title.
+
+    With ``needs_data`` the page stops here (after the sidebar has said why)
+    when no data set could be loaded.
+    """
+    st.set_page_config(page_title=f"{title} - RSKPCA", layout="wide")
+    settings = sidebar()
+    st.title(title)
+    if needs_data and settings is None:
+        st.stop()
     return settings
