@@ -366,7 +366,7 @@ def eigenvalue_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, rand
     (True, True)
     """
     return _eigenvalues(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
-                                 random_state=random_state))
+                                       random_state=random_state))
 
 
 def hs_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0) -> BoundValue:
