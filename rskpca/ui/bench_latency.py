@@ -274,6 +274,10 @@ def main(argv=None) -> int:
         if name.startswith("streamlit"):
             logging.getLogger(name).setLevel(logging.ERROR)
     os.chdir(REPO)  # the app reads .streamlit/config.toml and sample_data/ from here
+    from streamlit import config
+
+    # The app's config hides exception text from users; this report is for developers.
+    config.set_option("client.showErrorDetails", "full")
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     pages = args.pages or page_files()
