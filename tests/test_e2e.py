@@ -211,13 +211,23 @@ def move_ell(page, steps: int) -> None:
     wait_for_app_run(page)
 
 
+UPLOAD_ROWS = 300
+
+
+def assert_uploaded_data_in_use(page, where: str) -> None:
+    """The sidebar names the uploaded file's row count (n = 300), not the default sample's."""
+    sidebar = page.get_by_test_id("stSidebar").inner_text()
+    shown = re.search(rf"\bn\s*=\s*{UPLOAD_ROWS}\b|\b{UPLOAD_ROWS} rows\b", sidebar)
+    assert shown, f"{where}: the upload is not in use; the sidebar says {sidebar!r}"
+
+
 def upload_csv_bytes() -> bytes:
     """Two noisy moons with a label, an HTML-ish column name and a script-ish one (must show as text)."""
     rng = np.random.default_rng(0)
-    t = rng.uniform(0, np.pi, 300)
-    upper = rng.random(300) < 0.5
-    x = np.where(upper, np.cos(t), 1 - np.cos(t)) + rng.normal(0, 0.08, 300)
-    y = np.where(upper, np.sin(t), 0.5 - np.sin(t)) + rng.normal(0, 0.08, 300)
+    t = rng.uniform(0, np.pi, UPLOAD_ROWS)
+    upper = rng.random(UPLOAD_ROWS) < 0.5
+    x = np.where(upper, np.cos(t), 1 - np.cos(t)) + rng.normal(0, 0.08, UPLOAD_ROWS)
+    y = np.where(upper, np.sin(t), 0.5 - np.sin(t)) + rng.normal(0, 0.08, UPLOAD_ROWS)
     df = pd.DataFrame({"<b>hx</b>": x.round(5), "<img src=x onerror=window.__pwned=1>": y.round(5),
                        "label": np.where(upper, "upper", "lower")})
     return df.to_csv(index=False).encode()
@@ -258,6 +268,7 @@ def test_upload_move_ell_and_visit_every_page(app_server, app_page):
     go_to(page, data_label)
     upload(page, upload_csv_bytes(), "moons.csv")
     assert_no_exception(page, "data-after-upload")
+    assert_uploaded_data_in_use(page, "data-after-upload")
     assert page.evaluate("() => window.__pwned") is None, "a column name was rendered as HTML"
     assert page.locator("b", has_text="hx").count() == 0, "a column name was rendered as HTML"
     shoot(page, "01-data-uploaded")
@@ -276,6 +287,7 @@ def test_upload_move_ell_and_visit_every_page(app_server, app_page):
         rendered[label] = assert_charts_render(page, label)
         # the uploaded data and the moved ell survive the page change
         assert ell_value(page) == after, f"{label}: ell was reset"
+        assert_uploaded_data_in_use(page, label)
         shoot(page, f"{i + 2:02d}-{label}")
     assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
     chart_pages = [lab for lab in labels if re.search(r"shadow|kde|shde|embedding|bound|speed", lab, re.I)]
