@@ -46,6 +46,8 @@ SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 # Squared distances sum d squared differences; values above this overflow float64
 # (1e150**2 = 1e300, leaving room for sums over many columns and differences).
 MAX_ABS_VALUE = 1e150
+# Below this spread squared differences (< 1e-300) underflow towards float64's subnormals.
+MIN_SPREAD = 1e-150
 # Column names that usually hold the class of a row, in order of preference.
 _LABEL_NAMES = ("label", "labels", "target", "class", "classes", "y", "species", "category", "digit")
 
@@ -315,7 +317,8 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     DataError
         No numeric columns, unknown or non-numeric chosen columns, NaN or
         infinite values, fewer than 2 rows, only constant columns, or values so
-        large (> 1e150) that squared distances would overflow.
+        large (> 1e150) or so close together (spread < 1e-150) that squared
+        distances would overflow or underflow.
 
     Examples
     --------
@@ -381,6 +384,9 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     if len(constant) == len(features):
         raise DataError("Every feature column is constant, so all rows are the same point and there "
                         "is no structure to find. Choose columns that vary.")
+    if spread.max() < MIN_SPREAD:
+        raise DataError(f"All features vary by less than {MIN_SPREAD:.0e}: squared distances would "
+                        "underflow to zero. Rescale the data (e.g. multiply by a power of ten).")
     if constant:
         notes.append(f"Constant column(s) {constant} carry no information.")
     if standardize:

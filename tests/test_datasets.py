@@ -307,6 +307,13 @@ def test_huge_values_would_overflow():
     assert prepare(df, feature_columns=["ok"]).n == 2
 
 
+def test_tiny_spread_would_underflow():
+    df = pd.DataFrame({"a": [1e-200, 2e-200, 3e-200], "b": [0.0, 0.0, 0.0]})
+    with pytest.raises(DataError, match="underflow"):
+        prepare(df)
+    assert prepare(df * 1e200).n == 3
+
+
 @pytest.mark.parametrize("content", [b"a,b\n1,2\n", b"a\n5\n"])
 def test_one_row(content):
     with pytest.raises(DataError, match="at least 2 rows"):
