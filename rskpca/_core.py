@@ -27,7 +27,7 @@ DENSE_MAX_M = 1500
 #: Up to this m the eigenproblem runs on one BLAS thread: LAPACK gains nothing from threads
 #: on small matrices, and on a busy machine its threads wait on each other (measured on the
 #: 2-core development machine under load: m = 234 took 0.08 s on 2 threads, 0.014 s on 1).
-SINGLE_THREAD_MAX_M = 1000
+SINGLE_THREAD_MAX_M = DENSE_MAX_M
 
 
 @dataclass

@@ -94,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "n, d, ell; or, with --data, a labelled CSV split 80/20.")
     b.add_argument("--n", type=_positive_int, nargs="+", default=[2_000, 10_000], help="training sizes")
     b.add_argument("--d", type=_positive_int, nargs="+", default=[2, 16], help="dimensions")
-    b.add_argument("--ell", type=parse_ells, default=[3.0, 4.0], help="ell values: 3,4 or 3:5:0.5")
+    b.add_argument("--ell", type=parse_ells, nargs="+", default=[[3.0, 4.0]],
+                   help="ell values: 3 4, 3,4 or 3:5:0.5")
     b.add_argument("--n-test", type=_positive_int, default=2_000, help="points projected per case")
     b.add_argument("--rank", type=_positive_int, default=5, help="number of components")
     b.add_argument("--exact-max-n", type=_positive_int, default=12_000,
@@ -133,6 +134,7 @@ def _bench(args) -> int:
     from rskpca.experiments import DATASET_SIGMA, load_labeled_csv
 
     bar = ProgressBar()
+    args.ell = [ell for group in args.ell for ell in group]
     if args.data is not None:
         X, _, name = load_labeled_csv(args.data)
         sigma = args.sigma if args.sigma is not None else DATASET_SIGMA.get(name)
@@ -243,7 +245,7 @@ def _experiment(args) -> int:
     lines = ["# rskpca experiment summary", "",
              f"Command: `rskpca experiment {' '.join(sys.argv[2:]) if len(sys.argv) > 2 else ''}`", "",
              f"ell: {ells[0]} to {ells[-1]} ({len(ells)} values); {args.repeats} random 80/20 splits "
-             f"(embedding); {args.folds}-fold CV (3-NN). Means over splits/folds.", ""]
+             f"(embedding); {args.folds}-fold CV (3-NN). Means over splits/folds; speedups are medians.", ""]
     for (dataset, experiment, metric), table in summarize(rows).items():
         lines += [f"## {dataset}, {experiment}: {metric}", "", markdown_table(table), ""]
     errors = df.drop(successful(df).index) if len(df) else df
