@@ -6,7 +6,8 @@ import streamlit as st
 from rskpca import plots
 from rskpca.methods import METHODS
 from rskpca.sweeps import aligned_embeddings, compare
-from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, start_page
+from rskpca.ui import (compute, reduction_note, show_error, show_figure, show_table, start_page,
+                       without_slow_methods)
 
 settings = start_page("Embeddings")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
@@ -33,7 +34,8 @@ if r < 2:
 
 exact = compute.exact_kpca(dig, Xc, sigma, kernel, r)
 results, failures = [exact], []
-names = [k for k, m in METHODS.items() if m.group in st.session_state["emb_groups"]]
+names = without_slow_methods([k for k, m in METHODS.items() if m.group in st.session_state["emb_groups"]],
+                             shadow.m)
 for name in names:
     try:
         results.append(compute.method_result(dig, Xc, name, sigma, kernel, r, ell, shadow.m))

@@ -6,7 +6,8 @@ import streamlit as st
 from rskpca import plots
 from rskpca.methods import METHODS
 from rskpca.sweeps import compare, ell_grid
-from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, start_page
+from rskpca.ui import (compute, reduction_note, show_error, show_figure, show_table, start_page,
+                       without_slow_methods)
 
 settings = start_page("Speedups")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
@@ -17,7 +18,8 @@ st.caption(f"Every method is trained on the same {rows_idx.size} rows"
            "Timings are wall-clock on this server and vary from run to run; they are cached per ell.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 reduction_note(shadow.m, shadow.n)
-methods = [k for k, m in METHODS.items() if m.group in ("rskpca", "baseline")]
+methods = without_slow_methods([k for k, m in METHODS.items() if m.group in ("rskpca", "baseline")], shadow.m)
+all_methods = [k for k, m in METHODS.items() if m.group in ("rskpca", "baseline")]
 
 exact = compute.exact_kpca(dig, Xc, sigma, kernel, r)
 now, failures = [], []
@@ -52,11 +54,12 @@ if not st.toggle("Compute the curves over ell (every method at every ell; cached
     st.stop()
 st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
 ells = ell_grid(1.0, 10.0, int(st.session_state["sweep_points"]))
-rows = compute.sweep_rows(dig, Xc, exact, sigma, kernel, r, ells, methods)
+rows = compute.sweep_rows(dig, Xc, exact, sigma, kernel, r, ells, all_methods,
+                          compute.slow_methods_cap(st.session_state["run_slow"]))
 failed = sorted({f"{row['method']} at ell = {row['ell']:g}" for row in rows if row["error"]})
 if failed:
-    st.caption("No value where a method could not run (e.g. r > m at small ell): " + "; ".join(failed[:6])
-               + (" ..." if len(failed) > 6 else ""))
+    st.caption("No value where a method could not run (r > m at small ell) or was skipped as slow (large m): "
+               + "; ".join(failed[:6]) + (" ..." if len(failed) > 6 else ""))
 for col, title, key in [("train_speedup", "Training speedup", "speed_train"),
                         ("test_speedup", "Test speedup", "speed_test"),
                         ("retained", "Fraction of data retained (m/n)", "speed_retained"),

@@ -33,6 +33,7 @@ __all__ = [
     "shadow_sweep",
     "ell_grid",
     "aligned_embeddings",
+    "SLOW_AT_LARGE_M",
     "CLASSIFIERS",
     "cross_validate_classifier",
 ]
@@ -208,13 +209,20 @@ def _failed_row(name: str, ell: float, m: int, n: int, message: str) -> dict:
     return row
 
 
+#: Methods whose training grows like n * m * iterations (k-means, herding): slow when m is large.
+SLOW_AT_LARGE_M = ("wnystrom", "rskpca_kmeans", "rskpca_herding")
+
+
 def sweep_point(X_train, X_eval, exact: MethodResult, *, ell: float, methods, n_components: int, sigma: float,
-                kernel: str = "gaussian", random_state=0) -> list[dict]:
+                kernel: str = "gaussian", random_state=0, max_m: dict | None = None) -> list[dict]:
     """Rows of :func:`compare` for every method in ``methods`` at one ell.
 
     The shadow is run once to get m; a method that cannot run at this ell (for
     example ``n_components > m`` when the shadow keeps very few points) gives a
     row with NaN values and the reason in ``error`` instead of stopping the sweep.
+    ``max_m`` maps method names to the largest m they are run at (an
+    interactive view skips the slow ones at large m); skipped methods get a row
+    saying so.
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(50, 2))
@@ -229,10 +237,15 @@ def sweep_point(X_train, X_eval, exact: MethodResult, *, ell: float, methods, n_
     for name in methods:
         if METHODS[name].group == "exact":
             continue
+        cap = (max_m or {}).get(name)
+        if cap is not None and m > cap:
+            rows.append(_failed_row(name, ell, m, X_train.shape[0], f"skipped: m = {m} is above {cap}, "
+                                    "where this method takes long"))
+            continue
         try:
             res = fit_method(name, X_train, X_eval, n_components=n_components, sigma=sigma, kernel=kernel,
                              ell=ell, m=m, random_state=random_state)
-        except ValueError as exc:
+        except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
             rows.append(_failed_row(name, ell, m, X_train.shape[0], str(exc)))
             continue
         rows.append(compare(res, exact))

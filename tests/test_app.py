@@ -261,3 +261,22 @@ def test_row_cap_samples_with_the_seed():
     at.switch_page("pages/2_Shadow_centers.py").run()
     _ok(at)
     assert _m(at) <= 100
+
+
+def test_slow_methods_wait_for_the_user_when_m_is_large(monkeypatch):
+    from rskpca.ui import compute
+
+    monkeypatch.setattr(compute, "SLOW_M", 10)  # two moons at ell = 4 has m = 28 > 10
+    at = _app(dataset="two_moons")
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at)
+    titles = [a["text"] for a in _charts(at)[0]["layout"]["annotations"]]
+    assert not any(t.startswith("Density-weighted") for t in titles)
+    at.toggle(key="run_slow").set_value(True).run()
+    _ok(at)
+    titles = [a["text"] for a in _charts(at)[0]["layout"]["annotations"]]
+    assert any(t.startswith("Density-weighted") for t in titles)
+    at.switch_page("pages/6_Speedups.py").run()
+    at.toggle(key="speed_curves").set_value(True).run()
+    _ok(at)
+    assert "Density-weighted Nystrom" in {t["name"] for t in _charts(at)[-1]["data"]}

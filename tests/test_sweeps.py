@@ -115,3 +115,11 @@ def test_cross_validated_classifier_bad_inputs(data):
     with pytest.raises(ValueError, match="folds"):
         sweeps.cross_validate_classifier(data, y, method="rskpca", classifier="knn", n_components=2, sigma=2.0,
                                          folds=1)
+
+
+def test_sweep_point_skips_methods_above_their_m_cap(data, exact):
+    rows = sweeps.sweep_point(data, data, exact, ell=4.0, methods=["rskpca", "wnystrom"], n_components=2,
+                              sigma=2.0, max_m={"wnystrom": 3})
+    by = {r["name"]: r for r in rows}
+    assert by["rskpca"]["error"] == ""
+    assert by["wnystrom"]["error"].startswith("skipped: m = ") and math.isnan(by["wnystrom"]["alignment_error"])

@@ -20,7 +20,7 @@ from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bound
 from rskpca.datasets import load_sample, prepare, read_table
 from rskpca.kernels import kernel_row_means, median_heuristic
 from rskpca.shadow import shadow_centers
-from rskpca.sweeps import cross_validate_classifier, fit_method, sweep_point
+from rskpca.sweeps import SLOW_AT_LARGE_M, cross_validate_classifier, fit_method, sweep_point
 
 __all__ = [
     "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "principal_axes",
@@ -194,8 +194,10 @@ def apriori_rows(ells, sigma: float, kernel: str) -> list[dict]:
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def _sweep_point(digest: str, _X: np.ndarray, _exact, sigma: float, kernel: str, r: int, ell: float,
-                 methods: tuple[str, ...]):
-    return sweep_point(_X, _X, _exact, ell=ell, methods=list(methods), n_components=r, sigma=sigma, kernel=kernel)
+                 methods: tuple[str, ...], slow_cap: int | None):
+    caps = None if slow_cap is None else {name: slow_cap for name in SLOW_AT_LARGE_M}
+    return sweep_point(_X, _X, _exact, ell=ell, methods=list(methods), n_components=r, sigma=sigma, kernel=kernel,
+                       max_m=caps)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
@@ -221,10 +223,21 @@ def _with_progress(label: str, ells, point):
     return rows
 
 
-def sweep_rows(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, ells, methods) -> list[dict]:
-    """Method comparison rows over ell (cached per ell, with progress)."""
+def sweep_rows(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, ells, methods,
+               slow_cap: int | None = None) -> list[dict]:
+    """Method comparison rows over ell (cached per ell, with progress); see :func:`slow_methods_cap`."""
     return _with_progress("Sweeping ell", ells,
-                          lambda ell: _sweep_point(digest, X, exact, sigma, kernel, r, ell, tuple(methods)))
+                          lambda ell: _sweep_point(digest, X, exact, sigma, kernel, r, ell, tuple(methods),
+                                                   slow_cap))
+
+
+#: Above this m the k-means and herding based methods run only when the user asks (they take seconds).
+SLOW_M = 400
+
+
+def slow_methods_cap(run_slow: bool) -> int | None:
+    """The m above which the slow methods are skipped (None: never skipped)."""
+    return None if run_slow else SLOW_M
 
 
 def shadow_rows(digest: str, X: np.ndarray, sigma: float, kernel: str, ells) -> list[dict]:

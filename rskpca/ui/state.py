@@ -62,6 +62,7 @@ KEYS = {
     "bounds_max_exact": 500,
     "bounds_measured_curves": False,
     "speed_curves": False,
+    "run_slow": False,
     "sweep_points": 5,
 }
 

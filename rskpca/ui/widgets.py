@@ -8,9 +8,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from rskpca.methods import METHODS
 from rskpca.plots import figure_html
+from rskpca.sweeps import SLOW_AT_LARGE_M
+from rskpca.ui import compute
 
-__all__ = ["PLOTLY_CONFIG", "show_figure", "show_table", "reduction_note", "show_text_list", "slug",
+__all__ = ["PLOTLY_CONFIG", "without_slow_methods", "show_figure", "show_table", "reduction_note", "show_text_list", "slug",
            "plain", "show_error"]
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
@@ -73,3 +76,20 @@ def show_text_list(lines) -> None:
     """Notes that may contain user text (column names), shown as plain text."""
     for line in lines:
         st.text(line)
+
+
+def without_slow_methods(names, m: int) -> list[str]:
+    """``names``, less the k-means/herding based methods when m is large and the user has not asked for them.
+
+    Those methods cost about n * m * iterations to train: seconds to minutes at
+    m in the thousands, which would freeze every ell change.
+    """
+    slow = [name for name in names if name in SLOW_AT_LARGE_M]
+    if m <= compute.SLOW_M or not slow:
+        return list(names)
+    labels = ", ".join(METHODS[name].label for name in slow)
+    st.toggle(f"Also run {labels} at m = {m} (k-means / herding with m centers: slow)", key="run_slow")
+    if st.session_state["run_slow"]:
+        return list(names)
+    st.caption(f"Skipped at m = {m} > {compute.SLOW_M} to keep the page live: {labels}.")
+    return [name for name in names if name not in slow]
