@@ -16,8 +16,9 @@ if upload is not None and upload.file_id != st.session_state.get("_upload_file_i
     st.session_state["_upload_file_id"] = upload.file_id
     try:
         accept_upload(upload.getvalue(), upload.name)
-    except DataError as exc:
-        st.session_state["_upload_error"] = f"Could not read {upload.name}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - untrusted bytes: every failure is reported, none is a traceback
+        reason = str(exc) if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
+        st.session_state["_upload_error"] = f"Could not read {upload.name}: {reason}"
     else:
         st.session_state.pop("_upload_error", None)
         st.rerun()

@@ -1,5 +1,6 @@
 """Embeddings: exact KPCA beside RSKPCA and the baselines, aligned to exact KPCA; spectra; errors."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -39,7 +40,7 @@ names = without_slow_methods([k for k, m in METHODS.items() if m.group in st.ses
 for name in names:
     try:
         results.append(compute.method_result(dig, Xc, name, sigma, kernel, r, ell, shadow.m))
-    except ValueError as exc:
+    except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
         failures.append(f"{METHODS[name].label}: {exc}")
 for msg in failures:
     show_error(msg)

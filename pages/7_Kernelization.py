@@ -1,5 +1,6 @@
 """Kernelization (seed 003): a classifier on RSKPCA features vs on exact KPCA features."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -34,7 +35,7 @@ results = {}
 for method, label, method_ell in [("exact", "Exact KPCA", None), ("rskpca", "ShDE + RSKPCA", ell)]:
     try:
         results[label] = compute.cross_validated(dig, Xc, yc, method, clf, sigma, kernel, r, method_ell, folds)
-    except ValueError as exc:
+    except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
         show_error(f"{label}: {exc}")
 if not results:
     st.stop()

@@ -192,7 +192,7 @@ def _build_dataset():
         features = tuple(features) if features else None
         ds = compute.prepared(source_key, df, features, label, bool(ss["standardize"]),
                               int(ss["max_rows"]), "drop" if ss["drop_missing"] else "error", int(ss["row_seed"]))
-    except DataError as exc:
+    except (ValueError, TypeError) as exc:  # DataError, or anything else the table's contents provoke
         ss["_data_error"] = str(exc)
         return ss.get("_dataset")
     ss["_dataset"] = ds
