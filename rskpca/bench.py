@@ -178,7 +178,7 @@ def bench_case(X, X_test, *, ell: float, sigma: float, n_components: int = 5, da
     return row
 
 
-def run_bench(*, ns: Sequence[int] = (2_000, 10_000), ds: Sequence[int] = (2, 16),
+def run_bench(*, ns: Sequence[int] = (2_000, 5_000), ds: Sequence[int] = (2, 16),
               ells: Sequence[float] = (3.0, 4.0), n_test: int = 2_000, n_components: int = 5,
               exact_max_n: int = 12_000, repeats: int = 2, random_state: int = 0,
               progress: Progress | None = None) -> list[dict]:

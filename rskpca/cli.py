@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="time the fit and the projection against exact KPCA and Nystrom",
                        description="Gaussian-mixture data (sigma by the median heuristic) on a grid of "
                                    "n, d, ell; or, with --data, a labelled CSV split 80/20.")
-    b.add_argument("--n", type=_positive_int, nargs="+", default=[2_000, 10_000], help="training sizes")
+    b.add_argument("--n", type=_positive_int, nargs="+", default=[2_000, 5_000], help="training sizes")
     b.add_argument("--d", type=_positive_int, nargs="+", default=[2, 16], help="dimensions")
     b.add_argument("--ell", type=parse_ells, nargs="+", default=[[3.0, 4.0]],
                    help="ell values: 3 4, 3,4 or 3:5:0.5")

@@ -56,6 +56,8 @@ _SCREEN_REL_MARGIN = 1e-9
 _BLOCK_ELEMENTS = 4_000_000
 _MIN_BLOCK_ROWS = 64
 _MAX_BLOCK_ROWS = 16384
+# Width of the first column chunk of centers screened (doubling after it).
+_FIRST_CHUNK = 64
 # Uncovered points resolved together in one block: their pairwise screen is F x F.
 _MAX_FREE = 1024
 # Grid cells are this much wider than eps so rounding in floor(x / side) can never
@@ -253,6 +255,30 @@ def _earliest_inside(G: np.ndarray, margin: float, exact_inside) -> np.ndarray:
     return result
 
 
+def _earliest_center(Pa, X, block, store, margin, exact_eps2) -> np.ndarray:
+    """Earliest existing center inside eps for each row of ``block`` (-1 if none).
+
+    Centers are screened in column chunks of doubling width, oldest first, and a row
+    leaves the screen as soon as a chunk covers it: the old centers of a region absorb
+    most of its later points, so most rows stop after the first chunk and the work falls
+    below the full ``rows x m`` GEMM.
+    """
+    covered_by = np.full(block.size, -1, dtype=np.intp)
+    rows = np.arange(block.size)
+    P = Pa[block]
+    c0, width = 0, _FIRST_CHUNK
+    while c0 < store.m and rows.size:
+        c1 = min(store.m, c0 + width)
+        G = P @ store.A[c0:c1].T
+        first = _earliest_inside(G, margin, lambda r, c: exact_squared_distances(
+            X[block[rows[r]]], X[store.idx[c0 + c]]) < exact_eps2)
+        hit = first >= 0
+        covered_by[rows[hit]] = c0 + first[hit]
+        rows, P = rows[~hit], P[~hit]
+        c0, width = c1, 2 * width
+    return covered_by
+
+
 def _pairs_inside(G: np.ndarray, margin: float, exact_inside):
     """All (row, col) with col < row whose pair is inside, deciding the unsure ones exactly."""
     r, c = np.nonzero(np.tril(G > -margin, -1))
@@ -295,10 +321,7 @@ def _blas_scan(X: np.ndarray, eps: float):
 
         # 1. Earliest existing center within eps, for every point in the block.
         if store.m:
-            G = Pa[start:stop] @ store.A[: store.m].T
-            covered_by = _earliest_inside(G, margin, lambda r, c: exact_squared_distances(
-                X[block[r]], X[store.idx[c]]) < exact_eps2)
-            del G
+            covered_by = _earliest_center(Pa, X, block, store, margin, exact_eps2)
         free = np.flatnonzero(covered_by < 0)
         free_fraction = max(free.size / (stop - start), 1e-3)
         if free.size > _MAX_FREE:
