@@ -1,11 +1,12 @@
 """Shadow centers: the data coloured by shadow set, centers sized by weight, eps-discs, m over ell."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from rskpca import plots
 from rskpca.sweeps import ell_grid
-from rskpca.ui import compute, reduction_note, show_figure, show_table, start_page
+from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
 
 settings = start_page("Shadow centers")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
@@ -44,3 +45,9 @@ centers = pd.DataFrame({"center": range(shadow.m), "row": ds.row_ids[shadow.cent
                         "weight": shadow.weights})
 with st.expander("Centers table"):
     show_table(centers, key="shadow_centers_table", filename="shadow_centers")
+is_center = np.zeros(shadow.n, dtype=bool)
+is_center[shadow.center_indices] = True
+download_csv(pd.DataFrame({"row": ds.row_ids, "shadow_set": shadow.labels, "is_center": is_center,
+                           "distance_to_center": shadow.distances_to_centers(ds.X)}),
+             key="shadow_assignment", filename="shadow_assignment",
+             label="Download every row's shadow set (CSV)")

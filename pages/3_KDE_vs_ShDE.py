@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plots
-from rskpca.ui import compute, reduction_note, show_figure, show_table, start_page
+from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
 
 settings = start_page("KDE vs ShDE")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
@@ -36,6 +36,13 @@ if ds.d <= 2:
     else:
         fig = plots.density_curve_figure(axes[0], kde, shde, xaxis_title=names[0])
     show_figure(fig, key="kde_grid", filename="kde_vs_shde_grid")
+    if ds.d == 2:
+        gx, gy = np.meshgrid(axes[0], axes[1])
+        grid_table = pd.DataFrame({names[0]: gx.ravel(), names[1]: gy.ravel(), "kde": kde.ravel(),
+                                   "shde": shde.ravel()})
+    else:
+        grid_table = pd.DataFrame({names[0]: axes[0], "kde": kde, "shde": shde})
+    download_csv(grid_table, key="kde_grid_values", filename="kde_vs_shde_grid", label="Download the grid values (CSV)")
 else:
     rows = compute.density_rows(ds.n)
     P = ds.X[rows]
@@ -49,6 +56,8 @@ else:
                     filename="kde_vs_shde_points")
     with right:
         show_figure(plots.error_histogram(shde - kde), key="kde_errors", filename="kde_error_histogram")
+    download_csv(pd.DataFrame({"row": ds.row_ids[rows], "kde": kde, "shde": shde}), key="kde_point_values",
+                 filename="kde_vs_shde_points", label="Download the densities at the points (CSV)")
 
     st.subheader("Along a line through two rows")
     for key, default in (("kde_line_a", 0), ("kde_line_b", min(1, ds.n - 1))):

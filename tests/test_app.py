@@ -79,6 +79,10 @@ def test_every_page_renders(sample, ell):
         assert not _errors(at), f"{page}: {_errors(at)}"
         if not page.endswith(("1_Data.py", "8_Learn.py")):
             assert _charts(at), f"{page} drew no chart"
+        # every chart comes with an HTML download and every table with a CSV one
+        labels = [b.proto.label for b in at.get("download_button")]
+        assert labels.count("Download figure (HTML)") == len(_charts(at)), page
+        assert labels.count("Download table (CSV)") == len(at.dataframe), page
         # no page asks the browser for more WebGL contexts than it allows
         assert sum(_webgl_contexts(c) for c in _charts(at)) <= 4
 

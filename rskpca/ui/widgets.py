@@ -13,7 +13,7 @@ from rskpca.plots import figure_html
 from rskpca.sweeps import SLOW_AT_LARGE_M
 from rskpca.ui import compute
 
-__all__ = ["PLOTLY_CONFIG", "without_slow_methods", "show_figure", "show_table", "reduction_note",
+__all__ = ["PLOTLY_CONFIG", "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
            "show_text_list", "slug", "plain", "show_error"]
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
@@ -59,7 +59,12 @@ def show_figure(fig: go.Figure, key: str, filename: str | None = None) -> None:
 def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, height="auto") -> None:
     """Show a table (cells as text, never markdown) with a CSV download."""
     st.dataframe(df, hide_index=True, width="stretch", height=height, key=key)
-    st.download_button("Download table (CSV)", data=lambda: df.to_csv(index=False).encode(),
+    download_csv(df, key, filename)
+
+
+def download_csv(df: pd.DataFrame, key: str, filename: str | None = None, label: str = "Download table (CSV)") -> None:
+    """A CSV download of ``df``, built only when clicked (for numbers too long to show as a table)."""
+    st.download_button(label, data=lambda: df.to_csv(index=False).encode(),
                        file_name=f"{slug(filename or key)}.csv", mime="text/csv", key=f"{key}__csv",
                        on_click="ignore", icon=":material/download:")
 
