@@ -64,9 +64,11 @@ def read_table(data: bytes, filename: str) -> pd.DataFrame:
     The format is taken from the file's leading bytes where they are decisive
     (Parquet, NPY, gzip) and otherwise from the extension; text is decoded as
     UTF-8 (with or without BOM), falling back to Latin-1, and the delimiter of
-    CSV/TXT files is sniffed among ``, ; \\t |``. A semicolon file with decimal
-    commas (``1,5``) is read as numbers. Column names are kept verbatim (they
-    are user text: show them as text, never as markdown or HTML).
+    CSV/TXT files is sniffed among ``, ; \\t |`` (runs of spaces when none of
+    those fits, as ``np.savetxt`` writes). A semicolon file with decimal commas
+    (``1,5``) is read as numbers; a file whose first row is all numbers has no
+    header and gets columns ``x0, x1, ...``. Other column names are kept
+    verbatim (they are user text: show them as text, never as markdown or HTML).
 
     Parameters
     ----------
@@ -78,7 +80,8 @@ def read_table(data: bytes, filename: str) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        With string column names; NPY arrays get columns ``x0, x1, ...``.
+        With string column names; NPY arrays and header-less text get
+        columns ``x0, x1, ...``.
 
     Raises
     ------
