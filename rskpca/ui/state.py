@@ -271,10 +271,10 @@ def sidebar() -> Settings | None:
     sb.slider("ell (shadow radius eps = sigma / ell)", *ELL_RANGE, key="ell", step=0.1,
               help="Larger ell: smaller shadows, more centers, better approximation, less speedup.")
     sb.number_input("rank r (components)", *RANK_RANGE, key="r", step=1)
-    settings = Settings(dataset=ds, source=ss["source"] if ss.get("_dataset_source") == ss["source"]
-                        else ss.get("_dataset_source", ss["source"]), title=_source_title(ss["source"]),
-                        kernel=ss["kernel"], sigma=sigma, ell=float(ss["ell"]), r=int(ss["r"]),
-                        sigma_median=median)
+    # After a failed change of data the pages keep the last data that worked: name that one.
+    shown = ss.get("_dataset_source", ss["source"])
+    settings = Settings(dataset=ds, source=shown, title=_source_title(shown), kernel=ss["kernel"], sigma=sigma,
+                        ell=float(ss["ell"]), r=int(ss["r"]), sigma_median=median)
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
     sb.metric("shadow centers m", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n", delta_color="off",
               delta_arrow="off")
