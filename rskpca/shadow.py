@@ -133,7 +133,8 @@ def exact_squared_distances(x: np.ndarray, C: np.ndarray) -> np.ndarray:
     [25.0, 1.0]
     """
     diff = np.ascontiguousarray(np.asarray(C, dtype=np.float64) - np.asarray(x, dtype=np.float64))
-    return (diff * diff).sum(axis=1)
+    with np.errstate(over="ignore"):  # inf is the right answer for pairs ~1e154 apart: outside
+        return (diff * diff).sum(axis=1)
 
 
 def _first_per_row(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> np.ndarray:
