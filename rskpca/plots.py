@@ -16,6 +16,7 @@ checked in a plain test. Conventions shared by the builders:
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -26,6 +27,7 @@ from plotly.subplots import make_subplots
 __all__ = [
     "WEBGL_THRESHOLD",
     "PALETTE",
+    "user_text",
     "webgl_contexts",
     "figure_html",
     "shadow_figure",
@@ -48,6 +50,17 @@ WEBGL_THRESHOLD = 1000
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24)
 _BOUND_KINDS = ("a_priori", "a_posteriori", "measured")
 _BOUND_COLORS = {"a_priori": "#636EFA", "a_posteriori": "#EF553B", "measured": "#00CC96"}
+
+
+def user_text(text) -> str:
+    """User text (a column name, a class value) made safe for Plotly, which renders some HTML in labels.
+
+    Entities are shown literally, and ``%`` cannot start a hover-template variable.
+
+    >>> user_text("<b>x</b> %{y}")
+    '&lt;b&gt;x&lt;/b&gt; &#37;{y}'
+    """
+    return html.escape(str(text), quote=False).replace("%", "&#37;")
 
 
 def _scatter_type(n_points: int):
@@ -151,6 +164,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     """
     X2 = _as_2d(X2, "X2")
     n = X2.shape[0]
+    axis_titles = [user_text(t) for t in axis_titles]
     if X2.shape[1] == 1:
         X2 = np.column_stack([X2[:, 0], np.zeros(n)])
         axis_titles = (axis_titles[0], "")
@@ -273,8 +287,8 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
                                  marker=dict(size=6, color="white", line=dict(color="black", width=1)),
                                  hoverinfo="skip"), 1, 2)
     for col in (1, 2, 3):
-        fig.update_xaxes(title_text=axis_titles[0], row=1, col=col)
-    fig.update_yaxes(title_text=axis_titles[1], row=1, col=1)
+        fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=col)
+    fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
     fig.update_layout(showlegend=False, margin=dict(l=40, r=10, t=50, b=40))
     return fig
 
@@ -297,7 +311,7 @@ def density_curve_figure(t, kde, shde, *, xaxis_title: str = "x", title: str = "
                              line=dict(color="#EF553B")), 2, 1)
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(title_text="difference", row=2, col=1)
-    fig.update_xaxes(title_text=xaxis_title, row=2, col=1)
+    fig.update_xaxes(title_text=user_text(xaxis_title), row=2, col=1)
     fig.update_layout(title=title, margin=dict(l=40, r=10, t=50, b=40))
     return fig
 
@@ -402,8 +416,9 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
         fig = make_subplots(rows=1, cols=k_panels, subplot_titles=titles,
                             specs=[[{"type": "scene"}] * k_panels], horizontal_spacing=0.02)
     groups = None if y is None else _class_groups(y, n)
+    label_name = user_text(label_name)
     hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
-    y_text = np.full(n, "") if y is None else np.asarray(y).astype(str)
+    y_text = np.full(n, "") if y is None else np.array([user_text(v) for v in np.asarray(y).astype(str)])
     custom = np.column_stack([rid.astype(str), y_text])
     for p, (name, A) in enumerate(zip(names, arrays)):
         r, c = p // ncols + 1, p % ncols + 1
@@ -416,7 +431,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                 marker.update(color=np.asarray(y, dtype=np.float64), colorscale="Viridis",
                               showscale=p == 0, colorbar=dict(title=dict(text=label_name)))
             kw = dict(mode="markers", marker=marker, customdata=custom[mask], hovertemplate=hover,
-                      name=gname if gname is not None else name, legendgroup=gname or name,
+                      name=user_text(gname) if gname is not None else name, legendgroup=gname or name,
                       showlegend=gname is not None and p == 0)
             if dims == 2:
                 trace = _scatter_type(n)(x=A[mask, 0], y=A[mask, 1], **kw)

@@ -159,3 +159,15 @@ def test_figure_html_is_self_contained():
     html = plots.figure_html(go.Figure(go.Scatter(x=[1], y=[2])))
     assert '<script src="https://cdn' not in html and "Plotly.newPlot" in html
     assert len(html) > 1_000_000  # plotly.js itself is inside
+
+
+def test_user_text_is_shown_literally_not_as_html():
+    X = np.zeros((4, 2))
+    X[:, 0] = np.arange(4)
+    fig = plots.shadow_figure(X, [0, 0, 1, 1], [0, 2], [2, 2], axis_titles=("<b>x</b>", "50%{y}"))
+    assert fig.layout.xaxis.title.text == "&lt;b&gt;x&lt;/b&gt;"
+    assert "%{" not in fig.layout.yaxis.title.text
+    Z = np.random.default_rng(0).normal(size=(4, 2))
+    fig = plots.embedding_figure({"a": Z}, y=np.array(["<i>u</i>", "v", "v", "v"]), label_name="<script>")
+    assert "<script>" not in fig.data[0].hovertemplate and fig.data[0].name == "&lt;i&gt;u&lt;/i&gt;"
+    assert fig.data[0].customdata[0][1] == "&lt;i&gt;u&lt;/i&gt;"
