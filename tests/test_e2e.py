@@ -118,6 +118,8 @@ def app_page(chromium_browser):
     page.set_default_timeout(RUN_TIMEOUT_MS)
     page.page_errors = []  # uncaught exceptions in the page's JavaScript
     page.on("pageerror", lambda exc: page.page_errors.append(str(exc)))
+    page.console_texts = []  # the browser's console, for WebGL context warnings
+    page.on("console", lambda msg: page.console_texts.append(msg.text))
     yield page
     context.close()
 
@@ -290,6 +292,9 @@ def test_upload_move_ell_and_visit_every_page(app_server, app_page):
         assert_uploaded_data_in_use(page, label)
         shoot(page, f"{i + 2:02d}-{label}")
     assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
+    # Browsers keep a few WebGL contexts per page and drop the oldest beyond that: a chart goes blank.
+    lost = [t for t in page.console_texts if re.search(r"too many active webgl contexts|context lost", t, re.I)]
+    assert not lost, f"WebGL contexts were dropped (too many WebGL charts): {lost[:3]}"
     chart_pages = [lab for lab in labels if re.search(r"shadow|kde|shde|embedding|bound|speed", lab, re.I)]
     assert chart_pages, f"none of the chart pages found among {labels}"
     for label in chart_pages:
