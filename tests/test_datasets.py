@@ -72,6 +72,17 @@ def test_sample_csv_equals_generator_up_to_rounding():
         assert list(stored["label"].astype(str)) == list(fresh["label"].astype(str))
 
 
+def test_missing_sample_file_is_rebuilt_in_memory(monkeypatch, tmp_path):
+    import rskpca.datasets as datasets
+
+    stored = pd.read_csv(SAMPLE_DIR / SAMPLES["blobs"].filename)
+    monkeypatch.setattr(datasets, "SAMPLE_DIR", tmp_path)  # e.g. an install without sample_data/
+    df = datasets.load_sample("blobs")
+    assert df.shape == stored.shape
+    np.testing.assert_allclose(df[["x", "y"]].to_numpy(), stored[["x", "y"]].to_numpy(), atol=1e-5)
+    np.testing.assert_array_equal(df["label"], stored["label"])
+
+
 def test_unknown_sample_is_a_data_error():
     with pytest.raises(DataError, match="Unknown sample 'mnist'.*digits"):
         load_sample("mnist")
