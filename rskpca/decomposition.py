@@ -38,7 +38,7 @@ from rskpca._base import (  # noqa: F401  (MAX_KERNEL_BYTES and helpers re-expor
     _resolve_sigma,
 )
 from rskpca._core import weighted_kpca
-from rskpca.kernels import kernel_matrix
+from rskpca.kernels import kernel_matrix, kernel_matvec
 from rskpca.nystrom import DensityWeightedNystromKPCA, NystromKPCA
 from rskpca.rsde import herding_rsde, kmeans_rsde, uniform_rsde
 from rskpca.shadow import shadow_centers
@@ -94,9 +94,10 @@ class _WeightedCentersKPCA(_KPCAMixin):
             from rskpca import distributed
             return distributed.transform(self, X)
         X = self._validate_transform_input(X)
-        K = kernel_matrix(X, self.centers_, sigma=self.sigma_, kernel=self.kernel)
-        K -= self.center_means_[None, :]
-        return (K @ self.dual_coef_).astype(X.dtype, copy=False)
+        # (K - 1 mu^T) A = K A - 1 (mu^T A): blocked, never the whole n_new x m matrix.
+        Z = kernel_matvec(X, self.centers_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel)
+        Z -= (self.center_means_ @ self.dual_coef_)[None, :]
+        return Z.astype(X.dtype, copy=False)
 
 
 class ReducedSetKPCA(_WeightedCentersKPCA):

@@ -21,7 +21,7 @@ from rskpca._base import (
     _m_from_shadow,
 )
 from rskpca._core import weighted_kpca
-from rskpca.kernels import kernel_matrix
+from rskpca.kernels import kernel_matrix, kernel_matvec
 from rskpca.rsde import kmeans_rsde
 
 __all__ = ["NystromKPCA", "DensityWeightedNystromKPCA"]
@@ -109,9 +109,10 @@ class _NystromBase(_KPCAMixin):
         """
         X = self._validate_transform_input(X)
         X64 = np.asarray(X, dtype=np.float64)
-        Z = kernel_matrix(X64, self.X_fit_, sigma=self.sigma_, kernel=self.kernel) @ self.dual_coef_
+        # Blocked over rows of X: memory stays bounded although it projects through all n points.
+        Z = kernel_matvec(X64, self.X_fit_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel)
         if self.center:
-            m_new = kernel_matrix(X64, self.landmarks_, sigma=self.sigma_, kernel=self.kernel) @ self._landmark_p
+            m_new = kernel_matvec(X64, self.landmarks_, self._landmark_p, sigma=self.sigma_, kernel=self.kernel)
             Z -= self._dual_offset[None, :]
             Z -= (m_new - self._grand_mean)[:, None] * self._dual_colsum[None, :]
         return Z.astype(X.dtype, copy=False)
