@@ -52,28 +52,37 @@ def choose_eigen_solver(m: int, n_components: int | None, eigen_solver: str = "a
 
 
 def weighted_kpca(KC: np.ndarray, w: np.ndarray, n_components: int | None, *, center: bool = True,
-                  eigen_solver: str = "auto", random_state: np.random.RandomState | None = None
-                  ) -> WeightedEigen:
+                  eigen_solver: str = "auto", random_state: np.random.RandomState | None = None,
+                  overwrite: bool = False) -> WeightedEigen:
     """Top eigenpairs of the weighted (optionally centered) m x m kernel matrix.
 
     ``n_components=None`` keeps every component with a positive eigenvalue (at
     least one). Eigenvalues below ``1e-12 * sum(w)`` are treated as zero: their
-    projections are 0 instead of noise divided by a tiny number.
+    projections are 0 instead of noise divided by a tiny number. With
+    ``overwrite=True`` the caller's ``KC`` is reused as workspace (saves m^2 memory).
     """
     m = KC.shape[0]
     w = np.asarray(w, dtype=np.float64)
     total = float(w.sum())
     p = w / total
     sw = np.sqrt(w)
-    if center:
-        mu = KC @ p
-        K = KC - mu[:, None] - mu[None, :] + float(p @ mu)
-    else:
-        mu = np.zeros(m)
-        K = KC.copy()
-    K *= sw[:, None]
-    K *= sw[None, :]
-    K = 0.5 * (K + K.T)  # exact symmetry for the solvers
+    mu = KC @ p if center else np.zeros(m)
+    g = float(p @ mu)
+    K = KC if overwrite else np.empty_like(KC)
+    # K~ = W (K^C - mu 1^T - 1 mu^T + g) W, row block by row block, in place: a few
+    # cache-resident passes instead of several whole-matrix temporaries.
+    step = max(1, 262_144 // max(m, 1))
+    for start in range(0, m, step):
+        rows = slice(start, min(m, start + step))
+        Kb = K[rows]
+        if not overwrite:
+            np.copyto(Kb, KC[rows])
+        if center:
+            Kb -= mu[None, :]
+            Kb -= mu[rows, None]
+            Kb += g
+        Kb *= sw[rows, None]
+        Kb *= sw[None, :]
 
     r = m if n_components is None else int(n_components)
     solver = choose_eigen_solver(m, n_components, eigen_solver)

@@ -67,7 +67,7 @@ class _WeightedCentersKPCA(_KPCAMixin):
         _check_n_components(self.n_components, C.shape[0], "centers")
         _check_kernel_budget(C.shape[0])
         KC = kernel_matrix(C, sigma=self.sigma_, kernel=self.kernel)
-        eig = weighted_kpca(KC, w, self.n_components, center=self.center,
+        eig = weighted_kpca(KC, w, self.n_components, center=self.center, overwrite=True,
                             eigen_solver=self.eigen_solver, random_state=rng)
         self.centers_ = C
         self.weights_ = w

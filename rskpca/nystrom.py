@@ -65,7 +65,7 @@ class _NystromBase(_KPCAMixin):
         _check_n_components(self.n_components, Z.shape[0], "landmarks")
         _check_kernel_budget(Z.shape[0])
         KZ = kernel_matrix(Z, sigma=self.sigma_, kernel=self.kernel)
-        eig = weighted_kpca(KZ, s, self.n_components, center=self.center,
+        eig = weighted_kpca(KZ, s, self.n_components, center=self.center, overwrite=True,
                             eigen_solver=self.eigen_solver, random_state=rng)
         p = s / s.sum()
         KXZ = kernel_matrix(X64, Z, sigma=self.sigma_, kernel=self.kernel)
