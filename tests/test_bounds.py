@@ -413,7 +413,7 @@ def test_chain_where_theorem_5_4_applies(data, kernel, below):
     _check_all(X, sigma, ell, kernel, max(1, k - below))
 
 
-DATASETS = Path("/work/shared/datasets")
+from conftest import PAPER_DATASETS as DATASETS  # noqa: E402
 
 
 @pytest.mark.slow

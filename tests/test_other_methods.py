@@ -357,7 +357,9 @@ def test_random_fourier_rejects_m_below_one(blobs):
 
 # ----------------------------------------------------------------------------- a real data set
 
-PENDIGITS = "/work/shared/datasets/pendigits.csv"
+from conftest import PAPER_DATASETS  # noqa: E402
+
+PENDIGITS = str(PAPER_DATASETS / "pendigits.csv")
 
 
 @pytest.mark.slow
