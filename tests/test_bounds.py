@@ -1,6 +1,5 @@
 """Theorems 5.1-5.4: measured values against dense oracles, and measured <= a-posteriori <= a-priori."""
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
