@@ -264,6 +264,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=1, help="repeat the whole measurement (default: 1)")
     parser.add_argument("--keep-caches", action="store_true", help="do not clear the caches between pages")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one run")
+    parser.add_argument("--per-ell", action="store_true", help="also print each ell change's time and m")
     parser.add_argument("--profile", action="store_true",
                         help="profile the first ell change of each page and print the slowest functions")
     args = parser.parse_args(argv)
@@ -294,6 +295,10 @@ def main(argv=None) -> int:
                                clear_caches=not args.keep_caches, profile=args.profile)
             rows.append(row)
             print(format_row(row), flush=True)
+            if args.per_ell:
+                # m_values[0] is the first visit's m (default ell); the rest follow args.ells.
+                for ell, seconds, m in zip(args.ells, row.ell_changes, row.m_values[1:]):
+                    print(f"    ell = {ell:<5g} {seconds:8.3f} s   m = {m}", flush=True)
         failed |= any(r.error for r in rows)
         for r in rows:
             if r.error:
