@@ -206,11 +206,15 @@ def ell_value(page) -> str:
 
 
 def move_ell(page, steps: int) -> None:
-    """Move ell with the keyboard, as streamlit's own slider tests do (focus the thumb, arrow keys)."""
-    ell_slider(page).get_by_role("slider").focus()
+    """Move ell with the keyboard, as streamlit's own slider tests do (focus the thumb, arrow keys).
+
+    One key per rerun: a key pressed while the page reruns can land before the
+    slider is drawn again and be lost, which is not what this test is about.
+    """
     for _ in range(abs(steps)):
+        ell_slider(page).get_by_role("slider").focus()
         page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
-    wait_for_app_run(page)
+        wait_for_app_run(page, settle_ms=200)
 
 
 UPLOAD_ROWS = 300
