@@ -39,6 +39,7 @@ __all__ = [
     "embedding_figure",
     "spectra_figure",
     "bar_figure",
+    "fit_time_figure",
     "bounds_figure",
     "bounds_curves_figure",
     "lines_over_ell",
@@ -478,6 +479,41 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
     fig.update_layout(title=title, yaxis_title=yaxis_title, margin=dict(l=40, r=10, t=50, b=40))
     if log_y:
         fig.update_yaxes(type="log")
+    return fig
+
+
+_FIT_PARTS = {"fit_exact_kpca_seconds": ("exact KPCA part", "#AB63FA"),
+              "fit_construction_seconds": ("construction part", "#FFA15A")}
+
+
+def fit_time_figure(rows: Sequence[Mapping], *, exact_seconds: float | None = None,
+                    title: str = "Training time at this ell") -> go.Figure:
+    """Training time per method as stacked bars: a fit that has parts shows them stacked.
+
+    ``rows`` are :func:`rskpca.sweeps.compare` rows (``method``, ``fit_seconds``
+    and, where known, ``fit_exact_kpca_seconds`` / ``fit_construction_seconds``).
+    The reduced-set construction runs exact KPCA first, so its bar is the exact
+    part plus the construction part; ``exact_seconds`` adds exact KPCA's own bar.
+
+    >>> rows = [{"method": "A", "fit_seconds": 1.0},
+    ...         {"method": "B", "fit_seconds": 3.0, "fit_exact_kpca_seconds": 2.0, "fit_construction_seconds": 1.0}]
+    >>> [t.name for t in fit_time_figure(rows).data]
+    ['whole fit', 'exact KPCA part', 'construction part']
+    """
+    names = ([] if exact_seconds is None else ["Exact KPCA"]) + [str(r["method"]) for r in rows]
+
+    def parts_of(row) -> dict:
+        parts = {k: float(row.get(k, float("nan"))) for k in _FIT_PARTS}
+        return parts if all(np.isfinite(v) for v in parts.values()) else {}
+
+    whole = ([] if exact_seconds is None else [exact_seconds]) + [
+        None if parts_of(r) else float(r["fit_seconds"]) for r in rows]
+    fig = go.Figure(go.Bar(x=names, y=whole, name="whole fit", marker_color=PALETTE[0]))
+    for key, (label, color) in _FIT_PARTS.items():
+        values = ([] if exact_seconds is None else [None]) + [parts_of(r).get(key) for r in rows]
+        fig.add_trace(go.Bar(x=names, y=values, name=label, marker_color=color))
+    fig.update_layout(title=title, yaxis_title="seconds", barmode="stack", margin=dict(l=40, r=10, t=50, b=40),
+                      legend=dict(orientation="h", y=-0.25))
     return fig
 
 

@@ -26,6 +26,8 @@ from rskpca.shadow import shadow_centers
 
 __all__ = [
     "MethodResult",
+    "BREAKDOWN_PARTS",
+    "perturbs_gram",
     "fit_method",
     "compare",
     "sweep_point",
@@ -67,6 +69,14 @@ class MethodResult:
     stored_points : int
         Points kept for evaluating new data (m for reduced-set methods, n for
         Nystrom-type and exact KPCA, which project through the training set).
+    fit_time_breakdown : dict or None
+        The estimator's ``fit_time_breakdown_`` (seconds per part of ``fit``,
+        e.g. ``{"exact_kpca": ..., "construction": ...}`` for the reduced-set
+        construction, whose training includes exact KPCA), or None.
+    gram_error : dict or None
+        For estimators that perturb the Gram matrix (``gram_error`` method):
+        its spectral-norm error ``{"spectral_norm", "relative", "theorem1_scale"}``
+        when :func:`fit_method` was asked to measure it, else None.
     """
 
     name: str
@@ -80,6 +90,8 @@ class MethodResult:
     fit_seconds: float
     transform_seconds: float
     stored_points: int
+    fit_time_breakdown: dict | None = None
+    gram_error: dict | None = None
 
 
 def ell_grid(low: float = 1.0, high: float = 10.0, num: int = 10) -> np.ndarray:
@@ -93,6 +105,15 @@ def ell_grid(low: float = 1.0, high: float = 10.0, num: int = 10) -> np.ndarray:
     if high < low or num < 1:
         raise ValueError(f"Need low <= high and num >= 1; got low={low}, high={high}, num={num}.")
     return np.unique(np.round(np.linspace(low, high, int(num)), 2))
+
+
+def perturbs_gram(name: str) -> bool:
+    """Whether the registered method ``name`` perturbs the Gram matrix (and so can report ``gram_error``).
+
+    >>> perturbs_gram("gram_sparsified"), perturbs_gram("rskpca")
+    (True, False)
+    """
+    return hasattr(make_estimator(name, n_components=1, sigma=1.0, m=1), "gram_error")
 
 
 def _reduced_size(est, n_train: int) -> int:
@@ -113,7 +134,8 @@ def _stored_points(est, n_train: int) -> int:
 
 
 def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: float, kernel: str = "gaussian",
-               ell: float = 4.0, m: int | None = None, random_state=0) -> MethodResult:
+               ell: float = 4.0, m: int | None = None, random_state=0,
+               measure_gram_error: bool = False) -> MethodResult:
     """Fit the registered method ``name`` on ``X_train`` and transform ``X_eval``, timing both.
 
     Parameters
@@ -131,6 +153,10 @@ def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: flo
     m : int or None
         Budget for the methods that need one (the shadow's m at ell, for a fair comparison).
     random_state : int, default=0
+    measure_gram_error : bool, default=False
+        For methods that perturb the Gram matrix (they have ``gram_error``),
+        also measure ``||K^ - K||_2`` on ``X_train`` (two Lanczos runs on kernel
+        blocks: about as costly as the fit itself, so only on request).
 
     Returns
     -------
@@ -159,19 +185,27 @@ def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: flo
     Z = est.transform(X_eval)
     t2 = time.perf_counter()
     method = METHODS[name]
+    breakdown = getattr(est, "fit_time_breakdown_", None)
+    gram_error = est.gram_error(X_train) if measure_gram_error and hasattr(est, "gram_error") else None
     return MethodResult(
         name=name, label=method.label, group=method.group, ell=float(ell), m=_reduced_size(est, X_train.shape[0]),
         n_train=int(X_train.shape[0]), embedding=np.asarray(Z, dtype=np.float64),
         normalized_eigenvalues=np.asarray(est.normalized_eigenvalues_, dtype=np.float64),
         fit_seconds=t1 - t0, transform_seconds=t2 - t1,
         stored_points=_stored_points(est, X_train.shape[0]),
+        fit_time_breakdown=None if breakdown is None else {k: float(v) for k, v in breakdown.items()},
+        gram_error=None if gram_error is None else {k: float(v) for k, v in gram_error.items()},
     )
 
 
 def compare(result: MethodResult, exact: MethodResult) -> dict:
     """One tidy row: accuracy and speed of ``result`` relative to exact KPCA.
 
-    Speedups are exact time / method time (above 1 means faster).
+    Speedups are exact time / method time (above 1 means faster). Where the
+    result carries them, the parts of the fit time (``fit_<part>_seconds``, from
+    ``fit_time_breakdown_``) and the Gram matrix's spectral-norm error
+    (``gram_spectral_error``, ``gram_relative_error``) are added; they are NaN
+    for the other methods so every row has the same columns.
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(40, 2))
@@ -195,8 +229,25 @@ def compare(result: MethodResult, exact: MethodResult) -> dict:
         "train_speedup": exact.fit_seconds / max(result.fit_seconds, 1e-9),
         "test_speedup": exact.transform_seconds / max(result.transform_seconds, 1e-9),
         "stored_points": result.stored_points,
+        **_breakdown_columns(result.fit_time_breakdown),
+        **_gram_error_columns(result.gram_error),
         "error": "",
     }
+
+
+#: Parts of ``fit_time_breakdown_`` that get their own column (the reduced-set construction's).
+BREAKDOWN_PARTS = ("exact_kpca", "construction")
+
+
+def _breakdown_columns(breakdown: dict | None) -> dict:
+    breakdown = breakdown or {}
+    return {f"fit_{part}_seconds": float(breakdown.get(part, float("nan"))) for part in BREAKDOWN_PARTS}
+
+
+def _gram_error_columns(gram_error: dict | None) -> dict:
+    gram_error = gram_error or {}
+    return {"gram_spectral_error": float(gram_error.get("spectral_norm", float("nan"))),
+            "gram_relative_error": float(gram_error.get("relative", float("nan")))}
 
 
 def _failed_row(name: str, ell: float, m: int, n: int, message: str) -> dict:
@@ -206,6 +257,7 @@ def _failed_row(name: str, ell: float, m: int, n: int, message: str) -> dict:
     for k in ("alignment_error", "eigenvalue_deviation", "fit_seconds", "transform_seconds",
               "train_speedup", "test_speedup", "stored_points"):
         row[k] = float("nan")
+    row.update(_breakdown_columns(None), **_gram_error_columns(None))
     return row
 
 

@@ -284,3 +284,49 @@ def test_slow_methods_wait_for_the_user_when_m_is_large(monkeypatch):
     at.toggle(key="speed_curves").set_value(True).run()
     _ok(at)
     assert "Density-weighted Nystrom" in {t["name"] for t in _charts(at)[-1]["data"]}
+
+
+def test_speedups_page_offers_the_other_speedups_and_shows_the_construction_breakdown():
+    at = _app(dataset="two_moons", ell=3.0, r=2)
+    at.switch_page("pages/6_Speedups.py").run()
+    _ok(at)
+    assert at.multiselect(key="speed_groups").value == ["rskpca", "baseline"]  # the default
+    assert "speed_fit_parts" not in [c.key for c in at.get("plotly_chart")]
+    at.multiselect(key="speed_groups").set_value(["rskpca", "extra"]).run()
+    _ok(at)
+    assert not _errors(at), _errors(at)
+    table = at.dataframe[0].value  # the table at this ell (AppTest drops dataframe keys)
+    shown = set(table["method"])
+    assert {"ShDE + RSKPCA", "Reduced-set construction", "Random Fourier features + PCA",
+            "Sparsified Gram matrix", "Quantized Gram matrix (1 bit)"} <= shown
+    assert "Nystrom" not in shown
+    # the breakdown: a stacked bar whose two parts add up to the construction's fit time
+    rsc = table.set_index("method").loc["Reduced-set construction"]
+    assert rsc["fit_exact_kpca_seconds"] > 0 and rsc["fit_construction_seconds"] > 0
+    assert rsc["fit_exact_kpca_seconds"] + rsc["fit_construction_seconds"] <= rsc["fit_seconds"] * 1.001
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.key == "speed_fit_parts")
+    assert spec["layout"]["barmode"] == "stack"
+    parts = {t["name"]: dict(zip(t["x"], _array(t["y"]))) for t in spec["data"]}
+    assert parts["exact KPCA part"]["Reduced-set construction"] == pytest.approx(rsc["fit_exact_kpca_seconds"])
+    assert parts["construction part"]["Reduced-set construction"] == pytest.approx(rsc["fit_construction_seconds"])
+    assert parts["whole fit"]["Exact KPCA"] > 0
+    assert any("evaluation only" in md.value for md in at.markdown)
+
+
+def test_embeddings_page_shows_the_gram_error_beside_the_alignment_error_on_request():
+    at = _app(dataset="two_moons", ell=3.0, r=2)
+    at.switch_page("pages/4_Embeddings.py").run()
+    at.multiselect(key="emb_groups").set_value(["extra"]).run()
+    _ok(at)
+    table = at.dataframe[0].value
+    assert "gram_spectral_error" not in table.columns  # measured only on request
+    assert "Reduced-set construction" in set(table["method"])
+    at.toggle(key="emb_gram_error").set_value(True).run()
+    _ok(at)
+    table = at.dataframe[0].value.set_index("method")
+    cols = list(table.columns)
+    assert cols.index("gram_spectral_error") == cols.index("alignment_error") + 1
+    for label in ("Sparsified Gram matrix", "Quantized Gram matrix (1 bit)"):
+        assert table.loc[label, "gram_spectral_error"] > 0
+        assert 0 < table.loc[label, "gram_relative_error"] < 10
+    assert np.isnan(table.loc["Random Fourier features + PCA", "gram_spectral_error"])

@@ -171,3 +171,17 @@ def test_user_text_is_shown_literally_not_as_html():
     fig = plots.embedding_figure({"a": Z}, y=np.array(["<i>u</i>", "v", "v", "v"]), label_name="<script>")
     assert "<script>" not in fig.data[0].hovertemplate and fig.data[0].name == "&lt;i&gt;u&lt;/i&gt;"
     assert fig.data[0].customdata[0][1] == "&lt;i&gt;u&lt;/i&gt;"
+
+
+def test_fit_time_figure_stacks_the_parts_of_a_fit():
+    rows = [{"method": "RSKPCA", "fit_seconds": 0.1, "fit_exact_kpca_seconds": float("nan"),
+             "fit_construction_seconds": float("nan")},
+            {"method": "Reduced-set construction", "fit_seconds": 2.5, "fit_exact_kpca_seconds": 2.0,
+             "fit_construction_seconds": 0.5}]
+    fig = plots.fit_time_figure(rows, exact_seconds=1.8)
+    assert fig.layout.barmode == "stack"
+    by = {t.name: dict(zip(t.x, t.y)) for t in fig.data}
+    assert by["whole fit"] == {"Exact KPCA": 1.8, "RSKPCA": 0.1, "Reduced-set construction": None}
+    assert by["exact KPCA part"]["Reduced-set construction"] == 2.0
+    assert by["construction part"]["Reduced-set construction"] == 0.5
+    assert by["exact KPCA part"]["RSKPCA"] is None and by["construction part"]["Exact KPCA"] is None

@@ -123,3 +123,27 @@ def test_sweep_point_skips_methods_above_their_m_cap(data, exact):
     by = {r["name"]: r for r in rows}
     assert by["rskpca"]["error"] == ""
     assert by["wnystrom"]["error"].startswith("skipped: m = ") and math.isnan(by["wnystrom"]["alignment_error"])
+
+
+def test_fit_time_breakdown_is_carried_for_any_estimator_that_has_one(data, exact):
+    rsc = sweeps.fit_method("rs_construction", data, n_components=3, sigma=2.0, m=20)
+    assert set(rsc.fit_time_breakdown) == {"exact_kpca", "construction"}
+    assert sum(rsc.fit_time_breakdown.values()) <= rsc.fit_seconds
+    row = sweeps.compare(rsc, exact)
+    assert row["fit_exact_kpca_seconds"] == rsc.fit_time_breakdown["exact_kpca"]
+    assert row["fit_construction_seconds"] == rsc.fit_time_breakdown["construction"]
+    plain = sweeps.compare(sweeps.fit_method("nystrom", data, n_components=3, sigma=2.0, m=20), exact)
+    assert math.isnan(plain["fit_exact_kpca_seconds"]) and math.isnan(plain["gram_spectral_error"])
+    failed = sweeps.sweep_point(data, data, exact, ell=2.0, methods=["rskpca"], n_components=200, sigma=2.0)[0]
+    assert failed["error"] and set(failed) == set(row)  # every row has the same columns, failed or not
+
+
+def test_gram_error_is_measured_only_on_request(data, exact):
+    assert sweeps.fit_method("gram_sparsified", data, n_components=3, sigma=2.0, m=40).gram_error is None
+    res = sweeps.fit_method("gram_sparsified", data, n_components=3, sigma=2.0, m=40, measure_gram_error=True)
+    assert res.gram_error["spectral_norm"] > 0 and 0 < res.gram_error["relative"] < 10
+    row = sweeps.compare(res, exact)
+    assert row["gram_spectral_error"] == res.gram_error["spectral_norm"]
+    # methods without a perturbed Gram matrix ignore the request
+    assert sweeps.fit_method("rskpca", data, n_components=3, sigma=2.0, measure_gram_error=True).gram_error is None
+    assert sweeps.perturbs_gram("gram_quantized") and not sweeps.perturbs_gram("random_fourier")

@@ -103,9 +103,15 @@ def exact_kpca(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
 
 
 @st.cache_data(max_entries=128, show_spinner="Fitting the methods at this ell...")
-def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int):
-    """One method fitted on the comparison rows (m = the shadow's m at ell)."""
-    return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m)
+def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
+                  gram_error: bool = False):
+    """One method fitted on the comparison rows (m = the shadow's m at ell).
+
+    With ``gram_error``, methods that perturb the Gram matrix also get its
+    spectral-norm error measured (seconds: the page asks first).
+    """
+    return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                      measure_gram_error=gram_error)
 
 
 def _grid(X2: np.ndarray, size: int):

@@ -55,6 +55,8 @@ KEYS = {
     # page-level choices worth keeping while the user looks elsewhere
     "emb_dims": "2-D",
     "emb_groups": None,
+    "speed_groups": None,
+    "emb_gram_error": False,
     "classifier": None,
     "cv_folds": 5,
     "kde_line_a": None,

@@ -13,7 +13,7 @@ from rskpca.plots import figure_html
 from rskpca.sweeps import SLOW_AT_LARGE_M
 from rskpca.ui import compute
 
-__all__ = ["PLOTLY_CONFIG", "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
+__all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods", "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
            "show_text_list", "slug", "plain", "show_error"]
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
@@ -81,6 +81,22 @@ def show_text_list(lines) -> None:
     """Notes that may contain user text (column names), shown as plain text."""
     for line in lines:
         st.text(line)
+
+
+#: The groups of :data:`rskpca.methods.METHODS` as the pages name them (exact KPCA is always the reference).
+METHOD_GROUPS = {"rskpca": "RSKPCA", "baseline": "Section 6 baselines", "rsde": "other reduced-set estimators",
+                 "extra": "other speed-ups (reduced-set construction, Gram sampling, random features, Lanczos)"}
+#: What a page compares by default: the paper's method and its Section 6 baselines (all fast at any m).
+DEFAULT_GROUPS = ("rskpca", "baseline")
+
+
+def choose_methods(key: str, container=st) -> list[str]:
+    """A multiselect of method groups (kept in ``st.session_state[key]``); returns the chosen methods' names."""
+    available = [g for g in METHOD_GROUPS if any(m.group == g for m in METHODS.values())]
+    if st.session_state.get(key) is None:
+        st.session_state[key] = list(DEFAULT_GROUPS)
+    container.multiselect("Methods to compare with exact KPCA", available, key=key, format_func=METHOD_GROUPS.get)
+    return [name for name, m in METHODS.items() if m.group in st.session_state[key]]
 
 
 def without_slow_methods(names, m: int) -> list[str]:
