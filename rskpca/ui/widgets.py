@@ -13,7 +13,8 @@ from rskpca.plots import figure_html
 from rskpca.sweeps import SLOW_AT_LARGE_M
 from rskpca.ui import compute
 
-__all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods", "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
+__all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods",
+           "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
            "show_text_list", "slug", "plain", "show_error"]
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
