@@ -31,8 +31,25 @@ if rows_idx.size < ds.n:
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 reduction_note(shadow.m, shadow.n)
 
+# Exact KPCA's features do not depend on ell: cross-validated once and cached. RSKPCA's do, and
+# cross-validating them costs `folds` fits per ell value, which would freeze the ell slider: it runs
+# when asked (or at every change, if the user turns that on).
+runs = [("exact", "Exact KPCA", None)]
+requested = st.session_state.setdefault("_cv_requested", set())
+request = (dig, clf, sigma, kernel, r, ell, folds)
+live = st.toggle(f"Cross-validate RSKPCA at every ell change ({folds} fits per change)", key="cv_live")
+if live or request in requested:
+    runs.append(("rskpca", "ShDE + RSKPCA", ell))
+elif st.button(f"Cross-validate RSKPCA at ell = {ell:g}", key="cv_run", type="primary",
+               icon=":material/play_arrow:"):
+    requested.add(request)
+    runs.append(("rskpca", "ShDE + RSKPCA", ell))
+else:
+    st.info(f"RSKPCA features change with ell, so their {folds}-fold cross-validation runs on demand: press the "
+            "button (results are kept per ell and settings) or turn on the live toggle. Exact KPCA is shown "
+            "already: it does not depend on ell.")
 results = {}
-for method, label, method_ell in [("exact", "Exact KPCA", None), ("rskpca", "ShDE + RSKPCA", ell)]:
+for method, label, method_ell in runs:
     try:
         results[label] = compute.cross_validated(dig, Xc, yc, method, clf, sigma, kernel, r, method_ell, folds)
     except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:

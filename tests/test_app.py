@@ -330,3 +330,21 @@ def test_embeddings_page_shows_the_gram_error_beside_the_alignment_error_on_requ
         assert table.loc[label, "gram_spectral_error"] > 0
         assert 0 < table.loc[label, "gram_relative_error"] < 10
     assert np.isnan(table.loc["Random Fourier features + PCA", "gram_spectral_error"])
+
+
+def test_kernelization_cross_validates_rskpca_on_demand_and_keeps_it_per_ell():
+    at = _app(dataset="two_moons", ell=3.0)
+    at.switch_page("pages/7_Kernelization.py").run()
+    _ok(at)
+    assert list(at.dataframe[0].value["features"]) == ["Exact KPCA"]  # ell-independent: shown at once
+    at.button(key="cv_run").click().run()
+    _ok(at)
+    assert list(at.dataframe[0].value["features"]) == ["Exact KPCA", "ShDE + RSKPCA"]
+    at.sidebar.slider(key="ell").set_value(5.0).run()  # a new ell: RSKPCA waits for the button again
+    assert list(at.dataframe[0].value["features"]) == ["Exact KPCA"]
+    at.sidebar.slider(key="ell").set_value(3.0).run()  # an ell already cross-validated is shown
+    assert list(at.dataframe[0].value["features"]) == ["Exact KPCA", "ShDE + RSKPCA"]
+    at.toggle(key="cv_live").set_value(True).run()
+    at.sidebar.slider(key="ell").set_value(6.0).run()
+    _ok(at)
+    assert list(at.dataframe[0].value["features"]) == ["Exact KPCA", "ShDE + RSKPCA"]

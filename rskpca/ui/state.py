@@ -59,6 +59,7 @@ KEYS = {
     "emb_gram_error": False,
     "classifier": None,
     "cv_folds": 5,
+    "cv_live": False,
     "kde_line_a": None,
     "kde_line_b": None,
     "bounds_max_exact": 500,
