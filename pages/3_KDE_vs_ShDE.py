@@ -24,6 +24,30 @@ c[3].metric("centers m", shadow.m)
 st.caption(f"MMD between the data and the centers in the kernel's feature space; measured on "
            f"{bound['n_measured']} rows. {bound['note']}")
 
+
+# A fragment: picking the two rows redraws the line only, not the whole page.
+@st.fragment
+def along_line(ds, sigma: float, kernel: str, ell: float) -> None:
+    for key, default in (("kde_line_a", 0), ("kde_line_b", min(1, ds.n - 1))):
+        if st.session_state.get(key) is None or st.session_state[key] > ds.n - 1:
+            st.session_state[key] = default
+    lc = st.columns(2)
+    lc[0].number_input("from row (position in the data)", 0, ds.n - 1, key="kde_line_a")
+    lc[1].number_input("to row", 0, ds.n - 1, key="kde_line_b")
+    a, b = ds.X[int(st.session_state["kde_line_a"])], ds.X[int(st.session_state["kde_line_b"])]
+    if np.allclose(a, b):
+        st.info("The two rows are the same point; pick two different rows to draw a line.")
+    else:
+        t = np.linspace(-0.25, 1.25, 151)
+        L = a[None, :] + t[:, None] * (b - a)[None, :]
+        key = f"line{int(st.session_state['kde_line_a'])}-{int(st.session_state['kde_line_b'])}"
+        kl, sl = compute.densities_at(ds.digest, ds.X, sigma, kernel, ell, L, key)
+        show_figure(plots.density_curve_figure(t, kl, sl, xaxis_title="t (0 = first row, 1 = second row)",
+                                               title="KDE and ShDE along the line"),
+                    key="kde_line", filename="kde_vs_shde_line")
+        show_table(pd.DataFrame({"t": t, "kde": kl, "shde": sl}), key="kde_line_table", filename="kde_line")
+
+
 GRID = 80
 if ds.d <= 2:
     axes, kde = compute.kde_grid(ds.digest, ds.X, sigma, kernel, GRID)
@@ -60,21 +84,4 @@ else:
                  filename="kde_vs_shde_points", label="Download the densities at the points (CSV)")
 
     st.subheader("Along a line through two rows")
-    for key, default in (("kde_line_a", 0), ("kde_line_b", min(1, ds.n - 1))):
-        if st.session_state.get(key) is None or st.session_state[key] > ds.n - 1:
-            st.session_state[key] = default
-    lc = st.columns(2)
-    lc[0].number_input("from row (position in the data)", 0, ds.n - 1, key="kde_line_a")
-    lc[1].number_input("to row", 0, ds.n - 1, key="kde_line_b")
-    a, b = ds.X[int(st.session_state["kde_line_a"])], ds.X[int(st.session_state["kde_line_b"])]
-    if np.allclose(a, b):
-        st.info("The two rows are the same point; pick two different rows to draw a line.")
-    else:
-        t = np.linspace(-0.25, 1.25, 151)
-        L = a[None, :] + t[:, None] * (b - a)[None, :]
-        key = f"line{int(st.session_state['kde_line_a'])}-{int(st.session_state['kde_line_b'])}"
-        kl, sl = compute.densities_at(ds.digest, ds.X, sigma, kernel, ell, L, key)
-        show_figure(plots.density_curve_figure(t, kl, sl, xaxis_title="t (0 = first row, 1 = second row)",
-                                               title="KDE and ShDE along the line"),
-                    key="kde_line", filename="kde_vs_shde_line")
-        show_table(pd.DataFrame({"t": t, "kde": kl, "shde": sl}), key="kde_line_table", filename="kde_line")
+    along_line(ds, sigma, kernel, ell)

@@ -13,9 +13,7 @@ from rskpca.ui import (choose_methods, compute, reduction_note, show_error, show
 settings = start_page("Embeddings")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
 
-c1, c2 = st.columns([3, 1])
-chosen = choose_methods("emb_groups", c1)
-c2.segmented_control("View", ["2-D", "3-D"], key="emb_dims")
+chosen = choose_methods("emb_groups")
 
 rows_idx, Xc, dig = compute.comparison_set(ds)
 if rows_idx.size < ds.n:
@@ -46,22 +44,31 @@ for msg in failures:
 table = pd.DataFrame([compare(res, exact) for res in results[1:]])
 errors = {} if table.empty else dict(zip(table["method"], table["alignment_error"]))
 emb = aligned_embeddings(results, exact)
-dims = 3 if st.session_state["emb_dims"] == "3-D" else 2
-if dims == 3 and r < 3:
-    st.warning("3-D needs r >= 3; showing 2-D.")
-    dims = 2
-if dims == 3:
-    # One WebGL context per 3-D scene; browsers allow only a few per page.
-    keep = list(emb)[:4]
-    if len(emb) > 4:
-        st.caption("3-D shows exact KPCA and the first three methods (one WebGL view each).")
-    emb = {k: emb[k] for k in keep}
-y = None if ds.y is None else ds.y[rows_idx]
-fig = plots.embedding_figure(emb, y=y, label_name=str(ds.label_name or "label"), row_ids=ds.row_ids[rows_idx],
-                             dims=dims, errors=errors)
-st.caption("Each approximation is drawn after the least-squares map onto exact KPCA "
-           "(argmin_A ||O - O~ A||_F, Section 6), so signs and rotations do not flicker as ell moves.")
-show_figure(fig, key="emb_scatter", filename="embeddings")
+
+
+# A fragment: switching 2-D/3-D redraws this chart only, without rerunning the page (and its fits).
+@st.fragment
+def embedding_view(emb: dict, errors: dict) -> None:
+    st.segmented_control("View", ["2-D", "3-D"], key="emb_dims")
+    dims = 3 if st.session_state["emb_dims"] == "3-D" else 2
+    if dims == 3 and r < 3:
+        st.warning("3-D needs r >= 3; showing 2-D.")
+        dims = 2
+    if dims == 3:
+        # One WebGL context per 3-D scene; browsers allow only a few per page.
+        keep = list(emb)[:4]
+        if len(emb) > 4:
+            st.caption("3-D shows exact KPCA and the first three methods (one WebGL view each).")
+        emb = {k: emb[k] for k in keep}
+    y = None if ds.y is None else ds.y[rows_idx]
+    fig = plots.embedding_figure(emb, y=y, label_name=str(ds.label_name or "label"),
+                                 row_ids=ds.row_ids[rows_idx], dims=dims, errors=errors)
+    st.caption("Each approximation is drawn after the least-squares map onto exact KPCA "
+               "(argmin_A ||O - O~ A||_F, Section 6), so signs and rotations do not flicker as ell moves.")
+    show_figure(fig, key="emb_scatter", filename="embeddings")
+
+
+embedding_view(emb, errors)
 
 left, right = st.columns(2)
 with left:

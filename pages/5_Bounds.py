@@ -26,18 +26,25 @@ for row in rows:
         st.caption(f"Theorem {row['theorem']}: {row['note']}")
 show_table(pd.DataFrame(rows), key="bounds_table", filename="bounds_at_ell")
 
-st.subheader("Over ell")
-curve_rows = compute.apriori_rows(np.round(np.arange(1.0, 10.01, 0.25), 2), sigma, kernel)
-st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per point)",
-          key="bounds_measured_curves")
-if st.session_state["bounds_measured_curves"]:
-    st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
-    sweep_max = min(max_exact, 500)
-    measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r,
-                                    ell_grid(1.0, 10.0, int(st.session_state["sweep_points"])), sweep_max)
-    st.caption(f"Measured on at most {sweep_max} rows per ell.")
-    curve_rows = [row for row in curve_rows] + [
-        {**row, "a_priori": None} for row in measured]
-show_figure(plots.bounds_curves_figure(curve_rows, current_ell=ell), key="bounds_curves",
-            filename="bounds_over_ell")
-show_table(pd.DataFrame(curve_rows), key="bounds_curves_table", filename="bounds_over_ell")
+
+# A fragment: the curve options rerun this section only, not the bounds at the current ell above.
+@st.fragment
+def bounds_over_ell() -> None:
+    st.subheader("Over ell")
+    curve_rows = compute.apriori_rows(np.round(np.arange(1.0, 10.01, 0.25), 2), sigma, kernel)
+    st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per point)",
+              key="bounds_measured_curves")
+    if st.session_state["bounds_measured_curves"]:
+        st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
+        sweep_max = min(max_exact, 500)
+        measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r,
+                                        ell_grid(1.0, 10.0, int(st.session_state["sweep_points"])), sweep_max)
+        st.caption(f"Measured on at most {sweep_max} rows per ell.")
+        curve_rows = [row for row in curve_rows] + [
+            {**row, "a_priori": None} for row in measured]
+    show_figure(plots.bounds_curves_figure(curve_rows, current_ell=ell), key="bounds_curves",
+                filename="bounds_over_ell")
+    show_table(pd.DataFrame(curve_rows), key="bounds_curves_table", filename="bounds_over_ell")
+
+
+bounds_over_ell()

@@ -65,21 +65,28 @@ if now:
                                           title="Training time at this ell (stacked: the parts of one fit)"),
                     key="speed_fit_parts", filename="training_time_parts")
 
-st.subheader("Over ell")
-if not st.toggle("Compute the curves over ell (every method at every ell; cached per ell)", key="speed_curves"):
-    st.stop()
-st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
-ells = ell_grid(1.0, 10.0, int(st.session_state["sweep_points"]))
-rows = compute.sweep_rows(dig, Xc, exact, sigma, kernel, r, ells, chosen,
-                          compute.slow_methods_cap(st.session_state["run_slow"]))
-failed = sorted({f"{row['method']} at ell = {row['ell']:g}" for row in rows if row["error"]})
-if failed:
-    st.caption("No value where a method could not run (r > m at small ell) or was skipped as slow (large m): "
-               + "; ".join(failed[:6]) + (" ..." if len(failed) > 6 else ""))
-for col, title, key in [("train_speedup", "Training speedup", "speed_train"),
-                        ("test_speedup", "Test speedup", "speed_test"),
-                        ("retained", "Fraction of data retained (m/n)", "speed_retained"),
-                        ("alignment_error", "Relative alignment error", "speed_error")]:
-    show_figure(plots.lines_over_ell(rows, y=col, title=title, log_y=col.endswith("speedup"), current_ell=ell),
-                key=key, filename=f"{col}_over_ell")
-show_table(pd.DataFrame(rows), key="speed_sweep_table", filename="speedups_over_ell")
+
+# A fragment: the curve options rerun this section only, not the fits at the current ell above.
+@st.fragment
+def speedups_over_ell() -> None:
+    st.subheader("Over ell")
+    if not st.toggle("Compute the curves over ell (every method at every ell; cached per ell)", key="speed_curves"):
+        return
+    st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
+    ells = ell_grid(1.0, 10.0, int(st.session_state["sweep_points"]))
+    rows = compute.sweep_rows(dig, Xc, exact, sigma, kernel, r, ells, chosen,
+                              compute.slow_methods_cap(st.session_state["run_slow"]))
+    failed = sorted({f"{row['method']} at ell = {row['ell']:g}" for row in rows if row["error"]})
+    if failed:
+        st.caption("No value where a method could not run (r > m at small ell) or was skipped as slow (large m): "
+                   + "; ".join(failed[:6]) + (" ..." if len(failed) > 6 else ""))
+    for col, title, key in [("train_speedup", "Training speedup", "speed_train"),
+                            ("test_speedup", "Test speedup", "speed_test"),
+                            ("retained", "Fraction of data retained (m/n)", "speed_retained"),
+                            ("alignment_error", "Relative alignment error", "speed_error")]:
+        show_figure(plots.lines_over_ell(rows, y=col, title=title, log_y=col.endswith("speedup"), current_ell=ell),
+                    key=key, filename=f"{col}_over_ell")
+    show_table(pd.DataFrame(rows), key="speed_sweep_table", filename="speedups_over_ell")
+
+
+speedups_over_ell()
