@@ -30,9 +30,9 @@ for page, label, what in [
     ("pages/1_Data.py", "Data", "pick a sample or upload CSV/TSV/Parquet/NPY; columns, scaling, row cap"),
     ("pages/2_Shadow_centers.py", "Shadow centers", "which points the shadow keeps, and their weights"),
     ("pages/3_KDE_vs_ShDE.py", "KDE vs ShDE", "the full density estimate against the reduced one, MMD bound"),
-    ("pages/4_Embeddings.py", "Embeddings", "exact KPCA beside RSKPCA and the Nystrom baselines"),
+    ("pages/4_Embeddings.py", "Embeddings", "exact KPCA beside RSKPCA, the Nystrom baselines and the other speed-ups"),
     ("pages/5_Bounds.py", "Bounds", "Theorems 5.1-5.4: closed form, data-dependent and measured"),
-    ("pages/6_Speedups.py", "Speedups", "training and test time against exact KPCA, over ell"),
+    ("pages/6_Speedups.py", "Speedups", "training and test time against exact KPCA, over ell, for any method group"),
     ("pages/7_Kernelization.py", "Kernelization", "a classifier on RSKPCA features vs exact KPCA features"),
     ("pages/8_Learn.py", "Learn", "the method explained, with formulas"),
 ]:
