@@ -6,7 +6,7 @@ import streamlit as st
 
 from rskpca import plots
 from rskpca.methods import METHODS
-from rskpca.sweeps import compare, ell_grid
+from rskpca.sweeps import compare, ell_grid, perturbs_gram
 from rskpca.ui import (choose_methods, compute, reduction_note, show_error, show_figure, show_table, start_page,
                        without_slow_methods)
 
@@ -26,7 +26,10 @@ exact = compute.exact_kpca(dig, Xc, sigma, kernel, r)
 now, failures = [], []
 for name in methods:
     try:
-        now.append(compare(compute.method_result(dig, Xc, name, sigma, kernel, r, ell, shadow.m), exact))
+        # The Gram error is measured when asked for on the Embeddings page (same cache entry as there).
+        gram_error = bool(st.session_state.get("emb_gram_error")) and perturbs_gram(name)
+        now.append(compare(compute.method_result(dig, Xc, name, sigma, kernel, r, ell, shadow.m, gram_error),
+                           exact))
     except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
         failures.append(f"{METHODS[name].label}: {exc}")
 for msg in failures:

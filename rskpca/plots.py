@@ -421,6 +421,8 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
     y_text = np.full(n, "") if y is None else np.array([user_text(v) for v in np.asarray(y).astype(str)])
     custom = np.column_stack([rid.astype(str), y_text])
+    # Collected and added in one call: add_trace per trace re-validates the whole figure each time.
+    traces, trace_rows, trace_cols = [], [], []
     for p, (name, A) in enumerate(zip(names, arrays)):
         r, c = p // ncols + 1, p % ncols + 1
         parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
@@ -438,7 +440,10 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                 trace = _scatter_type(n)(x=A[mask, 0], y=A[mask, 1], **kw)
             else:
                 trace = go.Scatter3d(x=A[mask, 0], y=A[mask, 1], z=A[mask, 2], **kw)
-            fig.add_trace(trace, row=r, col=c)
+            traces.append(trace)
+            trace_rows.append(r)
+            trace_cols.append(c)
+    fig.add_traces(traces, rows=trace_rows, cols=trace_cols)
     fig.update_layout(height=max(360, 330 * nrows), margin=dict(l=30, r=10, t=50, b=30),
                       legend=dict(title=dict(text=label_name)))
     return fig
