@@ -263,10 +263,14 @@ def guess_label_column(df: pd.DataFrame) -> str | None:
     'Target'
     >>> guess_label_column(pd.DataFrame({"x": [1.0, 2.0], "z": [3.0, 4.0]})) is None
     True
+    >>> guess_label_column(pd.DataFrame({"x": [0.1, 0.7, 0.3, 0.9], "y": [0.5, 0.2, 0.8, 0.4]})) is None
+    True
     """
     by_lower = {str(c).strip().lower(): c for c in df.columns}
     for want in _LABEL_NAMES:
         if want in by_lower:
+            if want == "y" and not _looks_like_classes(df[by_lower[want]]):
+                continue  # "x, y" coordinates: y is a feature, not a label
             return by_lower[want]
     if df.shape[1] >= 2:
         last = df.columns[-1]
@@ -274,6 +278,15 @@ def guess_label_column(df: pd.DataFrame) -> str | None:
         if last not in numeric_columns(df) and 1 < col.nunique() <= max(2, min(50, len(df) // 2)):
             return last
     return None
+
+
+def _looks_like_classes(col: pd.Series) -> bool:
+    """Text, or integers with few distinct values (at most 50 and at most half the rows)."""
+    if col.name not in numeric_columns(col.to_frame()):
+        return True
+    values = pd.to_numeric(col, errors="coerce").dropna().to_numpy(dtype=np.float64)
+    few = 1 < np.unique(values).size <= max(2, min(50, len(col) // 2))
+    return bool(few and np.all(values == np.round(values)))
 
 
 def _example_bad_value(series: pd.Series) -> str:

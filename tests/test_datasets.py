@@ -414,3 +414,14 @@ def test_digest_is_a_content_key():
     labelled = df.assign(label=["u", "v"])
     assert prepare(df).digest == data_digest(prepare(df).X)
     assert prepare(labelled, label_column="label").digest != prepare(df).digest
+
+
+def test_xy_coordinates_keep_y_as_a_feature():
+    from rskpca.datasets import guess_label_column, prepare
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=50), "y": rng.normal(size=50)})
+    assert guess_label_column(df) is None
+    assert prepare(df).X.shape == (50, 2)
+    classes = pd.DataFrame({"x": rng.normal(size=50), "z": rng.normal(size=50), "y": rng.integers(0, 3, 50)})
+    assert guess_label_column(classes) == "y"
