@@ -17,6 +17,8 @@ checked in a plain test. Conventions shared by the builders:
 from __future__ import annotations
 
 import html
+import textwrap
+import zlib
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -24,9 +26,13 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from rskpca.methods import METHODS
+
 __all__ = [
     "WEBGL_THRESHOLD",
     "PALETTE",
+    "METHOD_COLORS",
+    "method_colors",
     "user_text",
     "webgl_contexts",
     "figure_html",
@@ -51,6 +57,75 @@ WEBGL_THRESHOLD = 1000
 PALETTE: tuple[str, ...] = tuple(qualitative.Dark24)
 _BOUND_KINDS = ("a_priori", "a_posteriori", "measured")
 _BOUND_COLORS = {"a_priori": "#636EFA", "a_posteriori": "#EF553B", "measured": "#00CC96"}
+#: One colour per registered method (by its label), the same in every chart: exact KPCA, the
+#: reference, is near-black; the others take the palette in registry order.
+_REFERENCE_COLOR = "#222A2A"
+METHOD_COLORS: dict[str, str] = {
+    method.label: color for method, color in zip(
+        METHODS.values(), [_REFERENCE_COLOR] + [c for c in PALETTE if c != _REFERENCE_COLOR])}
+# Names that are not methods take these first, so that they do not look like a method.
+_SPARE_COLORS = tuple(c for c in PALETTE if c not in METHOD_COLORS.values()) or PALETTE
+#: Bar and category labels are wrapped to lines of about this many characters.
+_LABEL_WIDTH = 14
+#: Up to this many bars stand side by side; more lie horizontally, their names down the side.
+_MAX_COLUMNS = 6
+
+
+def method_colors(names: Sequence[str]) -> dict[str, str]:
+    """A colour for each name: a registered method's own colour, else a stable one from its name.
+
+    Names that are not method labels (a class, a series) get a colour no method has, picked by
+    a checksum of the name, so it too is the same in every chart; a clash with another name of
+    the same chart moves it to the next free colour.
+
+    >>> colors = method_colors(["Exact KPCA", "ShDE + RSKPCA"])
+    >>> colors["Exact KPCA"] == METHOD_COLORS["Exact KPCA"], colors == method_colors(["ShDE + RSKPCA", "Exact KPCA"])
+    (True, True)
+    """
+    names = [str(name) for name in names]
+    colors = {name: METHOD_COLORS[name] for name in names if name in METHOD_COLORS}
+    for name in sorted(set(names) - set(colors)):
+        start = zlib.crc32(name.encode())
+        candidates = [_SPARE_COLORS[(start + i) % len(_SPARE_COLORS)] for i in range(len(_SPARE_COLORS))]
+        colors[name] = next((c for c in candidates + list(PALETTE) if c not in colors.values()), candidates[0])
+    return colors
+
+
+def _wrapped(label) -> str:
+    """A category label on lines of about :data:`_LABEL_WIDTH` characters, so long names fit under a bar."""
+    return "<br>".join(textwrap.wrap(user_text(label), _LABEL_WIDTH, break_long_words=False,
+                                     break_on_hyphens=False)) or user_text(label)
+
+
+def _category_axis(names: Sequence[str]) -> dict:
+    """x-axis settings that show every category label in full (wrapped, with room made for it)."""
+    return dict(tickmode="array", tickvals=list(names), ticktext=[_wrapped(n) for n in names], automargin=True)
+
+
+def _log_axis(values) -> dict:
+    """Settings for a log axis over ``values`` whose tick labels read as whole numbers.
+
+    Plotly labels the in-between ticks of a log axis with bare digits ("2 5 2 5"). Over two
+    decades or more only the decades are labelled; over less, every labelled tick is a full
+    number (1-2-5 steps, or every digit when the values span less than a factor of ten).
+    """
+    v = np.asarray([x for x in np.ravel(np.asarray(values, dtype=object))
+                    if x is not None and np.isfinite(float(x)) and float(x) > 0], dtype=np.float64)
+    # "e" keeps 0.1 and 0.01 as they are and writes 1e-4 past that (not "100µ" nor 10^-1).
+    axis = dict(type="log", exponentformat="e", automargin=True)
+    if v.size == 0:
+        return axis | dict(minorloglabels="none")
+    lo, hi = float(v.min()), float(v.max())
+    decades_inside = int(np.floor(np.log10(hi)) - np.ceil(np.log10(lo))) + 1
+    if decades_inside >= 2:
+        return axis | dict(minorloglabels="none")
+    return axis | dict(dtick="D2" if hi / lo > 10.0 else "D1", minorloglabels="complete")
+
+
+def _count_axis(max_count: float) -> dict:
+    """y-axis settings for counts: whole-number ticks from zero (never 0.5), about six of them."""
+    step = next(m * 10**k for k in range(16) for m in (1, 2, 5) if max_count / (m * 10**k) <= 6)
+    return dict(tickformat="d", tick0=0, dtick=step, rangemode="tozero", automargin=True)
 
 
 def user_text(text) -> str:
@@ -471,19 +546,34 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
                log_y: bool = False, text_format: str = ".3g") -> go.Figure:
     """One bar per named value (alignment errors, accuracies, speedups), with optional error bars.
 
+    A method keeps its colour of :func:`method_colors`, and every name is shown in full: wrapped
+    under its bar, or, past :data:`_MAX_COLUMNS` bars (too narrow for their names), beside
+    horizontal bars.
+
     >>> bar_figure({"a": 1.0, "b": 2.0}, title="t", yaxis_title="v").data[0].x
     ('a', 'b')
     """
     names = list(values)
     v = np.array([values[k] for k in names], dtype=np.float64)
     err = None if errors is None else dict(type="data", array=[errors.get(k, 0.0) for k in names])
-    colors = [PALETTE[i % len(PALETTE)] for i in range(len(names))]
-    fig = go.Figure(go.Bar(x=names, y=v, error_y=err, marker_color=colors,
-                           text=[format(x, text_format) if np.isfinite(x) else "n/a" for x in v],
-                           textposition="outside"))
-    fig.update_layout(title=title, yaxis_title=yaxis_title, margin=dict(l=40, r=10, t=50, b=40))
-    if log_y:
-        fig.update_yaxes(type="log")
+    colors = method_colors(names)
+    style = dict(marker_color=[colors[str(k)] for k in names], textposition="outside", cliponaxis=False,
+                 text=[format(x, text_format) if np.isfinite(x) else "n/a" for x in v])
+    value_axis = _log_axis(v) if log_y else dict(rangemode="tozero", automargin=True)
+    value_axis["title"] = dict(text=yaxis_title)
+    if len(names) > _MAX_COLUMNS:
+        fig = go.Figure(go.Bar(y=names, x=v, error_x=err, orientation="h", **style))
+        fig.update_xaxes(**value_axis)
+        # The first name on top, as in a table.
+        fig.update_yaxes(**_category_axis(names) | dict(ticktext=[user_text(n) for n in names],
+                                                         autorange="reversed"))
+        height = 120 + 34 * len(names)
+    else:
+        fig = go.Figure(go.Bar(x=names, y=v, error_y=err, **style))
+        fig.update_xaxes(**_category_axis(names))
+        fig.update_yaxes(**value_axis)
+        height = None
+    fig.update_layout(title=title, height=height, margin=dict(l=40, r=30, t=50, b=40))
     return fig
 
 

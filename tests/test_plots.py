@@ -185,3 +185,48 @@ def test_fit_time_figure_stacks_the_parts_of_a_fit():
     assert by["exact KPCA part"]["Reduced-set construction"] == 2.0
     assert by["construction part"]["Reduced-set construction"] == 0.5
     assert by["exact KPCA part"]["RSKPCA"] is None and by["construction part"]["Exact KPCA"] is None
+
+
+# --------------------------------------------------------------------------- visual polish (issue 3)
+
+LONG_NAMES = ["ShDE + RSKPCA", "Subsampled KPCA", "Nystrom", "Density-weighted Nystrom"]
+
+
+def _unwrapped(ticktext):
+    return [t.replace("<br>", " ") for t in ticktext]
+
+
+def test_bar_labels_are_shown_in_full_with_room_made_for_them():
+    fig = plots.bar_figure(dict(zip(LONG_NAMES, [0.7, 1.6, 1.4, 0.09])), title="t", yaxis_title="v", log_y=True)
+    axis = fig.layout.xaxis
+    assert list(axis.tickvals) == LONG_NAMES and axis.automargin
+    assert _unwrapped(axis.ticktext) == LONG_NAMES  # every label present in full, only wrapped
+    assert all(len(line) <= len("Density-weighted") for t in axis.ticktext for line in t.split("<br>"))
+    assert fig.data[0].cliponaxis is False  # the value above the tallest bar is not cut off
+
+
+def test_many_bars_lie_horizontally_with_their_names_down_the_side():
+    names = [f"Method number {i} with a long name" for i in range(9)]
+    fig = plots.bar_figure(dict(zip(names, np.arange(1.0, 10.0))), title="t", yaxis_title="speedup", log_y=True)
+    bar = fig.data[0]
+    assert bar.orientation == "h" and list(bar.y) == names
+    assert list(fig.layout.yaxis.ticktext) == names and fig.layout.yaxis.automargin
+    assert fig.layout.yaxis.autorange == "reversed"  # the first name on top
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.title.text == "speedup"
+
+
+@pytest.mark.parametrize("values", [[0.088, 1.64], [1e-4, 0.6], [1.6, 5.35], [0.3, 1.12], [0.15, 3.0]])
+def test_log_axes_never_label_ticks_with_bare_minor_digits(values):
+    fig = plots.bar_figure(dict(zip("ab", values)), title="t", yaxis_title="v", log_y=True)
+    axis = fig.layout.yaxis
+    assert axis.type == "log" and axis.exponentformat == "e"
+    assert axis.minorloglabels in ("none", "complete")  # plotly's default "small digits" is the clutter
+    if np.floor(np.log10(max(values))) - np.ceil(np.log10(min(values))) >= 1:
+        assert axis.minorloglabels == "none" and axis.dtick is None  # two decades or more: decades only
+    else:
+        assert axis.dtick in ("D1", "D2")  # less: every labelled tick a full number
+
+
+def test_linear_bars_start_at_zero():
+    fig = plots.bar_figure({"a": 0.2, "b": 0.3}, title="t", yaxis_title="v")
+    assert fig.layout.yaxis.rangemode == "tozero" and fig.layout.yaxis.type is None
