@@ -69,6 +69,9 @@ _SPARE_COLORS = tuple(c for c in PALETTE if c not in METHOD_COLORS.values()) or 
 _LABEL_WIDTH = 14
 #: Up to this many bars stand side by side; more lie horizontally, their names down the side.
 _MAX_COLUMNS = 6
+#: Hollow markers of the approximations in a spectrum, so that coinciding points all show.
+_APPROX_SYMBOLS = ("circle-open", "square-open", "diamond-open", "triangle-up-open", "triangle-down-open",
+                   "star-open", "hexagon-open", "pentagon-open", "cross-open", "x-open")
 
 
 def method_colors(names: Sequence[str]) -> dict[str, str]:
@@ -122,10 +125,14 @@ def _log_axis(values) -> dict:
     return axis | dict(dtick="D2" if hi / lo > 10.0 else "D1", minorloglabels="complete")
 
 
+def _integer_step(max_value: float) -> int:
+    """A 1-2-5 tick step of at least 1 giving about six ticks up to ``max_value``."""
+    return next(m * 10**k for k in range(16) for m in (1, 2, 5) if max_value / (m * 10**k) <= 6)
+
+
 def _count_axis(max_count: float) -> dict:
     """y-axis settings for counts: whole-number ticks from zero (never 0.5), about six of them."""
-    step = next(m * 10**k for k in range(16) for m in (1, 2, 5) if max_count / (m * 10**k) <= 6)
-    return dict(tickformat="d", tick0=0, dtick=step, rangemode="tozero", automargin=True)
+    return dict(tickformat="d", tick0=0, dtick=_integer_step(max_count), rangemode="tozero", automargin=True)
 
 
 def user_text(text) -> str:
@@ -524,21 +531,56 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     return fig
 
 
-def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True) -> go.Figure:
-    """Leading normalized eigenvalues (of K/n) of each method.
+def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
+                   reference: str | None = None) -> go.Figure:
+    """Leading normalized eigenvalues (of K/n) of each method, the reference drawn on top.
 
-    >>> spectra_figure({"Exact": [0.5, 0.2]}).data[0].x.tolist()
-    [1, 2]
+    Approximations often share a spectrum (subsampled KPCA and Nystrom solve the same m x m
+    problem), so each has its own hollow marker, the earlier ones larger, and thin lines; the
+    reference is a thick dashed line over them, first in the legend.
+
+    Parameters
+    ----------
+    spectra : mapping of str to array-like of shape (r,)
+        Method label to its leading eigenvalues.
+    log_y : bool, default=True
+    reference : str or None, default=None
+        The key of the reference spectrum (exact KPCA); None takes the first key.
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> fig = spectra_figure({"Exact": [0.5, 0.2], "Approx": [0.4, 0.2]})
+    >>> [t.name for t in fig.data], fig.data[-1].line.dash, fig.data[0].x.tolist()
+    (['Approx', 'Exact'], 'dash', [1, 2])
     """
+    names = list(spectra)
+    if reference is None and names:
+        reference = names[0]
+    if names and reference not in spectra:
+        raise ValueError(f"reference {reference!r} is not among the spectra {names}; pass one of their keys.")
+    colors = method_colors(names)
+    others = [name for name in names if name != reference]
     fig = go.Figure()
-    for i, (name, lam) in enumerate(spectra.items()):
-        lam = np.asarray(lam, dtype=np.float64).ravel()
-        fig.add_trace(go.Scatter(x=np.arange(1, lam.size + 1), y=lam, name=name, mode="lines+markers",
-                                 line=dict(color=PALETTE[i % len(PALETTE)])))
+    longest = 1
+    for j, name in enumerate(others + [reference] if names else []):
+        lam = np.asarray(spectra[name], dtype=np.float64).ravel()
+        longest = max(longest, lam.size)
+        if name == reference:
+            style = dict(mode="lines", line=dict(color=colors[name], width=4, dash="dash"), legendrank=1)
+        else:
+            style = dict(mode="lines+markers", line=dict(color=colors[name], width=1.5),
+                         marker=dict(symbol=_APPROX_SYMBOLS[j % len(_APPROX_SYMBOLS)], size=max(6, 15 - 2 * j),
+                                     line=dict(width=2, color=colors[name])))
+        fig.add_trace(go.Scatter(x=np.arange(1, lam.size + 1), y=lam, name=name, **style))
     fig.update_layout(title="Eigenvalue spectra (of K/n)", xaxis_title="component", yaxis_title="eigenvalue",
                       margin=dict(l=40, r=10, t=50, b=40))
+    fig.update_xaxes(tickformat="d", tick0=1, dtick=_integer_step(longest), automargin=True)
     if log_y:
-        fig.update_yaxes(type="log")
+        fig.update_yaxes(**_log_axis([y for t in fig.data for y in t.y]))
     return fig
 
 

@@ -128,7 +128,7 @@ def test_embedding_figure_errors():
 
 def test_spectra_bar_and_bounds_figures():
     fig = plots.spectra_figure({"Exact": [0.5, 0.25, 0.1], "RSKPCA": [0.49, 0.26]})
-    assert fig.layout.yaxis.type == "log" and len(fig.data[1].x) == 2
+    assert fig.layout.yaxis.type == "log" and len({t.name: t for t in fig.data}["RSKPCA"].x) == 2
     fig = plots.bar_figure({"a": 1.0, "b": float("nan")}, title="t", yaxis_title="v", errors={"a": 0.1})
     assert list(fig.data[0].text) == ["1", "n/a"]
     rows = [{"theorem": "5.1", "a_priori": 0.5, "a_posteriori": 0.2, "measured": 0.1},
@@ -230,3 +230,20 @@ def test_log_axes_never_label_ticks_with_bare_minor_digits(values):
 def test_linear_bars_start_at_zero():
     fig = plots.bar_figure({"a": 0.2, "b": 0.3}, title="t", yaxis_title="v")
     assert fig.layout.yaxis.rangemode == "tozero" and fig.layout.yaxis.type is None
+
+
+def test_spectra_reference_is_a_thick_dashed_line_on_top_and_approximations_stay_visible():
+    lam = [0.3, 0.2, 0.1]
+    fig = plots.spectra_figure({"Exact KPCA": lam, "Subsampled KPCA": lam, "Nystrom": lam, "ShDE + RSKPCA": lam})
+    names = [t.name for t in fig.data]
+    assert names[-1] == "Exact KPCA"  # drawn last, so on top
+    ref, approx = fig.data[-1], fig.data[:-1]
+    assert ref.line.dash == "dash" and ref.line.width > max(t.line.width for t in approx)
+    assert ref.legendrank < 1000  # still first in the legend
+    symbols = [t.marker.symbol for t in approx]
+    assert len(set(symbols)) == len(approx) and all(s.endswith("-open") for s in symbols)
+    sizes = [t.marker.size for t in approx]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)  # earlier ones peek out
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tickformat == "d"  # components are whole numbers
+    with pytest.raises(ValueError, match="reference 'Exact' is not among"):
+        plots.spectra_figure({"Exact KPCA": lam}, reference="Exact")
