@@ -299,14 +299,40 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
 def weight_histogram(weights, *, nbins: int = 40) -> go.Figure:
     """Histogram of the shadow weights (points absorbed per center).
 
-    >>> weight_histogram([1, 1, 3]).data[0].type
-    'histogram'
+    Weights are whole numbers: each bin is a whole number of them wide, centred on them, and
+    the count axis has whole-number ticks.
+
+    >>> fig = weight_histogram([1, 1, 3])
+    >>> fig.data[0].type, fig.data[0].xbins.size, fig.layout.yaxis.dtick
+    ('histogram', 1.0, 1)
     """
     w = np.asarray(weights, dtype=np.float64).ravel()
-    fig = go.Figure(go.Histogram(x=w, nbinsx=nbins, name="weights"))
+    xbins, max_count = _pinned_bins(w, nbins, whole_numbers=True)
+    fig = go.Figure(go.Histogram(x=w, xbins=xbins, name="weights"))
     fig.update_layout(title="Shadow weights w_j", xaxis_title="points in the shadow set",
                       yaxis_title="centers", bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
+    fig.update_yaxes(**_count_axis(max_count))
     return fig
+
+
+def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False) -> tuple[dict, int]:
+    """Histogram bins fixed here (not by the browser), and the tallest bin's count for the count axis.
+
+    Bins are closed on the left as Plotly's are; whole numbers sit in the middle of their bins.
+    """
+    v = values[np.isfinite(values)]
+    if v.size == 0:
+        return {}, 0
+    lo, hi = float(v.min()), float(v.max())
+    if whole_numbers:
+        size = float(max(1, int(np.ceil((hi - lo + 1) / max(nbins, 1)))))
+        start = lo - 0.5
+    else:
+        # A hair wider than (hi - lo) / nbins, so that the largest value falls inside the last bin.
+        size = (hi - lo) / max(nbins, 1) * (1 + 1e-9) or 1.0
+        start = lo
+    counts = np.bincount(np.floor((v - start) / size).astype(np.intp))
+    return dict(start=start, end=start + size * counts.size, size=size), int(counts.max())
 
 
 # --------------------------------------------------------------------------- densities
@@ -428,9 +454,11 @@ def error_histogram(errors, *, nbins: int = 50, title: str = "ShDE - KDE at the 
     'ShDE - KDE at the data points'
     """
     e = np.asarray(errors, dtype=np.float64).ravel()
-    fig = go.Figure(go.Histogram(x=e, nbinsx=nbins, name="error"))
+    xbins, max_count = _pinned_bins(e, nbins)
+    fig = go.Figure(go.Histogram(x=e, xbins=xbins, name="error"))
     fig.update_layout(title=title, xaxis_title="ShDE - KDE", yaxis_title="points",
                       bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
+    fig.update_yaxes(**_count_axis(max_count))
     return fig
 
 

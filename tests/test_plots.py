@@ -247,3 +247,25 @@ def test_spectra_reference_is_a_thick_dashed_line_on_top_and_approximations_stay
     assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tickformat == "d"  # components are whole numbers
     with pytest.raises(ValueError, match="reference 'Exact' is not among"):
         plots.spectra_figure({"Exact KPCA": lam}, reference="Exact")
+
+
+@pytest.mark.parametrize("weights", [[1, 1, 1, 1, 2, 2, 3, 7, 29], list(range(1, 301)), [5]])
+def test_weight_histogram_counts_on_whole_number_ticks(weights):
+    fig = plots.weight_histogram(weights)
+    axis = fig.layout.yaxis
+    assert axis.tickformat == "d" and axis.rangemode == "tozero" and axis.tick0 == 0
+    assert float(axis.dtick).is_integer() and axis.dtick >= 1  # never a 0.5 tick
+    bins = fig.data[0].xbins
+    assert float(bins.size).is_integer()  # whole-number weights, whole-number bins, centred on them
+    counts, _ = np.histogram(weights, bins=np.arange(bins.start, bins.end + bins.size / 2, bins.size))
+    assert counts.sum() == len(weights)  # the pinned bins hold every weight
+    assert counts.max() / axis.dtick <= 6  # about six ticks, not one per count on a tall axis
+
+
+def test_error_histogram_counts_on_whole_number_ticks():
+    e = np.random.default_rng(0).normal(size=40)
+    fig = plots.error_histogram(e)
+    bins = fig.data[0].xbins
+    assert bins.start <= e.min() and e.max() < bins.end
+    assert fig.layout.yaxis.tickformat == "d" and float(fig.layout.yaxis.dtick).is_integer()
+    assert plots.error_histogram([]).layout.yaxis.dtick == 1
