@@ -17,6 +17,7 @@ checked in a plain test. Conventions shared by the builders:
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 import zlib
 from collections.abc import Mapping, Sequence
@@ -692,7 +693,9 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
     ----------
     rows : sequence of mapping
         One per theorem with keys ``theorem``, ``a_priori``, ``a_posteriori``, ``measured``
-        (None or NaN where a value does not exist).
+        (None or NaN where a value does not exist) and, optionally, ``applies`` and ``note``
+        (a :class:`rskpca.bounds.BoundValue` as a dict). A theorem that does not apply shows
+        the bars it has and a note over its group: "bound does not apply: <reason>".
 
     Returns
     -------
@@ -700,19 +703,43 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
 
     Examples
     --------
-    >>> fig = bounds_figure([{"theorem": "5.1", "a_priori": 0.5, "a_posteriori": 0.3, "measured": 0.1}])
-    >>> [t.name for t in fig.data]
-    ['a_priori', 'a_posteriori', 'measured']
+    >>> fig = bounds_figure([{"theorem": "5.1", "a_priori": 0.5, "a_posteriori": 0.3, "measured": 0.1},
+    ...                      {"theorem": "5.4", "a_priori": None, "a_posteriori": None, "measured": 0.2,
+    ...                       "applies": False, "note": "Does not apply: the gap is 0 (see Thm 3); lower D."}])
+    >>> [t.name for t in fig.data], fig.layout.annotations[0].text
+    (['a_priori', 'a_posteriori', 'measured'], 'bound does not apply:<br>the gap is 0')
     """
     theorems = [f"Thm {r['theorem']}" for r in rows]
     fig = go.Figure()
+    values = []
     for kind in _BOUND_KINDS:
         vals = [_finite_or_none(r.get(kind)) for r in rows]
+        values += vals
         fig.add_trace(go.Bar(x=theorems, y=vals, name=kind, marker_color=_BOUND_COLORS[kind]))
+    for i, row in enumerate(rows):
+        if not row.get("applies", True):
+            # Over the empty slots of its group (grouped bars share 0.8 of a category's width), not the bars.
+            slots = [k for k, kind in enumerate(_BOUND_KINDS) if _finite_or_none(row.get(kind)) is None] or [1]
+            x = i + 0.8 / len(_BOUND_KINDS) * (float(np.mean(slots)) - (len(_BOUND_KINDS) - 1) / 2)
+            fig.add_annotation(x=x, xref="x", y=1.0, yref="paper", yanchor="top", showarrow=False,
+                               text=f"bound does not apply:<br>{_short_reason(row.get('note'))}",
+                               font=dict(size=11), align="center", bgcolor="rgba(255,255,255,0.85)",
+                               bordercolor="gray", borderwidth=1)
     fig.update_layout(barmode="group", title="Bounds and measured values at the current ell",
                       yaxis_title="value (log scale)", margin=dict(l=40, r=10, t=50, b=40))
-    fig.update_yaxes(type="log")
+    fig.update_yaxes(**_log_axis(values))
     return fig
+
+
+def _short_reason(note) -> str:
+    """The first clause of a bound's note (before its details), wrapped and shown literally.
+
+    >>> _short_reason("Does not apply: lambda_D = 0 is 0 (K/n has rank < D); lower D.")
+    'lambda_D = 0 is 0'
+    """
+    reason = re.sub(r"^\s*does not apply:\s*", "", str(note or "no reason given"), flags=re.IGNORECASE)
+    reason = re.split(r" \(|; |\. ", reason, maxsplit=1)[0].strip().rstrip(".")
+    return "<br>".join(textwrap.wrap(user_text(reason), 2 * _LABEL_WIDTH, break_long_words=False)) or "?"
 
 
 def _finite_or_none(v):
@@ -763,7 +790,7 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
             vals = np.array([row[kind] for row in have], dtype=np.float64)
             fig.add_trace(go.Scatter(x=ell, y=vals, name=kind, mode="lines+markers", legendgroup=kind,
                                      showlegend=p == 0, line=dict(color=_BOUND_COLORS[kind])), r, c)
-        fig.update_yaxes(type="log", row=r, col=c)
+        fig.update_yaxes(**_log_axis([row.get(kind) for row in sub for kind in _BOUND_KINDS]), row=r, col=c)
         fig.update_xaxes(title_text="ell", row=r, col=c)
         if current_ell is not None:
             # A plain shape per panel: add_vline(row="all") walks every subplot for each call, far slower.

@@ -269,3 +269,31 @@ def test_error_histogram_counts_on_whole_number_ticks():
     assert bins.start <= e.min() and e.max() < bins.end
     assert fig.layout.yaxis.tickformat == "d" and float(fig.layout.yaxis.dtick).is_integer()
     assert plots.error_histogram([]).layout.yaxis.dtick == 1
+
+
+def test_a_bound_that_does_not_apply_shows_its_bars_and_says_why():
+    note = ("Does not apply: the condition 2 sqrt(kappa) mean e_i = 0.335 < delta_D / 2 = 0.00397 fails "
+            "(Zwald & Blanchard need the perturbation below half the gap); increase ell or lower D.")
+    rows = [{"theorem": "5.3", "a_priori": 0.6, "a_posteriori": 0.3, "measured": 0.04, "applies": True, "note": "ok"},
+            {"theorem": "5.4", "a_priori": float("nan"), "a_posteriori": None, "measured": 0.2, "applies": False,
+             "note": note}]
+    fig = plots.bounds_figure(rows)
+    by_kind = {t.name: list(t.y) for t in fig.data}
+    assert by_kind["measured"] == [0.04, 0.2]  # the bar that exists is drawn
+    assert by_kind["a_priori"][1] is None and by_kind["a_posteriori"][1] is None
+    (note_shown,) = fig.layout.annotations  # one note, for the theorem that does not apply
+    text = note_shown.text.replace("<br>", " ")
+    assert text.startswith("bound does not apply: the condition 2 sqrt(kappa)") and text.endswith("fails")
+    assert "&lt; delta_D" in text  # shown literally, not as an HTML tag
+    assert 0.5 < note_shown.x < 1.0  # over Thm 5.4's empty slots, left of its measured bar at 1.27
+    assert fig.layout.yaxis.dtick == "D2"  # 0.04 .. 0.6, one decade inside: 1-2-5 ticks, in full
+    rows[1]["applies"] = True
+    assert not plots.bounds_figure(rows).layout.annotations
+
+
+def test_bound_curves_panels_have_tidy_log_axes():
+    rows = [{"ell": e, "theorem": th, "a_priori": s / e, "a_posteriori": None, "measured": None}
+            for th, s in (("5.1", 1.0), ("5.2", 1e-3)) for e in (1.0, 4.0, 10.0)]
+    fig = plots.bounds_curves_figure(rows)
+    for axis in (fig.layout.yaxis, fig.layout.yaxis2):
+        assert axis.type == "log" and axis.minorloglabels in ("none", "complete")
