@@ -58,8 +58,8 @@ def show_figure(fig: go.Figure, key: str, filename: str | None = None) -> None:
 
 
 def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, height="auto") -> None:
-    """Show a table (cells as text, never markdown) with a CSV download."""
-    st.dataframe(df, hide_index=True, width="stretch", height=height, key=key)
+    """Show a table (cells as text, never markdown; a missing value as "n/a", not "None") with a CSV download."""
+    st.dataframe(df, hide_index=True, width="stretch", height=height, key=key, placeholder="n/a")
     download_csv(df, key, filename)
 
 
