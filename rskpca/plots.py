@@ -674,12 +674,16 @@ def fit_time_figure(rows: Sequence[Mapping], *, exact_seconds: float | None = No
 
     whole = ([] if exact_seconds is None else [exact_seconds]) + [
         None if parts_of(r) else float(r["fit_seconds"]) for r in rows]
-    fig = go.Figure(go.Bar(x=names, y=whole, name="whole fit", marker_color=PALETTE[0]))
+    colors = method_colors(names)
+    fig = go.Figure(go.Bar(x=names, y=whole, name="whole fit", marker_color=[colors[n] for n in names]))
     for key, (label, color) in _FIT_PARTS.items():
         values = ([] if exact_seconds is None else [None]) + [parts_of(r).get(key) for r in rows]
         fig.add_trace(go.Bar(x=names, y=values, name=label, marker_color=color))
-    fig.update_layout(title=title, yaxis_title="seconds", barmode="stack", margin=dict(l=40, r=10, t=50, b=40),
-                      legend=dict(orientation="h", y=-0.25))
+    # The legend above the bars: below them it would collide with the wrapped method names.
+    fig.update_layout(title=title, yaxis_title="seconds", barmode="stack", margin=dict(l=40, r=10, t=70, b=40),
+                      legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"))
+    fig.update_xaxes(**_category_axis(names))
+    fig.update_yaxes(rangemode="tozero", automargin=True)
     return fig
 
 
@@ -815,15 +819,16 @@ def lines_over_ell(rows: Sequence[Mapping], *, y: str, title: str, yaxis_title: 
         raise ValueError("rows is empty; run the sweep over at least one ell.")
     fig = go.Figure()
     series = list(dict.fromkeys(str(r[color]) for r in rows))
-    for i, s in enumerate(series):
+    colors = method_colors(series)
+    for s in series:
         sub = sorted((r for r in rows if str(r[color]) == s), key=lambda r: r["ell"])
         vals = np.array([np.nan if r.get(y) is None else r[y] for r in sub], dtype=np.float64)
         fig.add_trace(go.Scatter(x=[r["ell"] for r in sub], y=vals, name=s, mode="lines+markers",
-                                 line=dict(color=PALETTE[i % len(PALETTE)])))
+                                 line=dict(color=colors[s])))
     if current_ell is not None:
         fig.add_vline(x=float(current_ell), line=dict(color="gray", dash="dot"))
     fig.update_layout(title=title, xaxis_title="ell", yaxis_title=yaxis_title or y,
                       margin=dict(l=40, r=10, t=50, b=40))
     if log_y:
-        fig.update_yaxes(type="log")
+        fig.update_yaxes(**_log_axis([v for t in fig.data for v in t.y]))
     return fig

@@ -297,3 +297,38 @@ def test_bound_curves_panels_have_tidy_log_axes():
     fig = plots.bounds_curves_figure(rows)
     for axis in (fig.layout.yaxis, fig.layout.yaxis2):
         assert axis.type == "log" and axis.minorloglabels in ("none", "complete")
+
+
+def test_a_method_has_the_same_colour_in_every_chart():
+    exact, rskpca, wnys = "Exact KPCA", "ShDE + RSKPCA", "Density-weighted Nystrom"
+    bars = plots.bar_figure({wnys: 0.1, rskpca: 0.2}, title="t", yaxis_title="v")  # a different order
+    bar_colors = dict(zip(bars.data[0].x, bars.data[0].marker.color))
+    spectra = plots.spectra_figure({exact: [0.5, 0.2], rskpca: [0.5, 0.2], wnys: [0.4, 0.1]})
+    line_colors = {t.name: t.line.color for t in spectra.data}
+    rows = [{"ell": 1.0, "method": name, "v": 1.0} for name in (rskpca, "Nystrom", wnys)]
+    curve_colors = {t.name: t.line.color for t in plots.lines_over_ell(rows, y="v", title="v").data}
+    fit = plots.fit_time_figure([{"method": wnys, "fit_seconds": 1.0}, {"method": rskpca, "fit_seconds": 0.1}],
+                                exact_seconds=2.0)
+    fit_colors = dict(zip(fit.data[0].x, fit.data[0].marker.color))
+    for name in (rskpca, wnys):
+        expected = plots.METHOD_COLORS[name]
+        assert bar_colors[name] == line_colors[name] == curve_colors[name] == fit_colors[name] == expected
+    assert line_colors[exact] == fit_colors[exact] == plots.METHOD_COLORS[exact]
+    assert len(set(plots.METHOD_COLORS.values())) == len(plots.METHOD_COLORS)  # no two methods alike
+
+
+def test_names_that_are_not_methods_get_stable_colours_unlike_any_method():
+    colors = plots.method_colors(["shadow", "Nystrom", "upper", "lower"])
+    assert colors == plots.method_colors(["lower", "upper", "Nystrom", "shadow"])  # order does not matter
+    others = [colors[k] for k in ("shadow", "upper", "lower")]
+    assert len(set(others)) == 3 and not set(others) & set(plots.METHOD_COLORS.values())
+
+
+def test_fit_time_chart_names_every_method_in_full_from_zero():
+    rows = [{"method": "Reduced-set construction", "fit_seconds": 2.5, "fit_exact_kpca_seconds": 2.0,
+             "fit_construction_seconds": 0.5}, {"method": "Density-weighted Nystrom", "fit_seconds": 0.3}]
+    fig = plots.fit_time_figure(rows, exact_seconds=1.8)
+    assert _unwrapped(fig.layout.xaxis.ticktext) == ["Exact KPCA", "Reduced-set construction",
+                                                     "Density-weighted Nystrom"]
+    assert fig.layout.xaxis.automargin and fig.layout.yaxis.rangemode == "tozero"
+    assert fig.layout.legend.y > 1  # above the bars, clear of the wrapped names below them
