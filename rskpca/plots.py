@@ -47,6 +47,7 @@ __all__ = [
     "spectra_figure",
     "bar_figure",
     "fit_time_figure",
+    "fit_predict_figure",
     "bounds_figure",
     "bounds_curves_figure",
     "lines_over_ell",
@@ -681,6 +682,55 @@ def fit_time_figure(rows: Sequence[Mapping], *, exact_seconds: float | None = No
         fig.add_trace(go.Bar(x=names, y=values, name=label, marker_color=color))
     # The legend above the bars: below them it would collide with the wrapped method names.
     fig.update_layout(title=title, yaxis_title="seconds", barmode="stack", margin=dict(l=40, r=10, t=70, b=40),
+                      legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"))
+    fig.update_xaxes(**_category_axis(names))
+    fig.update_yaxes(rangemode="tozero", automargin=True)
+    return fig
+
+
+#: (key, legend name, bar pattern) of the two timed steps of a pipeline: predicting is hatched.
+_FIT_PREDICT = (("fit_seconds", "fit", ""), ("predict_seconds", "predict", "/"))
+
+
+def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str = "Mean time per fold",
+                       text_format: str = ".3g") -> go.Figure:
+    """Fit and predict time per method, side by side: solid bars fit, hatched bars predict.
+
+    Each method keeps its colour of :func:`method_colors`; the legend says which bar is which.
+
+    Parameters
+    ----------
+    results : mapping of str to mapping
+        Method label to its timings, with keys ``fit_seconds`` and ``predict_seconds``
+        (as :func:`rskpca.sweeps.cross_validate_classifier` returns them).
+    title : str, default="Mean time per fold"
+    text_format : str, default=".3g"
+        Format of the value written above each bar.
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> fig = fit_predict_figure({"Exact KPCA": {"fit_seconds": 0.02, "predict_seconds": 0.01}})
+    >>> [t.name for t in fig.data], fig.data[1].marker.pattern.shape
+    (['fit', 'predict'], '/')
+    """
+    names = [str(k) for k in results]
+    colors = method_colors(names)
+    fig = go.Figure()
+    for key, label, pattern in _FIT_PREDICT:
+        missing = [name for name in names if key not in results[name]]
+        if missing:
+            raise ValueError(f"results[{missing[0]!r}] has no {key!r}; pass the fit and predict seconds of "
+                             "every method.")
+        seconds = np.array([results[name][key] for name in names], dtype=np.float64)
+        fig.add_trace(go.Bar(x=names, y=seconds, name=label, offsetgroup=label, cliponaxis=False,
+                             marker=dict(color=[colors[n] for n in names], pattern=dict(shape=pattern),
+                                         line=dict(color=[colors[n] for n in names], width=1.5)),
+                             text=[format(v, text_format) for v in seconds], textposition="outside"))
+    fig.update_layout(title=title, yaxis_title="seconds", barmode="group", margin=dict(l=40, r=10, t=70, b=40),
                       legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"))
     fig.update_xaxes(**_category_axis(names))
     fig.update_yaxes(rangemode="tozero", automargin=True)

@@ -332,3 +332,19 @@ def test_fit_time_chart_names_every_method_in_full_from_zero():
                                                      "Density-weighted Nystrom"]
     assert fig.layout.xaxis.automargin and fig.layout.yaxis.rangemode == "tozero"
     assert fig.layout.legend.y > 1  # above the bars, clear of the wrapped names below them
+
+
+def test_fit_predict_chart_says_which_bar_is_which_and_starts_at_zero():
+    results = {"Exact KPCA": {"fit_seconds": 0.0219, "predict_seconds": 0.0101},
+               "ShDE + RSKPCA": {"fit_seconds": 0.012, "predict_seconds": 0.009}}
+    fig = plots.fit_predict_figure(results)
+    fit, predict = fig.data
+    assert (fit.name, predict.name) == ("fit", "predict") and fig.layout.showlegend is not False
+    assert not fit.marker.pattern.shape and predict.marker.pattern.shape  # solid vs hatched
+    assert list(fit.y) == [0.0219, 0.012] and list(predict.y) == [0.0101, 0.009]
+    assert list(fit.marker.color) == list(predict.marker.color) == [plots.METHOD_COLORS[k] for k in results]
+    assert fig.layout.barmode == "group" and fig.layout.yaxis.type is None  # linear, so it can start at zero
+    assert fig.layout.yaxis.rangemode == "tozero" and fig.layout.yaxis.automargin
+    assert _unwrapped(fig.layout.xaxis.ticktext) == list(results)
+    with pytest.raises(ValueError, match="no 'predict_seconds'"):
+        plots.fit_predict_figure({"Exact KPCA": {"fit_seconds": 1.0}})
