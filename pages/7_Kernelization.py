@@ -70,7 +70,5 @@ with left:
                                  title=f"Cross-validated accuracy ({folds} folds)", yaxis_title="accuracy"),
                 key="cv_accuracy", filename="classification_accuracy")
 with right:
-    show_figure(plots.bar_figure({f"{k} fit": v["fit_seconds"] for k, v in results.items()}
-                                 | {f"{k} predict": v["predict_seconds"] for k, v in results.items()},
-                                 title="Mean time per fold", yaxis_title="seconds", log_y=True),
+    show_figure(plots.fit_predict_figure(results, title="Mean time per fold"),
                 key="cv_time", filename="classification_time")
