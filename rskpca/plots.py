@@ -112,7 +112,7 @@ def _log_axis(values) -> dict:
 
     Plotly labels the in-between ticks of a log axis with bare digits ("2 5 2 5"). Over two
     decades or more only the decades are labelled; over less, every labelled tick is a full
-    number (1-2-5 steps, or every digit when the values span less than a factor of ten).
+    number: every digit where that makes at most six labels, else 1-2-5 steps.
     """
     v = np.asarray([x for x in np.ravel(np.asarray(values, dtype=object))
                     if x is not None and np.isfinite(float(x)) and float(x) > 0], dtype=np.float64)
@@ -124,7 +124,9 @@ def _log_axis(values) -> dict:
     decades_inside = int(np.floor(np.log10(hi)) - np.ceil(np.log10(lo))) + 1
     if decades_inside >= 2:
         return axis | dict(minorloglabels="none")
-    return axis | dict(dtick="D2" if hi / lo > 10.0 else "D1", minorloglabels="complete")
+    digits = [d * 10.0**k for k in range(int(np.floor(np.log10(lo))), int(np.floor(np.log10(hi))) + 1)
+              for d in range(1, 10) if lo <= d * 10.0**k <= hi]
+    return axis | dict(dtick="D1" if len(digits) <= 6 else "D2", minorloglabels="complete")
 
 
 def _integer_step(max_value: float) -> int:
