@@ -112,7 +112,7 @@ def _log_axis(values) -> dict:
 
     Plotly labels the in-between ticks of a log axis with bare digits ("2 5 2 5"). Over two
     decades or more only the decades are labelled; over less, every labelled tick is a full
-    number: every digit where that makes at most six labels, else 1-2-5 steps.
+    number: every digit where that makes at most seven labels, else 1-2-5 steps.
     """
     v = np.asarray([x for x in np.ravel(np.asarray(values, dtype=object))
                     if x is not None and np.isfinite(float(x)) and float(x) > 0], dtype=np.float64)
@@ -126,7 +126,7 @@ def _log_axis(values) -> dict:
         return axis | dict(minorloglabels="none")
     digits = [d * 10.0**k for k in range(int(np.floor(np.log10(lo))), int(np.floor(np.log10(hi))) + 1)
               for d in range(1, 10) if lo <= d * 10.0**k <= hi]
-    return axis | dict(dtick="D1" if len(digits) <= 6 else "D2", minorloglabels="complete")
+    return axis | dict(dtick="D1" if len(digits) <= 7 else "D2", minorloglabels="complete")
 
 
 def _integer_step(max_value: float) -> int:
@@ -633,6 +633,9 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
     colors = method_colors(names)
     style = dict(marker_color=[colors[str(k)] for k in names], textposition="outside", cliponaxis=False,
                  text=[format(x, text_format) if np.isfinite(x) else "n/a" for x in v])
+    if err is not None:
+        # Above the bar the value would sit on its error bar: inside, at the foot of the bar.
+        style.update(textposition="inside", insidetextanchor="start")
     value_axis = _log_axis(v) if log_y else dict(rangemode="tozero", automargin=True)
     value_axis["title"] = dict(text=yaxis_title)
     if len(names) > _MAX_COLUMNS:

@@ -348,3 +348,10 @@ def test_fit_predict_chart_says_which_bar_is_which_and_starts_at_zero():
     assert _unwrapped(fig.layout.xaxis.ticktext) == list(results)
     with pytest.raises(ValueError, match="no 'predict_seconds'"):
         plots.fit_predict_figure({"Exact KPCA": {"fit_seconds": 1.0}})
+
+
+def test_bar_values_do_not_sit_on_their_error_bars():
+    fig = plots.bar_figure({"Exact KPCA": 1.0, "ShDE + RSKPCA": 0.9}, errors={"Exact KPCA": 0.0, "ShDE + RSKPCA": 0.05},
+                           title="accuracy", yaxis_title="accuracy")
+    assert fig.data[0].textposition == "inside" and list(fig.data[0].error_y.array) == [0.0, 0.05]
+    assert plots.bar_figure({"a": 1.0}, title="t", yaxis_title="v").data[0].textposition == "outside"
