@@ -69,8 +69,9 @@ METHOD_COLORS: dict[str, str] = {
 _SPARE_COLORS = tuple(c for c in PALETTE if c not in METHOD_COLORS.values()) or PALETTE
 #: Bar and category labels are wrapped to lines of about this many characters.
 _LABEL_WIDTH = 14
-#: Up to this many bars stand side by side; more lie horizontally, their names down the side.
-_MAX_COLUMNS = 6
+#: Up to this many bars stand side by side (their wrapped names fit under a half-width chart);
+#: more lie horizontally, their names down the side.
+_MAX_COLUMNS = 5
 #: Hollow markers of the approximations in a spectrum, so that coinciding points all show.
 _APPROX_SYMBOLS = ("circle-open", "square-open", "diamond-open", "triangle-up-open", "triangle-down-open",
                    "star-open", "hexagon-open", "pentagon-open", "cross-open", "x-open")
