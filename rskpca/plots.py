@@ -736,7 +736,7 @@ def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str
                              marker=dict(color=[colors[n] for n in names], pattern=dict(shape=pattern),
                                          line=dict(color=[colors[n] for n in names], width=1.5)),
                              text=[format(v, text_format) for v in seconds], textposition="outside"))
-    fig.update_layout(title=title, yaxis_title="seconds", barmode="group", margin=dict(l=40, r=10, t=70, b=40),
+    fig.update_layout(title=title, yaxis_title="seconds", barmode="group", margin=dict(l=40, r=10, t=50, b=40),
                       legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"))
     fig.update_xaxes(**_category_axis(names))
     fig.update_yaxes(rangemode="tozero", automargin=True)
