@@ -12,6 +12,9 @@ checked in a plain test. Conventions shared by the builders:
   name the row of the user's file.
 * Densities are evaluated on a server-side grid and drawn as contours; raw
   points are never handed to a client-side density trace.
+* A method has one colour in every chart (:data:`METHOD_COLORS`, :func:`method_colors`),
+  category names are shown in full (wrapped, or beside horizontal bars), log axes label
+  decades or full numbers (never bare minor digits), and count axes whole numbers.
 """
 
 from __future__ import annotations
