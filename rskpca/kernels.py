@@ -163,6 +163,24 @@ def squared_distances(X: np.ndarray, Y: np.ndarray, *, X_sq=None, Y_sq=None, out
     return D
 
 
+#: Below this fraction of ||x||^2 + ||y||^2 the BLAS squared distance has lost more than half
+#: its digits; such pairs are recomputed from the differences when it matters (p = 1).
+_NEAR_REL = 1e-6
+
+
+def _refine_near_pairs(D, Xb, Y, Xb_sq, Y_sq) -> None:
+    """Recompute near-duplicate squared distances exactly, in place.
+
+    The Laplacian takes a square root, so a rounding error of 1e-16 ||x||^2 in d^2
+    becomes 1e-8 ||x|| / sigma in k; the Gaussian needs no such care.
+    """
+    rows, cols = np.nonzero(D < _NEAR_REL * (Xb_sq[:, None] + Y_sq[None, :]))
+    for s in range(0, rows.size, 65_536):  # bounded memory even for constant data
+        r, c = rows[s:s + 65_536], cols[s:s + 65_536]
+        diff = Xb[r] - Y[c]
+        D[r, c] = np.einsum("ij,ij->i", diff, diff)
+
+
 def _row_block(n_cols: int, block_elements: int) -> int:
     return max(1, int(block_elements // max(n_cols, 1)))
 
@@ -192,6 +210,8 @@ def kernel_matrix(X, Y=None, *, sigma: float, kernel="gaussian", dtype=np.float6
         stop = min(X.shape[0], start + step)
         Kb = K[start:stop]
         squared_distances(X[start:stop], Y, X_sq=X_sq[start:stop], Y_sq=Y_sq, out=Kb)
+        if k.p == 1:
+            _refine_near_pairs(Kb, X[start:stop], Y, X_sq[start:stop], Y_sq)
         if same:  # exact zeros on the diagonal despite rounding
             idx = np.arange(start, stop)
             Kb[idx - start, idx] = 0.0
@@ -218,7 +238,10 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
     step = _row_block(Y.shape[0], block_elements)
     for start in range(0, X.shape[0], step):
         Xb = X[start:start + step]
-        Kb = squared_distances(Xb, Y, Y_sq=Y_sq)
+        Xb_sq = np.einsum("ij,ij->i", Xb, Xb)
+        Kb = squared_distances(Xb, Y, X_sq=Xb_sq, Y_sq=Y_sq)
+        if k.p == 1:
+            _refine_near_pairs(Kb, Xb, Y, Xb_sq, Y_sq)
         k.from_squared_distances(Kb, sigma, out=Kb)
         if squared:
             Kb *= Kb

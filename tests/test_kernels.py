@@ -171,3 +171,20 @@ def test_get_kernel():
         get_kernel("foo")
     with pytest.raises(ValueError, match="Unknown kernel"):
         kernel_matrix(np.zeros((2, 1)), sigma=1.0, kernel="rbf")
+
+
+def test_laplacian_is_accurate_on_near_duplicates():
+    # BLAS distances lose half their digits near zero; the Laplacian's square root would show it.
+    rng = np.random.default_rng(0)
+    X = 1e3 + rng.normal(size=(50, 4))
+    Y = np.concatenate([X[:10], X[10:20] + 1e-9])
+    direct = np.exp(-np.linalg.norm(X[:, None, :] - Y[None, :, :], axis=2) / 2.0)
+    K = kernel_matrix(X, Y, sigma=2.0, kernel="laplacian")
+    # far pairs carry the usual BLAS error (1e-16 ||x||^2 in d^2); near-duplicates no longer blow it up
+    np.testing.assert_allclose(K, direct, rtol=0, atol=1e-9)
+    near = np.r_[np.arange(10), np.arange(10, 20)]
+    np.testing.assert_allclose(K[near, np.arange(20)], direct[near, np.arange(20)], rtol=0, atol=1e-12)
+    assert np.all(np.diag(kernel_matrix(X, sigma=2.0, kernel="laplacian")) == 1.0)
+    v = rng.normal(size=20)
+    np.testing.assert_allclose(kernel_matvec(X, Y, v, sigma=2.0, kernel="laplacian", block_elements=100),
+                               direct @ v, rtol=0, atol=1e-8)
