@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from rskpca.datasets import DataError, numeric_columns
-from rskpca.datasets import column_summary
+from rskpca.datasets import SAMPLES, DataError, column_summary, numeric_columns
 from rskpca.ui import show_error, show_table, show_text_list, start_page
 from rskpca.ui.state import NO_LABEL, UPLOAD, accept_upload, current_table
 
@@ -18,7 +17,8 @@ if upload is not None and upload.file_id != st.session_state.get("_upload_file_i
         accept_upload(upload.getvalue(), upload.name)
     except Exception as exc:  # noqa: BLE001 - untrusted bytes: every failure is reported, none is a traceback
         reason = str(exc) if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
-        st.session_state["_upload_error"] = f"Could not read {upload.name}: {reason}"
+        # DataError messages already name the file; say it once.
+        st.session_state["_upload_error"] = reason if upload.name in reason else f"Could not read {upload.name}: {reason}"
     else:
         st.session_state.pop("_upload_error", None)
         st.rerun()
@@ -61,8 +61,6 @@ st.text(f"{settings.title}: n = {ds.n} rows (of {ds.n_original}), d = {ds.d} fea
         f"{'standardised' if ds.standardized else 'raw scale'}")
 show_text_list(ds.notes)
 if settings.source != UPLOAD:
-    from rskpca.datasets import SAMPLES
-
     st.caption("About this sample:")
     st.text(SAMPLES[settings.source].description)
 
