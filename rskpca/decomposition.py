@@ -53,13 +53,12 @@ __all__ = [
 
 
 class _WeightedCentersKPCA(_KPCAMixin):
-    """Estimators whose projection runs through m weighted centers."""
+    """Estimators whose projection runs through m weighted centers.
+
+    Subclasses define ``_centers_and_weights(X, rng) -> (centers, weights)``.
+    """
 
     _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, "center": ["boolean"]}
-
-    def _centers_and_weights(self, X, rng):
-        """Return ``(centers, weights)`` for the fitted data (subclasses)."""
-        raise AttributeError  # pragma: no cover - every subclass defines it
 
     def _fit_centers(self, X):
         rng = check_random_state(self.random_state)

@@ -37,13 +37,10 @@ class _NystromBase(_KPCAMixin):
     Williams-Seeger formula ``sqrt(m/n) K_XZ U diag(1/s)``), and a new point
     projects through all n training points: ``z(x) = lambda^-1/2 U~^T k^c(X, x)``.
     Centering uses the feature-space mean estimated from the landmarks,
-    ``sum_j p_j psi(z_j)``.
+    ``sum_j p_j psi(z_j)``. Subclasses define ``_landmarks(X, rng) -> (Z, s)``.
     """
 
     _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, **_M_OR_ELL, "center": ["boolean"]}
-
-    def _landmarks(self, X, rng):
-        raise AttributeError  # pragma: no cover - every subclass defines it
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
