@@ -130,7 +130,7 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
     order : {"input", "random"}, default="input"
         Visiting order of the shadow scan.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
-        "auto": dense up to m = 1500 (or for many components), ARPACK above.
+        "auto": dense up to m = 500 (or for many components), ARPACK above.
     random_state : int, RandomState instance or None, default=None
 
     Attributes
