@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from rskpca.datasets import SAMPLES, DataError, column_summary, numeric_columns
+from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns
 from rskpca.ui import show_error, show_table, show_text_list, start_page
 from rskpca.ui.state import NO_LABEL, UPLOAD, accept_upload, current_table
 

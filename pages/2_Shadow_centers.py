@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rskpca import plots
-from rskpca.sweeps import ell_grid
+from rskpca import plotting as plots
+from rskpca.evaluation.sweeps import ell_grid
 from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
 
 settings = start_page("Shadow centers")

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rskpca import plots
+from rskpca import plotting as plots
 from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
 
 settings = start_page("KDE vs ShDE")

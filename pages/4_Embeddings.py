@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rskpca import plots
-from rskpca.methods import METHODS
-from rskpca.sweeps import aligned_embeddings, compare, perturbs_gram
+from rskpca import plotting as plots
+from rskpca.evaluation.methods import METHODS
+from rskpca.evaluation.sweeps import aligned_embeddings, compare, perturbs_gram
 from rskpca.ui import (choose_methods, compute, reduction_note, show_error, show_figure, show_table, start_page,
                        without_slow_methods)
 

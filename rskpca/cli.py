@@ -130,8 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _bench(args) -> int:
-    from rskpca.bench import bench_case, format_table, gemm_rate, run_bench
-    from rskpca.experiments import DATASET_SIGMA, load_labeled_csv
+    from rskpca.evaluation.bench import bench_case, format_table, gemm_rate, run_bench
+    from rskpca.evaluation.experiments import DATASET_SIGMA, load_labeled_csv
 
     bar = ProgressBar()
     args.ell = [ell for group in args.ell for ell in group]
@@ -183,8 +183,8 @@ def markdown_table(table: pd.DataFrame) -> str:
 
 
 def _experiment(args) -> int:
-    from rskpca.experiment_plots import CLASSIFICATION_PANELS, EMBEDDING_PANELS, panels_figure, retained_figure
-    from rskpca.experiments import (DATASET_KNN_RANK, DATASET_SIGMA, EMBEDDING_METHODS, PAPER_ELLS,
+    from rskpca.plotting.experiments import CLASSIFICATION_PANELS, EMBEDDING_PANELS, panels_figure, retained_figure
+    from rskpca.evaluation.experiments import (DATASET_KNN_RANK, DATASET_SIGMA, EMBEDDING_METHODS, PAPER_ELLS,
                                     RSDE_METHODS, check_methods, classification_experiment,
                                     embedding_experiment, load_labeled_csv, successful, summarize)
 

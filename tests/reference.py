@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rskpca.shadow import exact_squared_distances
+from rskpca.core.shadow import exact_squared_distances
 
 
 def literal_shadow(X, eps):

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rskpca.bench import BENCH_COLUMNS, shadow_floor_flops
+from rskpca.evaluation.bench import BENCH_COLUMNS, shadow_floor_flops
 from rskpca.cli import main, parse_ells
-from rskpca.experiments import check_methods, load_labeled_csv, summarize
+from rskpca.evaluation.experiments import check_methods, load_labeled_csv, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -109,7 +109,7 @@ def test_python_dash_m_runs_the_same_command():
 
 
 def test_every_registered_method_is_accepted():
-    from rskpca.methods import METHODS
+    from rskpca.evaluation.methods import METHODS
 
     assert check_methods(list(METHODS)) == list(METHODS)
 

@@ -2,10 +2,10 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rskpca.gram_sampling import SampledGramKPCA
-from rskpca.iterative import IterativeKPCA
-from rskpca.random_features import RandomFourierKPCA
-from rskpca.reduced_set_construction import ReducedSetConstructionKPCA
+from rskpca.approximation._gram_sampling import SampledGramKPCA
+from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.approximation._random_features import RandomFourierKPCA
+from rskpca.approximation._reduced_set_construction import ReducedSetConstructionKPCA
 
 ESTIMATORS = [
     IterativeKPCA(n_components=2, random_state=0),

@@ -1,4 +1,4 @@
-"""Bundled samples, file reading and table validation (rskpca.datasets, rskpca.readers)."""
+"""Bundled samples, file reading and table validation (rskpca.data.datasets, rskpca.data.readers)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rskpca.datasets import (
+from rskpca.data.datasets import (
     SAMPLE_DIR,
     SAMPLES,
     DataError,
@@ -47,7 +47,7 @@ def _npy_bytes(arr, **kw) -> bytes:
 def test_sample_files_match_their_description(name):
     info = SAMPLES[name]
     assert info.name == name
-    assert (SAMPLE_DIR / info.filename).is_file(), "run `python -m rskpca.datasets` to regenerate"
+    assert (SAMPLE_DIR / info.filename).is_file(), "run `python -m rskpca.data.datasets` to regenerate"
     df = load_sample(name)
     assert df.shape == (info.n, info.d + 1)
     assert df.columns[-1] == info.label == "label"
@@ -73,7 +73,7 @@ def test_sample_csv_equals_generator_up_to_rounding():
 
 
 def test_missing_sample_file_is_rebuilt_in_memory(monkeypatch, tmp_path):
-    import rskpca.datasets as datasets
+    import rskpca.data.datasets as datasets
 
     stored = pd.read_csv(SAMPLE_DIR / SAMPLES["blobs"].filename)
     monkeypatch.setattr(datasets, "SAMPLE_DIR", tmp_path)  # e.g. an install without sample_data/
@@ -417,7 +417,7 @@ def test_digest_is_a_content_key():
 
 
 def test_xy_coordinates_keep_y_as_a_feature():
-    from rskpca.datasets import guess_label_column, prepare
+    from rskpca.data.datasets import guess_label_column, prepare
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.normal(size=50), "y": rng.normal(size=50)})

@@ -21,10 +21,11 @@ distributed = pytest.importorskip("dask.distributed")
 import rskpca  # noqa: E402
 from reference import literal_shadow  # noqa: E402
 from rskpca import ReducedSetKPCA, shadow_centers  # noqa: E402
-from rskpca.bench_distributed import lazy_clustered_rows  # noqa: E402
+from rskpca.evaluation.bench_distributed import lazy_clustered_rows  # noqa: E402
 from rskpca.bounds import theorem_bounds  # noqa: E402
-from rskpca.distributed import _split_radius, distributed_shadow  # noqa: E402
-from rskpca.shadow import exact_squared_distances  # noqa: E402
+from rskpca.distributed import distributed_shadow  # noqa: E402
+from rskpca.distributed._shadow import _split_radius  # noqa: E402
+from rskpca.core.shadow import exact_squared_distances  # noqa: E402
 
 WORKER_MEMORY = 400 * 2**20  # bytes per worker; the "larger than memory" data set exceeds it
 
@@ -308,14 +309,14 @@ def _module_level_imports(body):
 
 def test_library_imports_and_fits_without_dask(monkeypatch):
     # Only the optional modules import dask when loaded; the estimators import it lazily.
-    optional = {"distributed.py", "_dask_blocks.py", "bench_distributed.py"}
     for path in Path(rskpca.__file__).parent.rglob("*.py"):
-        if path.name not in optional:
+        if path.parent.name != "distributed" and path.name != "bench_distributed.py":
             tops = {name.split(".")[0] for name in _module_level_imports(ast.parse(path.read_text()).body)}
             assert not tops & {"dask", "distributed"}, path
     monkeypatch.setitem(sys.modules, "dask", None)  # as if dask were not installed
     monkeypatch.setitem(sys.modules, "dask.array", None)
-    monkeypatch.delitem(sys.modules, "rskpca.distributed")
+    for name in [m for m in sys.modules if m.startswith("rskpca.distributed")]:
+        monkeypatch.delitem(sys.modules, name)
     with pytest.raises(ImportError, match=r'pip install "rskpca\[dask\]"'):
         importlib.import_module("rskpca.distributed")
     X = np.random.default_rng(0).normal(size=(30, 2))

@@ -8,10 +8,10 @@ from hypothesis.extra.numpy import arrays
 
 from reference import literal_shadow
 from rskpca import shadow_centers
-from rskpca import _core
-from rskpca._core import choose_eigen_solver, weighted_kpca
-from rskpca.kernels import kernel_matrix
-from rskpca.shadow import _resolve_in_order
+from rskpca.core import eigen as _core
+from rskpca.core.eigen import choose_eigen_solver, weighted_kpca
+from rskpca.core.kernels import kernel_matrix
+from rskpca.core.shadow import _resolve_in_order
 
 
 def _assert_same_as_literal(X, eps, algorithm):

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
 
-from rskpca.kernels import (
+from rskpca.core.kernels import (
     KERNELS,
     get_kernel,
     kernel_matrix,

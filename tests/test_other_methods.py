@@ -12,7 +12,7 @@ import pytest
 from sklearn.kernel_approximation import RBFSampler
 
 from rskpca import KernelPCA
-from rskpca.gram_sampling import (
+from rskpca.approximation._gram_sampling import (
     SampledGramKPCA,
     quantize,
     random_sign_projection,
@@ -20,12 +20,12 @@ from rskpca.gram_sampling import (
     sample_upper_pairs,
     sampled_gram,
 )
-from rskpca.iterative import IterativeKPCA
-from rskpca.kernels import kernel_matrix, kernel_row_means
-from rskpca.methods import METHODS, make_estimator, method_names
-from rskpca.metrics import alignment_error
-from rskpca.random_features import RandomFourierKPCA, draw_fourier_frequencies, fourier_features
-from rskpca.reduced_set_construction import ReducedSetConstructionKPCA
+from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.core.kernels import kernel_matrix, kernel_row_means
+from rskpca.evaluation.methods import METHODS, make_estimator, method_names
+from rskpca.core.metrics import alignment_error
+from rskpca.approximation._random_features import RandomFourierKPCA, draw_fourier_frequencies, fourier_features
+from rskpca.approximation._reduced_set_construction import ReducedSetConstructionKPCA
 
 SIGMA = 2.0
 
@@ -373,8 +373,8 @@ def test_extra_methods_on_pendigits_at_the_shadow_budget():
     X = pd.read_csv(PENDIGITS).drop(columns="label").to_numpy(dtype=np.float64)
     X = X[np.random.default_rng(0).permutation(X.shape[0])[:800]]
     X_train, X_eval = X[:600], X[600:]
-    from rskpca.kernels import median_heuristic
-    from rskpca.shadow import shadow_centers
+    from rskpca.core.kernels import median_heuristic
+    from rskpca.core.shadow import shadow_centers
 
     sigma = median_heuristic(X_train)
     m = shadow_centers(X_train, sigma=sigma, ell=3.0).m

@@ -6,7 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from rskpca import plots, shadow_centers
+from rskpca import plotting as plots
+from rskpca import shadow_centers
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from hypothesis.extra.numpy import arrays
 
 from reference import literal_shadow
 from rskpca import shadow_centers
-from rskpca.shadow import exact_squared_distances
+from rskpca.core.shadow import exact_squared_distances
 
 
 def _datasets():

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from rskpca import sweeps
-from rskpca.methods import METHODS
+from rskpca.evaluation import sweeps
+from rskpca.evaluation.methods import METHODS
 
 
 @pytest.fixture(scope="module")

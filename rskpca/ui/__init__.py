@@ -1,7 +1,7 @@
 """Streamlit glue for the app (the only part of rskpca that imports Streamlit).
 
 Pages call :func:`sidebar` first, then cached computations from
-:mod:`rskpca.ui.compute`, figure builders from :mod:`rskpca.plots`, and render
+:mod:`rskpca.ui.compute`, figure builders from :mod:`rskpca.plotting`, and render
 with :func:`show_figure` / :func:`show_table`.
 """
 

@@ -99,7 +99,7 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
     page : str
         ``"app.py"`` or a ``pages/...`` file, relative to the repository.
     sample : str, default="digits"
-        Bundled sample to load (a key of :data:`rskpca.datasets.SAMPLES`).
+        Bundled sample to load (a key of :data:`rskpca.data.datasets.SAMPLES`).
     ells : sequence of float, default=(2.0, 3.0, 4.5, 6.0, 8.0)
         New ell values, each set on the sidebar slider and timed; the first
         visit is at the app's default ell.

@@ -17,10 +17,10 @@ import pandas as pd
 import streamlit as st
 
 from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bounds
-from rskpca.datasets import load_sample, prepare, read_table
-from rskpca.kernels import kernel_row_means, median_heuristic
-from rskpca.shadow import shadow_centers
-from rskpca.sweeps import SLOW_AT_LARGE_M, cross_validate_classifier, fit_method, sweep_point
+from rskpca.data.datasets import load_sample, prepare, read_table
+from rskpca.core.kernels import kernel_row_means, median_heuristic
+from rskpca.core.shadow import shadow_centers
+from rskpca.evaluation.sweeps import SLOW_AT_LARGE_M, cross_validate_classifier, fit_method, sweep_point
 
 __all__ = [
     "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "principal_axes",
@@ -49,7 +49,7 @@ def read_upload(digest: str, _data: bytes, filename: str) -> pd.DataFrame:
 @st.cache_data(max_entries=16, show_spinner=False)
 def prepared(source_key: str, _df: pd.DataFrame, feature_columns, label_column, standardize: bool,
              max_rows: int, missing: str, seed: int = 0):
-    """The validated :class:`~rskpca.datasets.Dataset` for these choices."""
+    """The validated :class:`~rskpca.data.datasets.Dataset` for these choices."""
     return prepare(_df, feature_columns=None if feature_columns is None else list(feature_columns),
                    label_column=label_column, standardize=standardize, max_rows=max_rows, missing=missing,
                    random_state=seed)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from rskpca.datasets import SAMPLES, DataError, Dataset, guess_label_column
+from rskpca.data.datasets import SAMPLES, DataError, Dataset, guess_label_column
 from rskpca.ui import compute
 from rskpca.ui.widgets import show_error
 

@@ -8,9 +8,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from rskpca.methods import METHODS
-from rskpca.plots import figure_html
-from rskpca.sweeps import SLOW_AT_LARGE_M
+from rskpca.evaluation.methods import METHODS
+from rskpca.plotting import figure_html
+from rskpca.evaluation.sweeps import SLOW_AT_LARGE_M
 from rskpca.ui import compute
 
 __all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods",
@@ -84,7 +84,7 @@ def show_text_list(lines) -> None:
         st.text(line)
 
 
-#: The groups of :data:`rskpca.methods.METHODS` as the pages name them (exact KPCA is always the reference).
+#: The groups of :data:`rskpca.evaluation.methods.METHODS` as the pages name them (exact KPCA is always the reference).
 METHOD_GROUPS = {"rskpca": "RSKPCA", "baseline": "Section 6 baselines", "rsde": "other reduced-set estimators",
                  "extra": "other speed-ups (reduced-set construction, Gram sampling, random features, Lanczos)"}
 #: What a page compares by default: the paper's method and its Section 6 baselines (all fast at any m).

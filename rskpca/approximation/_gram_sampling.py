@@ -1,0 +1,527 @@
+"""Sampling techniques for kernel PCA (Achlioptas, McSherry & Schoelkopf, NIPS 2001; seed 002).
+
+Every technique replaces kernel values by random variables with the right
+expectation ("randomized kernels"):
+
+* **Sparsification** (training): each off-diagonal entry of the Gram matrix is
+  kept with probability p and scaled by 1/p, symmetrically (entry (i, j) and
+  (j, i) share one coin). Only the kept entries are evaluated: about
+  ``p n^2 / 2`` kernel evaluations, ``p n^2`` stored values, and a multiply by
+  the matrix costs O(p n^2) in an iterative eigensolver.
+* **Quantization** (training): each kept entry is rounded at random to ``+b`` or
+  ``-b`` (``b`` the quantization level, at least the largest entry), with
+  ``P(+b) = (1 + K_ij / b) / 2`` so that ``E = K_ij``; one bit (here one int8)
+  per entry. Both combine: ``+-b/p`` with probability p, else 0.
+* **Randomized rounding of the kernel expansion** (evaluation): a projection
+  ``z(x) = sum_i a_i k(x_i, x) + c`` keeps term i with probability
+  ``p_i = min(1, ||a_i|| / tau)`` and divides it by ``p_i`` (unbiased), with
+  ``tau`` chosen so that ``expansion_terms`` terms are kept on average. The
+  draw is made once, at fit, so ``transform`` is deterministic.
+* **Random projections** (kernel evaluation): inputs are mapped to
+  ``projection_dim`` dimensions by a matrix of random signs scaled by
+  ``1/sqrt(projection_dim)`` (Achlioptas's database-friendly projection), which
+  preserves squared distances in expectation, before any kernel evaluation.
+
+The diagonal is kept exact: ``k(x, x) = kappa`` costs no evaluation.
+The spectral norm of the perturbation ``E = K^ - K`` is what the paper's
+analysis controls (Theorem 1, Furedi-Komlos: ``||E||_2 <= 4 s sqrt(n)`` with
+high probability for large n, s^2 the largest entry variance);
+:meth:`SampledGramKPCA.gram_error` measures it beside that scale.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.linalg import LinearOperator, eigsh
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
+from rskpca.decomposition._iterative import centered_operator, projection_coefficients, top_eigenpairs
+from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, get_kernel, kernel_matrix, kernel_matvec
+
+__all__ = [
+    "SampledGramKPCA",
+    "sample_upper_pairs",
+    "quantize",
+    "sampled_gram",
+    "round_expansion",
+    "random_sign_projection",
+]
+
+#: Above this keep-probability the sampled Gram matrix is stored dense (sparse
+#: storage costs ~12 bytes per entry against 8 or 1 dense, and no longer pays).
+DENSE_ABOVE_P = 0.25
+
+
+def sample_upper_pairs(n: int, p: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``i < j`` each kept independently with probability p, in O(p n^2) time.
+
+    Gaps between kept positions of the row-major strict upper triangle are
+    geometric, so only the kept pairs are ever drawn.
+
+    >>> I, J = sample_upper_pairs(4, 1.0, np.random.default_rng(0))
+    >>> list(zip(I.tolist(), J.tolist()))
+    [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    """
+    total = n * (n - 1) // 2
+    if total == 0:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    if p >= 1.0:
+        pos = np.arange(total)
+    else:
+        expected = p * total
+        chunk = int(expected + 6 * np.sqrt(expected) + 16)
+        parts, last = [], -1
+        while last < total:
+            steps = rng.geometric(p, size=chunk)
+            cum = last + np.cumsum(steps)
+            parts.append(cum[cum < total])
+            last = int(cum[-1])
+        pos = np.concatenate(parts)
+    row_len = np.arange(n - 1, 0, -1)
+    offsets = np.concatenate([[0], np.cumsum(row_len)])
+    I = np.searchsorted(offsets, pos, side="right") - 1
+    J = I + 1 + (pos - offsets[I])
+    return I.astype(np.intp), J.astype(np.intp)
+
+
+def _pair_kernel(X, I, J, *, sigma, kernel, chunk=1_000_000):
+    """``k(X[I], X[J])`` for listed pairs only, in chunks (direct differences: no cancellation)."""
+    k = get_kernel(kernel)
+    out = np.empty(I.shape[0])
+    step = max(1, chunk // max(X.shape[1], 1))
+    for s in range(0, I.shape[0], step):
+        diff = X[I[s:s + step]] - X[J[s:s + step]]
+        d2 = np.einsum("ij,ij->i", diff, diff)
+        out[s:s + step] = k.from_squared_distances(d2, sigma, out=d2)
+    return out
+
+
+def quantize(values, level: float, rng) -> np.ndarray:
+    """Unbiased random signs: ``+1`` with probability ``(1 + v/level)/2``, else ``-1`` (int8).
+
+    ``level * quantize(v)`` has expectation ``v`` for ``|v| <= level``.
+
+    >>> s = quantize(np.full(100_000, 0.5), 1.0, np.random.default_rng(0))
+    >>> round(float(s.mean()), 2)
+    0.5
+    """
+    values = np.asarray(values, dtype=np.float64)
+    top = float(np.max(np.abs(values), initial=0.0))
+    if top > level * (1 + 1e-12):
+        raise ValueError(
+            f"quantization_level={level:g} is below the largest kernel entry {top:g}: the rounding "
+            "probabilities would leave [0, 1] and the estimate would be biased. Use a level of at "
+            f"least {top:g} (kappa = 1 always works)."
+        )
+    up = rng.random(values.shape) < 0.5 * (1.0 + values / level)
+    return np.where(up, 1, -1).astype(np.int8)
+
+
+def sampled_gram(X, *, sigma: float, kernel="gaussian", p: float = 1.0, quantization_level=None,
+                 random_state=None, block_elements: int = DEFAULT_BLOCK_ELEMENTS):
+    """The sparsified and/or quantized Gram matrix ``K^`` with ``E[K^] = K``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    sigma : float
+    kernel : {"gaussian", "laplacian"}, default="gaussian"
+    p : float in (0, 1], default=1.0
+        Keep-probability of each off-diagonal entry (kept ones are scaled by 1/p).
+    quantization_level : float or None, default=None
+        None: no quantization. Otherwise each kept entry becomes ``+-level``.
+    random_state : int, RandomState, Generator or None
+    block_elements : int
+        Kernel values per block on the dense path.
+
+    Returns
+    -------
+    matrix : ndarray or scipy.sparse.csr_array of shape (n, n)
+        Symmetric, zero diagonal; int8 signs when quantized. ``K^ = scale *
+        matrix + kappa I``: the diagonal ``k(x, x) = kappa`` is exact and not stored.
+    scale : float
+        ``1/p``, or ``level/p`` when quantized.
+    n_evaluations : int
+        Off-diagonal kernel values computed (pairs i < j). The dense path
+        (``p > 0.25``) computes whole blocks with BLAS, so every pair counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(5, 2))
+    >>> M, scale, n_eval = sampled_gram(X, sigma=1.0, p=1.0)
+    >>> bool(np.allclose(scale * M + np.eye(5), kernel_matrix(X, sigma=1.0))), n_eval
+    (True, 10)
+    """
+    rng = random_state if isinstance(random_state, np.random.Generator) else \
+        np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    quantized = quantization_level is not None
+    scale = (float(quantization_level) if quantized else 1.0) / p
+    if p > DENSE_ABOVE_P:
+        M = _dense_sampled(X, sigma, kernel, p, quantization_level, rng, block_elements)
+        return M, scale, n * (n - 1) // 2
+    I, J = sample_upper_pairs(n, p, rng)
+    vals = _pair_kernel(X, I, J, sigma=sigma, kernel=kernel)
+    data = quantize(vals, float(quantization_level), rng) if quantized else vals
+    M = sparse.coo_array((np.concatenate([data, data]), (np.concatenate([I, J]), np.concatenate([J, I]))),
+                         shape=(n, n)).tocsr()
+    return M, scale, int(I.shape[0])
+
+
+def _dense_sampled(X, sigma, kernel, p, level, rng, block_elements):
+    """Dense path: row blocks of the upper triangle, then mirrored into the lower one."""
+    n = X.shape[0]
+    quantized = level is not None
+    M = np.zeros((n, n), dtype=np.int8 if quantized else np.float64)
+    step = max(1, block_elements // max(n, 1))
+    for s in range(0, n, step):
+        e = min(n, s + step)
+        K = kernel_matrix(X[s:e], X[s:], sigma=sigma, kernel=kernel)
+        upper = np.arange(s, n)[None, :] > np.arange(s, e)[:, None]
+        keep = upper if p >= 1.0 else upper & (rng.random(K.shape) < p)
+        block = np.zeros_like(M[s:e, s:])
+        block[keep] = quantize(K[keep], float(level), rng) if quantized else K[keep]
+        M[s:e, s:] = block
+        M[s:e, :s] = M[:s, s:e].T  # rows above are complete: mirror them
+        diag = M[s:e, s:e]
+        M[s:e, s:e] = diag + diag.T  # the block's own lower half (its diagonal is still 0)
+    return M
+
+
+def _gram_operator(M, scale: float, kappa: float,
+                   block_elements: int = DEFAULT_BLOCK_ELEMENTS) -> LinearOperator:
+    """``K^ v = scale * M v + kappa v`` (the exact diagonal is not stored in M).
+
+    Dense int8 storage is multiplied in row blocks so that the float copy made
+    for BLAS never exceeds ``block_elements`` values.
+    """
+    n = M.shape[0]
+    step = max(1, block_elements // max(n, 1))
+    dense_int8 = isinstance(M, np.ndarray) and M.dtype == np.int8
+
+    def matmat(V):
+        V = np.asarray(V, dtype=np.float64)
+        if dense_int8:
+            out = np.empty((n,) + V.shape[1:])
+            for s in range(0, n, step):
+                out[s:s + step] = M[s:s + step].astype(np.float64) @ V
+        else:
+            out = M @ V
+        out *= scale
+        out += kappa * V
+        return out
+
+    return LinearOperator((n, n), matvec=matmat, matmat=matmat, rmatvec=matmat, rmatmat=matmat,
+                          dtype=np.float64)
+
+
+def round_expansion(A, n_terms: float, rng):
+    """Randomized rounding of an expansion's coefficient rows, keeping ``n_terms`` on average.
+
+    Row i is kept with probability ``p_i = min(1, ||A_i|| / tau)`` (``tau`` so
+    that ``sum p_i = n_terms``) and divided by ``p_i``: every coefficient is
+    unbiased, and one shared draw serves all components, so a new point needs
+    kernel values at the kept rows only.
+
+    Returns
+    -------
+    indices : ndarray of int
+        Kept rows.
+    coef : ndarray of shape (len(indices), n_columns)
+        Their rescaled coefficients.
+    probabilities : ndarray of shape (n_rows,)
+
+    Examples
+    --------
+    >>> A = np.array([[4.0], [1.0], [1.0], [0.0]])
+    >>> idx, coef, prob = round_expansion(A, 2, np.random.default_rng(0))
+    >>> prob.tolist()
+    [1.0, 0.5, 0.5, 0.0]
+    """
+    A = np.asarray(A, dtype=np.float64)
+    a = np.linalg.norm(A, axis=1)
+    nonzero = int(np.count_nonzero(a))
+    if n_terms >= nonzero:
+        prob = (a > 0).astype(np.float64)
+    else:
+        desc = np.sort(a)[::-1]
+        tails = np.cumsum(desc[::-1])[::-1]  # tails[k] = sum of desc[k:]
+        ks = np.arange(int(np.ceil(n_terms)))
+        taus = tails[ks] / (n_terms - ks)
+        # The first k (rows saturated at p = 1) whose next row fits under tau.
+        k = int(np.argmax(desc[ks] <= taus))
+        prob = np.minimum(1.0, a / taus[k])
+    keep = rng.random(a.shape[0]) < prob
+    idx = np.flatnonzero(keep)
+    return idx, A[idx] / prob[idx, None], prob
+
+
+def random_sign_projection(n_features_in: int, projection_dim: int, rng) -> np.ndarray:
+    """A ``d x k`` matrix of ``+-1/sqrt(k)`` (fair coins): ``E ||R^T x||^2 = ||x||^2``.
+
+    >>> R = random_sign_projection(3, 4, np.random.default_rng(0))
+    >>> sorted(set(np.abs(R).ravel().tolist()))
+    [0.5]
+    """
+    signs = np.where(rng.random((n_features_in, projection_dim)) < 0.5, -1.0, 1.0)
+    return signs / np.sqrt(projection_dim)
+
+
+class SampledGramKPCA(_KPCAMixin):
+    """Kernel PCA on a sparsified and/or quantized Gram matrix (Achlioptas et al., 2001).
+
+    The leading eigenvectors of the centered sampled matrix ``H K^ H`` come from
+    an iterative solver (sparse multiplies). Optional randomized rounding of the
+    projection expansion makes a new point cost ``expansion_terms`` kernel
+    evaluations instead of n, and optional random projections make each
+    evaluation cost O(projection_dim) instead of O(d).
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    sigma : float or "median", default="median"
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian), resolved on the original inputs.
+    kernel : {"gaussian", "laplacian"}, default="gaussian"
+    p : float in (0, 1] or None, default=None
+        Keep-probability of each Gram entry. None: ``m / n``, the budget of a
+        Nystrom method with m landmarks (about m kernel values per row).
+    quantize : bool, default=False
+        Round each kept entry to ``+-quantization_level`` at random (unbiased).
+    quantization_level : float or None, default=None
+        ``b``; None uses ``kappa`` (= 1), the largest possible entry. Must be at
+        least the largest kernel value met, or the fit raises.
+    projection_dim : int or None, default=None
+        Randomly project the inputs to this many dimensions before every
+        kernel evaluation (None: no projection).
+    expansion_terms : int, "m" or None, default=None
+        Expected number of training points a new point is compared with
+        (randomized rounding of the expansion). "m": the budget m. None: all n.
+    m : int or None, default=None
+        Budget used by ``p=None`` and ``expansion_terms="m"``; None uses the m the
+        shadow gives at ``ell``.
+    ell : float, default=4.0
+    solver : {"lanczos", "orthogonal"}, default="lanczos"
+    tol : float, default=1e-8
+        Eigensolver tolerance (see :func:`rskpca.decomposition._iterative.top_eigenpairs`).
+    max_iter : int or None, default=None
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    sigma_, p_ : float
+        Bandwidth and keep-probability used.
+    m_ : int
+        Budget (only when ``p=None`` or ``expansion_terms="m"``).
+    quantization_level_ : float or None
+    projection_ : ndarray of shape (n_features, projection_dim) or None
+    n_kernel_evaluations_ : int
+        Off-diagonal kernel evaluations made in training (exact KPCA: n(n-1)/2).
+    gram_storage_bytes_ : int
+        Bytes holding the sampled matrix.
+    eigenvalues_ : ndarray of shape (n_components,)
+        Eigenvalues of the centered sampled matrix ``H K^ H``.
+    normalized_eigenvalues_ : ndarray of shape (n_components,)
+        ``eigenvalues_ / n``.
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
+    expansion_indices_ : ndarray of int
+        Training rows a new point is compared with.
+    centers_ : ndarray of shape (len(expansion_indices_), n_features or projection_dim)
+        The kept training rows (projected, with ``projection_dim``) a new point
+        is compared with: its storage and test cost, as RSKPCA's centers.
+    expansion_coef_ : ndarray of shape (len(expansion_indices_), n_components)
+    expansion_offset_ : ndarray of shape (n_components,)
+        The centering constant: ``z(x) = k(x, X[idx]) @ coef + offset``.
+    solver_ : str
+    n_iter_ : int
+        Lanczos steps or orthogonal iterations of the eigensolver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca.approximation._gram_sampling import SampledGramKPCA
+    >>> X = np.random.default_rng(0).normal(size=(400, 2))
+    >>> est = SampledGramKPCA(n_components=2, sigma=1.0, p=0.2, expansion_terms=100,
+    ...                       random_state=0).fit(X)
+    >>> est.transform(X[:3]).shape
+    (3, 2)
+    >>> bool(est.n_kernel_evaluations_ < 0.25 * 400 * 399 / 2)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_COMMON_CONSTRAINTS,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "p": [Interval(Real, 0, 1, closed="right"), None],
+        "quantize": ["boolean"],
+        "quantization_level": [Interval(Real, 0, None, closed="neither"), None],
+        "projection_dim": [Interval(Integral, 1, None, closed="left"), None],
+        "expansion_terms": [Interval(Integral, 1, None, closed="left"), StrOptions({"m"}), None],
+        "m": [Interval(Integral, 1, None, closed="left"), None],
+        "ell": [Interval(Real, 0, None, closed="neither")],
+        "solver": [StrOptions({"lanczos", "orthogonal"})],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(self, n_components=2, *, sigma="median", kernel="gaussian", p=None, quantize=False,
+                 quantization_level=None, projection_dim=None, expansion_terms=None, m=None, ell=4.0,
+                 solver="lanczos", tol=1e-8, max_iter=None, random_state=None):
+        self.n_components = n_components
+        self.sigma = sigma
+        self.kernel = kernel
+        self.p = p
+        self.quantize = quantize
+        self.quantization_level = quantization_level
+        self.projection_dim = projection_dim
+        self.expansion_terms = expansion_terms
+        self.m = m
+        self.ell = ell
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _project(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        return X if self.projection_ is None else X @ self.projection_
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Sample the Gram matrix, solve iteratively, round the expansion.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : SampledGramKPCA
+        """
+        X = self._validate_fit_input(X)
+        X64 = np.asarray(X, dtype=np.float64)
+        n = X64.shape[0]
+        _check_n_components(self.n_components, n, "training points")
+        rs = check_random_state(self.random_state)
+        rng = np.random.default_rng(rs.randint(2**31 - 1))
+        if self.p is None or self.expansion_terms == "m":
+            _m_from_shadow(self, X64)
+        self.p_ = float(self.p) if self.p is not None else min(1.0, self.m_ / n)
+        kappa = get_kernel(self.kernel).kappa
+        self.quantization_level_ = None
+        if self.quantize:
+            self.quantization_level_ = kappa if self.quantization_level is None else float(self.quantization_level)
+        self.projection_ = (None if self.projection_dim is None
+                            else random_sign_projection(X64.shape[1], self.projection_dim, rng))
+        Xp = self._project(X64)
+        M, scale, n_eval = sampled_gram(Xp, sigma=self.sigma_, kernel=self.kernel, p=self.p_,
+                                        quantization_level=self.quantization_level_, random_state=rng)
+        op = _gram_operator(M, scale, kappa)
+        vals, vecs, used, n_iter = top_eigenpairs(centered_operator(op), self.n_components,
+                                                  solver=self.solver, tol=self.tol, max_iter=self.max_iter,
+                                                  random_state=rs)
+        A = projection_coefficients(vals, vecs)
+        # z(x) = sum_i A_i k~(x_i, x); the eigenvectors are orthogonal to 1, so the
+        # centering leaves only a constant -mean_j K^_ij weighted by A (cheap: K^ is sampled).
+        row_means = op.matvec(np.full(n, 1.0 / n))
+        self.expansion_offset_ = -(row_means @ A) + float(row_means.mean()) * A.sum(axis=0)
+        if self.expansion_terms is None:
+            idx, coef = np.arange(n), A
+        else:
+            terms = self.m_ if self.expansion_terms == "m" else int(self.expansion_terms)
+            idx, coef, _ = round_expansion(A, terms, rng)
+        self.expansion_indices_ = idx
+        self.expansion_coef_ = coef
+        self.centers_ = Xp[idx]
+        self.eigenvalues_ = vals
+        self.normalized_eigenvalues_ = vals / n
+        self.eigenvectors_ = vecs
+        self.n_kernel_evaluations_ = n_eval
+        self.gram_storage_bytes_ = int(M.nbytes if isinstance(M, np.ndarray)
+                                       else M.data.nbytes + M.indices.nbytes + M.indptr.nbytes)
+        self.solver_ = used
+        self.n_iter_ = n_iter
+        self._sampled = (M, scale)
+        return self
+
+    def transform(self, X):
+        """Project X through the kept expansion terms: ``k(x, centers_) @ coef + offset``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+        """
+        X = self._validate_transform_input(X)
+        Xp = self._project(X)
+        Z = kernel_matvec(Xp, self.centers_, self.expansion_coef_, sigma=self.sigma_,
+                          kernel=self.kernel)
+        Z += self.expansion_offset_
+        return Z.astype(X.dtype, copy=False)
+
+    def gram_error(self, X, *, tol: float = 1e-4) -> dict:
+        """Spectral-norm error ``||K^ - K||_2`` of the sampled Gram matrix, measured.
+
+        ``K`` is the exact kernel matrix of the original (unprojected) training
+        data, applied in blocks (O(n^2 d) per multiply, no n x n matrix).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training data passed to ``fit``.
+        tol : float, default=1e-4
+            ARPACK tolerance of the two norm estimates.
+
+        Returns
+        -------
+        dict
+            ``spectral_norm``, ``relative`` (divided by ``||K||_2``), and
+            ``theorem1_scale``: ``4 s sqrt(n)``, the high-probability size of the
+            error predicted by the Furedi-Komlos bound (the paper's Theorem 1),
+            with ``s^2`` the largest entry variance (``kappa^2 (1-p)/p`` sparsified,
+            ``b^2/p`` quantized); it ignores any random-projection error.
+        """
+        check_is_fitted(self)
+        X = np.asarray(X, dtype=np.float64)
+        n = self.eigenvectors_.shape[0]
+        if X.ndim != 2 or X.shape != (n, self.n_features_in_):
+            raise ValueError(f"gram_error needs the training data, shape ({n}, {self.n_features_in_}); "
+                             f"got shape {X.shape}.")
+        kappa = get_kernel(self.kernel).kappa
+        M, scale = self._sampled
+        sampled = _gram_operator(M, scale, kappa)
+
+        def exact(V):
+            return kernel_matvec(X, X, V, sigma=self.sigma_, kernel=self.kernel)
+
+        def diff(V):
+            return sampled.matmat(np.asarray(V).reshape(n, -1)) - exact(np.asarray(V).reshape(n, -1))
+
+        v0 = np.full(n, 1.0 / np.sqrt(n))
+        E = LinearOperator((n, n), matvec=diff, matmat=diff, dtype=np.float64)
+        Kop = LinearOperator((n, n), matvec=exact, matmat=exact, dtype=np.float64)
+        if n > 2:
+            err = float(np.abs(eigsh(E, k=1, which="LM", tol=tol, v0=v0)[0][0]))
+            top = float(eigsh(Kop, k=1, which="LA", tol=tol, v0=v0)[0][0])
+        else:  # ARPACK needs n > k + 1; a 2 x 2 matrix is tiny anyway
+            err = float(np.abs(np.linalg.eigvalsh(E @ np.eye(n))).max())
+            top = float(np.linalg.eigvalsh(Kop @ np.eye(n)).max())
+        if self.quantization_level_ is not None:
+            variance = self.quantization_level_ ** 2 / self.p_
+        else:
+            variance = kappa ** 2 * (1.0 - self.p_) / self.p_
+        return {"spectral_norm": err, "relative": err / top if top > 0 else 0.0,
+                "theorem1_scale": 4.0 * np.sqrt(variance * n)}

@@ -1,0 +1,19 @@
+"""The paper's error bounds (Theorems 5.1-5.4): closed form, data-dependent and measured.
+
+Layer 4 of 6 (beside ``distributed``): imports ``rskpca.core`` only.
+"""
+
+from rskpca.bounds._theorems import (  # noqa: F401
+    BoundValue,
+    THEOREMS,
+    theorem_bounds,
+    mmd_bound,
+    eigenvalue_bound,
+    hs_bound,
+    projection_bound,
+    bounds_table,
+    apriori_bounds,
+    eigengap,
+)
+
+__all__ = ["BoundValue", "THEOREMS", "theorem_bounds", "mmd_bound", "eigenvalue_bound", "hs_bound", "projection_bound", "bounds_table", "apriori_bounds", "eigengap"]

@@ -1,0 +1,535 @@
+"""The error bounds of Section 5 (Theorems 5.1-5.4), each as three numbers.
+
+For a data set X and its shadow quantization (every ``x_i`` replaced by its
+center ``c_a(i)``, within ``eps = sigma / ell``), every theorem bounds some
+distance between the exact and the quantized kernel objects:
+
+* **a-priori**: the closed form from ``ell`` alone (the paper's statement);
+* **a-posteriori**: the same proof, fed with the actual residuals
+  ``d_i = ||x_i - c_a(i)||`` and ``e_i = ||psi(x_i) - psi(c_a(i))||_H
+  = sqrt(2 (kappa - k(x_i, c_a(i))))`` instead of their worst case; O(n);
+* **measured**: the bounded quantity itself, computed exactly.
+
+So ``measured <= a_posteriori <= a_priori`` always, up to rounding: the measured
+MMD and Hilbert-Schmidt norms are square roots of differences of O(1) sums, so
+they carry an absolute error of about ``sqrt(1e-16) = 1e-8``, which shows only
+when the residuals themselves are that small. All operators are uncentered, as
+in the paper, and the kernel is written ``k(x, y) = phi(||x - y||^p / sigma^p)``
+with ``kappa = k(x, x) = 1`` (Gaussian: ``exp(-||x - y||^2 / sigma^2)``).
+
+The measured values of Theorems 5.2 and 5.4 need eigendecompositions of the
+n x n matrix ``K``. Above ``max_exact`` rows they, and the a-posteriori values
+with them, are computed on a seeded uniform subsample of ``max_exact`` rows.
+Each sampled row keeps its own center, which is still within ``eps``, so every
+theorem holds for the subsample as it is and the three numbers stay comparable.
+
+Theorem 5.2 as printed uses ``C = 1/(2 sigma^2)`` (Gaussian), which is too
+small in this kernel convention: ``(k(a,b) - k(c,d))^2 <= C (||a-c||^2 + ||b-d||^2)``
+needs ``C = 2 L^2`` with ``L`` the kernel's Lipschitz constant in the distance
+(:meth:`rskpca.core.kernels.RadialKernel.c_constant`). The bounds use that one and
+report the printed one as ``paper_a_priori``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy.linalg import eigvalsh
+from sklearn.utils import check_random_state
+
+from rskpca.bounds._measurements import (
+    SPECTRAL_RTOL,
+    Sample,
+    accurate_kernel,
+    check_int,
+    is_negative_exponential,
+    kappa_minus_phi,
+    prepare_sample,
+    projection_distance,
+    quantization_gap,
+)
+from rskpca.core._validation import check_array_2d, check_positive
+from rskpca.core.kernels import RadialKernel, get_kernel
+
+__all__ = [
+    "BoundValue",
+    "THEOREMS",
+    "theorem_bounds",
+    "mmd_bound",
+    "eigenvalue_bound",
+    "hs_bound",
+    "projection_bound",
+    "bounds_table",
+    "apriori_bounds",
+    "eigengap",
+]
+
+#: What each theorem bounds (uncentered operators, eigenvalues of K/n).
+THEOREMS: dict[str, str] = {
+    "5.1": "MMD_b(X, C-bar)",
+    "5.2": "sum_i (lambda_i - lambda-bar_i)^2",
+    "5.3": "||K_n - K-bar_n||_HS",
+    "5.4": "||P^D(K_n) - P^D(K-bar_n)||_HS",
+}
+
+@dataclass(frozen=True)
+class BoundValue:
+    """One theorem's bound on one data set: a-priori, a-posteriori and measured.
+
+    Attributes
+    ----------
+    theorem : str
+        ``"5.1"`` to ``"5.4"``.
+    quantity : str
+        What is bounded, e.g. ``"MMD_b(X, C-bar)"``.
+    a_priori : float
+        The closed-form bound from ``ell`` (and ``delta_D`` for 5.4); NaN where it
+        does not apply (5.4 when its condition fails).
+    a_posteriori : float
+        The bound evaluated on the actual center residuals; NaN where it does not apply.
+    measured : float
+        The bounded quantity itself; NaN where it is undefined (5.4 with tied eigenvalues).
+    applies : bool
+        Whether the theorem's hypotheses hold: always for 5.1-5.3. For 5.4, whether
+        the a-posteriori condition ``2 sqrt(kappa) mean e_i < delta_D / 2`` holds; the
+        a-priori condition is stricter, so ``a_priori`` can be NaN while this is True
+        (compare ``measured`` with ``a_posteriori`` then).
+    note : str
+        Plain-language remarks: subsampling, why a bound does not apply, the
+        paper's constant.
+    n_measured : int
+        Rows used for the measured and a-posteriori values.
+    paper_a_priori : float or None
+        The value of the bound as printed in the paper. It equals ``a_priori``
+        except for 5.2, where the printed constant is not a valid bound.
+    """
+
+    theorem: str
+    quantity: str
+    a_priori: float
+    a_posteriori: float
+    measured: float
+    applies: bool
+    note: str
+    n_measured: int
+    paper_a_priori: float | None = None
+
+    def __post_init__(self):
+        # Plain floats (not NumPy scalars) so rows serialize cleanly to CSV/JSON.
+        for name in ("a_priori", "a_posteriori", "measured"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+        if self.paper_a_priori is not None:
+            object.__setattr__(self, "paper_a_priori", float(self.paper_a_priori))
+        object.__setattr__(self, "applies", bool(self.applies))
+        object.__setattr__(self, "n_measured", int(self.n_measured))
+
+    def as_dict(self) -> dict:
+        """The fields as a plain dict (one row of :func:`bounds_table`)."""
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------- closed forms
+
+
+def _scalar_or_array(values, like):
+    return float(values) if np.ndim(like) == 0 else values
+
+
+def apriori_bounds(ell, sigma: float = 1.0, kernel="gaussian", *, delta_D=None, paper: bool = False) -> dict:
+    """The closed-form (a-priori) bounds of Theorems 5.1-5.4 as functions of ``ell``.
+
+    No data needed, so this is what a sweep over ``ell`` plots. Theorem 5.4 also
+    needs the eigengap ``delta_D`` of ``K/n`` (see :func:`eigengap`); without it,
+    or where its condition ``2 sqrt(2 kappa (kappa - phi(1/ell^p))) < delta_D / 2``
+    fails, its value is NaN.
+
+    Parameters
+    ----------
+    ell : float or array-like of float
+        Shadow parameter(s), > 0.
+    sigma : float, default=1.0
+        Kernel bandwidth. Only the constant of 5.2 involves it, and it cancels:
+        ``2 C (sigma/ell)^2 = 4 (L sigma)^2 / ell^2``.
+    kernel : {"gaussian", "laplacian"} or RadialKernel, default="gaussian"
+    delta_D : float, optional
+        ``(lambda_D - lambda_{D+1}) / 2`` of ``K/n`` for Theorem 5.4.
+    paper : bool, default=False
+        Return the values as printed in the paper instead (5.2 with its constant
+        ``1/(2 sigma^2)`` Gaussian, ``1/sigma^2`` Laplacian, which is not a valid bound).
+
+    Returns
+    -------
+    dict
+        ``{"5.1": ..., "5.2": ..., "5.3": ..., "5.4": ...}``, floats for a scalar
+        ``ell``, arrays otherwise.
+
+    Examples
+    --------
+    >>> b = apriori_bounds(4.0)
+    >>> round(b["5.1"], 4), round(b["5.2"], 4), round(b["5.3"], 4), b["5.4"]
+    (0.3481, 0.1839, 0.6962, nan)
+    >>> round(apriori_bounds(4.0, paper=True)["5.2"], 4)
+    0.0625
+    >>> round(apriori_bounds(100.0, delta_D=0.1)["5.4"], 4)
+    0.2828
+    >>> apriori_bounds(10.0, delta_D=0.1)["5.4"]  # condition fails: 0.28 >= 0.1 / 2
+    nan
+    """
+    k = get_kernel(kernel)
+    sigma = check_positive(sigma, "sigma")
+    ell_arr = np.asarray(ell, dtype=np.float64)
+    if ell_arr.size == 0 or not np.all(np.isfinite(ell_arr)) or np.any(ell_arr <= 0):
+        raise ValueError(f"ell must be positive finite number(s); got {ell!r}.")
+    residual = np.sqrt(2.0 * kappa_minus_phi(k, 1.0 / ell_arr**k.p))  # worst ||psi(x) - psi(c)||_H
+    eps = sigma / ell_arr
+    c = k.paper_c_constant(sigma) if paper else k.c_constant(sigma)
+    hs = 2.0 * (k.kappa if paper else np.sqrt(k.kappa)) * residual
+    out = {"5.1": residual, "5.2": 2.0 * c * eps**2, "5.3": hs}
+    if delta_D is None:
+        out["5.4"] = np.full_like(ell_arr, np.nan)
+    else:
+        gap = float(delta_D)
+        if not np.isfinite(gap) or gap < 0:
+            raise ValueError(f"delta_D must be a finite number >= 0; got {delta_D!r}.")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["5.4"] = np.where(hs < gap / 2.0, hs / gap, np.nan)
+    return {key: _scalar_or_array(val, ell) for key, val in out.items()}
+
+
+def _min_ell_for_projection(kernel: RadialKernel, gap: float) -> float:
+    """Smallest ell with ``2 sqrt(2 kappa (kappa - phi(1/ell^p))) < gap / 2`` (exp profile), else NaN."""
+    # kappa = 1: need 1 - exp(-1/ell^p) < gap^2 / 32.
+    target = gap * gap / 32.0
+    if not is_negative_exponential(kernel) or not 0 < target < 1:
+        return float("nan")
+    return float((-np.log1p(-target)) ** (-1.0 / kernel.p))
+
+
+# --------------------------------------------------------------------------- the four theorems
+
+
+def _mmd(S: Sample) -> BoundValue:
+    measured = np.sqrt(quantization_gap(S, squared=False)) / S.s
+    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.1"]
+    return BoundValue(
+        "5.1", THEOREMS["5.1"], prior, float(S.residuals.mean()), float(measured), True,
+        f"a-posteriori = mean_i ||psi(x_i) - psi(c_a(i))||_H (triangle inequality); {S.where()}.",
+        S.s, prior,
+    )
+
+
+def _eigenvalues(S: Sample) -> BoundValue:
+    lam, _, lam_bar, _ = S.spectra(1)
+    # K-bar = Q K^C Q^T has the nonzero eigenvalues of W K^C W and n - m zeros.
+    padded = np.sort(np.concatenate([lam_bar, np.zeros(S.s - lam_bar.size)]))[::-1]
+    measured = float(np.sum((lam - padded) ** 2))
+    L = S.kernel.lipschitz(S.sigma)
+    d = S.distances
+    # Hoffman-Wielandt: <= ||K - K-bar||_F^2 / n^2 <= (L^2/n^2) sum_ij (d_i + d_j)^2.
+    posterior = float(L * L * (2.0 * np.mean(d * d) + 2.0 * np.mean(d) ** 2))
+    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.2"]
+    paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.2"]
+    note = (
+        f"Uses the provable constant C = 2 L^2 = {S.kernel.c_constant(S.sigma):.4g}; the paper's "
+        f"C = {S.kernel.paper_c_constant(S.sigma):.4g} gives {paper:.4g}, which is not a valid bound "
+        f"in this kernel convention. a-posteriori = L^2 (2 mean d_i^2 + 2 (mean d_i)^2); {S.where()}."
+    )
+    return BoundValue("5.2", THEOREMS["5.2"], prior, posterior, measured, True, note, S.s, paper)
+
+
+def _hs_measured(S: Sample) -> float:
+    return float(np.sqrt(quantization_gap(S, squared=True)) / S.s)
+
+
+def _hs(S: Sample) -> BoundValue:
+    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.3"]
+    paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.3"]
+    posterior = float(2.0 * np.sqrt(S.kernel.kappa) * S.residuals.mean())
+    return BoundValue(
+        "5.3", THEOREMS["5.3"], prior, posterior, _hs_measured(S), True,
+        f"a-posteriori = 2 sqrt(kappa) mean_i ||psi(x_i) - psi(c_a(i))||_H; {S.where()}.",
+        S.s, paper,
+    )
+
+
+def _projection(S: Sample, D: int) -> BoundValue:
+    D = check_int(D, "n_components", 1)
+    measured, remark = projection_distance(S, D)
+    lam = S.spectra(D)[0]
+    nan = float("nan")
+    paper = nan
+
+    def result(applies, prior, posterior, why):
+        return BoundValue("5.4", THEOREMS["5.4"], prior, posterior, measured, applies,
+                          f"{why} {remark}{S.where()}.", S.s, paper)
+
+    if D > S.s:
+        return result(False, nan, nan,
+                      f"Does not apply: D = n_components = {D} exceeds the {S.s} rows, so lambda_D = 0.")
+    tol = SPECTRAL_RTOL * lam[0]
+    lam_next = lam[D] if D < lam.size else 0.0
+    gap = 0.5 * (lam[D - 1] - lam_next)
+    if lam[D - 1] <= tol:
+        return result(False, nan, nan,
+                      f"Does not apply: lambda_D = {lam[D - 1]:.3g} is 0 (K/n has rank < D = {D}); lower D.")
+    if gap <= tol:
+        return result(False, nan, nan,
+                      f"Does not apply: lambda_D and lambda_(D+1) coincide (delta_D = {gap:.3g}), so the "
+                      "top-D eigenspace is not unique; pick a D at a gap in the spectrum.")
+    hs_prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.3"]
+    hs_post = 2.0 * np.sqrt(S.kernel.kappa) * float(S.residuals.mean())
+    paper = hs_prior / gap if hs_prior < gap / 2 else nan
+    if hs_post >= gap / 2:
+        hs = _hs_measured(S)
+        exact = (f"with the measured ||K_n - K-bar_n||_HS = {hs:.3g} it holds and gives {hs / gap:.3g}"
+                 if hs < gap / 2 else f"the measured ||K_n - K-bar_n||_HS = {hs:.3g} is too large as well")
+        return result(False, nan, nan,
+                      f"Does not apply: the condition 2 sqrt(kappa) mean e_i = {hs_post:.3g} < delta_D / 2 = "
+                      f"{gap / 2:.3g} fails (Zwald & Blanchard need the perturbation below half the gap; "
+                      f"{exact}); increase ell or lower D.")
+    why = (f"delta_D = {gap:.4g}. a-posteriori = 2 sqrt(kappa) mean e_i / delta_D (Zwald & Blanchard, Thm 3, "
+           f"with ||K_n - K-bar_n||_HS <= 2 sqrt(kappa) mean e_i); with the measured HS norm instead it would be "
+           f"{_hs_measured(S) / gap:.4g}.")
+    if hs_prior >= gap / 2:
+        min_ell = _min_ell_for_projection(S.kernel, gap)
+        hint = f" (it holds for ell > {min_ell:.4g})" if np.isfinite(min_ell) else ""
+        why += (f" The a-priori condition 2 sqrt(2 kappa (kappa - phi(1/ell^p))) = {hs_prior:.3g} < "
+                f"delta_D / 2 fails at ell = {S.ell:.4g}{hint}, so only the a-posteriori bound applies.")
+        return result(True, nan, hs_post / gap, why)
+    return result(True, hs_prior / gap, hs_post / gap, why)
+
+
+# --------------------------------------------------------------------------- public API
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data the shadow was computed on.
+    shadow : ShadowResult
+        ``rskpca.shadow_centers(X, sigma=..., ell=...)``.
+    sigma : float, optional
+        Kernel bandwidth; defaults to the shadow's. Another sigma is allowed: the
+        bounds then use the effective ``ell = sigma / shadow.eps``.
+    kernel : {"gaussian", "laplacian"} or RadialKernel, optional
+        Defaults to the shadow's kernel.
+    max_exact : int, default=4000
+        Most rows used for the measured values (the eigendecompositions are
+        O(max_exact^3)); above it a seeded uniform subsample is used.
+    random_state : int, RandomState instance or None, default=0
+        Seed of that subsample.
+"""
+
+
+def mmd_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0) -> BoundValue:
+    """Theorem 5.1: ``MMD_b(X, C-bar) <= sqrt(2 (kappa - phi(1/ell^p)))``.
+
+    Measured: ``sqrt(1'K_XX 1 - 2 1'K_XC w + w'K_CC w) / n``, blocked.
+    %s
+
+    Returns
+    -------
+    BoundValue
+        Theorem 5.1's a-priori, a-posteriori and measured values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> b = mmd_bound(X, shadow_centers(X, sigma=1.0, ell=4.0))
+    >>> bool(b.measured <= b.a_posteriori <= b.a_priori)
+    True
+    """
+    return _mmd(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
+
+
+def eigenvalue_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0) -> BoundValue:
+    """Theorem 5.2: ``sum_i (lambda_i - lambda-bar_i)^2 <= 2 C (sigma / ell)^2``, with ``C = 2 L^2``.
+
+    Over all n eigenvalues of ``K/n`` and ``K-bar/n`` (uncentered), sorted.
+    %s
+
+    Returns
+    -------
+    BoundValue
+        Theorem 5.2's values; ``paper_a_priori`` holds the printed (invalid) constant's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> b = eigenvalue_bound(X, shadow_centers(X, sigma=1.0, ell=4.0))
+    >>> bool(b.measured <= b.a_posteriori <= b.a_priori), bool(b.paper_a_priori < b.a_priori)
+    (True, True)
+    """
+    return _eigenvalues(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
+                                       random_state=random_state))
+
+
+def hs_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0) -> BoundValue:
+    """Theorem 5.3: ``||K_n - K-bar_n||_HS <= 2 sqrt(kappa) sqrt(2 (kappa - phi(1/ell^p)))``.
+
+    Measured: ``sqrt(sum k(x_i,x_j)^2 - 2 sum k(x_i,c_a(j))^2 + sum k(c_a(i),c_a(j))^2) / n``.
+    %s
+
+    Returns
+    -------
+    BoundValue
+        Theorem 5.3's a-priori, a-posteriori and measured values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> b = hs_bound(X, shadow_centers(X, sigma=1.0, ell=4.0))
+    >>> bool(b.measured <= b.a_posteriori <= b.a_priori)
+    True
+    """
+    return _hs(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state))
+
+
+def projection_bound(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0,
+                     n_components=5) -> BoundValue:
+    """Theorem 5.4: ``||P^D(K_n) - P^D(K-bar_n)||_HS <= 2 sqrt(2 kappa (kappa - phi)) / delta_D``.
+
+    ``D = n_components`` and ``delta_D = (lambda_D - lambda_{D+1}) / 2`` of ``K/n``.
+    It applies only if the perturbation is below ``delta_D / 2``; otherwise
+    ``applies`` is False and ``note`` says why.
+    %s
+    n_components : int, default=5
+        D, the dimension of the projected eigenspace.
+
+    Returns
+    -------
+    BoundValue
+        Theorem 5.4's values; NaN bounds and ``applies=False`` where it does not apply.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> b = projection_bound(X[:100], shadow_centers(X[:100], sigma=3.0, ell=30.0), n_components=1)
+    >>> b.applies, bool(b.measured <= b.a_posteriori <= b.a_priori)
+    (True, True)
+    """
+    return _projection(prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact,
+                                random_state=random_state), n_components)
+
+
+def theorem_bounds(X, shadow, *, sigma=None, kernel=None, max_exact=4000, random_state=0,
+                   n_components=5) -> dict[str, BoundValue]:
+    """All four theorems on one data set, sharing the subsample and the eigendecompositions.
+    %s
+    n_components : int, default=5
+        D of Theorem 5.4.
+
+    Returns
+    -------
+    dict
+        ``{"5.1": BoundValue, "5.2": ..., "5.3": ..., "5.4": ...}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(150, 3))
+    >>> res = theorem_bounds(X, shadow_centers(X, sigma=1.5, ell=6.0), n_components=3)
+    >>> sorted(res)
+    ['5.1', '5.2', '5.3', '5.4']
+    >>> all(b.measured <= b.a_posteriori <= b.a_priori for k, b in res.items() if k != "5.4")
+    True
+    """
+    S = prepare_sample(X, shadow, sigma=sigma, kernel=kernel, max_exact=max_exact, random_state=random_state)
+    D = check_int(n_components, "n_components", 1)
+    S.spectra(D)  # one eigendecomposition serves 5.2 and 5.4
+    return {"5.1": _mmd(S), "5.2": _eigenvalues(S), "5.3": _hs(S), "5.4": _projection(S, D)}
+
+
+for _f in (mmd_bound, eigenvalue_bound, hs_bound, projection_bound, theorem_bounds):
+    _f.__doc__ = _f.__doc__.replace("%s", _PARAMS_DOC.rstrip())
+del _f
+
+
+def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=4000, random_state=0) -> float:
+    """``delta_D = (lambda_D - lambda_{D+1}) / 2`` of the uncentered ``K/n`` (Theorem 5.4).
+
+    It does not depend on ``ell``, so a sweep computes it once and passes it to
+    :func:`apriori_bounds`. Above ``max_exact`` rows it is computed on the same
+    seeded subsample the bounds use. ``lambda_{n+1}`` is 0; ``D > n`` gives 0.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    sigma : float
+        Kernel bandwidth.
+    kernel : {"gaussian", "laplacian"} or RadialKernel, default="gaussian"
+    n_components : int, default=5
+        D.
+    max_exact : int, default=4000
+        Most rows used; above it a seeded uniform subsample.
+    random_state : int, RandomState instance or None, default=0
+        Seed of that subsample.
+
+    Returns
+    -------
+    float
+        ``delta_D``, >= 0 (0 when lambda_D is tied with lambda_{D+1}, up to rounding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(eigengap(np.array([[0.0], [10.0]]), sigma=1.0, n_components=1), 6)
+    0.0
+    >>> round(eigengap(np.array([[0.0], [10.0]]), sigma=1.0, n_components=2), 6)
+    0.25
+    """
+    X = check_array_2d(X, name="X")
+    sigma = check_positive(sigma, "sigma")
+    D = check_int(n_components, "n_components", 1)
+    max_exact = check_int(max_exact, "max_exact", 1)
+    n = X.shape[0]
+    if n > max_exact:
+        X = X[np.sort(check_random_state(random_state).choice(n, size=max_exact, replace=False))]
+    if D > X.shape[0]:
+        return 0.0
+    X = X - X.mean(axis=0)
+    lam = eigvalsh(accurate_kernel(X, X, sigma, get_kernel(kernel)))[::-1] / X.shape[0]
+    lam_next = lam[D] if D < lam.size else 0.0
+    return float(0.5 * (lam[D - 1] - lam_next))
+
+
+def bounds_table(res: dict) -> list[dict]:
+    """Tidy rows (one per theorem) for tables and CSV downloads.
+
+    Parameters
+    ----------
+    res : dict
+        The output of :func:`theorem_bounds`.
+
+    Returns
+    -------
+    list of dict
+        One row per theorem, sorted by theorem, with the fields of :class:`BoundValue`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> rows = bounds_table(theorem_bounds(X, shadow_centers(X, sigma=1.0, ell=3.0), n_components=2))
+    >>> [r["theorem"] for r in rows], sorted(rows[0])[:3]
+    (['5.1', '5.2', '5.3', '5.4'], ['a_posteriori', 'a_priori', 'applies'])
+    """
+    rows = []
+    for key in sorted(res):
+        value = res[key]
+        if not isinstance(value, BoundValue):
+            raise ValueError(f"bounds_table expects the dict of theorem_bounds; entry {key!r} is "
+                             f"{type(value).__name__}, not a BoundValue.")
+        rows.append(value.as_dict())
+    return rows

@@ -1,0 +1,532 @@
+"""Bundled sample data sets, and reading and validating user tables into a feature matrix.
+
+Everything here is pure (no Streamlit): the app's Data page calls :func:`read_table`
+on the uploaded bytes, :func:`prepare` on the chosen columns, and shows the
+:class:`DataError` message when the user's data cannot be used. Uploaded files
+are parsed, never executed: NPY files are read with ``allow_pickle=False``.
+
+The samples in ``sample_data/`` are written by :func:`main`
+(``python -m rskpca.data.datasets``) from scikit-learn's bundled data sets and
+generators with fixed seeds, so they can be regenerated bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
+
+from rskpca.data.readers import DataError, read_table
+
+__all__ = [
+    "DataError",
+    "SampleInfo",
+    "SAMPLES",
+    "SAMPLE_DIR",
+    "load_sample",
+    "read_table",
+    "Dataset",
+    "numeric_columns",
+    "guess_label_column",
+    "prepare",
+    "column_summary",
+    "data_digest",
+    "main",
+]
+
+#: Where the bundled CSV files live (the repository's ``sample_data/``).
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+
+# Squared distances sum d squared differences; values above this overflow float64
+# (1e150**2 = 1e300, leaving room for sums over many columns and differences).
+MAX_ABS_VALUE = 1e150
+# Below this spread squared differences (< 1e-300) underflow towards float64's subnormals.
+MIN_SPREAD = 1e-150
+# Column names that usually hold the class of a row, in order of preference.
+_LABEL_NAMES = ("label", "labels", "target", "class", "classes", "y", "species", "category", "digit")
+
+
+# ---------------------------------------------------------------------------
+# Bundled samples
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SampleInfo:
+    """Description of one bundled sample (a CSV in ``sample_data/`` with a ``label`` column).
+
+    Attributes
+    ----------
+    name : str
+        Key in :data:`SAMPLES`.
+    title : str
+        Human-readable name.
+    description : str
+        One or two sentences: what the rows are and where they come from.
+    filename : str
+        File name inside :data:`SAMPLE_DIR`.
+    n, d : int
+        Number of rows and of feature columns (the label excluded).
+    label : str
+        Name of the label column.
+    """
+
+    name: str
+    title: str
+    description: str
+    filename: str
+    n: int
+    d: int
+    label: str = "label"
+
+
+SAMPLES: dict[str, SampleInfo] = {
+    s.name: s
+    for s in [
+        SampleInfo("digits", "Handwritten digits (8x8)",
+                   "1797 images of handwritten digits 0-9, 8x8 pixels with intensities 0-16 "
+                   "(scikit-learn's load_digits, UCI optdigits test set).",
+                   "digits.csv", 1797, 64),
+        SampleInfo("iris", "Iris flowers",
+                   "150 iris flowers of three species, four measurements in cm (Fisher 1936; "
+                   "scikit-learn's load_iris).",
+                   "iris.csv", 150, 4),
+        SampleInfo("wine", "Wine recognition",
+                   "178 wines from three cultivars, 13 chemical measurements on very different "
+                   "scales: standardise first (scikit-learn's load_wine).",
+                   "wine.csv", 178, 13),
+        SampleInfo("breast_cancer", "Breast cancer (Wisconsin)",
+                   "569 tumours, 30 features of cell nuclei, labelled malignant or benign; "
+                   "standardise first (scikit-learn's load_breast_cancer).",
+                   "breast_cancer.csv", 569, 30),
+        SampleInfo("two_moons", "Two moons",
+                   "1000 points on two interleaving half circles with Gaussian noise 0.08 "
+                   "(make_moons, seed 0).",
+                   "two_moons.csv", 1000, 2),
+        SampleInfo("circles", "Concentric circles",
+                   "1000 points on two concentric circles (radius ratio 0.5, noise 0.05; "
+                   "make_circles, seed 0): the classic case linear PCA cannot separate.",
+                   "circles.csv", 1000, 2),
+        SampleInfo("swiss_roll", "Swiss roll",
+                   "1200 points on a rolled-up 2-D sheet in 3-D (noise 0.2; make_swiss_roll, "
+                   "seed 0); the label is the position along the roll cut into 4 equal bands.",
+                   "swiss_roll.csv", 1200, 3),
+        SampleInfo("blobs", "Gaussian blobs",
+                   "800 points in 2-D from 4 isotropic Gaussian clusters of different spreads "
+                   "(make_blobs, seed 0).",
+                   "blobs.csv", 800, 2),
+    ]
+}
+
+
+def _generate_sample(name: str) -> pd.DataFrame:
+    """Build sample ``name`` from scikit-learn, deterministically (the CSVs are this, rounded)."""
+    from sklearn import datasets as skd
+
+    if name in ("digits", "iris", "wine", "breast_cancer"):
+        bunch = getattr(skd, f"load_{name}")()
+        df = pd.DataFrame(bunch.data, columns=[str(c) for c in bunch.feature_names])
+        if name == "digits":  # integer pixel intensities; class numbers are the digits
+            df = df.astype(np.int64)
+            df["label"] = bunch.target.astype(np.int64)
+        else:  # class names read better than codes in a legend
+            df["label"] = np.asarray(bunch.target_names)[bunch.target]
+        return df
+    if name == "two_moons":
+        X, y = skd.make_moons(n_samples=1000, noise=0.08, random_state=0)
+    elif name == "circles":
+        X, y = skd.make_circles(n_samples=1000, noise=0.05, factor=0.5, random_state=0)
+    elif name == "swiss_roll":
+        X, t = skd.make_swiss_roll(n_samples=1200, noise=0.2, random_state=0)
+        # Bands of equal length along the roll's parameter t in [1.5 pi, 4.5 pi].
+        y = np.minimum(((t - 1.5 * np.pi) / (3 * np.pi) * 4).astype(np.int64), 3)
+    elif name == "blobs":
+        X, y = skd.make_blobs(n_samples=800, centers=4, cluster_std=[0.6, 1.0, 1.4, 0.8],
+                              n_features=2, random_state=0)
+    else:
+        raise DataError(f"Unknown sample {name!r}; choose one of {sorted(SAMPLES)}.")
+    names = ["x", "y", "z"][: X.shape[1]]
+    df = pd.DataFrame(np.round(X, 6), columns=names)
+    df["label"] = y.astype(np.int64)
+    return df
+
+
+def load_sample(name: str) -> pd.DataFrame:
+    """Read bundled sample ``name`` from ``sample_data/`` (every sample has a ``label`` column).
+
+    If the CSV is missing (e.g. a non-editable install without the repository's
+    ``sample_data/``), the same table is rebuilt from scikit-learn in memory.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SAMPLES`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The feature columns followed by ``label``.
+
+    Examples
+    --------
+    >>> df = load_sample("iris")
+    >>> df.shape, df.columns[-1]
+    ((150, 5), 'label')
+    """
+    if name not in SAMPLES:
+        raise DataError(f"Unknown sample {name!r}; choose one of {sorted(SAMPLES)}.")
+    path = SAMPLE_DIR / SAMPLES[name].filename
+    if path.is_file():
+        return pd.read_csv(path)
+    return _generate_sample(name)
+
+
+# ---------------------------------------------------------------------------
+# From a table to a feature matrix
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A validated feature matrix with its labels and provenance.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d), float64
+        Finite features, standardised if ``standardized``.
+    y : ndarray of shape (n,) or None
+        The label column's values (any dtype), or None.
+    feature_names : list of str
+        Names of the columns of X, verbatim from the table.
+    label_name : str or None
+        Name of the label column.
+    row_ids : ndarray of shape (n,), int
+        Position (0-based) of each row in the original table, for hover text.
+    n_original : int
+        Rows in the table before dropping missing values and sampling.
+    standardized : bool
+        Whether each column was centred and scaled to unit variance.
+    digest : str
+        :func:`data_digest` of X and y: a content key for caches.
+    notes : tuple of str
+        What :func:`prepare` changed that the user should know (rows sampled
+        or dropped, constant columns); show them as text.
+    """
+
+    X: np.ndarray
+    y: np.ndarray | None
+    feature_names: list[str]
+    label_name: str | None
+    row_ids: np.ndarray
+    n_original: int
+    standardized: bool
+    digest: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        """Number of rows."""
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        """Number of features."""
+        return self.X.shape[1]
+
+
+def numeric_columns(df: pd.DataFrame) -> list[str]:
+    """Names of the columns usable as features: numeric or boolean, not complex.
+
+    Examples
+    --------
+    >>> numeric_columns(pd.DataFrame({"a": [1.0], "b": ["x"], "c": [True]}))
+    ['a', 'c']
+    """
+    return [c for c in df.columns
+            if (is_numeric_dtype(df[c]) or is_bool_dtype(df[c])) and not is_complex_dtype(df[c])]
+
+
+def guess_label_column(df: pd.DataFrame) -> str | None:
+    """A column that probably holds classes: a usual name (label, target, class, ...), else None.
+
+    A last column of text with few distinct values (e.g. species names) is also taken.
+
+    Examples
+    --------
+    >>> guess_label_column(pd.DataFrame({"x": [1, 2], "Target": [0, 1]}))
+    'Target'
+    >>> guess_label_column(pd.DataFrame({"x": [1.0, 2.0], "z": [3.0, 4.0]})) is None
+    True
+    >>> guess_label_column(pd.DataFrame({"x": [0.1, 0.7, 0.3, 0.9], "y": [0.5, 0.2, 0.8, 0.4]})) is None
+    True
+    """
+    by_lower = {str(c).strip().lower(): c for c in df.columns}
+    for want in _LABEL_NAMES:
+        if want in by_lower:
+            if want == "y" and not _looks_like_classes(df[by_lower[want]]):
+                continue  # "x, y" coordinates: y is a feature, not a label
+            return by_lower[want]
+    if df.shape[1] >= 2:
+        last = df.columns[-1]
+        col = df[last]
+        if last not in numeric_columns(df) and 1 < col.nunique() <= max(2, min(50, len(df) // 2)):
+            return last
+    return None
+
+
+def _looks_like_classes(col: pd.Series) -> bool:
+    """Text, or integers with few distinct values (at most 50 and at most half the rows)."""
+    if col.name not in numeric_columns(col.to_frame()):
+        return True
+    values = pd.to_numeric(col, errors="coerce").dropna().to_numpy(dtype=np.float64)
+    few = 1 < np.unique(values).size <= max(2, min(50, len(col) // 2))
+    return bool(few and np.all(values == np.round(values)))
+
+
+def _example_bad_value(series: pd.Series) -> str:
+    """The first value of a column that is not a number, with its row, for error messages."""
+    coerced = pd.to_numeric(series, errors="coerce")
+    positions = np.flatnonzero((coerced.isna() & series.notna()).to_numpy())
+    if positions.size == 0:
+        return ""
+    return f" (e.g. {str(series.iloc[positions[0]])[:40]!r} in row {positions[0]})"
+
+
+def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standardize=False,
+            max_rows=None, random_state=0, missing="error") -> Dataset:
+    """Validate a table and turn it into a :class:`Dataset` for kernel PCA.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table (from :func:`read_table` or :func:`load_sample`).
+    feature_columns : list of str, default=None
+        Columns to use as features; None takes every numeric column except the label.
+    label_column : str, default=None
+        Column holding classes (used for colour and classification), or None.
+    standardize : bool, default=False
+        Centre each feature and scale it to unit variance (constant columns are only centred).
+    max_rows : int, default=None
+        Keep at most this many rows, drawn uniformly without replacement with
+        ``random_state`` and kept in their original order.
+    random_state : int, default=0
+        Seed of the row sample.
+    missing : {"error", "drop"}, default="error"
+        What to do with rows having NaN in a chosen column: refuse (naming the
+        columns) or drop them (said in ``notes``).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    DataError
+        No numeric columns, unknown or non-numeric chosen columns, NaN or
+        infinite values, fewer than 2 rows, only constant columns, or values so
+        large (> 1e150) or so close together (spread < 1e-150) that squared
+        distances would overflow or underflow.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [0.0, 0.0, 3.0], "label": ["u", "v", "u"]})
+    >>> ds = prepare(df, label_column="label", standardize=True)
+    >>> ds.X.shape, ds.feature_names, list(ds.y)
+    ((3, 2), ['a', 'b'], ['u', 'v', 'u'])
+    >>> try:
+    ...     prepare(df, feature_columns=["label"])
+    ... except DataError as err:
+    ...     print(err)
+    Column 'label' is not numeric (e.g. 'u' in row 0); choose numeric feature columns.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"Expected a table (pandas DataFrame), got {type(df).__name__}.")
+    if missing not in ("error", "drop"):
+        raise DataError(f"missing must be 'error' or 'drop'; got {missing!r}.")
+    if df.shape[0] == 0 or df.shape[1] == 0:
+        raise DataError("The table is empty: it needs at least two rows and one numeric column.")
+    duplicated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if duplicated:
+        raise DataError(f"Column name(s) {duplicated} appear more than once; rename them so each is unique.")
+    if label_column is not None and label_column not in df.columns:
+        raise DataError(f"Label column {label_column!r} is not in the table; choose one of its columns or none.")
+    features = _choose_features(df, feature_columns, label_column)
+    n_original = len(df)
+    notes: list[str] = []
+    table = df.reset_index(drop=True)
+    row_ids = np.arange(n_original)
+
+    used = features + ([label_column] if label_column is not None else [])
+    nan_rows = table[used].isna().any(axis=1).to_numpy()
+    if nan_rows.any():
+        counts = table[used].isna().sum()
+        where = ", ".join(f"{c!r} ({int(k)})" for c, k in counts.items() if k)
+        if missing == "error":
+            raise DataError(f"Missing values (NaN or empty cells) in column(s) {where}. Drop those "
+                            "rows or columns, impute them, or choose other columns.")
+        table, row_ids = table.loc[~nan_rows].reset_index(drop=True), row_ids[~nan_rows]
+        notes.append(f"Dropped {int(nan_rows.sum())} row(s) with missing values in {where}.")
+
+    X = table[features].to_numpy(dtype=np.float64, copy=True)
+    inf_cols = [c for c, ok in zip(features, np.isfinite(X).all(axis=0)) if not ok]
+    if inf_cols:
+        raise DataError(f"Infinite values in column(s) {inf_cols}. Replace or drop them.")
+    huge = [c for c, v in zip(features, np.abs(X).max(axis=0, initial=0.0)) if v > MAX_ABS_VALUE]
+    if huge:
+        raise DataError(f"Values larger than {MAX_ABS_VALUE:.0e} in column(s) {huge}: squared "
+                        "distances would overflow. Rescale those columns (e.g. take logs).")
+
+    if max_rows is not None:
+        if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 2:
+            raise DataError(f"The row cap must be an integer of at least 2; got {max_rows!r}.")
+        if len(X) > max_rows:
+            keep = np.sort(np.random.default_rng(random_state).choice(len(X), size=int(max_rows), replace=False))
+            notes.append(f"Kept a random sample of {max_rows} of {len(X)} rows (seed {random_state}).")
+            X, row_ids, table = X[keep], row_ids[keep], table.iloc[keep]
+    if len(X) < 2:
+        raise DataError(f"Only {len(X)} usable row(s); kernel PCA needs at least 2 rows.")
+
+    spread = X.max(axis=0) - X.min(axis=0)
+    constant = [c for c, s in zip(features, spread) if s == 0]
+    if len(constant) == len(features):
+        raise DataError("Every feature column is constant, so all rows are the same point and there "
+                        "is no structure to find. Choose columns that vary.")
+    if spread.max() < MIN_SPREAD:
+        raise DataError(f"All features vary by less than {MIN_SPREAD:.0e}: squared distances would "
+                        "underflow to zero. Rescale the data (e.g. multiply by a power of ten).")
+    if constant:
+        notes.append(f"Constant column(s) {constant} carry no information.")
+    if standardize:
+        std = X.std(axis=0)
+        X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)  # constant columns: centred only
+
+    y = table[label_column].to_numpy() if label_column is not None else None
+    X = np.ascontiguousarray(X)
+    extra = () if y is None else (np.asarray(y).astype(str),)
+    return Dataset(X=X, y=y, feature_names=list(features), label_name=label_column, row_ids=row_ids,
+                   n_original=n_original, standardized=bool(standardize),
+                   digest=data_digest(X, *extra), notes=tuple(notes))
+
+
+def _choose_features(df: pd.DataFrame, feature_columns, label_column) -> list[str]:
+    numeric = numeric_columns(df)
+    if feature_columns is None:
+        features = [c for c in numeric if c != label_column]
+        if not features:
+            text = [c for c in df.columns if c != label_column][:10]
+            raise DataError(f"No numeric columns to use as features (found only text columns {text}). "
+                            "Kernel PCA needs numbers: upload numeric data or convert the columns.")
+        return features
+    if isinstance(feature_columns, str):
+        feature_columns = [feature_columns]
+    features = list(feature_columns)
+    if not features:
+        raise DataError("No feature columns chosen; choose at least one numeric column.")
+    unknown = [c for c in features if c not in df.columns]
+    if unknown:
+        raise DataError(f"Column(s) {unknown} are not in the table.")
+    if len(set(features)) != len(features):
+        raise DataError("A feature column is chosen twice; choose each column once.")
+    if label_column is not None and label_column in features:
+        raise DataError(f"Column {label_column!r} is both a feature and the label; choose it as one only.")
+    for c in features:
+        if c not in numeric:
+            raise DataError(f"Column {c!r} is not numeric{_example_bad_value(df[c])}; "
+                            "choose numeric feature columns.")
+    return features
+
+
+def column_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per-column summary: dtype, count, missing, unique, mean, std, min, max (NaN for text).
+
+    Examples
+    --------
+    >>> column_summary(pd.DataFrame({"a": [1.0, 3.0, None], "b": ["x", "y", "x"]}))
+      column    dtype  count  missing  unique  mean       std  min  max
+    0      a  float64      2        1       2   2.0  1.414214  1.0  3.0
+    1      b      str      3        0       2   NaN       NaN  NaN  NaN
+    """
+    # Column-wise vectorised reductions: a Python loop over columns costs ~10 ms each in pandas.
+    numeric = numeric_columns(df)
+    stats = _numeric_stats(df[numeric].to_numpy(dtype=np.float64, na_value=np.nan)) if numeric else None
+    out = pd.DataFrame({
+        "column": [str(c) for c in df.columns],
+        "dtype": [str(t) for t in df.dtypes],
+        "count": df.notna().sum().to_numpy(dtype=np.int64),
+        "missing": df.isna().sum().to_numpy(dtype=np.int64),
+        "unique": df.nunique().to_numpy(dtype=np.int64),
+    })
+    for stat in ("mean", "std", "min", "max"):
+        values = np.full(df.shape[1], np.nan)
+        if stats is not None:
+            values[[df.columns.get_loc(c) for c in numeric]] = stats[stat]
+        out[stat] = values
+    return out
+
+
+def _numeric_stats(arr: np.ndarray) -> dict[str, np.ndarray]:
+    """NaN-ignoring mean, sample std, min and max of each column (NaN for an all-missing column)."""
+    with warnings.catch_warnings():  # all-NaN columns: NaN is the right answer, the warning is noise
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {"mean": np.nanmean(arr, axis=0), "std": np.nanstd(arr, axis=0, ddof=1),
+                "min": np.nanmin(arr, axis=0), "max": np.nanmax(arr, axis=0)}
+
+
+def data_digest(X, *extra) -> str:
+    """SHA-256 hex digest of an array's shape, dtype and bytes, plus any extra values.
+
+    A full content key for caches (Streamlit's own hashing samples large arrays).
+    Arrays among ``extra`` are hashed by content, anything else by ``repr``.
+
+    Examples
+    --------
+    >>> a = np.zeros((2, 3))
+    >>> data_digest(a) == data_digest(a.copy()), data_digest(a) == data_digest(a.reshape(3, 2))
+    (True, False)
+    >>> data_digest(a, 1.5) == data_digest(a, 2.0)
+    False
+    """
+    h = hashlib.sha256()
+    for item in (X, *extra):
+        if isinstance(item, np.ndarray):
+            arr = np.ascontiguousarray(item)
+            h.update(f"ndarray{arr.shape}{arr.dtype.str}|".encode())
+            if arr.dtype.kind == "O":
+                h.update(repr(arr.tolist()).encode())
+            else:
+                h.update(arr.tobytes())
+        else:
+            h.update(f"{type(item).__name__}:{item!r}|".encode())
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# Regenerating sample_data/
+# ---------------------------------------------------------------------------
+
+
+def main(argv=None) -> int:
+    """Write every sample to ``sample_data/`` (or the folder given as the only argument).
+
+    Deterministic: the same scikit-learn version writes the same bytes.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    out = Path(argv[0]) if argv else SAMPLE_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    for name, info in SAMPLES.items():
+        df = _generate_sample(name)
+        if df.shape != (info.n, info.d + 1):
+            raise RuntimeError(f"sample {name} has shape {df.shape}, SAMPLES says ({info.n}, {info.d + 1})")
+        df.to_csv(out / info.filename, index=False, float_format="%.6g", lineterminator="\n")
+        print(f"wrote {out / info.filename}: {info.n} rows, {info.d} features + label")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,255 @@
+"""Reading uploaded files (CSV, TSV, Parquet, NPY) into DataFrames, safely.
+
+The format is decided from the file's leading bytes where they are decisive and
+otherwise from its extension; anything that is not a table (an image, an
+archive, a pickle, binary garbage) is refused with a :class:`DataError` that says
+what the file looks like and what to upload instead. NPY files are read with
+``allow_pickle=False``: uploaded bytes are parsed, never executed.
+:mod:`rskpca.data.datasets` re-exports :func:`read_table` and :class:`DataError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+__all__ = ["DataError", "read_table", "MAX_DECOMPRESSED_BYTES"]
+
+# A gzip upload may expand to at most this many bytes (guards against zip bombs).
+MAX_DECOMPRESSED_BYTES = 1 << 30
+
+
+class DataError(ValueError):
+    """A problem with user data; the message names the problem and what to do about it.
+
+    Examples
+    --------
+    >>> try:
+    ...     read_table(b"", "empty.csv")
+    ... except DataError as err:
+    ...     print(err)
+    empty.csv is empty: upload a file with a header row and at least two data rows.
+    """
+
+
+# Leading bytes of formats people upload by mistake, with what to tell them.
+_FOREIGN_MAGIC = [
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook is one)"),
+    (b"\xd0\xcf\x11\xe0", "an old Office document (.xls/.doc)"),
+    (b"\x7fELF", "an executable program"),
+    (b"\x80\x02", "a Python pickle"),
+    (b"\x80\x03", "a Python pickle"),
+    (b"\x80\x04", "a Python pickle"),
+    (b"\x80\x05", "a Python pickle"),
+]
+_NPY_MAGIC = b"\x93NUMPY"
+_PARQUET_MAGIC = b"PAR1"
+_GZIP_MAGIC = b"\x1f\x8b"
+_SUPPORTED = "CSV, TSV, Parquet or NPY (CSV/TSV may be gzip-compressed)"
+
+
+def read_table(data: bytes, filename: str) -> pd.DataFrame:
+    """Parse an uploaded file into a DataFrame: CSV, TSV, Parquet or NPY.
+
+    The format is taken from the file's leading bytes where they are decisive
+    (Parquet, NPY, gzip) and otherwise from the extension; text is decoded as
+    UTF-8 (with or without BOM), falling back to Latin-1, and the delimiter of
+    CSV/TXT files is sniffed among ``, ; \\t |`` (runs of spaces when none of
+    those fits, as ``np.savetxt`` writes). A semicolon file with decimal commas
+    (``1,5``) is read as numbers; a file whose first row is all numbers has no
+    header and gets columns ``x0, x1, ...``. Other column names are kept
+    verbatim (they are user text: show them as text, never as markdown or HTML).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    filename : str
+        The file's name; only its extension is used.
+
+    Returns
+    -------
+    pandas.DataFrame
+        With string column names; NPY arrays and header-less text get
+        columns ``x0, x1, ...``.
+
+    Raises
+    ------
+    DataError
+        When the bytes are not a readable table (an image, a binary file, an
+        empty file, a header without rows, a pickled or 3-D NPY array, ...).
+
+    Examples
+    --------
+    >>> read_table(b"a;b;label\\n1,5;2;x\\n3;4,25;y\\n", "eu.csv")
+         a     b label
+    0  1.5   2.0     x
+    1  3.0  4.25     y
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DataError(f"Expected the file's bytes, got {type(data).__name__}.")
+    data = bytes(data)
+    name = str(filename) if filename else "the file"
+    ext = Path(name.lower()).suffixes
+    if not data or not data.strip():
+        raise DataError(f"{name} is empty: upload a file with a header row and at least two data rows.")
+    if data.startswith(_GZIP_MAGIC):
+        data = _gunzip(data, name)
+        ext = [e for e in ext if e != ".gz"]
+    kind = _sniff_kind(data, name, ext[-1] if ext else "")
+    if kind == "npy":
+        df = _read_npy(data, name)
+    elif kind == "parquet":
+        df = _read_parquet(data, name)
+    else:
+        df = _read_text(data, name, sep="\t" if kind == "tsv" else None)
+    if df.shape[1] == 0:
+        raise DataError(f"{name} has no columns: upload a table with at least one numeric column.")
+    if df.shape[0] == 0:
+        raise DataError(f"{name} has a header ({df.shape[1]} column(s)) but no data rows.")
+    df.columns = [str(c) for c in df.columns]
+    return df
+
+
+def _gunzip(data: bytes, name: str) -> bytes:
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            out = fh.read(MAX_DECOMPRESSED_BYTES + 1)
+    except (OSError, EOFError) as exc:
+        raise DataError(f"{name} looks gzip-compressed but cannot be decompressed ({exc}).") from None
+    if len(out) > MAX_DECOMPRESSED_BYTES:
+        raise DataError(f"{name} expands to more than {MAX_DECOMPRESSED_BYTES >> 20} MB; upload a smaller file.")
+    if not out.strip():
+        raise DataError(f"{name} is empty after decompression.")
+    return out
+
+
+def _sniff_kind(data: bytes, name: str, ext: str) -> str:
+    """'npy', 'parquet', 'tsv' or 'csv', from the magic bytes first, then the extension."""
+    if data.startswith(_NPY_MAGIC):
+        return "npy"
+    if data.startswith(_PARQUET_MAGIC):
+        return "parquet"
+    for magic, what in _FOREIGN_MAGIC:
+        if data.startswith(magic):
+            raise DataError(f"{name} looks like {what}, not a table. Upload {_SUPPORTED}.")
+    if ext == ".npy":
+        raise DataError(f"{name} has the .npy extension but is not a NumPy array file (no NPY header).")
+    if ext in (".parquet", ".pq"):
+        raise DataError(f"{name} has a Parquet extension but is not a Parquet file (no PAR1 header).")
+    if ext in (".xlsx", ".xls", ".json", ".npz", ".pkl", ".pickle", ".h5", ".hdf5", ".feather"):
+        raise DataError(f"{name}: {ext} files are not supported. Upload {_SUPPORTED}.")
+    head = data[:8192]
+    # Text tables have no NUL bytes and few control characters; binary files have many.
+    controls = sum(b < 32 and b not in (9, 10, 13) for b in head)
+    if b"\x00" in head or controls > len(head) // 100:
+        raise DataError(f"{name} is a binary file, not a text table. Upload {_SUPPORTED}.")
+    return "tsv" if ext in (".tsv", ".tab") else "csv"
+
+
+def _read_npy(data: bytes, name: str) -> pd.DataFrame:
+    try:
+        # allow_pickle=False: an object array would otherwise run arbitrary code on load.
+        arr = np.load(io.BytesIO(data), allow_pickle=False)
+    except ValueError as exc:
+        if "pickle" in str(exc).lower() or "object" in str(exc).lower():
+            raise DataError(f"{name} holds Python objects (a pickled array), which are never loaded "
+                            "for safety. Save a numeric array: np.save(path, X.astype(float)).") from None
+        raise DataError(f"{name} is not a readable NPY array ({exc}).") from None
+    except (OSError, EOFError) as exc:
+        raise DataError(f"{name} is not a readable NPY array ({exc}); it may be truncated.") from None
+    if arr.ndim not in (1, 2):
+        raise DataError(f"{name} holds a {arr.ndim}-D array of shape {arr.shape}; a table needs a 2-D "
+                        "array (rows x features). Flatten it first, e.g. X.reshape(len(X), -1).")
+    if arr.dtype.names:  # a structured (record) array: one column per field
+        if arr.ndim != 1:
+            raise DataError(f"{name} holds a 2-D record array; save a 1-D record array or a plain 2-D array.")
+        return pd.DataFrame({f: arr[f] for f in arr.dtype.names})
+    if arr.dtype.kind not in "biuf":
+        raise DataError(f"{name} holds values of type {arr.dtype}; a numeric (int or float) array is needed.")
+    if arr.ndim == 1:
+        arr = arr.reshape(-1, 1)
+    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+
+
+def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(io.BytesIO(data))
+    except Exception as exc:  # pyarrow raises many types (ArrowInvalid, OSError, ...)
+        raise DataError(f"{name} is not a readable Parquet file ({type(exc).__name__}: {exc}).") from None
+
+
+def _decode(data: bytes, name: str) -> str:
+    for encoding in ("utf-8-sig", "latin-1"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise DataError(f"{name} is not UTF-8 or Latin-1 text.")  # unreachable: Latin-1 decodes any bytes
+
+
+def _read_text(data: bytes, name: str, sep: str | None) -> pd.DataFrame:
+    text = _decode(data, name)
+    lines = [line for line in text.splitlines()[:50] if line.strip()]
+    if sep is None:
+        try:
+            sep = csv.Sniffer().sniff("\n".join(lines), delimiters=",;\t|").delimiter
+        except csv.Error:  # one column, or too irregular to tell
+            sep = ","
+        # np.savetxt and many instruments separate fields by runs of spaces.
+        widths = {len(line.split()) for line in lines}
+        if sep == "," and not any("," in line for line in lines) and len(widths) == 1 and widths != {1}:
+            sep = r"\s+"
+    df = _parse(text, name, sep, header=0)
+    if _header_is_data(df.columns):  # no header row: the first row holds numbers, keep it as data
+        df = _parse(text, name, sep, header=None)
+        df.columns = [f"x{j}" for j in range(df.shape[1])]
+    if sep == ";":  # European CSV: ';' between fields, ',' as the decimal mark
+        df = _decimal_commas(df)
+    return df
+
+
+def _parse(text: str, name: str, sep: str, header) -> pd.DataFrame:
+    try:
+        return pd.read_csv(io.StringIO(text), sep=sep, header=header,
+                           skipinitialspace=sep != r"\s+", engine="python" if sep == r"\s+" else "c")
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{name} is empty: upload a file with a header row and data rows.") from None
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise DataError(f"{name} could not be read as a table ({exc}). Check that every row has "
+                        "the same number of fields as the header.") from None
+
+
+def _header_is_data(columns) -> bool:
+    """True when every column name reads as a number, i.e. the file has no header row."""
+    for c in columns:
+        try:
+            float(str(c).replace(",", "."))
+        except ValueError:
+            return False
+    return len(columns) > 0
+
+
+def _decimal_commas(df: pd.DataFrame) -> pd.DataFrame:
+    """Turn text columns such as ``"1,5"`` into numbers when every value parses that way."""
+    out = df.copy()
+    for col in df.columns:
+        if is_numeric_dtype(df[col]) or is_bool_dtype(df[col]):
+            continue
+        values = df[col].dropna().astype(str)
+        if values.empty or not values.str.contains(",", regex=False).any():
+            continue
+        converted = pd.to_numeric(values.str.replace(",", ".", regex=False), errors="coerce")
+        if converted.notna().all():
+            out[col] = pd.to_numeric(df[col].astype("string").str.replace(",", ".", regex=False))
+    return out

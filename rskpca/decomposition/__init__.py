@@ -1,0 +1,17 @@
+"""The kernel PCA estimators: RSKPCA, exact, subsampled, Nystrom, density-weighted Nystrom, iterative exact.
+
+Layer 2 of 6: imports ``rskpca.core`` only.
+"""
+
+from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.decomposition._nystrom import DensityWeightedNystromKPCA, NystromKPCA
+from rskpca.decomposition._reduced_set import KernelPCA, ReducedSetKPCA, SubsampledKPCA
+
+__all__ = [
+    "ReducedSetKPCA",
+    "KernelPCA",
+    "SubsampledKPCA",
+    "NystromKPCA",
+    "DensityWeightedNystromKPCA",
+    "IterativeKPCA",
+]

@@ -1,0 +1,216 @@
+"""Nystrom kernel PCA baselines of Section 6: uniform and density-weighted landmarks.
+
+Both solve a weighted m x m landmark problem and extend its eigenvectors to the
+n training points (Williams & Seeger, 2001); new points project through those n
+points, which is why their storage is O(n r) (the paper's Table 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+
+from rskpca.decomposition._base import (
+    _COMMON_CONSTRAINTS,
+    _EIGEN,
+    _M_OR_ELL,
+    _check_kernel_budget,
+    _check_n_components,
+    _KPCAMixin,
+    _m_from_shadow,
+)
+from rskpca.core.eigen import weighted_kpca
+from rskpca.core.kernels import kernel_matrix, kernel_matvec
+from rskpca.core.rsde import kmeans_rsde
+
+__all__ = ["NystromKPCA", "DensityWeightedNystromKPCA"]
+
+
+class _NystromBase(_KPCAMixin):
+    """Landmark eigenproblem extended to the n training points (Williams & Seeger).
+
+    With landmarks Z, weights s (sum n), p = s/n, and the weighted landmark
+    problem ``S^1/2 K^c_ZZ S^1/2 = V diag(lambda) V^T``, the approximate
+    eigenvectors of the n x n kernel matrix are
+    ``U~ = K^c_XZ S^1/2 V diag(1/lambda)`` (for equal weights n/m this is the
+    Williams-Seeger formula ``sqrt(m/n) K_XZ U diag(1/s)``), and a new point
+    projects through all n training points: ``z(x) = lambda^-1/2 U~^T k^c(X, x)``.
+    Centering uses the feature-space mean estimated from the landmarks,
+    ``sum_j p_j psi(z_j)``. Subclasses define ``_landmarks(X, rng) -> (Z, s)``.
+    """
+
+    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, **_M_OR_ELL, "center": ["boolean"]}
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Pick landmarks, solve the m x m problem, extend to the training points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = self._validate_fit_input(X)
+        X64 = np.asarray(X, dtype=np.float64)
+        rng = check_random_state(self.random_state)
+        Z, s = self._landmarks(X64, rng)
+        _check_n_components(self.n_components, Z.shape[0], "landmarks")
+        _check_kernel_budget(Z.shape[0])
+        KZ = kernel_matrix(Z, sigma=self.sigma_, kernel=self.kernel)
+        eig = weighted_kpca(KZ, s, self.n_components, center=self.center, overwrite=True,
+                            eigen_solver=self.eigen_solver, random_state=rng)
+        p = s / s.sum()
+        KXZ = kernel_matrix(X64, Z, sigma=self.sigma_, kernel=self.kernel)
+        if self.center:
+            mX = KXZ @ p  # m(x_i) = <psi(x_i), mean>
+            KXZ -= mX[:, None]
+            KXZ -= eig.mu[None, :]
+            KXZ += float(p @ eig.mu)
+        else:
+            mX = np.zeros(X64.shape[0])
+        lam = eig.eigenvalues
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = np.where(lam > 0, 1.0 / np.where(lam > 0, lam, 1.0), 0.0)
+            inv_sqrt = np.where(lam > 0, 1.0 / np.sqrt(np.where(lam > 0, lam, 1.0)), 0.0)
+        U = KXZ @ (np.sqrt(s)[:, None] * eig.eigenvectors) * inv
+        self.landmarks_ = Z
+        self.weights_ = s
+        self.X_fit_ = X64
+        self.eigenvalues_ = lam
+        self.normalized_eigenvalues_ = lam / float(s.sum())
+        self.train_eigenvectors_ = U
+        self.dual_coef_ = U * inv_sqrt
+        self._landmark_p = p
+        self._train_means = mX
+        self._grand_mean = float(p @ eig.mu)
+        self._dual_colsum = self.dual_coef_.sum(axis=0)
+        self._dual_offset = mX @ self.dual_coef_
+        self.eigen_solver_ = eig.solver
+        return self
+
+    def transform(self, X):
+        """Project X through the n training points: O(n d) per point.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+        """
+        X = self._validate_transform_input(X)
+        X64 = np.asarray(X, dtype=np.float64)
+        # Blocked over rows of X: memory stays bounded although it projects through all n points.
+        Z = kernel_matvec(X64, self.X_fit_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel)
+        if self.center:
+            m_new = kernel_matvec(X64, self.landmarks_, self._landmark_p, sigma=self.sigma_, kernel=self.kernel)
+            Z -= self._dual_offset[None, :]
+            Z -= (m_new - self._grand_mean)[:, None] * self._dual_colsum[None, :]
+        return Z.astype(X.dtype, copy=False)
+
+
+class NystromKPCA(_NystromBase):
+    """Nystrom KPCA: m uniform landmarks, Williams-Seeger extension (Section 6 baseline).
+
+    Training costs O(n m d + m^3); a new point costs O(n d) because it projects
+    through the n training points (Table 2: storage O(n r)).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+    sigma : float or "median", default="median"
+    kernel : {"gaussian", "laplacian"}, default="gaussian"
+    m : int or None, default=None
+        Landmarks; None uses the m the shadow gives at ``ell``.
+    ell : float, default=4.0
+    center : bool, default=True
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    sigma_, m_, landmarks_, landmark_indices_, weights_ (n/m each), eigenvalues_
+    (approximate eigenvalues of the n x n centered kernel matrix),
+    normalized_eigenvalues_, train_eigenvectors_ (n x r), dual_coef_, X_fit_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import NystromKPCA
+    >>> X = np.random.default_rng(0).normal(size=(300, 2))
+    >>> NystromKPCA(n_components=2, sigma=1.0, m=40, random_state=0).fit_transform(X).shape
+    (300, 2)
+    """
+
+    def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
+                 center=True, eigen_solver="auto", random_state=None):
+        self.n_components = n_components
+        self.sigma = sigma
+        self.kernel = kernel
+        self.m = m
+        self.ell = ell
+        self.center = center
+        self.eigen_solver = eigen_solver
+        self.random_state = random_state
+
+    def _landmarks(self, X, rng):
+        m = _m_from_shadow(self, X)
+        idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
+        self.landmark_indices_ = idx
+        return X[idx].copy(), np.full(m, X.shape[0] / m)
+
+
+class DensityWeightedNystromKPCA(_NystromBase):
+    """Density-weighted Nystrom KPCA (Zhang & Kwok, 2010).
+
+    k-means centers as landmarks, cluster sizes as weights, the symmetrized
+    weighted m x m problem ``S^1/2 K_ZZ S^1/2``, extended to the n training
+    points like :class:`NystromKPCA`.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+    sigma : float or "median", default="median"
+    kernel : {"gaussian", "laplacian"}, default="gaussian"
+    m : int or None, default=None
+        k-means clusters; None uses the m the shadow gives at ``ell``.
+    ell : float, default=4.0
+    center : bool, default=True
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    sigma_, m_, landmarks_, weights_ (cluster sizes), eigenvalues_,
+    normalized_eigenvalues_, train_eigenvectors_, dual_coef_, X_fit_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import DensityWeightedNystromKPCA
+    >>> X = np.random.default_rng(0).normal(size=(300, 2))
+    >>> est = DensityWeightedNystromKPCA(n_components=2, sigma=1.0, m=20, random_state=0).fit(X)
+    >>> int(est.weights_.sum())
+    300
+    """
+
+    def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
+                 center=True, eigen_solver="auto", random_state=None):
+        self.n_components = n_components
+        self.sigma = sigma
+        self.kernel = kernel
+        self.m = m
+        self.ell = ell
+        self.center = center
+        self.eigen_solver = eigen_solver
+        self.random_state = random_state
+
+    def _landmarks(self, X, rng):
+        m = _m_from_shadow(self, X)
+        return kmeans_rsde(X, m, random_state=rng)

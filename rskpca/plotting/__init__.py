@@ -1,0 +1,67 @@
+"""Plotly figure builders: pure functions from arrays and tidy tables to ``go.Figure``.
+
+Nothing here touches Streamlit, so every figure the app shows can be built and
+checked in a plain test. Conventions shared by the builders:
+
+* Scatters with more than :data:`WEBGL_THRESHOLD` points use ``go.Scattergl``
+  (WebGL), smaller ones SVG ``go.Scatter``. A figure with WebGL traces uses one
+  WebGL context for all its 2-D subplots; each 3-D scene uses one of its own.
+  Browsers allow only a handful of contexts per page, so callers keep count
+  with :func:`webgl_contexts`.
+* Original row numbers travel in ``customdata`` so hover labels and selections
+  name the row of the user's file.
+* Densities are evaluated on a server-side grid and drawn as contours; raw
+  points are never handed to a client-side density trace.
+* A method has one colour in every chart (:data:`METHOD_COLORS`, :func:`method_colors`),
+  category names are shown in full (wrapped, or beside horizontal bars), log axes label
+  decades or full numbers (never bare minor digits), and count axes whole numbers.
+
+This module is the public face; the builders live in private modules by subject
+(``_data``: shadow and densities, ``_methods``: embeddings, spectra,
+bars, times, ``_bounds``: bounds and curves over ell) on a shared style
+(``_style``). Import them from here.
+"""
+
+from rskpca.plotting._bounds import bounds_curves_figure, bounds_figure, lines_over_ell
+from rskpca.plotting._data import (
+    density_curve_figure,
+    density_grid_figure,
+    density_points_figure,
+    error_histogram,
+    shadow_figure,
+    weight_histogram,
+)
+from rskpca.plotting._methods import bar_figure, embedding_figure, fit_predict_figure, fit_time_figure, spectra_figure
+from rskpca.plotting._style import (
+    METHOD_COLORS,
+    PALETTE,
+    WEBGL_THRESHOLD,
+    figure_html,
+    method_colors,
+    user_text,
+    webgl_contexts,
+)
+
+__all__ = [
+    "WEBGL_THRESHOLD",
+    "PALETTE",
+    "METHOD_COLORS",
+    "method_colors",
+    "user_text",
+    "webgl_contexts",
+    "figure_html",
+    "shadow_figure",
+    "weight_histogram",
+    "density_grid_figure",
+    "density_curve_figure",
+    "density_points_figure",
+    "error_histogram",
+    "embedding_figure",
+    "spectra_figure",
+    "bar_figure",
+    "fit_time_figure",
+    "fit_predict_figure",
+    "bounds_figure",
+    "bounds_curves_figure",
+    "lines_over_ell",
+]

@@ -1,0 +1,277 @@
+"""Figures of the data side: shadow centers, weights, KDE against ShDE."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from rskpca.plotting._style import (
+    PALETTE,
+    _as_2d,
+    _check_len,
+    _count_axis,
+    _row_ids,
+    _scatter_type,
+    user_text,
+)
+
+
+# --------------------------------------------------------------------------- shadow
+
+
+def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = None, projected: bool = False,
+                  axis_titles: Sequence[str] = ("x1", "x2"), row_ids=None, max_discs: int = 400,
+                  title: str | None = None) -> go.Figure:
+    """The data coloured by shadow set, with centers sized by weight and eps-discs.
+
+    Parameters
+    ----------
+    X2 : array-like of shape (n, 1) or (n, 2)
+        Coordinates to draw (the data itself, or its first principal axes).
+    labels : array-like of shape (n,)
+        Shadow set (center number) of each point.
+    center_indices : array-like of shape (m,)
+        Row of ``X2`` that is each center.
+    weights : array-like of shape (m,)
+        Points absorbed by each center; marker area grows with it.
+    eps : float or None, default=None
+        Shadow radius. Discs of this radius are drawn only when the coordinates
+        are the data itself (not ``projected``), 2-D, and ``m <= max_discs``.
+    projected : bool, default=False
+        Whether ``X2`` is a projection; said in the title and axis names.
+    axis_titles : sequence of str, default=("x1", "x2")
+    row_ids : array-like of shape (n,) or None
+        Original row numbers for hover labels.
+    max_discs : int, default=400
+        More discs than this clutter the chart and slow the browser.
+    title : str or None
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = shadow_figure(np.array([[0.0, 0.0], [0.1, 0.0], [2.0, 0.0]]), [0, 0, 1], [0, 2], [2, 1], eps=0.5)
+    >>> [t.name for t in fig.data], len(fig.layout.shapes)
+    (['points', 'centers'], 2)
+    """
+    X2 = _as_2d(X2, "X2")
+    n = X2.shape[0]
+    axis_titles = [user_text(t) for t in axis_titles]
+    if X2.shape[1] == 1:
+        X2 = np.column_stack([X2[:, 0], np.zeros(n)])
+        axis_titles = (axis_titles[0], "")
+    X2 = X2[:, :2]
+    labels = _check_len(labels, n, "labels").astype(np.intp)
+    idx = np.asarray(center_indices, dtype=np.intp)
+    w = np.asarray(weights, dtype=np.float64)
+    if idx.shape != w.shape:
+        raise ValueError(f"center_indices has {idx.size} entries but weights has {w.size}; pass one weight per center.")
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise ValueError("center_indices must be row numbers of X2 (0 <= index < n).")
+    rid = _row_ids(row_ids, n)
+    colors = np.array(PALETTE, dtype=object)[labels % len(PALETTE)]
+    fig = go.Figure()
+    fig.add_trace(_scatter_type(n)(
+        x=X2[:, 0], y=X2[:, 1], mode="markers", name="points",
+        marker=dict(color=colors, size=5, opacity=0.6),
+        customdata=np.column_stack([rid, labels]),
+        hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
+    ))
+    size = 6.0 + 24.0 * np.sqrt(w / w.max()) if w.size else w
+    fig.add_trace(go.Scatter(
+        x=X2[idx, 0], y=X2[idx, 1], mode="markers", name="centers",
+        marker=dict(size=size, color="rgba(0,0,0,0)", line=dict(color="black", width=1.5), symbol="circle"),
+        customdata=np.column_stack([rid[idx], np.arange(idx.size), w]),
+        hovertemplate="center %{customdata[1]} (row %{customdata[0]})<br>weight %{customdata[2]}<extra></extra>",
+    ))
+    drew_discs = eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
+        and idx.size <= max_discs
+    if drew_discs:
+        for cx, cy in X2[idx]:
+            fig.add_shape(type="circle", x0=cx - eps, x1=cx + eps, y0=cy - eps, y1=cy + eps,
+                          line=dict(color="rgba(0,0,0,0.35)", width=1), layer="below")
+        # Equal axis scales keep the discs round.
+        fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    note = ""
+    if projected:
+        note = " (on the first two principal axes)"
+    elif eps is not None and not drew_discs and idx.size > max_discs:
+        note = f" (eps-discs hidden: m > {max_discs})"
+    fig.update_layout(
+        title=(title or f"{idx.size} shadow centers") + note,
+        xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
+        margin=dict(l=40, r=10, t=50, b=40),
+    )
+    return fig
+
+
+def weight_histogram(weights, *, nbins: int = 40) -> go.Figure:
+    """Histogram of the shadow weights (points absorbed per center).
+
+    Weights are whole numbers: each bin is a whole number of them wide, centred on them, and
+    the count axis has whole-number ticks.
+
+    >>> fig = weight_histogram([1, 1, 3])
+    >>> fig.data[0].type, fig.data[0].xbins.size, fig.layout.yaxis.dtick
+    ('histogram', 1.0, 1)
+    """
+    w = np.asarray(weights, dtype=np.float64).ravel()
+    xbins, max_count = _pinned_bins(w, nbins, whole_numbers=True)
+    fig = go.Figure(go.Histogram(x=w, xbins=xbins, name="weights"))
+    fig.update_layout(title="Shadow weights w_j", xaxis_title="points in the shadow set",
+                      yaxis_title="centers", bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
+    fig.update_yaxes(**_count_axis(max_count))
+    return fig
+
+
+def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False) -> tuple[dict, int]:
+    """Histogram bins fixed here (not by the browser), and the tallest bin's count for the count axis.
+
+    Bins are closed on the left as Plotly's are; whole numbers sit in the middle of their bins.
+    """
+    v = values[np.isfinite(values)]
+    if v.size == 0:
+        return {}, 0
+    lo, hi = float(v.min()), float(v.max())
+    if whole_numbers:
+        size = float(max(1, int(np.ceil((hi - lo + 1) / max(nbins, 1)))))
+        start = lo - 0.5
+    else:
+        # A hair wider than (hi - lo) / nbins, so that the largest value falls inside the last bin.
+        size = (hi - lo) / max(nbins, 1) * (1 + 1e-9) or 1.0
+        start = lo
+    counts = np.bincount(np.floor((v - start) / size).astype(np.intp))
+    return dict(start=start, end=start + size * counts.size, size=size), int(counts.max())
+
+
+# --------------------------------------------------------------------------- densities
+
+
+def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
+                        axis_titles: Sequence[str] = ("x1", "x2")) -> go.Figure:
+    """KDE, ShDE and their difference as contour plots on a grid.
+
+    Parameters
+    ----------
+    gx : array-like of shape (nx,)
+    gy : array-like of shape (ny,)
+    kde, shde : array-like of shape (ny, nx)
+        Densities at ``(gx[j], gy[i])``.
+    points : array-like of shape (n, 2) or None
+        Data drawn over the KDE panel (subsampled by the caller if large).
+    centers : array-like of shape (m, 2) or None
+        Shadow centers drawn over the ShDE panel.
+    axis_titles : sequence of str
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = np.linspace(0, 1, 5)
+    >>> fig = density_grid_figure(g, g, np.ones((5, 5)), np.ones((5, 5)))
+    >>> [t.type for t in fig.data]
+    ['contour', 'contour', 'contour']
+    """
+    gx = np.asarray(gx, dtype=np.float64)
+    gy = np.asarray(gy, dtype=np.float64)
+    kde = np.asarray(kde, dtype=np.float64)
+    shde = np.asarray(shde, dtype=np.float64)
+    if kde.shape != (gy.size, gx.size) or shde.shape != kde.shape:
+        raise ValueError(f"kde and shde must have shape (len(gy), len(gx)) = {(gy.size, gx.size)}; "
+                         f"got {kde.shape} and {shde.shape}.")
+    diff = shde - kde
+    lim = float(np.max(np.abs(diff))) or 1.0
+    top = float(max(kde.max(), shde.max()))
+    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.06,
+                        subplot_titles=("KDE", "ShDE", "ShDE - KDE"))
+    common = dict(x=gx, y=gy, contours=dict(coloring="heatmap"), line=dict(width=0.5))
+    fig.add_trace(go.Contour(z=kde, zmin=0, zmax=top, colorscale="Viridis", name="KDE",
+                             colorbar=dict(x=0.62, len=0.9, thickness=10), **common), 1, 1)
+    fig.add_trace(go.Contour(z=shde, zmin=0, zmax=top, colorscale="Viridis", name="ShDE",
+                             showscale=False, **common), 1, 2)
+    fig.add_trace(go.Contour(z=diff, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
+                             name="ShDE - KDE", colorbar=dict(x=1.0, len=0.9, thickness=10), **common), 1, 3)
+    if points is not None:
+        P = _as_2d(points, "points")
+        fig.add_trace(_scatter_type(P.shape[0])(x=P[:, 0], y=P[:, 1], mode="markers", name="data",
+                                                marker=dict(size=3, color="white", opacity=0.6),
+                                                hoverinfo="skip"), 1, 1)
+    if centers is not None:
+        Cn = _as_2d(centers, "centers")
+        fig.add_trace(go.Scatter(x=Cn[:, 0], y=Cn[:, 1], mode="markers", name="centers",
+                                 marker=dict(size=6, color="white", line=dict(color="black", width=1)),
+                                 hoverinfo="skip"), 1, 2)
+    for col in (1, 2, 3):
+        fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=col)
+    fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
+    fig.update_layout(showlegend=False, margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+def density_curve_figure(t, kde, shde, *, xaxis_title: str = "x", title: str = "KDE and ShDE") -> go.Figure:
+    """Both densities along a 1-D axis (the data axis, or a line through the data), and their difference.
+
+    >>> import numpy as np
+    >>> fig = density_curve_figure(np.arange(3.0), np.ones(3), np.ones(3))
+    >>> [t.name for t in fig.data]
+    ['KDE', 'ShDE', 'ShDE - KDE']
+    """
+    t = np.asarray(t, dtype=np.float64).ravel()
+    kde = _check_len(np.asarray(kde, dtype=np.float64).ravel(), t.size, "kde")
+    shde = _check_len(np.asarray(shde, dtype=np.float64).ravel(), t.size, "shde")
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3], vertical_spacing=0.06)
+    fig.add_trace(go.Scatter(x=t, y=kde, name="KDE", mode="lines", line=dict(width=3)), 1, 1)
+    fig.add_trace(go.Scatter(x=t, y=shde, name="ShDE", mode="lines", line=dict(dash="dash")), 1, 1)
+    fig.add_trace(go.Scatter(x=t, y=shde - kde, name="ShDE - KDE", mode="lines",
+                             line=dict(color="#EF553B")), 2, 1)
+    fig.update_yaxes(title_text="density", row=1, col=1)
+    fig.update_yaxes(title_text="difference", row=2, col=1)
+    fig.update_xaxes(title_text=user_text(xaxis_title), row=2, col=1)
+    fig.update_layout(title=title, margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+def density_points_figure(kde, shde, *, row_ids=None) -> go.Figure:
+    """ShDE against KDE at the data points, with the line ShDE = KDE.
+
+    >>> import numpy as np
+    >>> density_points_figure(np.ones(3), np.ones(3)).data[1].name
+    'ShDE = KDE'
+    """
+    kde = np.asarray(kde, dtype=np.float64).ravel()
+    shde = _check_len(np.asarray(shde, dtype=np.float64).ravel(), kde.size, "shde")
+    rid = _row_ids(row_ids, kde.size)
+    fig = go.Figure(_scatter_type(kde.size)(
+        x=kde, y=shde, mode="markers", name="data points", marker=dict(size=4, opacity=0.6),
+        customdata=rid, hovertemplate="row %{customdata}<br>KDE %{x:.4g}<br>ShDE %{y:.4g}<extra></extra>"))
+    lo = float(min(kde.min(initial=0.0), shde.min(initial=0.0)))
+    hi = float(max(kde.max(initial=0.0), shde.max(initial=0.0)))
+    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="ShDE = KDE",
+                             line=dict(color="gray", dash="dot")))
+    fig.update_layout(title="Densities at the data points", xaxis_title="KDE", yaxis_title="ShDE",
+                      margin=dict(l=40, r=10, t=50, b=40))
+    return fig
+
+
+def error_histogram(errors, *, nbins: int = 50, title: str = "ShDE - KDE at the data points") -> go.Figure:
+    """Histogram of the density error at the points.
+
+    >>> error_histogram([0.0, 0.1]).layout.title.text
+    'ShDE - KDE at the data points'
+    """
+    e = np.asarray(errors, dtype=np.float64).ravel()
+    xbins, max_count = _pinned_bins(e, nbins)
+    fig = go.Figure(go.Histogram(x=e, xbins=xbins, name="error"))
+    fig.update_layout(title=title, xaxis_title="ShDE - KDE", yaxis_title="points",
+                      bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
+    fig.update_yaxes(**_count_axis(max_count))
+    return fig

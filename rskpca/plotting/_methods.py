@@ -1,0 +1,300 @@
+"""Figures comparing methods: embeddings, spectra, bars, fit and predict times."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from rskpca.plotting._style import (
+    PALETTE,
+    _APPROX_SYMBOLS,
+    _MAX_COLUMNS,
+    _as_2d,
+    _category_axis,
+    _class_groups,
+    _integer_step,
+    _log_axis,
+    _row_ids,
+    _scatter_type,
+    method_colors,
+    user_text,
+)
+
+
+# --------------------------------------------------------------------------- embeddings
+
+
+def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name: str = "label",
+                     row_ids=None, dims: int = 2, errors: Mapping[str, float] | None = None,
+                     cols: int = 3) -> go.Figure:
+    """Side-by-side embeddings of the same rows, one panel per method.
+
+    Parameters
+    ----------
+    embeddings : mapping of str to ndarray of shape (n, r)
+        Method label to its embedding (already aligned to a common frame).
+        Every array must have the same n and at least ``dims`` columns.
+    y : array-like of shape (n,) or None
+        Colours: one colour per class for a label with few values, a
+        colour scale for a continuous one.
+    label_name : str, default="label"
+    row_ids : array-like of shape (n,) or None
+        Original row numbers, shown on hover.
+    dims : {2, 3}, default=2
+        2-D panels share one WebGL context; 3-D uses one scene (one WebGL
+        context) per method, so pass at most a few methods.
+    errors : mapping of str to float or None
+        Alignment error per method, added to the panel titles.
+    cols : int, default=3
+        Panels per row (2-D).
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.random.default_rng(0).normal(size=(20, 3))
+    >>> fig = embedding_figure({"Exact": Z, "Approx": -Z}, y=np.arange(20) % 2)
+    >>> len(fig.data), fig.layout.annotations[1].text
+    (4, 'Approx')
+    """
+    if dims not in (2, 3):
+        raise ValueError(f"dims must be 2 or 3; got {dims!r}.")
+    if not embeddings:
+        raise ValueError("embeddings is empty; pass at least one method's embedding.")
+    names = list(embeddings)
+    arrays = [_as_2d(embeddings[k], f"embedding {k!r}") for k in names]
+    n = arrays[0].shape[0]
+    for k, A in zip(names, arrays):
+        if A.shape[0] != n:
+            raise ValueError(f"embedding {k!r} has {A.shape[0]} rows, the first has {n}; embed the same rows.")
+        if A.shape[1] < dims:
+            raise ValueError(f"embedding {k!r} has {A.shape[1]} components; {dims} are needed for a "
+                             f"{dims}-D plot (raise the rank r).")
+    rid = _row_ids(row_ids, n)
+    titles = [k if errors is None or k not in errors else f"{k} (err {errors[k]:.3f})" for k in names]
+    k_panels = len(names)
+    if dims == 2:
+        ncols = min(cols, k_panels)
+        nrows = int(np.ceil(k_panels / ncols))
+        fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=titles,
+                            horizontal_spacing=0.05, vertical_spacing=0.12)
+    else:
+        ncols, nrows = k_panels, 1
+        fig = make_subplots(rows=1, cols=k_panels, subplot_titles=titles,
+                            specs=[[{"type": "scene"}] * k_panels], horizontal_spacing=0.02)
+    groups = None if y is None else _class_groups(y, n)
+    label_name = user_text(label_name)
+    hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
+    y_text = np.full(n, "") if y is None else np.array([user_text(v) for v in np.asarray(y).astype(str)])
+    custom = np.column_stack([rid.astype(str), y_text])
+    # Collected and added in one call: add_trace per trace re-validates the whole figure each time.
+    traces, trace_rows, trace_cols = [], [], []
+    for p, (name, A) in enumerate(zip(names, arrays)):
+        r, c = p // ncols + 1, p % ncols + 1
+        parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
+        for g, (gname, mask) in enumerate(parts):
+            marker = dict(size=4 if dims == 2 else 2.5, opacity=0.75)
+            if gname is not None:
+                marker["color"] = PALETTE[g % len(PALETTE)]
+            elif y is not None:
+                marker.update(color=np.asarray(y, dtype=np.float64), colorscale="Viridis",
+                              showscale=p == 0, colorbar=dict(title=dict(text=label_name)))
+            kw = dict(mode="markers", marker=marker, customdata=custom[mask], hovertemplate=hover,
+                      name=user_text(gname) if gname is not None else name, legendgroup=gname or name,
+                      showlegend=gname is not None and p == 0)
+            if dims == 2:
+                trace = _scatter_type(n)(x=A[mask, 0], y=A[mask, 1], **kw)
+            else:
+                trace = go.Scatter3d(x=A[mask, 0], y=A[mask, 1], z=A[mask, 2], **kw)
+            traces.append(trace)
+            trace_rows.append(r)
+            trace_cols.append(c)
+    fig.add_traces(traces, rows=trace_rows, cols=trace_cols)
+    fig.update_layout(height=max(360, 330 * nrows), margin=dict(l=30, r=10, t=50, b=30),
+                      legend=dict(title=dict(text=label_name)))
+    return fig
+
+
+def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
+                   reference: str | None = None) -> go.Figure:
+    """Leading normalized eigenvalues (of K/n) of each method, the reference drawn on top.
+
+    Approximations often share a spectrum (subsampled KPCA and Nystrom solve the same m x m
+    problem), so each has its own hollow marker, the earlier ones larger, and thin lines; the
+    reference is a thick dashed line over them, first in the legend.
+
+    Parameters
+    ----------
+    spectra : mapping of str to array-like of shape (r,)
+        Method label to its leading eigenvalues.
+    log_y : bool, default=True
+    reference : str or None, default=None
+        The key of the reference spectrum (exact KPCA); None takes the first key.
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> fig = spectra_figure({"Exact": [0.5, 0.2], "Approx": [0.4, 0.2]})
+    >>> [t.name for t in fig.data], fig.data[-1].line.dash, fig.data[0].x.tolist()
+    (['Approx', 'Exact'], 'dash', [1, 2])
+    """
+    names = list(spectra)
+    if reference is None and names:
+        reference = names[0]
+    if names and reference not in spectra:
+        raise ValueError(f"reference {reference!r} is not among the spectra {names}; pass one of their keys.")
+    colors = method_colors(names)
+    others = [name for name in names if name != reference]
+    fig = go.Figure()
+    longest = 1
+    for j, name in enumerate(others + [reference] if names else []):
+        lam = np.asarray(spectra[name], dtype=np.float64).ravel()
+        longest = max(longest, lam.size)
+        if name == reference:
+            style = dict(mode="lines", line=dict(color=colors[name], width=4, dash="dash"), legendrank=1)
+        else:
+            style = dict(mode="lines+markers", line=dict(color=colors[name], width=1.5),
+                         marker=dict(symbol=_APPROX_SYMBOLS[j % len(_APPROX_SYMBOLS)], size=max(6, 15 - 2 * j),
+                                     line=dict(width=2, color=colors[name])))
+        fig.add_trace(go.Scatter(x=np.arange(1, lam.size + 1), y=lam, name=name, **style))
+    fig.update_layout(title="Eigenvalue spectra (of K/n)", xaxis_title="component", yaxis_title="eigenvalue",
+                      margin=dict(l=40, r=10, t=50, b=40))
+    fig.update_xaxes(tickformat="d", tick0=1, dtick=_integer_step(longest), automargin=True)
+    if log_y:
+        fig.update_yaxes(**_log_axis([y for t in fig.data for y in t.y]))
+    return fig
+
+
+def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, errors: Mapping[str, float] | None = None,
+               log_y: bool = False, text_format: str = ".3g") -> go.Figure:
+    """One bar per named value (alignment errors, accuracies, speedups), with optional error bars.
+
+    A method keeps its colour of :func:`method_colors`, and every name is shown in full: wrapped
+    under its bar, or, past :data:`_MAX_COLUMNS` bars (too narrow for their names), beside
+    horizontal bars.
+
+    >>> bar_figure({"a": 1.0, "b": 2.0}, title="t", yaxis_title="v").data[0].x
+    ('a', 'b')
+    """
+    names = list(values)
+    v = np.array([values[k] for k in names], dtype=np.float64)
+    err = None if errors is None else dict(type="data", array=[errors.get(k, 0.0) for k in names])
+    colors = method_colors(names)
+    style = dict(marker_color=[colors[str(k)] for k in names], textposition="outside", cliponaxis=False,
+                 text=[format(x, text_format) if np.isfinite(x) else "n/a" for x in v])
+    if err is not None:
+        # Above the bar the value would sit on its error bar: inside, at the foot of the bar.
+        style.update(textposition="inside", insidetextanchor="start")
+    value_axis = _log_axis(v) if log_y else dict(rangemode="tozero", automargin=True)
+    value_axis["title"] = dict(text=yaxis_title)
+    if len(names) > _MAX_COLUMNS:
+        fig = go.Figure(go.Bar(y=names, x=v, error_x=err, orientation="h", **style))
+        fig.update_xaxes(**value_axis)
+        # The first name on top, as in a table.
+        fig.update_yaxes(**_category_axis(names) | dict(ticktext=[user_text(n) for n in names],
+                                                         autorange="reversed"))
+        height = 120 + 34 * len(names)
+    else:
+        fig = go.Figure(go.Bar(x=names, y=v, error_y=err, **style))
+        fig.update_xaxes(**_category_axis(names))
+        fig.update_yaxes(**value_axis)
+        height = None
+    fig.update_layout(title=title, height=height, margin=dict(l=40, r=30, t=50, b=40))
+    return fig
+
+
+_FIT_PARTS = {"fit_exact_kpca_seconds": ("exact KPCA part", "#AB63FA"),
+              "fit_construction_seconds": ("construction part", "#FFA15A")}
+
+
+def fit_time_figure(rows: Sequence[Mapping], *, exact_seconds: float | None = None,
+                    title: str = "Training time at this ell") -> go.Figure:
+    """Training time per method as stacked bars: a fit that has parts shows them stacked.
+
+    ``rows`` are :func:`rskpca.evaluation.sweeps.compare` rows (``method``, ``fit_seconds``
+    and, where known, ``fit_exact_kpca_seconds`` / ``fit_construction_seconds``).
+    The reduced-set construction runs exact KPCA first, so its bar is the exact
+    part plus the construction part; ``exact_seconds`` adds exact KPCA's own bar.
+
+    >>> rows = [{"method": "A", "fit_seconds": 1.0},
+    ...         {"method": "B", "fit_seconds": 3.0, "fit_exact_kpca_seconds": 2.0, "fit_construction_seconds": 1.0}]
+    >>> [t.name for t in fit_time_figure(rows).data]
+    ['whole fit', 'exact KPCA part', 'construction part']
+    """
+    names = ([] if exact_seconds is None else ["Exact KPCA"]) + [str(r["method"]) for r in rows]
+
+    def parts_of(row) -> dict:
+        parts = {k: float(row.get(k, float("nan"))) for k in _FIT_PARTS}
+        return parts if all(np.isfinite(v) for v in parts.values()) else {}
+
+    whole = ([] if exact_seconds is None else [exact_seconds]) + [
+        None if parts_of(r) else float(r["fit_seconds"]) for r in rows]
+    colors = method_colors(names)
+    fig = go.Figure(go.Bar(x=names, y=whole, name="whole fit", marker_color=[colors[n] for n in names]))
+    for key, (label, color) in _FIT_PARTS.items():
+        values = ([] if exact_seconds is None else [None]) + [parts_of(r).get(key) for r in rows]
+        fig.add_trace(go.Bar(x=names, y=values, name=label, marker_color=color))
+    # The legend above the bars: below them it would collide with the wrapped method names.
+    fig.update_layout(title=title, yaxis_title="seconds", barmode="stack", margin=dict(l=40, r=10, t=70, b=40),
+                      legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"))
+    fig.update_xaxes(**_category_axis(names))
+    fig.update_yaxes(rangemode="tozero", automargin=True)
+    return fig
+
+
+#: (key, legend name, bar pattern) of the two timed steps of a pipeline: predicting is hatched.
+_FIT_PREDICT = (("fit_seconds", "fit", ""), ("predict_seconds", "predict", "/"))
+
+
+def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str = "Mean time per fold",
+                       text_format: str = ".3g") -> go.Figure:
+    """Fit and predict time per method, side by side: solid bars fit, hatched bars predict.
+
+    Each method keeps its colour of :func:`method_colors`; the legend says which bar is which.
+
+    Parameters
+    ----------
+    results : mapping of str to mapping
+        Method label to its timings, with keys ``fit_seconds`` and ``predict_seconds``
+        (as :func:`rskpca.evaluation.sweeps.cross_validate_classifier` returns them).
+    title : str, default="Mean time per fold"
+    text_format : str, default=".3g"
+        Format of the value written above each bar.
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> fig = fit_predict_figure({"Exact KPCA": {"fit_seconds": 0.02, "predict_seconds": 0.01}})
+    >>> [t.name for t in fig.data], fig.data[1].marker.pattern.shape
+    (['fit', 'predict'], '/')
+    """
+    names = [str(k) for k in results]
+    colors = method_colors(names)
+    fig = go.Figure()
+    for key, label, pattern in _FIT_PREDICT:
+        missing = [name for name in names if key not in results[name]]
+        if missing:
+            raise ValueError(f"results[{missing[0]!r}] has no {key!r}; pass the fit and predict seconds of "
+                             "every method.")
+        seconds = np.array([results[name][key] for name in names], dtype=np.float64)
+        fig.add_trace(go.Bar(x=names, y=seconds, name=label, offsetgroup=label, cliponaxis=False,
+                             marker=dict(color=[colors[n] for n in names], pattern=dict(shape=pattern),
+                                         line=dict(color=[colors[n] for n in names], width=1.5)),
+                             text=[format(v, text_format) for v in seconds], textposition="outside"))
+    fig.update_layout(title=title, yaxis_title="seconds", barmode="group", margin=dict(l=40, r=10, t=50, b=40),
+                      legend=dict(orientation="h", x=1.0, xanchor="right", y=1.02, yanchor="bottom"))
+    fig.update_xaxes(**_category_axis(names))
+    fig.update_yaxes(rangemode="tozero", automargin=True)
+    return fig

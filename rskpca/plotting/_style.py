@@ -1,0 +1,170 @@
+"""Shared style of the figure builders: colours, axes, escaping of user text, WebGL bookkeeping.
+
+See :mod:`rskpca.plotting` for the conventions; this module holds the pieces every builder uses."""
+
+from __future__ import annotations
+
+import html
+import textwrap
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+
+from rskpca.evaluation.methods import METHODS
+#: Above this many points a scatter is drawn with WebGL.
+WEBGL_THRESHOLD = 1000
+#: Colours for shadow sets, classes and methods (cycled).
+PALETTE: tuple[str, ...] = tuple(qualitative.Dark24)
+_BOUND_KINDS = ("a_priori", "a_posteriori", "measured")
+_BOUND_COLORS = {"a_priori": "#636EFA", "a_posteriori": "#EF553B", "measured": "#00CC96"}
+#: One colour per registered method (by its label), the same in every chart: exact KPCA, the
+#: reference, is near-black; the others take the palette in registry order.
+_REFERENCE_COLOR = "#222A2A"
+METHOD_COLORS: dict[str, str] = {
+    method.label: color for method, color in zip(
+        METHODS.values(), [_REFERENCE_COLOR] + [c for c in PALETTE if c != _REFERENCE_COLOR])}
+# Names that are not methods take these first, so that they do not look like a method.
+_SPARE_COLORS = tuple(c for c in PALETTE if c not in METHOD_COLORS.values()) or PALETTE
+#: Bar and category labels are wrapped to lines of about this many characters.
+_LABEL_WIDTH = 14
+#: Up to this many bars stand side by side (their wrapped names fit under a half-width chart);
+#: more lie horizontally, their names down the side.
+_MAX_COLUMNS = 5
+#: Hollow markers of the approximations in a spectrum, so that coinciding points all show.
+_APPROX_SYMBOLS = ("circle-open", "square-open", "diamond-open", "triangle-up-open", "triangle-down-open",
+                   "star-open", "hexagon-open", "pentagon-open", "cross-open", "x-open")
+
+
+def method_colors(names: Sequence[str]) -> dict[str, str]:
+    """A colour for each name: a registered method's own colour, else a stable one from its name.
+
+    Names that are not method labels (a class, a series) get a colour no method has, picked by
+    a checksum of the name, so it too is the same in every chart; a clash with another name of
+    the same chart moves it to the next free colour.
+
+    >>> colors = method_colors(["Exact KPCA", "ShDE + RSKPCA"])
+    >>> colors["Exact KPCA"] == METHOD_COLORS["Exact KPCA"], colors == method_colors(["ShDE + RSKPCA", "Exact KPCA"])
+    (True, True)
+    """
+    names = [str(name) for name in names]
+    colors = {name: METHOD_COLORS[name] for name in names if name in METHOD_COLORS}
+    for name in sorted(set(names) - set(colors)):
+        start = zlib.crc32(name.encode())
+        candidates = [_SPARE_COLORS[(start + i) % len(_SPARE_COLORS)] for i in range(len(_SPARE_COLORS))]
+        colors[name] = next((c for c in candidates + list(PALETTE) if c not in colors.values()), candidates[0])
+    return colors
+
+
+def _wrapped(label) -> str:
+    """A category label on lines of about :data:`_LABEL_WIDTH` characters, so long names fit under a bar."""
+    return "<br>".join(textwrap.wrap(user_text(label), _LABEL_WIDTH, break_long_words=False,
+                                     break_on_hyphens=False)) or user_text(label)
+
+
+def _category_axis(names: Sequence[str]) -> dict:
+    """x-axis settings that show every category label in full (wrapped, with room made for it)."""
+    return dict(tickmode="array", tickvals=list(names), ticktext=[_wrapped(n) for n in names], automargin=True)
+
+
+def _log_axis(values) -> dict:
+    """Settings for a log axis over ``values`` whose tick labels read as whole numbers.
+
+    Plotly labels the in-between ticks of a log axis with bare digits ("2 5 2 5"). Over two
+    decades or more only the decades are labelled; over less, every labelled tick is a full
+    number: every digit where that makes at most seven labels, else 1-2-5 steps.
+    """
+    v = np.asarray([x for x in np.ravel(np.asarray(values, dtype=object))
+                    if x is not None and np.isfinite(float(x)) and float(x) > 0], dtype=np.float64)
+    # "e" keeps 0.1 and 0.01 as they are and writes 1e-4 past that (not "100µ" nor 10^-1).
+    axis = dict(type="log", exponentformat="e", automargin=True)
+    if v.size == 0:
+        return axis | dict(minorloglabels="none")
+    lo, hi = float(v.min()), float(v.max())
+    decades_inside = int(np.floor(np.log10(hi)) - np.ceil(np.log10(lo))) + 1
+    if decades_inside >= 2:
+        return axis | dict(minorloglabels="none")
+    digits = [d * 10.0**k for k in range(int(np.floor(np.log10(lo))), int(np.floor(np.log10(hi))) + 1)
+              for d in range(1, 10) if lo <= d * 10.0**k <= hi]
+    return axis | dict(dtick="D1" if len(digits) <= 7 else "D2", minorloglabels="complete")
+
+
+def _integer_step(max_value: float) -> int:
+    """A 1-2-5 tick step of at least 1 giving about six ticks up to ``max_value``."""
+    return next(m * 10**k for k in range(16) for m in (1, 2, 5) if max_value / (m * 10**k) <= 6)
+
+
+def _count_axis(max_count: float) -> dict:
+    """y-axis settings for counts: whole-number ticks from zero (never 0.5), about six of them."""
+    return dict(tickformat="d", tick0=0, dtick=_integer_step(max_count), rangemode="tozero", automargin=True)
+
+
+def user_text(text) -> str:
+    """User text (a column name, a class value) made safe for Plotly, which renders some HTML in labels.
+
+    Entities are shown literally, and ``%`` cannot start a hover-template variable.
+
+    >>> user_text("<b>x</b> %{y}")
+    '&lt;b&gt;x&lt;/b&gt; &#37;{y}'
+    """
+    return html.escape(str(text), quote=False).replace("%", "&#37;")
+
+
+def _scatter_type(n_points: int):
+    return go.Scattergl if n_points > WEBGL_THRESHOLD else go.Scatter
+
+
+def webgl_contexts(fig: go.Figure) -> int:
+    """How many WebGL contexts the browser needs for ``fig``.
+
+    All 2-D WebGL traces of a figure share one canvas; every 3-D scene has its own.
+
+    >>> import plotly.graph_objects as go
+    >>> webgl_contexts(go.Figure(go.Scattergl(x=[1], y=[1])))
+    1
+    """
+    gl2d = any(t.type == "scattergl" for t in fig.data)
+    scenes = {t.scene or "scene" for t in fig.data if t.type in ("scatter3d", "surface", "mesh3d")}
+    return int(gl2d) + len(scenes)
+
+
+def figure_html(fig: go.Figure) -> str:
+    """A self-contained HTML page of ``fig`` (plotly.js inlined, so it opens offline).
+
+    >>> import plotly.graph_objects as go
+    >>> "<html>" in figure_html(go.Figure())[:40]
+    True
+    """
+    return fig.to_html(include_plotlyjs=True, full_html=True)
+
+
+def _as_2d(X, name: str) -> np.ndarray:
+    arr = np.asarray(X, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must be a 2-D array (n_points, dims); got shape {arr.shape}.")
+    return arr
+
+
+def _check_len(arr, n: int, name: str) -> np.ndarray:
+    arr = np.asarray(arr)
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but there are {n} points; pass one per point.")
+    return arr
+
+
+def _row_ids(row_ids, n: int) -> np.ndarray:
+    return np.arange(n) if row_ids is None else _check_len(row_ids, n, "row_ids")
+
+
+def _class_groups(y, n: int, max_classes: int = len(PALETTE)):
+    """``[(name, mask)]`` for a categorical label with few values, else None (continuous)."""
+    y = _check_len(y, n, "y")
+    values = np.unique(y.astype(str)) if y.dtype.kind in "OUSb" else np.unique(y)
+    if y.dtype.kind in "fc" and values.size > max_classes:
+        return None
+    if values.size > max_classes:
+        return None
+    ys = y.astype(str) if y.dtype.kind in "OUSb" else y
+    return [(str(v), ys == v) for v in values]
