@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.sweeps import ell_grid
+from rskpca.evaluation.compare import ell_grid
 from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
 
 settings = start_page("Shadow centers")

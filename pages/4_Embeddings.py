@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.methods import METHODS
-from rskpca.evaluation.sweeps import aligned_embeddings, compare, perturbs_gram
+from rskpca.evaluation.compare import aligned_embeddings, compare
+from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui import (choose_methods, compute, reduction_note, show_error, show_figure, show_table, start_page,
                        without_slow_methods)
 

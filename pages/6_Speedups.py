@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.methods import METHODS
-from rskpca.evaluation.sweeps import compare, ell_grid, perturbs_gram
+from rskpca.evaluation.compare import compare, ell_grid
+from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui import (choose_methods, compute, reduction_note, show_error, show_figure, show_table, start_page,
                        without_slow_methods)
 
@@ -36,8 +36,8 @@ for msg in failures:
     show_error(msg)
 by_name = {row["name"]: row for row in now}
 c = st.columns(4)
-c[0].metric("exact KPCA training", f"{exact.fit_seconds * 1e3:.0f} ms")
-c[1].metric("exact KPCA test", f"{exact.transform_seconds * 1e3:.0f} ms")
+c[0].metric("exact KPCA training", f"{exact.train_s * 1e3:.0f} ms")
+c[1].metric("exact KPCA test", f"{exact.test_s * 1e3:.0f} ms")
 c[2].metric("data retained m/n", f"{shadow.m / shadow.n:.1%}")
 if "rskpca" in by_name:
     c[3].metric("RSKPCA training speedup", f"{by_name['rskpca']['train_speedup']:.1f}x")
@@ -58,13 +58,13 @@ if now:
         rsc = by_name["rs_construction"]
         st.subheader("Training cost of the reduced-set construction")
         st.markdown(
-            f"The reduced-set construction first fits **exact KPCA** ({rsc['fit_exact_kpca_seconds']:.3g} s here), "
+            f"The reduced-set construction first fits **exact KPCA** ({rsc['train_exact_kpca_s']:.3g} s here), "
             f"then **constructs** m = {rsc['m']} points that reproduce its eigenvectors "
-            f"({rsc['fit_construction_seconds']:.3g} s). Its training therefore always costs more than exact KPCA: "
+            f"({rsc['train_construction_s']:.3g} s). Its training therefore always costs more than exact KPCA: "
             f"it speeds up **evaluation only** (a new point is projected through m = {rsc['m']} constructed points "
             f"instead of the n = {exact.n_train} training points; test speedup "
             f"{rsc['test_speedup']:.2g}x). RSKPCA and the Nystrom baselines never solve the n x n problem.")
-        show_figure(plots.fit_time_figure(now, exact_seconds=exact.fit_seconds,
+        show_figure(plots.fit_time_figure(now, exact_seconds=exact.train_s,
                                           title="Training time at this ell (stacked: the parts of one fit)"),
                     key="speed_fit_parts", filename="training_time_parts")
 

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.sweeps import CLASSIFIERS
+from rskpca.evaluation.classify import CLASSIFIERS
 from rskpca.ui import compute, reduction_note, show_error, show_figure, show_table, start_page
 
 settings = start_page("Kernelization: classify on kernel PCA features")

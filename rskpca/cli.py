@@ -1,7 +1,9 @@
 """The ``rskpca`` command: ``rskpca bench`` and ``rskpca experiment`` (also ``python -m rskpca``).
 
-* ``rskpca bench`` times shadow selection, the eigenproblem, the whole fit, exact KPCA and
-  Nystrom on a grid of n, d and ell (or on a data file), prints a table and writes CSV.
+* ``rskpca bench [fit]`` times shadow selection, the eigenproblem, the whole fit, exact KPCA and
+  Nystrom on a grid of n, d and ell (or on a data file), prints a table and writes CSV;
+  ``rskpca bench methods`` compares every registered method; ``rskpca bench distributed``
+  measures the Dask shadow. Columns: :mod:`rskpca.evaluation.columns`.
 * ``rskpca experiment`` reproduces Section 6 of the paper on labelled CSV files: tidy CSV,
   one self-contained Plotly HTML per figure, and a markdown summary.
 
@@ -89,22 +91,51 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rskpca", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    b = sub.add_parser("bench", help="time the fit and the projection against exact KPCA and Nystrom",
-                       description="Gaussian-mixture data (sigma by the median heuristic) on a grid of "
-                                   "n, d, ell; or, with --data, a labelled CSV split 80/20.")
-    b.add_argument("--n", type=_positive_int, nargs="+", default=[2_000, 5_000], help="training sizes")
-    b.add_argument("--d", type=_positive_int, nargs="+", default=[2, 16], help="dimensions")
-    b.add_argument("--ell", type=parse_ells, nargs="+", default=[[3.0, 4.0]],
+    b = sub.add_parser("bench", help="time the fit (mode fit, the default), every method (methods), or Dask "
+                                     "(distributed)",
+                       description="rskpca bench [fit|methods|distributed] ...; without a mode: fit. Every "
+                                   "method is timed with the same --repeats after the same --warmup.")
+    modes = b.add_subparsers(dest="mode")
+    f = modes.add_parser("fit", help="where RSKPCA's fit time goes, against exact KPCA and Nystrom",
+                         description="Gaussian-mixture data (sigma by the median heuristic) on a grid of "
+                                     "n, d, ell; or, with --data, a labelled CSV split 80/20.")
+    f.add_argument("--n", type=_positive_int, nargs="+", default=[2_000, 5_000], help="training sizes")
+    f.add_argument("--d", type=_positive_int, nargs="+", default=[2, 16], help="dimensions")
+    f.add_argument("--ell", type=parse_ells, nargs="+", default=[[3.0, 4.0]],
                    help="ell values: 3 4, 3,4 or 3:5:0.5")
-    b.add_argument("--n-test", type=_positive_int, default=2_000, help="points projected per case")
-    b.add_argument("--rank", type=_positive_int, default=5, help="number of components")
-    b.add_argument("--exact-max-n", type=_positive_int, default=12_000,
-                   help="largest n for exact KPCA (n x n matrix: 8 n^2 bytes); default 12000")
-    b.add_argument("--repeats", type=_positive_int, default=2, help="best of this many runs per time")
-    b.add_argument("--data", type=Path, help="labelled CSV to benchmark instead of synthetic data")
-    b.add_argument("--sigma", type=float, help="bandwidth for --data (default: the paper's, by file name)")
-    b.add_argument("--out", type=Path, default=Path("bench-results"), help="output folder")
-    b.add_argument("--seed", type=int, default=0)
+    f.add_argument("--n-test", type=_positive_int, default=2_000, help="points projected per case")
+    f.add_argument("--exact-max-n", type=_positive_int, default=12_000,
+                   help="largest n for exact KPCA and Nystrom (n x n matrix: 8 n^2 bytes); default 12000")
+    m = modes.add_parser("methods", help="every registered method at the shadow's m against exact KPCA",
+                         description="The app's comparison path on a labelled CSV (--data) or a mixture.")
+    m.add_argument("--n", type=_positive_int, default=2_000, help="training rows")
+    m.add_argument("--n-test", type=_positive_int, default=500, help="held-out rows embedded")
+    m.add_argument("--ell", type=float, default=4.0)
+    m.add_argument("--methods", nargs="+", default=None, help="registered names (default: exact, "
+                   "exact_iterative, rskpca, nystrom, rs_construction, gram_sparsified, gram_quantized, "
+                   "random_fourier)")
+    for mode, rank, repeats in ((f, 5, 2), (m, 3, 2)):
+        mode.add_argument("--rank", type=_positive_int, default=rank, help="number of components")
+        mode.add_argument("--repeats", type=_positive_int, default=repeats,
+                          help=f"timed calls per time, the best reported (default {repeats})")
+        mode.add_argument("--warmup", type=int, default=1, help="untimed calls before them (default 1)")
+        mode.add_argument("--data", type=Path, help="labelled CSV instead of synthetic data")
+        mode.add_argument("--sigma", type=float, help="bandwidth (default: the paper's for --data by file name, "
+                                                      "else the median heuristic)")
+        mode.add_argument("--out", type=Path, default=Path("bench-results"), help="output folder")
+        mode.add_argument("--overwrite", action="store_true", help="replace an earlier run's CSV in --out")
+        mode.add_argument("--seed", type=int, default=0)
+    dist = modes.add_parser("distributed", help="distributed shadow rows/s vs Dask workers, and a cost model "
+                                                "(needs rskpca[dask])")
+    dist.add_argument("--rows", type=_positive_int, default=500_000)
+    dist.add_argument("--features", type=_positive_int, default=32)
+    dist.add_argument("--chunk-rows", type=_positive_int, default=25_000)
+    dist.add_argument("--sigma", type=float, default=4.0)
+    dist.add_argument("--ell", type=float, default=2.0)
+    dist.add_argument("--workers", type=_positive_int, nargs="+", default=[1, 2])
+    dist.add_argument("--repeats", type=_positive_int, default=3)
+    dist.add_argument("--nodes", type=_positive_int, default=100)
+    dist.add_argument("--cores-per-node", type=_positive_int, default=16)
 
     e = sub.add_parser("experiment", help="reproduce Section 6 (Figures 2-8) on labelled CSV files",
                        description="Each file needs a 'label' column. sigma defaults to the paper's "
@@ -125,44 +156,78 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--skip", nargs="*", default=[], choices=["embedding", "classification", "rsde"],
                    help="parts to leave out")
     e.add_argument("--out", type=Path, default=Path("experiment-results"), help="output folder")
+    e.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
     e.add_argument("--seed", type=int, default=0)
     return parser
 
 
-def _bench(args) -> int:
-    from rskpca.evaluation.bench import bench_case, format_table, gemm_rate, run_bench
+#: Modes of ``rskpca bench``; a bare ``rskpca bench`` (or one followed by options) means ``fit``.
+BENCH_MODES = ("fit", "methods", "distributed")
+
+
+def _labelled_split(args):
+    """``(name, X_train, X_test, sigma)`` from --data: a seeded 80/20 split, sigma from Table 1 by name."""
     from rskpca.evaluation.experiments import DATASET_SIGMA, load_labeled_csv
 
-    bar = ProgressBar()
-    args.ell = [ell for group in args.ell for ell in group]
-    if args.data is not None:
-        X, _, name = load_labeled_csv(args.data)
-        sigma = args.sigma if args.sigma is not None else DATASET_SIGMA.get(name)
-        if sigma is None:
-            raise ValueError(f"No paper sigma for {name!r}; pass --sigma.")
-        perm = np.random.default_rng(args.seed).permutation(X.shape[0])
-        cut = int(0.8 * X.shape[0])
-        rate = gemm_rate()
-        rows = []
-        for k, ell in enumerate(args.ell):
-            bar(k, len(args.ell), f"{name} ell={ell}")
-            rows.append(bench_case(X[perm[:cut]], X[perm[cut:]], ell=ell, sigma=sigma, data=name,
-                                   n_components=args.rank, exact_max_n=args.exact_max_n,
-                                   repeats=args.repeats, gemm_flops=rate))
-            rows[-1]["gemm_gflops"] = rate / 1e9
-        bar(len(args.ell), len(args.ell), "done")
+    X, _, name = load_labeled_csv(args.data)
+    sigma = args.sigma if args.sigma is not None else DATASET_SIGMA.get(name)
+    if sigma is None:
+        raise ValueError(f"No paper sigma for {name!r}; pass --sigma.")
+    perm = np.random.default_rng(args.seed).permutation(X.shape[0])
+    cut = int(0.8 * X.shape[0])
+    return name, X[perm[:cut]], X[perm[cut:]], sigma
+
+
+def _bench(args) -> int:
+    from rskpca.evaluation.columns import column_order, format_table, write_csv
+    from rskpca.evaluation.timing import Timing
+
+    if args.mode == "distributed":
+        from rskpca.evaluation.bench_distributed import report
+
+        print(report(rows=args.rows, features=args.features, chunk_rows=args.chunk_rows, sigma=args.sigma,
+                     ell=args.ell, workers=args.workers, repeats=args.repeats, nodes=args.nodes,
+                     cores_per_node=args.cores_per_node))
+        return 0
+    from rskpca.evaluation.bench import METHODS_BENCH_DEFAULT, gaussian_mixture, methods_benchmark, run_bench
+
+    timing = Timing(repeats=args.repeats, warmup=args.warmup)
+    path = args.out / ("bench.csv" if args.mode == "fit" else "methods.csv")
+    if path.exists() and not args.overwrite:  # before the long part, not after it
+        raise ValueError(f"{path} exists (an earlier run's results); pass --overwrite to replace it, "
+                         "or --out another folder.")
+    if args.mode == "fit":
+        ells = [ell for group in args.ell for ell in group]
+        sigma = None
+        if args.data is not None:
+            name, X, X_test, sigma = _labelled_split(args)
+            sets = [(name, X, X_test)]
+        else:
+            sets = []
+            for n in args.n:
+                for d in args.d:
+                    data = gaussian_mixture(n + args.n_test, d, random_state=args.seed)
+                    sets.append(("mixture", data[:n], data[n:]))
+            sigma = args.sigma
+        rows = run_bench(sets, ells=ells, sigma=sigma, n_components=args.rank, exact_max_n=args.exact_max_n,
+                         timing=timing, progress=ProgressBar())
+        note = (f"GEMM rate {rows[0]['gemm_gflops']:.1f} GFLOP/s (float64). Exact KPCA and Nystrom up to "
+                f"n = {args.exact_max_n}.")
     else:
-        rows = run_bench(ns=args.n, ds=args.d, ells=args.ell, n_test=args.n_test, n_components=args.rank,
-                         exact_max_n=args.exact_max_n, repeats=args.repeats, random_state=args.seed,
-                         progress=bar)
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / "bench.csv"
-    pd.DataFrame(rows).to_csv(path, index=False)
-    print(f"GEMM rate {rows[0]['gemm_gflops']:.1f} GFLOP/s (float64). Times in seconds, best of "
-          f"{args.repeats}; speedups are ratios of times from this run. Exact KPCA up to n = "
-          f"{args.exact_max_n}.")
-    print(format_table(rows))
-    print(f"\nwrote {path}")
+        if args.data is not None:
+            _, X, X_test, sigma = _labelled_split(args)
+            X, X_test = X[:args.n], X_test[:args.n_test]
+        else:
+            data = gaussian_mixture(args.n + args.n_test, 5, n_clusters=3, random_state=args.seed)
+            X, X_test, sigma = data[:args.n], data[args.n:], args.sigma
+        rows = methods_benchmark(X, X_test, methods=args.methods or METHODS_BENCH_DEFAULT, n_components=args.rank,
+                                 ell=args.ell, sigma=sigma, timing=timing, random_state=args.seed)
+        note = f"sigma = {rows[0]['sigma']:.4g}, m = the shadow's at ell = {args.ell}."
+    print(f"{note} Times in seconds, the best of {args.repeats} after {args.warmup} warm-up call(s), the same "
+          "for every method; *_speedup = exact KPCA's time (its fastest scikit-learn solver) / the method's, "
+          "from this run. Columns: rskpca.evaluation.columns.")
+    print(format_table(rows, column_order(rows)))
+    print(f"\nwrote {write_csv(rows, path, overwrite=args.overwrite)}")
     return 0
 
 
@@ -184,9 +249,11 @@ def markdown_table(table: pd.DataFrame) -> str:
 
 def _experiment(args) -> int:
     from rskpca.plotting.experiments import CLASSIFICATION_PANELS, EMBEDDING_PANELS, panels_figure, retained_figure
+    from rskpca.evaluation.columns import successful, write_csv
     from rskpca.evaluation.experiments import (DATASET_KNN_RANK, DATASET_SIGMA, EMBEDDING_METHODS, PAPER_ELLS,
-                                    RSDE_METHODS, check_methods, classification_experiment,
-                                    embedding_experiment, load_labeled_csv, successful, summarize)
+                                               RSDE_METHODS, classification_experiment, embedding_experiment,
+                                               load_labeled_csv, summarize)
+    from rskpca.evaluation.methods import check_methods
 
     ells = args.ells or list(PAPER_ELLS)
     methods = check_methods(args.methods or EMBEDDING_METHODS)
@@ -199,6 +266,9 @@ def _experiment(args) -> int:
             raise ValueError(f"No paper sigma for data set {name!r}; pass --sigma.")
         datasets.append((X, y, name, sigma))
     out = args.out
+    if (out / "rows.csv").exists() and not args.overwrite:  # before the long part, not after it
+        raise ValueError(f"{out / 'rows.csv'} exists (an earlier run's results); pass --overwrite to replace "
+                         "it, or --out another folder.")
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     bar = ProgressBar()
@@ -217,8 +287,8 @@ def _experiment(args) -> int:
             rows += classification_experiment(X, y, sigma=sigma, dataset=name, ells=ells,
                                               methods=class_methods, n_components=knn_rank,
                                               n_folds=args.folds, random_state=args.seed, progress=bar)
+    write_csv(rows, out / "rows.csv", overwrite=args.overwrite)
     df = pd.DataFrame(rows)
-    df.to_csv(out / "rows.csv", index=False)
 
     written = [out / "rows.csv"]
     for X, y, name, sigma in datasets:
@@ -227,10 +297,10 @@ def _experiment(args) -> int:
             f"embedding_{name}.html": (part[part["experiment"] == "embedding"], EMBEDDING_PANELS, None,
                                        f"Figures 2-3: eigen-embedding vs exact KPCA, {name}"),
             f"classification_{name}.html": (
-                part[(part["experiment"] == "classification") & part["method"].isin(methods)],
+                part[(part["experiment"] == "classification") & part["name"].isin(methods)],
                 CLASSIFICATION_PANELS, "exact_accuracy", f"Figures 4-5: 3-NN with 10-fold CV, {name}"),
             f"rsde_{name}.html": (
-                part[(part["experiment"] == "classification") & part["method"].isin(rsde_methods)],
+                part[(part["experiment"] == "classification") & part["name"].isin(rsde_methods)],
                 CLASSIFICATION_PANELS, "exact_accuracy", f"Figures 7-8: RSKPCA with other RSDEs, {name}"),
         }
         for filename, (sub, panels, exact_col, title) in figures.items():
@@ -251,7 +321,7 @@ def _experiment(args) -> int:
     errors = df.drop(successful(df).index) if len(df) else df
     if len(errors):
         lines += ["## Runs that could not be made", ""]
-        for (dataset, method, ell), grp in errors.groupby(["dataset", "method", "ell"]):
+        for (dataset, method, ell), grp in errors.groupby(["dataset", "name", "ell"]):
             lines.append(f"* {dataset} {method} ell={ell:.1f}: {grp['error'].iloc[0]}")
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     written.append(out / "summary.md")
@@ -267,6 +337,9 @@ def main(argv=None) -> int:
     to stderr and returns 2 instead of a traceback.
     """
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"] and (len(argv) == 1 or argv[1] not in BENCH_MODES + ("-h", "--help")):
+        argv.insert(1, "fit")
     args = parser.parse_args(argv)
     try:
         return _bench(args) if args.command == "bench" else _experiment(args)

@@ -335,7 +335,7 @@ class SampledGramKPCA(_KPCAMixin):
     eigenvectors_ : ndarray of shape (n_samples, n_components)
     expansion_indices_ : ndarray of int
         Training rows a new point is compared with.
-    centers_ : ndarray of shape (len(expansion_indices_), n_features or projection_dim)
+    expansion_points_ : ndarray of shape (len(expansion_indices_), n_features or projection_dim)
         The kept training rows (projected, with ``projection_dim``) a new point
         is compared with: its storage and test cost, as RSKPCA's centers.
     expansion_coef_ : ndarray of shape (len(expansion_indices_), n_components)
@@ -442,7 +442,7 @@ class SampledGramKPCA(_KPCAMixin):
             idx, coef, _ = round_expansion(A, terms, rng)
         self.expansion_indices_ = idx
         self.expansion_coef_ = coef
-        self.centers_ = Xp[idx]
+        self.expansion_points_ = Xp[idx]
         self.eigenvalues_ = vals
         self.normalized_eigenvalues_ = vals / n
         self.eigenvectors_ = vecs
@@ -455,7 +455,7 @@ class SampledGramKPCA(_KPCAMixin):
         return self
 
     def transform(self, X):
-        """Project X through the kept expansion terms: ``k(x, centers_) @ coef + offset``.
+        """Project X through the kept expansion terms: ``k(x, expansion_points_) @ coef + offset``.
 
         Parameters
         ----------
@@ -467,7 +467,7 @@ class SampledGramKPCA(_KPCAMixin):
         """
         X = self._validate_transform_input(X)
         Xp = self._project(X)
-        Z = kernel_matvec(Xp, self.centers_, self.expansion_coef_, sigma=self.sigma_,
+        Z = kernel_matvec(Xp, self.expansion_points_, self.expansion_coef_, sigma=self.sigma_,
                           kernel=self.kernel)
         Z += self.expansion_offset_
         return Z.astype(X.dtype, copy=False)

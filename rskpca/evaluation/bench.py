@@ -1,19 +1,22 @@
-"""Benchmarks of the fit and the projection: where the time goes, against what the hardware allows.
+"""``rskpca bench``: where the fit's time goes (mode ``fit``) and every method side by side (mode ``methods``).
 
-For each (n, d, ell) on Gaussian-mixture data (or a user's data set) one row records m, the
-shadow time, the eigen time (kernel matrix of the centers + the m x m solve, with the solver
-used), the whole RSKPCA fit, exact KPCA (scikit-learn's fastest solver for few components,
-"randomized", up to a size cap), Nystrom at the same m, the projection time per 10^4 points
-of each, the speedups as ratios of times measured in the same run, the shadow's GEMM floor
-ratio, and the peak memory of the RSKPCA fit.
+Mode ``fit``, per (n, d, ell) on Gaussian-mixture data (or a labelled CSV): m, the shadow time
+and path, the eigen time and solver (both timed inside the same RSKPCA fit call, so they never
+exceed it), the whole fit, exact KPCA with each scikit-learn solver (the fastest is the
+baseline), Nystrom at the same m, the projection time per 10^4 points of each, the speedups
+as ratios of times from the same run, the shadow's GEMM floor ratio and the peak memory.
 
 The shadow's floor on d >= 8 is the BLAS work of the distances from every point to the
-centers that exist when it is visited: ``2 d sum_i m(i)`` flops, with ``m(i)`` the number
-of centers created before point i. Its time is that work at the machine's GEMM rate,
-measured in the same run on a square float64 product.
+centers that exist when it is visited: ``2 d sum_i m(i)`` flops, with ``m(i)`` the number of
+centers created before point i, at the GEMM rate measured in the same run.
 
-Timings are wall-clock and noisy on a shared machine: each is the best of ``repeats`` runs.
-Nothing here asserts a speed; the numbers are printed and written to CSV.
+Mode ``methods``: every registered method on the same rows at the shadow's m, through
+:func:`rskpca.evaluation.compare.sweep_point` (the app's path), with the Gram-matrix errors
+of the sampling methods and the reduced-set construction's fit parts.
+
+Every time is the best of the same :class:`~rskpca.evaluation.timing.Timing` (repeats after
+warm-up) for every method, exact KPCA included. Nothing here asserts a speed; column names
+and units are those of :mod:`rskpca.evaluation.columns`.
 """
 
 from __future__ import annotations
@@ -24,23 +27,21 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from rskpca.core.eigen import weighted_kpca
-from rskpca.decomposition._reduced_set import KernelPCA, NystromKPCA, ReducedSetKPCA
-from rskpca.core.kernels import kernel_matrix, median_heuristic
+from rskpca.core.kernels import median_heuristic
 from rskpca.core.shadow import shadow_centers
+from rskpca.decomposition._reduced_set import NystromKPCA, ReducedSetKPCA
+from rskpca.evaluation.compare import EXACT_SOLVERS, compare, fit_exact, sweep_point
+from rskpca.evaluation.methods import check_methods
+from rskpca.evaluation.timing import Timing, best_time
 
-__all__ = ["gaussian_mixture", "gemm_rate", "shadow_floor_flops", "bench_case", "run_bench",
-           "BENCH_COLUMNS", "format_table"]
-
-#: Columns of a benchmark row, in print order.
-BENCH_COLUMNS = (
-    "data", "n", "d", "ell", "sigma", "m", "shadow_path", "shadow_s", "floor_ratio", "eigen_solver",
-    "eigen_s", "fit_s", "exact_fit_s", "nystrom_fit_s", "test_per_1e4_s", "exact_test_per_1e4_s",
-    "nystrom_test_per_1e4_s", "fit_speedup", "test_speedup", "nystrom_fit_speedup",
-    "nystrom_test_speedup", "peak_mb",
-)
+__all__ = ["gaussian_mixture", "gemm_rate", "shadow_floor_flops", "exact_baseline", "bench_case", "run_bench",
+           "methods_benchmark", "METHODS_BENCH_DEFAULT"]
 
 Progress = Callable[[int, int, str], None]
+
+#: Mode ``methods``: exact KPCA (two ways), RSKPCA, Nystrom and the other speed-ups.
+METHODS_BENCH_DEFAULT = ("exact", "exact_iterative", "rskpca", "nystrom", "rs_construction", "gram_sparsified",
+                         "gram_quantized", "random_fourier")
 
 
 def gaussian_mixture(n: int, d: int, *, n_clusters: int = 10, separation: float = 5.0,
@@ -56,7 +57,7 @@ def gaussian_mixture(n: int, d: int, *, n_clusters: int = 10, separation: float 
 
 
 def gemm_rate(size: int = 1024, repeats: int = 3) -> float:
-    """Float64 GEMM rate of this machine in flop/s (best of ``repeats`` square products).
+    """Float64 GEMM rate of this machine in flop/s (best of ``repeats`` square products after one warm-up).
 
     >>> gemm_rate(64, 1) > 0
     True
@@ -64,11 +65,7 @@ def gemm_rate(size: int = 1024, repeats: int = 3) -> float:
     rng = np.random.default_rng(0)
     a = rng.normal(size=(size, size))
     b = rng.normal(size=(size, size))
-    best = np.inf
-    for _ in range(repeats + 1):  # the first call warms up the BLAS threads
-        start = time.perf_counter()
-        a @ b
-        best = min(best, time.perf_counter() - start)
+    _, best = best_time(lambda: a @ b, Timing(repeats=repeats, warmup=1))
     return 2.0 * size**3 / best
 
 
@@ -85,13 +82,39 @@ def shadow_floor_flops(center_indices: np.ndarray, n: int, d: int) -> float:
     return 2.0 * d * float(m_before.sum())
 
 
-def _best_time(fn, repeats: int):
-    best, out = np.inf, None
-    for _ in range(repeats):
+class _PartTimedReducedSetKPCA(ReducedSetKPCA):
+    """ReducedSetKPCA recording, inside each fit call, the seconds of the shadow and of the rest.
+
+    The parts are timed within the call whose whole is timed outside it, so a part never
+    exceeds its whole (separate best-of timings of each part could).
+    """
+
+    def _centers_and_weights(self, X, rng):
         start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return out, best
+        out = super()._centers_and_weights(X, rng)
+        self._shadow_s = time.perf_counter() - start
+        return out
+
+    def _fit_centers(self, X):
+        start = time.perf_counter()
+        out = super()._fit_centers(X)
+        self._centers_fit_s = time.perf_counter() - start
+        return out
+
+
+def _timed_rskpca_fit(X, *, n_components, sigma, ell, timing: Timing):
+    """Best whole fit over ``timing`` and the shadow / eigen parts of that same call."""
+    est = _PartTimedReducedSetKPCA(n_components=n_components, sigma=sigma, ell=ell)
+    for _ in range(timing.warmup):
+        est.fit(X)
+    best = None
+    for _ in range(timing.repeats):
+        start = time.perf_counter()
+        est.fit(X)
+        whole = time.perf_counter() - start
+        if best is None or whole < best[0]:
+            best = (whole, est._shadow_s, est._centers_fit_s - est._shadow_s)
+    return est, best
 
 
 def _peak_mb(fn) -> float:
@@ -104,10 +127,24 @@ def _peak_mb(fn) -> float:
         tracemalloc.stop()
 
 
-def bench_case(X, X_test, *, ell: float, sigma: float, n_components: int = 5, data: str = "mixture",
-               exact_max_n: int = 12_000, repeats: int = 2, gemm_flops: float | None = None,
-               nystrom: bool = True) -> dict:
-    """One benchmark row for training data ``X`` and projected points ``X_test``.
+def exact_baseline(X, X_test, *, n_components: int, sigma: float, timing: Timing) -> dict:
+    """Exact KPCA's columns: training time per scikit-learn solver, the fastest, and test time per 10^4.
+
+    >>> X = gaussian_mixture(120, 2)
+    >>> row = exact_baseline(X[:100], X[100:], n_components=2, sigma=5.0, timing=Timing())
+    >>> row["exact_train_s"] == min(row["exact_arpack_train_s"], row["exact_randomized_train_s"])
+    True
+    """
+    exact = fit_exact(X, X_test, n_components=n_components, sigma=sigma, timing=timing)
+    per = exact.solver_train_s
+    return {"exact_solver": min(per, key=per.get), **{f"exact_{s}_train_s": per[s] for s in EXACT_SOLVERS},
+            "exact_train_s": exact.train_s, "exact_test_per_1e4_s": exact.test_s * 1e4 / X_test.shape[0]}
+
+
+def bench_case(X, X_test, *, ell: float, sigma: float, n_components: int = 5, dataset: str = "mixture",
+               exact: dict | None = None, timing: Timing = Timing(repeats=2, warmup=1),
+               gemm_flops: float | None = None, nystrom: bool = True) -> dict:
+    """One ``rskpca bench fit`` row for training data ``X`` and projected points ``X_test``.
 
     Parameters
     ----------
@@ -115,117 +152,114 @@ def bench_case(X, X_test, *, ell: float, sigma: float, n_components: int = 5, da
     X_test : ndarray of shape (n_test, d)
     ell, sigma : float
     n_components : int, default=5
-    data : str, default="mixture"
+    dataset : str, default="mixture"
         Name written into the row.
-    exact_max_n : int, default=12000
-        Exact KPCA (n x n kernel matrix: 8 n^2 bytes) only up to this n; NaN above.
-    repeats : int, default=2
-        Each time is the best of this many runs.
+    exact : dict or None
+        :func:`exact_baseline` of the same rows (it does not depend on ell, so a grid computes
+        it once per data set); None leaves exact KPCA's columns NaN.
+    timing : Timing, default=Timing(repeats=2, warmup=1)
+        The same for RSKPCA, Nystrom and (via ``exact``) exact KPCA.
     gemm_flops : float or None
         GEMM rate for the floor ratio; measured if None.
     nystrom : bool, default=True
-        Also time Nystrom at the shadow's m, up to n = 2 exact_max_n (its projection
-        costs O(n) per point and holds n_test x n kernel values).
+        Also time Nystrom at the shadow's m (its projection costs O(n) per point).
 
     Returns
     -------
     dict
-        Keys :data:`BENCH_COLUMNS`.
+        Columns of :mod:`rskpca.evaluation.columns`.
 
     Examples
     --------
     >>> X = gaussian_mixture(600, 4)
-    >>> row = bench_case(X[:500], X[500:], ell=4.0, sigma=8.0, repeats=1, gemm_flops=1e10)
-    >>> row["m"] > 0 and row["fit_speedup"] > 0
+    >>> row = bench_case(X[:500], X[500:], ell=4.0, sigma=8.0, timing=Timing(), gemm_flops=1e10)
+    >>> row["m"] > 0 and row["shadow_s"] + row["eigen_s"] <= row["train_s"]
     True
     """
     n, d = X.shape
     gemm_flops = gemm_rate() if gemm_flops is None else gemm_flops
-    shadow, shadow_s = _best_time(lambda: shadow_centers(X, sigma=sigma, ell=ell), repeats)
+    shadow = shadow_centers(X, sigma=sigma, ell=ell)  # untimed: the path and centers for the floor
     m = shadow.m
     r = min(n_components, m)
-
-    def eigen():
-        KC = kernel_matrix(shadow.centers, sigma=sigma)
-        return weighted_kpca(KC, shadow.weights.astype(float), r)
-    eig, eigen_s = _best_time(eigen, repeats)
-
-    est = ReducedSetKPCA(n_components=r, sigma=sigma, ell=ell)
-    _, fit_s = _best_time(lambda: est.fit(X), repeats)
-    _, test_s = _best_time(lambda: est.transform(X_test), repeats)
+    est, (train_s, shadow_s, eigen_s) = _timed_rskpca_fit(X, n_components=r, sigma=sigma, ell=ell, timing=timing)
+    _, test_s = best_time(lambda: est.transform(X_test), timing)
     per = 1e4 / X_test.shape[0]
-    row = dict(data=data, n=n, d=d, ell=ell, sigma=sigma, m=m, shadow_path=shadow.algorithm,
-               shadow_s=shadow_s, floor_ratio=shadow_s / (shadow_floor_flops(shadow.center_indices, n, d)
-                                                          / gemm_flops),
-               eigen_solver=eig.solver, eigen_s=eigen_s, fit_s=fit_s, test_per_1e4_s=test_s * per,
-               peak_mb=_peak_mb(lambda: ReducedSetKPCA(n_components=r, sigma=sigma, ell=ell).fit(X)))
     nan = float("nan")
-    row.update(exact_fit_s=nan, exact_test_per_1e4_s=nan, fit_speedup=nan, test_speedup=nan,
-               nystrom_fit_s=nan, nystrom_test_per_1e4_s=nan, nystrom_fit_speedup=nan,
-               nystrom_test_speedup=nan)
-    if n <= exact_max_n:
-        exact = KernelPCA(n_components=r, sigma=sigma, eigen_solver="randomized", random_state=0)
-        _, exact_fit_s = _best_time(lambda: exact.fit(X), 1)
-        _, exact_test_s = _best_time(lambda: exact.transform(X_test), 1)
-        row.update(exact_fit_s=exact_fit_s, exact_test_per_1e4_s=exact_test_s * per,
-                   fit_speedup=exact_fit_s / fit_s, test_speedup=exact_test_s / test_s)
-    if nystrom and n <= 2 * exact_max_n:  # its projection holds n_test x n kernel values
+    row = dict(dataset=dataset, n_train=n, n_test=X_test.shape[0], d=d, ell=ell, sigma=sigma, m=m,
+               shadow_path=shadow.algorithm, shadow_s=shadow_s,
+               floor_ratio=shadow_s / (shadow_floor_flops(shadow.center_indices, n, d) / gemm_flops),
+               eigen_solver=est.eigen_solver_, eigen_s=eigen_s, train_s=train_s, test_per_1e4_s=test_s * per,
+               exact_solver="", **{f"exact_{s}_train_s": nan for s in EXACT_SOLVERS},
+               exact_train_s=nan, exact_test_per_1e4_s=nan, nystrom_train_s=nan, nystrom_test_per_1e4_s=nan,
+               peak_mb=_peak_mb(lambda: ReducedSetKPCA(n_components=r, sigma=sigma, ell=ell).fit(X)),
+               gemm_gflops=gemm_flops / 1e9, repeats=timing.repeats, warmup=timing.warmup)
+    if exact is not None:
+        row.update(exact)
+    if nystrom:
         ny = NystromKPCA(n_components=r, sigma=sigma, m=m, random_state=0)
-        _, ny_fit_s = _best_time(lambda: ny.fit(X), 1)
-        _, ny_test_s = _best_time(lambda: ny.transform(X_test), 1)
-        row.update(nystrom_fit_s=ny_fit_s, nystrom_test_per_1e4_s=ny_test_s * per,
-                   nystrom_fit_speedup=ny_fit_s / fit_s, nystrom_test_speedup=ny_test_s / test_s)
+        _, ny_train_s = best_time(lambda: ny.fit(X), timing)
+        _, ny_test_s = best_time(lambda: ny.transform(X_test), timing)
+        row.update(nystrom_train_s=ny_train_s, nystrom_test_per_1e4_s=ny_test_s * per)
+    row.update(train_speedup=row["exact_train_s"] / train_s,
+               test_speedup=row["exact_test_per_1e4_s"] / row["test_per_1e4_s"],
+               train_speedup_over_nystrom=row["nystrom_train_s"] / train_s,
+               test_speedup_over_nystrom=row["nystrom_test_per_1e4_s"] / row["test_per_1e4_s"])
     return row
 
 
-def run_bench(*, ns: Sequence[int] = (2_000, 5_000), ds: Sequence[int] = (2, 16),
-              ells: Sequence[float] = (3.0, 4.0), n_test: int = 2_000, n_components: int = 5,
-              exact_max_n: int = 12_000, repeats: int = 2, random_state: int = 0,
+def run_bench(X_sets, *, ells: Sequence[float], sigma: float | None = None, n_components: int = 5,
+              exact_max_n: int = 12_000, timing: Timing = Timing(repeats=2, warmup=1),
               progress: Progress | None = None) -> list[dict]:
-    """The benchmark grid on Gaussian mixtures, sigma by the median heuristic.
+    """:func:`bench_case` for every data set in ``X_sets`` and every ell (exact KPCA once per data set).
 
-    Returns
-    -------
-    list of dict
-        One row per (n, d, ell); see :func:`bench_case`.
+    ``X_sets`` is a sequence of ``(name, X_train, X_test)``; sigma is the median heuristic
+    of each ``X_train`` when None. Exact KPCA (n x n kernel matrix: 8 n^2 bytes) and Nystrom
+    (whose projection holds n_test x n kernel values) only up to ``exact_max_n`` rows.
 
     Examples
     --------
-    >>> rows = run_bench(ns=[300], ds=[2], ells=[4.0], n_test=100, repeats=1)
-    >>> rows[0]["shadow_path"], rows[0]["n"]
+    >>> X = gaussian_mixture(400, 2)
+    >>> rows = run_bench([("mixture", X[:300], X[300:])], ells=[4.0], timing=Timing())
+    >>> rows[0]["shadow_path"], rows[0]["n_train"]
     ('grid', 300)
     """
     rate = gemm_rate()
-    total = len(ns) * len(ds) * len(ells)
+    total = len(X_sets) * len(ells)
     rows = []
-    for n in ns:
-        for d in ds:
-            data = gaussian_mixture(n + n_test, d, random_state=random_state)
-            X, X_test = data[:n], data[n:]
-            sigma = median_heuristic(X, random_state=random_state)
-            for ell in ells:
-                if progress is not None:
-                    progress(len(rows), total, f"n={n} d={d} ell={ell}")
-                rows.append(bench_case(X, X_test, ell=ell, sigma=sigma, n_components=n_components,
-                                       exact_max_n=exact_max_n, repeats=repeats, gemm_flops=rate))
+    for name, X, X_test in X_sets:
+        s = median_heuristic(X) if sigma is None else float(sigma)
+        small = X.shape[0] <= exact_max_n
+        if progress is not None:
+            progress(len(rows), total, f"{name} n={X.shape[0]} d={X.shape[1]}: exact KPCA")
+        exact = exact_baseline(X, X_test, n_components=n_components, sigma=s, timing=timing) if small else None
+        for ell in ells:
+            if progress is not None:
+                progress(len(rows), total, f"{name} n={X.shape[0]} d={X.shape[1]} ell={ell}")
+            rows.append(bench_case(X, X_test, ell=float(ell), sigma=s, n_components=n_components, dataset=name,
+                                   exact=exact, timing=timing, gemm_flops=rate, nystrom=small))
     if progress is not None:
         progress(total, total, "done")
-    for row in rows:
-        row["gemm_gflops"] = rate / 1e9
     return rows
 
 
-def format_table(rows, columns=BENCH_COLUMNS) -> str:
-    """A fixed-width text table of the rows (3 significant digits).
+def methods_benchmark(X_train, X_eval, *, methods=METHODS_BENCH_DEFAULT, n_components: int = 3, ell: float = 4.0,
+                      sigma: float | None = None, timing: Timing = Timing(repeats=2, warmup=1),
+                      random_state=0) -> list[dict]:
+    """``rskpca bench methods``: every method at the shadow's m, compared with exact KPCA.
 
-    >>> print(format_table([{"n": 10, "fit_s": 0.012345}], ["n", "fit_s"]))
-    n  fit_s
-    10 0.0123
+    The rows are :func:`~rskpca.evaluation.compare.compare` rows (the app's), with ``sigma``
+    and the Gram-matrix errors of the methods that perturb it measured.
+
+    >>> X = np.random.default_rng(0).normal(size=(120, 3))
+    >>> rows = methods_benchmark(X[:100], X[100:], methods=("exact", "random_fourier"), timing=Timing())
+    >>> [r["name"] for r in rows]
+    ['exact', 'random_fourier']
     """
-    def fmt(v):
-        if isinstance(v, (float, np.floating)):
-            return "nan" if not np.isfinite(v) else f"{v:.3g}"
-        return str(v)
-    cells = [[c for c in columns]] + [[fmt(r.get(c, "")) for c in columns] for r in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    return "\n".join(" ".join(v.ljust(w) for v, w in zip(line, widths)).rstrip() for line in cells)
+    methods = check_methods(methods)
+    sigma = median_heuristic(X_train) if sigma is None else float(sigma)
+    exact = fit_exact(X_train, X_eval, n_components=n_components, sigma=sigma, random_state=random_state,
+                      timing=timing)
+    rows = [compare(exact, exact)] if "exact" in methods else []
+    rows += sweep_point(X_train, X_eval, exact, ell=ell, methods=methods, n_components=n_components, sigma=sigma,
+                        random_state=random_state, timing=timing, measure_gram_error=True)
+    return [{**row, "sigma": sigma, "repeats": timing.repeats, "warmup": timing.warmup} for row in rows]

@@ -1,6 +1,6 @@
 """Benchmark: distributed shadow throughput (rows/s) vs Dask workers, and a cost model for 100 nodes.
 
-Run ``python -m rskpca.evaluation.bench_distributed`` (``--help`` for sizes). Needs the
+Run ``rskpca bench distributed`` (``--help`` for sizes). Needs the
 ``rskpca[dask]`` extra. It prints Markdown tables:
 
 1. rows/s of the in-memory shadow (one core, no Dask), of Dask's local
@@ -19,7 +19,6 @@ measurement.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import math
 import time
@@ -35,8 +34,9 @@ except ImportError as exc:
 
 from rskpca.distributed._shadow import _local_part, _merge_parts, distributed_shadow
 from rskpca.core.shadow import shadow_centers
+from rskpca.evaluation.timing import Timing, run_times
 
-__all__ = ["lazy_clustered_rows", "run", "cost_model", "main"]
+__all__ = ["lazy_clustered_rows", "run", "cost_model", "report"]
 
 
 def lazy_clustered_rows(n_rows: int, n_features: int, chunk_rows: int, *, n_clusters: int = 6,
@@ -84,12 +84,7 @@ def lazy_clustered_rows(n_rows: int, n_features: int, chunk_rows: int, *, n_clus
 
 
 def _timed(fn, repeats: int) -> list[float]:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return times
+    return run_times(fn, Timing(repeats=repeats))[1]
 
 
 def _rate(n_rows: int, times) -> str:
@@ -203,44 +198,30 @@ def _table(header, rows) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> None:
-    """Command-line entry point: measure, then print the tables and the model."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--rows", type=int, default=500_000)
-    p.add_argument("--features", type=int, default=32)
-    p.add_argument("--chunk-rows", type=int, default=25_000)
-    p.add_argument("--sigma", type=float, default=4.0)
-    p.add_argument("--ell", type=float, default=2.0)
-    p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--nodes", type=int, default=100)
-    p.add_argument("--cores-per-node", type=int, default=16)
-    args = p.parse_args(argv)
-    if args.rows < 1 or args.chunk_rows < 1 or args.features < 1 or args.repeats < 1:
-        p.error("--rows, --chunk-rows, --features and --repeats must be positive.")
-
-    meas = run(args.rows, args.features, args.chunk_rows, args.sigma, args.ell, args.workers, args.repeats)
-    print(f"## Distributed shadow throughput ({args.rows:,} rows x {args.features} features, "
-          f"chunks of {args.chunk_rows:,}, sigma={args.sigma}, ell={args.ell}; m={meas['m']}, "
-          f"M0={meas['M0']} local centers)\n")
-    print("rows/s: median [min, max] of", args.repeats, "runs; generation = producing the rows only.\n")
-    print(_table(["setup", "workers", "shadow rows/s", "generation-only rows/s"], meas["rows"]))
-    print("\n## Measured constants\n")
-    print(_table(["constant", "value"], [
-        ("r: rows/s per worker (in-memory shadow, one core)", f"{meas['per_worker_rows_per_s']:,.0f}"),
-        ("m_b: local centers per chunk", f"{meas['m_local_per_chunk']:.1f}"),
-        ("s: merge rate, local centers/s", f"{meas['merge_centers_per_s']:,.0f}"),
-        ("o: scheduler overhead per task, measured here (s)", f"{meas['task_overhead_s']:.2e}"),
-        ("o: per task, documented, used by the model (s)", f"{DOCUMENTED_TASK_OVERHEAD_S:.0e}"),
-    ]))
-    model = cost_model(meas, nodes=args.nodes, cores_per_node=args.cores_per_node)
-    print(f"\n## Cost model: {args.nodes} nodes x {args.cores_per_node} cores, chunks of 1,000,000 rows, "
-          "1 GB/s read per node (assumed), same data shape (a projection, not a measurement)\n")
+def report(*, rows: int = 500_000, features: int = 32, chunk_rows: int = 25_000, sigma: float = 4.0,
+           ell: float = 2.0, workers=(1, 2), repeats: int = 3, nodes: int = 100, cores_per_node: int = 16) -> str:
+    """Measure, then return the Markdown tables and the model (``rskpca bench distributed``)."""
+    if min(rows, chunk_rows, features, repeats) < 1:
+        raise ValueError("rows, chunk rows, features and repeats must be positive.")
+    meas = run(rows, features, chunk_rows, sigma, ell, list(workers), repeats)
+    out = [f"## Distributed shadow throughput ({rows:,} rows x {features} features, "
+           f"chunks of {chunk_rows:,}, sigma={sigma}, ell={ell}; m={meas['m']}, "
+           f"M0={meas['M0']} local centers)\n",
+           f"rows/s: median [min, max] of {repeats} runs; generation = producing the rows only.\n",
+           _table(["setup", "workers", "shadow rows/s", "generation-only rows/s"], meas["rows"]),
+           "\n## Measured constants\n",
+           _table(["constant", "value"], [
+               ("r: rows/s per worker (in-memory shadow, one core)", f"{meas['per_worker_rows_per_s']:,.0f}"),
+               ("m_b: local centers per chunk", f"{meas['m_local_per_chunk']:.1f}"),
+               ("s: merge rate, local centers/s", f"{meas['merge_centers_per_s']:,.0f}"),
+               ("o: scheduler overhead per task, measured here (s)", f"{meas['task_overhead_s']:.2e}"),
+               ("o: per task, documented, used by the model (s)", f"{DOCUMENTED_TASK_OVERHEAD_S:.0e}"),
+           ])]
+    model = cost_model(meas, nodes=nodes, cores_per_node=cores_per_node)
+    out.append(f"\n## Cost model: {nodes} nodes x {cores_per_node} cores, chunks of 1,000,000 rows, "
+               "1 GB/s read per node (assumed), same data shape (a projection, not a measurement)\n")
     keys = list(model[0])
-    print(_table(keys, [[f"{row[k]:,.3g}" if isinstance(row[k], float) else f"{row[k]:,}"
-                         if isinstance(row[k], int) else row[k] for k in keys] for row in model]))
-    print("\n" + cost_model.__doc__.split("\n\n", 1)[1])
-
-
-if __name__ == "__main__":
-    main()
+    out.append(_table(keys, [[f"{row[k]:,.3g}" if isinstance(row[k], float) else f"{row[k]:,}"
+                              if isinstance(row[k], int) else row[k] for k in keys] for row in model]))
+    out.append("\n" + cost_model.__doc__.split("\n\n", 1)[1])
+    return "\n".join(out)

@@ -6,8 +6,8 @@ Two experiments, each a list of plain dicts (one per method, ell and split):
   set (the paper's reference); every method is fit on an 80% split and embeds the other 20%
   with rank r = 5. Recorded: the eigenvalue deviation ``||lambda - lambda~||`` of the
   normalized eigenvalues, the relative alignment error ``min_A ||O - O~ A||_F / ||O||_F`` of
-  the test embeddings, the training and testing speedups over exact KPCA on the same split,
-  and the data retained ``100 m / n_train``.
+  the test embeddings, the training and testing speedups over exact KPCA on the same split
+  (its fastest scikit-learn solver, timed as every method is), and the data retained ``m / n_train``.
 * :func:`classification_experiment` (Figures 4-5 and 7-8): 3-NN on the rank-r embedding under
   10-fold cross-validation; training = fit + embedding the training folds + the k-NN fit,
   testing = embedding the held-out fold + the prediction, both against exact KPCA ("none").
@@ -20,19 +20,20 @@ fewer centers than components) gives a row with its ``error`` instead of stoppin
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold, train_test_split
-from sklearn.neighbors import KNeighborsClassifier
 
-from rskpca.decomposition._reduced_set import KernelPCA
-from rskpca.evaluation.methods import METHODS, make_estimator
-from rskpca.core.metrics import alignment_error, eigenvalue_deviation
 from rskpca.core.shadow import shadow_centers
+from rskpca.decomposition._reduced_set import KernelPCA
+from rskpca.evaluation.classify import fit_predict
+from rskpca.evaluation.columns import successful
+from rskpca.evaluation.compare import EXACT_SOLVERS, MethodResult, failed_row, fit_exact, sweep_point
+from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
+from rskpca.evaluation.timing import Timing
 
 __all__ = [
     "DATASET_SIGMA",
@@ -41,11 +42,9 @@ __all__ = [
     "EMBEDDING_METHODS",
     "RSDE_METHODS",
     "load_labeled_csv",
-    "check_methods",
     "embedding_experiment",
     "classification_experiment",
     "summarize",
-    "successful",
 ]
 
 #: Bandwidths of the paper's Table 1 (chosen there by cross-validation), by data set name.
@@ -98,44 +97,12 @@ def load_labeled_csv(path, *, max_rows: int | None = None, random_state=0):
     return X, y, name
 
 
-def check_methods(names: Sequence[str]) -> list[str]:
-    """The names, each checked against the registry (a clear error lists the choices)."""
-    names = list(names)
-    unknown = [n for n in names if n not in METHODS]
-    if unknown:
-        raise ValueError(f"Unknown method(s) {unknown}; registered: {sorted(METHODS)}.")
-    if not names:
-        raise ValueError("No methods given; name at least one of " f"{sorted(METHODS)}.")
-    return names
-
-
-def successful(df: pd.DataFrame) -> pd.DataFrame:
-    """The rows of a results table whose ``error`` is empty (also after a CSV round trip).
-
-    >>> successful(pd.DataFrame({"error": ["", float("nan"), "too few centers"]})).shape[0]
-    2
-    """
-    if "error" not in df.columns:
-        return df
-    return df[df["error"].isna() | (df["error"].astype(str) == "")]
-
-
-def _timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - start
-
-
-def _shadow_m(X, sigma, ell) -> int:
-    return shadow_centers(X, sigma=sigma, ell=ell).m
-
-
-def _row(dataset, experiment, split, ell, name, m, n_train, n_test, **values):
-    method = METHODS[name]
-    return {"dataset": dataset, "experiment": experiment, "split": split, "ell": float(ell),
-            "method": name, "label": method.label, "group": method.group, "m": m,
-            "n_train": n_train, "n_test": n_test,
-            "retained_pct": 100.0 * m / n_train if m else np.nan, "error": "", **values}
+def _reference(est, X_eval, n_train: int) -> MethodResult:
+    """Exact KPCA fitted on the whole data set, evaluated on ``X_eval``: the accuracy reference."""
+    return MethodResult(name="exact", label=METHODS["exact"].label, group="exact", ell=float("nan"), m=n_train,
+                        n_train=n_train, embedding=est.transform(X_eval),
+                        normalized_eigenvalues=est.normalized_eigenvalues_, train_s=float("nan"),
+                        test_s=float("nan"), stored_points=n_train, train_parts={})
 
 
 def _ticker(progress: Progress | None, total: int):
@@ -150,7 +117,7 @@ def _ticker(progress: Progress | None, total: int):
 
 def embedding_experiment(X, *, sigma: float, dataset: str = "data", ells=PAPER_ELLS,
                          methods=EMBEDDING_METHODS, n_components: int = 5, n_repeats: int = 50,
-                         test_size: float = 0.2, random_state: int = 0,
+                         test_size: float = 0.2, random_state: int = 0, timing: Timing = Timing(),
                          progress: Progress | None = None) -> list[dict]:
     """Figures 2-3 (and 6): eigenvalues and test embeddings against exact KPCA, per ell.
 
@@ -169,14 +136,15 @@ def embedding_experiment(X, *, sigma: float, dataset: str = "data", ells=PAPER_E
         Random 80/20 splits (the paper averages 50).
     test_size : float, default=0.2
     random_state : int, default=0
+    timing : Timing, default=Timing()
+        Warm-up and repeats of every timed call, exact KPCA's included.
     progress : callable (done, total, label) or None
 
     Returns
     -------
     list of dict
-        One row per (split, ell, method) with ``eigenvalue_deviation``,
-        ``alignment_error``, ``fit_s``, ``test_s``, ``train_speedup``,
-        ``test_speedup``, ``m`` and ``retained_pct``.
+        One row of :func:`rskpca.evaluation.compare.compare` per (split, ell, method), plus
+        ``dataset``, ``experiment`` and ``split``.
 
     Examples
     --------
@@ -184,54 +152,36 @@ def embedding_experiment(X, *, sigma: float, dataset: str = "data", ells=PAPER_E
     >>> X = np.random.default_rng(0).normal(size=(120, 3))
     >>> rows = embedding_experiment(X, sigma=2.0, ells=[3.0], methods=["rskpca", "nystrom"],
     ...                             n_components=2, n_repeats=1)
-    >>> [r["method"] for r in rows], bool(rows[0]["alignment_error"] < 1)
+    >>> [r["name"] for r in rows], bool(rows[0]["alignment_error"] < 1)
     (['rskpca', 'nystrom'], True)
     """
     methods = check_methods(methods)
     X = np.asarray(X, dtype=np.float64)
-    tick = _ticker(progress, n_repeats * len(ells) * len(methods))
-    reference = KernelPCA(n_components=n_components, sigma=sigma, eigen_solver="arpack",
-                          random_state=random_state).fit(X)
+    tick = _ticker(progress, n_repeats * len(ells))
+    whole = KernelPCA(n_components=n_components, sigma=sigma, eigen_solver="arpack",
+                      random_state=random_state).fit(X)
     rows = []
     for split in range(n_repeats):
         idx_train, idx_test = train_test_split(np.arange(X.shape[0]), test_size=test_size,
                                                random_state=random_state + split)
         Xtr, Xte = X[idx_train], X[idx_test]
-        O_exact = reference.transform(Xte)
+        reference = _reference(whole, Xte, X.shape[0])
         # The speedup baseline: exact KPCA trained and evaluated on the same split.
-        exact, exact_fit_s = _timed(lambda: KernelPCA(n_components=n_components, sigma=sigma,
-                                                      eigen_solver="randomized",
-                                                      random_state=random_state).fit(Xtr))
-        _, exact_test_s = _timed(lambda: exact.transform(Xte))
+        exact = fit_exact(Xtr, Xte, n_components=n_components, sigma=sigma, random_state=random_state,
+                          timing=timing)
         for ell in ells:
-            m = _shadow_m(Xtr, sigma, ell)
-            for name in methods:
-                tick(f"{dataset} split {split + 1} ell={ell:.1f} {name}")
-                est = make_estimator(name, n_components=n_components, sigma=sigma, ell=ell, m=m,
-                                     random_state=random_state + split)
-                base = dict(exact_fit_s=exact_fit_s, exact_test_s=exact_test_s)
-                try:
-                    _, fit_s = _timed(lambda: est.fit(Xtr))
-                    O, test_s = _timed(lambda: est.transform(Xte))
-                except ValueError as exc:
-                    rows.append(_row(dataset, "embedding", split, ell, name, m, len(Xtr), len(Xte),
-                                     **base) | {"error": str(exc)})
-                    continue
-                lam = getattr(est, "normalized_eigenvalues_", None)
-                rows.append(_row(
-                    dataset, "embedding", split, ell, name, m, len(Xtr), len(Xte), **base,
-                    fit_s=fit_s, test_s=test_s,
-                    train_speedup=exact_fit_s / fit_s, test_speedup=exact_test_s / test_s,
-                    eigenvalue_deviation=(eigenvalue_deviation(reference.normalized_eigenvalues_, lam)
-                                          if lam is not None else np.nan),
-                    alignment_error=alignment_error(O_exact, O),
-                ))
+            tick(f"{dataset} split {split + 1} ell={ell:.1f}")
+            for row in sweep_point(Xtr, Xte, exact, ell=ell, methods=methods, n_components=n_components,
+                                   sigma=sigma, random_state=random_state + split, timing=timing,
+                                   reference=reference):
+                rows.append({"dataset": dataset, "experiment": "embedding", "split": split,
+                             "n_test": len(Xte), **row})
     return rows
 
 
 def classification_experiment(X, y, *, sigma: float, dataset: str = "data", ells=PAPER_ELLS,
                               methods=EMBEDDING_METHODS, n_components: int = 5, n_folds: int = 10,
-                              n_neighbors: int = 3, random_state: int = 0,
+                              n_neighbors: int = 3, random_state: int = 0, timing: Timing = Timing(),
                               progress: Progress | None = None) -> list[dict]:
     """Figures 4-5 and 7-8: k-NN accuracy on the embedding under k-fold CV, per ell.
 
@@ -248,14 +198,15 @@ def classification_experiment(X, y, *, sigma: float, dataset: str = "data", ells
     n_folds : int, default=10
     n_neighbors : int, default=3
     random_state : int, default=0
+    timing : Timing, default=Timing()
     progress : callable (done, total, label) or None
 
     Returns
     -------
     list of dict
-        One row per (fold, ell, method) with ``accuracy``, ``exact_accuracy``,
-        ``train_s``, ``test_s``, ``train_speedup``, ``test_speedup``,
-        ``total_speedup``, ``m``, ``retained_pct``.
+        One row per (fold, ell, method) with ``accuracy``, ``exact_accuracy``, ``train_s``,
+        ``test_s``, the exact KPCA times, ``train_speedup``, ``test_speedup``,
+        ``total_speedup``, ``m``, ``retained``.
 
     Examples
     --------
@@ -275,45 +226,49 @@ def classification_experiment(X, y, *, sigma: float, dataset: str = "data", ells
     tick = _ticker(progress, n_folds * len(ells) * len(methods))
 
     def run(est, Xtr, ytr, Xte, yte):
-        def train():
-            knn = KNeighborsClassifier(n_neighbors=n_neighbors)
-            return knn.fit(est.fit(Xtr).transform(Xtr), ytr)
-        knn, train_s = _timed(train)
-        pred, test_s = _timed(lambda: knn.predict(est.transform(Xte)))
-        return float(np.mean(pred == yte)), train_s, test_s
+        return fit_predict(est, "knn", Xtr, ytr, Xte, yte, timing=timing, n_neighbors=n_neighbors)
 
     rows = []
     for fold, (tr, te) in enumerate(folds.split(X, y)):
         Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-        exact = KernelPCA(n_components=n_components, sigma=sigma, eigen_solver="randomized",
-                          random_state=random_state)
-        exact_acc, exact_train_s, exact_test_s = run(exact, Xtr, ytr, Xte, yte)
-        base = dict(exact_accuracy=exact_acc, exact_train_s=exact_train_s, exact_test_s=exact_test_s)
+        # Exact KPCA with each scikit-learn solver: the fastest is the baseline, ARPACK's accuracy the reference.
+        exact = {solver: run(KernelPCA(n_components=n_components, sigma=sigma, eigen_solver=solver,
+                                       random_state=random_state), Xtr, ytr, Xte, yte)
+                 for solver in EXACT_SOLVERS}
+        per_solver = {solver: r["train_s"] for solver, r in exact.items()}
+        solver = min(per_solver, key=per_solver.get)
+        base = {"exact_accuracy": exact[EXACT_SOLVERS[0]]["accuracy"], "exact_solver": solver,
+                **{f"exact_{s}_train_s": t for s, t in per_solver.items()},
+                "exact_train_s": per_solver[solver], "exact_test_s": exact[solver]["test_s"]}
         for ell in ells:
-            m = _shadow_m(Xtr, sigma, ell)
+            m = shadow_centers(Xtr, sigma=sigma, ell=ell).m
             for name in methods:
                 tick(f"{dataset} fold {fold + 1} ell={ell:.1f} {name}")
+                head = {"dataset": dataset, "experiment": "classification", "split": fold, "n_test": len(te)}
                 est = make_estimator(name, n_components=n_components, sigma=sigma, ell=ell, m=m,
                                      random_state=random_state + fold)
                 try:
-                    acc, train_s, test_s = run(est, Xtr, ytr, Xte, yte)
+                    r = run(est, Xtr, ytr, Xte, yte)
                 except ValueError as exc:
-                    rows.append(_row(dataset, "classification", fold, ell, name, m, len(tr), len(te),
-                                     **base) | {"error": str(exc)})
+                    rows.append({**head, **failed_row(name, ell=ell, m=m, n_train=len(tr), message=str(exc)),
+                                 **base})
                     continue
-                rows.append(_row(
-                    dataset, "classification", fold, ell, name, m, len(tr), len(te), **base,
-                    accuracy=acc, train_s=train_s, test_s=test_s,
-                    train_speedup=exact_train_s / train_s, test_speedup=exact_test_s / test_s,
-                    total_speedup=(exact_train_s + exact_test_s) / (train_s + test_s),
-                ))
+                method = METHODS[name]
+                rows.append({**head, "method": method.label, "name": name, "group": method.group,
+                             "ell": float(ell), "n_train": len(tr), "m": m, "retained": m / len(tr),
+                             **r, **base,
+                             "train_speedup": base["exact_train_s"] / r["train_s"],
+                             "test_speedup": base["exact_test_s"] / r["test_s"],
+                             "total_speedup": ((base["exact_train_s"] + base["exact_test_s"])
+                                               / (r["train_s"] + r["test_s"])),
+                             "error": ""})
     return rows
 
 
 _SUMMARY_COLUMNS = {
-    "embedding": ["retained_pct", "eigenvalue_deviation", "alignment_error", "train_speedup",
+    "embedding": ["retained", "eigenvalue_deviation", "alignment_error", "train_speedup",
                   "test_speedup"],
-    "classification": ["retained_pct", "accuracy", "train_speedup", "test_speedup", "total_speedup"],
+    "classification": ["retained", "accuracy", "train_speedup", "test_speedup", "total_speedup"],
 }
 
 
@@ -326,8 +281,8 @@ def summarize(rows, *, ells=None, methods=None) -> dict[tuple[str, str, str], pd
     ``ells`` and ``methods`` restrict the tables (the README shows every fifth ell).
     Classification tables get a column ``none`` (exact KPCA) for the accuracy.
 
-    >>> rows = [{"dataset": "d", "experiment": "embedding", "ell": 3.0, "method": "rskpca",
-    ...          "retained_pct": 40.0, "eigenvalue_deviation": 0.1, "alignment_error": 0.2,
+    >>> rows = [{"dataset": "d", "experiment": "embedding", "ell": 3.0, "name": "rskpca",
+    ...          "retained": 0.4, "eigenvalue_deviation": 0.1, "alignment_error": 0.2,
     ...          "train_speedup": 3.0, "test_speedup": 2.0, "error": ""}]
     >>> float(summarize(rows)[("d", "embedding", "alignment_error")].loc[3.0, "rskpca"])
     0.2
@@ -338,16 +293,16 @@ def summarize(rows, *, ells=None, methods=None) -> dict[tuple[str, str, str], pd
         return out
     ok = successful(df)
     if methods is not None:
-        ok = ok[ok["method"].isin(list(methods))]
+        ok = ok[ok["name"].isin(list(methods))]
     if ells is not None:
         ok = ok[np.isclose(ok["ell"].to_numpy()[:, None], np.asarray(ells)[None, :]).any(axis=1)]
     for (dataset, experiment), part in ok.groupby(["dataset", "experiment"], sort=False):
-        order = list(dict.fromkeys(part["method"]))
+        order = list(dict.fromkeys(part["name"]))
         for metric in _SUMMARY_COLUMNS[experiment]:
             if metric not in part.columns:
                 continue
             agg = "median" if metric.endswith("speedup") else "mean"
-            table = part.pivot_table(index="ell", columns="method", values=metric, aggfunc=agg)
+            table = part.pivot_table(index="ell", columns="name", values=metric, aggfunc=agg)
             table = table.reindex(columns=order)
             if metric == "accuracy" and "exact_accuracy" in part.columns:
                 # every method's row of a fold carries the same exact accuracy: count each fold once

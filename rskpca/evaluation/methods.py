@@ -1,14 +1,22 @@
 """The registry of kernel PCA methods that the app, the experiments and the benchmarks compare.
 
-Each entry builds an unfitted estimator from the shared settings, so adding a
-method here makes it appear everywhere that iterates over :data:`METHODS`.
+Each entry builds an unfitted estimator from the shared settings and declares what the
+comparisons need to know about it, so nothing downstream inspects a fitted estimator to
+guess: which fitted attribute holds the reduced set (and so m), whether new points are
+projected through the whole training set, whether it perturbs the Gram matrix (and so has
+``gram_error``), and its cost class. Adding a method here makes it appear everywhere that
+iterates over :data:`METHODS`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
+from rskpca.approximation._gram_sampling import SampledGramKPCA
+from rskpca.approximation._random_features import RandomFourierKPCA
+from rskpca.approximation._reduced_set_construction import ReducedSetConstructionKPCA
+from rskpca.decomposition._iterative import IterativeKPCA
 from rskpca.decomposition._reduced_set import (
     DensityWeightedNystromKPCA,
     KernelPCA,
@@ -17,24 +25,79 @@ from rskpca.decomposition._reduced_set import (
     SubsampledKPCA,
 )
 
-__all__ = ["Method", "METHODS", "make_estimator", "method_names"]
+__all__ = ["Method", "METHODS", "SLOW_ABOVE_M", "SLOW_AT_LARGE_M", "make_estimator", "method_names",
+           "check_methods", "perturbs_gram"]
+
+#: Above this m the methods of cost class "slow_at_large_m" take seconds (k-means and herding
+#: iterate over n x m distances): the app runs them only when asked.
+SLOW_ABOVE_M = 400
 
 
 @dataclass(frozen=True)
 class Method:
-    """A named way to compute (approximate) kernel PCA.
+    """A named way to compute (approximate) kernel PCA, with the capabilities comparisons use.
 
-    ``build(n_components, sigma, kernel, ell, m, random_state)`` returns an
-    unfitted estimator; ``m`` is the shadow's m at ``ell`` for methods that need
-    a budget (so comparisons are at equal m), and is ignored by the others.
+    Attributes
+    ----------
+    name : str
+        Registry key.
+    label : str
+        Display label (tables, legends, colours).
+    build : callable
+        ``build(n_components, sigma, kernel, ell, m, random_state)`` returns an unfitted
+        estimator; ``m`` is the shadow's m at ``ell`` for methods that need a budget (so
+        comparisons are at equal m) and is ignored by the others.
+    group : str
+        ``"exact"``, ``"rskpca"``, ``"baseline"`` (the paper's Section 6), ``"rsde"`` (its
+        Figures 7-8) or ``"extra"`` (other speed-ups).
+    description : str
+    reduced_set : tuple of (str, int) or None
+        ``(fitted attribute, axis)`` whose length along ``axis`` is the reduced-set size m
+        (centers, landmarks, expansion points, random features); None: all n training rows.
+    projects_through_training_set : bool
+        New points are projected through all n training rows (Nystrom-type and exact KPCA),
+        so they store n points rather than m.
+    perturbs_gram : bool
+        Solves kernel PCA on a perturbed Gram matrix and has ``gram_error(X)``.
+    cost : str
+        ``"fast"``, or ``"slow_at_large_m"`` (training grows like n m iterations).
+    reports_train_parts : bool
+        The fitted estimator has ``fit_time_breakdown_`` (seconds per part of its fit).
     """
 
     name: str
     label: str
     build: Callable[..., object]
-    group: str  # "exact", "rskpca", "baseline" (Section 6), "rsde" (Figs 7-8), "extra" (other seeds)
+    group: str
     description: str = ""
-    tags: tuple[str, ...] = field(default_factory=tuple)
+    reduced_set: tuple[str, int] | None = None
+    projects_through_training_set: bool = False
+    perturbs_gram: bool = False
+    cost: str = "fast"
+    reports_train_parts: bool = False
+
+    def reduced_size(self, estimator, n_train: int) -> int:
+        """Points (or features) the eigenproblem was solved on: m, or n for exact KPCA."""
+        if self.reduced_set is None:
+            return int(n_train)
+        attribute, axis = self.reduced_set
+        return int(getattr(estimator, attribute).shape[axis])
+
+    def stored_points(self, estimator, n_train: int) -> int:
+        """Points a new x is projected through (the paper's Table 2 storage)."""
+        return int(n_train) if self.projects_through_training_set else self.reduced_size(estimator, n_train)
+
+    def slow_at(self, m: int) -> bool:
+        """Whether fitting at this m takes long enough that an interactive view should ask first.
+
+        >>> METHODS["rskpca_kmeans"].slow_at(SLOW_ABOVE_M + 1), METHODS["rskpca"].slow_at(10**6)
+        (True, False)
+        """
+        return self.cost == "slow_at_large_m" and m > SLOW_ABOVE_M
+
+
+#: The iterative methods compute a few leading components: a None rank becomes this.
+_FEW_COMPONENTS = 2
 
 
 def _rskpca(rsde):
@@ -53,56 +116,6 @@ def _with_m(cls):
 
 def _exact(n_components, sigma, kernel, ell, m, random_state):
     return KernelPCA(n_components=n_components, sigma=sigma, kernel=kernel, random_state=random_state)
-
-
-METHODS: dict[str, Method] = {
-    "exact": Method("exact", "Exact KPCA", _exact, "exact", "Kernel PCA on all n points."),
-    "rskpca": Method("rskpca", "ShDE + RSKPCA", _rskpca("shadow"), "rskpca",
-                     "Shadow centers weighted by absorbed points; projects through m centers."),
-    "subsampled": Method("subsampled", "Subsampled KPCA", _with_m(SubsampledKPCA), "baseline",
-                         "KPCA on m uniform rows, unweighted."),
-    "nystrom": Method("nystrom", "Nystrom", _with_m(NystromKPCA), "baseline",
-                      "m uniform landmarks extended to the n training points."),
-    "wnystrom": Method("wnystrom", "Density-weighted Nystrom", _with_m(DensityWeightedNystromKPCA),
-                       "baseline", "k-means landmarks weighted by cluster size (Zhang & Kwok 2010)."),
-    "rskpca_kmeans": Method("rskpca_kmeans", "RSKPCA (k-means)", _rskpca("kmeans"), "rsde",
-                            "RSKPCA with k-means centers and cluster sizes."),
-    "rskpca_uniform": Method("rskpca_uniform", "RSKPCA (KDE paring)", _rskpca("uniform"), "rsde",
-                             "RSKPCA with m uniform rows weighted n/m."),
-    "rskpca_herding": Method("rskpca_herding", "RSKPCA (kernel herding)", _rskpca("herding"), "rsde",
-                             "RSKPCA with kernel-herding super-samples."),
-}
-
-
-def method_names(*groups: str) -> list[str]:
-    """Names of the registered methods in the given groups (all if none given)."""
-    return [k for k, v in METHODS.items() if not groups or v.group in groups]
-
-
-def make_estimator(name: str, *, n_components, sigma, kernel="gaussian", ell=4.0, m=None,
-                   random_state=0):
-    """Build the unfitted estimator registered under ``name``.
-
-    >>> make_estimator("nystrom", n_components=2, sigma=1.0, m=10).m
-    10
-    """
-    try:
-        method = METHODS[name]
-    except KeyError:
-        raise ValueError(f"Unknown method {name!r}; choose from {sorted(METHODS)}.") from None
-    return method.build(n_components, sigma, kernel, ell, m, random_state)
-
-
-# --- The other speed-ups of the source documents (group "extra", seeds 001, 002, 004) ---------
-# Imported here, after the registry above, so that these modules may use rskpca.decomposition._reduced_set
-# freely. The iterative methods compute a few leading components: a None rank becomes 2.
-
-from rskpca.approximation._gram_sampling import SampledGramKPCA  # noqa: E402
-from rskpca.decomposition._iterative import IterativeKPCA  # noqa: E402
-from rskpca.approximation._random_features import RandomFourierKPCA  # noqa: E402
-from rskpca.approximation._reduced_set_construction import ReducedSetConstructionKPCA  # noqa: E402
-
-_FEW_COMPONENTS = 2
 
 
 def _iterative_exact(n_components, sigma, kernel, ell, m, random_state):
@@ -130,23 +143,90 @@ def _random_fourier(n_components, sigma, kernel, ell, m, random_state):
                              random_state=random_state)
 
 
-METHODS.update({
-    "exact_iterative": Method(
-        "exact_iterative", "Exact KPCA (Lanczos, blocked)", _iterative_exact, "extra",
-        "Exact KPCA by Lanczos on kernel blocks recomputed per multiply: no n x n matrix held."),
-    "rs_construction": Method(
-        "rs_construction", "Reduced-set construction", _reduced_set_construction, "extra",
-        "Exact KPCA, then eigenvectors rebuilt from m constructed points (Burges; Schoelkopf). "
-        "Faster evaluation only: training costs exact KPCA plus the construction."),
-    "gram_sparsified": Method(
-        "gram_sparsified", "Sparsified Gram matrix", _gram_sampling(False), "extra",
-        "Gram entries kept with probability m/n (scaled 1/p), Lanczos on the sparse matrix, "
-        "expansion rounded to m terms (Achlioptas, McSherry, Schoelkopf 2001)."),
-    "gram_quantized": Method(
-        "gram_quantized", "Quantized Gram matrix (1 bit)", _gram_sampling(True), "extra",
-        "Gram entries rounded at random to +-1 (unbiased), expansion rounded to m terms "
-        "(Achlioptas, McSherry, Schoelkopf 2001)."),
-    "random_fourier": Method(
-        "random_fourier", "Random Fourier features + PCA", _random_fourier, "extra",
-        "Linear PCA on m random Fourier features of the kernel (Rahimi & Recht 2007)."),
-})
+_CENTERS = ("centers_", 0)
+_LANDMARKS = ("landmarks_", 0)
+
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("exact", "Exact KPCA", _exact, "exact", "Kernel PCA on all n points.",
+           projects_through_training_set=True),
+    Method("rskpca", "ShDE + RSKPCA", _rskpca("shadow"), "rskpca",
+           "Shadow centers weighted by absorbed points; projects through m centers.", reduced_set=_CENTERS),
+    Method("subsampled", "Subsampled KPCA", _with_m(SubsampledKPCA), "baseline",
+           "KPCA on m uniform rows, unweighted.", reduced_set=_CENTERS),
+    Method("nystrom", "Nystrom", _with_m(NystromKPCA), "baseline",
+           "m uniform landmarks extended to the n training points.", reduced_set=_LANDMARKS,
+           projects_through_training_set=True),
+    Method("wnystrom", "Density-weighted Nystrom", _with_m(DensityWeightedNystromKPCA), "baseline",
+           "k-means landmarks weighted by cluster size (Zhang & Kwok 2010).", reduced_set=_LANDMARKS,
+           projects_through_training_set=True, cost="slow_at_large_m"),
+    Method("rskpca_kmeans", "RSKPCA (k-means)", _rskpca("kmeans"), "rsde",
+           "RSKPCA with k-means centers and cluster sizes.", reduced_set=_CENTERS, cost="slow_at_large_m"),
+    Method("rskpca_uniform", "RSKPCA (KDE paring)", _rskpca("uniform"), "rsde",
+           "RSKPCA with m uniform rows weighted n/m.", reduced_set=_CENTERS),
+    Method("rskpca_herding", "RSKPCA (kernel herding)", _rskpca("herding"), "rsde",
+           "RSKPCA with kernel-herding super-samples.", reduced_set=_CENTERS, cost="slow_at_large_m"),
+    Method("exact_iterative", "Exact KPCA (Lanczos, blocked)", _iterative_exact, "extra",
+           "Exact KPCA by Lanczos on kernel blocks recomputed per multiply: no n x n matrix held.",
+           projects_through_training_set=True),
+    Method("rs_construction", "Reduced-set construction", _reduced_set_construction, "extra",
+           "Exact KPCA, then eigenvectors rebuilt from m constructed points (Burges 1996; Schoelkopf et "
+           "al. 1999). Faster evaluation only: training costs exact KPCA plus the construction.",
+           reduced_set=("reduced_set_", 0), reports_train_parts=True),
+    Method("gram_sparsified", "Sparsified Gram matrix", _gram_sampling(False), "extra",
+           "Gram entries kept with probability m/n (scaled 1/p), Lanczos on the sparse matrix, "
+           "expansion rounded to m terms (Achlioptas, McSherry & Schoelkopf 2001).",
+           reduced_set=("expansion_points_", 0), perturbs_gram=True),
+    Method("gram_quantized", "Quantized Gram matrix (1 bit)", _gram_sampling(True), "extra",
+           "Gram entries rounded at random to +-1 (unbiased), expansion rounded to m terms "
+           "(Achlioptas, McSherry & Schoelkopf 2001).",
+           reduced_set=("expansion_points_", 0), perturbs_gram=True),
+    Method("random_fourier", "Random Fourier features + PCA", _random_fourier, "extra",
+           "Linear PCA on m random Fourier features of the kernel (Rahimi & Recht 2007).",
+           reduced_set=("random_weights_", 1)),
+)}
+
+#: Names of the methods whose cost class is "slow_at_large_m".
+SLOW_AT_LARGE_M = tuple(name for name, method in METHODS.items() if method.cost == "slow_at_large_m")
+
+
+def method_names(*groups: str) -> list[str]:
+    """Names of the registered methods in the given groups (all if none given)."""
+    return [k for k, v in METHODS.items() if not groups or v.group in groups]
+
+
+def check_methods(names: Sequence[str]) -> list[str]:
+    """The names, each checked against the registry (a clear error lists the choices).
+
+    >>> check_methods(["rskpca"])
+    ['rskpca']
+    """
+    names = list(names)
+    unknown = [n for n in names if n not in METHODS]
+    if unknown:
+        raise ValueError(f"Unknown method(s) {unknown}; registered: {sorted(METHODS)}.")
+    if not names:
+        raise ValueError(f"No methods given; name at least one of {sorted(METHODS)}.")
+    return names
+
+
+def perturbs_gram(name: str) -> bool:
+    """Whether the registered method ``name`` perturbs the Gram matrix (and so can report ``gram_error``).
+
+    >>> perturbs_gram("gram_sparsified"), perturbs_gram("rskpca")
+    (True, False)
+    """
+    return METHODS[check_methods([name])[0]].perturbs_gram
+
+
+def make_estimator(name: str, *, n_components, sigma, kernel="gaussian", ell=4.0, m=None,
+                   random_state=0):
+    """Build the unfitted estimator registered under ``name``.
+
+    >>> make_estimator("nystrom", n_components=2, sigma=1.0, m=10).m
+    10
+    """
+    try:
+        method = METHODS[name]
+    except KeyError:
+        raise ValueError(f"Unknown method {name!r}; choose from {sorted(METHODS)}.") from None
+    return method.build(n_components, sigma, kernel, ell, m, random_state)

@@ -212,21 +212,21 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
     return fig
 
 
-_FIT_PARTS = {"fit_exact_kpca_seconds": ("exact KPCA part", "#AB63FA"),
-              "fit_construction_seconds": ("construction part", "#FFA15A")}
+_FIT_PARTS = {"train_exact_kpca_s": ("exact KPCA part", "#AB63FA"),
+              "train_construction_s": ("construction part", "#FFA15A")}
 
 
 def fit_time_figure(rows: Sequence[Mapping], *, exact_seconds: float | None = None,
                     title: str = "Training time at this ell") -> go.Figure:
     """Training time per method as stacked bars: a fit that has parts shows them stacked.
 
-    ``rows`` are :func:`rskpca.evaluation.sweeps.compare` rows (``method``, ``fit_seconds``
-    and, where known, ``fit_exact_kpca_seconds`` / ``fit_construction_seconds``).
+    ``rows`` are :func:`rskpca.evaluation.compare.compare` rows (``method``, ``train_s``
+    and, where known, ``train_exact_kpca_s`` / ``train_construction_s``).
     The reduced-set construction runs exact KPCA first, so its bar is the exact
     part plus the construction part; ``exact_seconds`` adds exact KPCA's own bar.
 
-    >>> rows = [{"method": "A", "fit_seconds": 1.0},
-    ...         {"method": "B", "fit_seconds": 3.0, "fit_exact_kpca_seconds": 2.0, "fit_construction_seconds": 1.0}]
+    >>> rows = [{"method": "A", "train_s": 1.0},
+    ...         {"method": "B", "train_s": 3.0, "train_exact_kpca_s": 2.0, "train_construction_s": 1.0}]
     >>> [t.name for t in fit_time_figure(rows).data]
     ['whole fit', 'exact KPCA part', 'construction part']
     """
@@ -237,7 +237,7 @@ def fit_time_figure(rows: Sequence[Mapping], *, exact_seconds: float | None = No
         return parts if all(np.isfinite(v) for v in parts.values()) else {}
 
     whole = ([] if exact_seconds is None else [exact_seconds]) + [
-        None if parts_of(r) else float(r["fit_seconds"]) for r in rows]
+        None if parts_of(r) else float(r["train_s"]) for r in rows]
     colors = method_colors(names)
     fig = go.Figure(go.Bar(x=names, y=whole, name="whole fit", marker_color=[colors[n] for n in names]))
     for key, (label, color) in _FIT_PARTS.items():
@@ -252,7 +252,7 @@ def fit_time_figure(rows: Sequence[Mapping], *, exact_seconds: float | None = No
 
 
 #: (key, legend name, bar pattern) of the two timed steps of a pipeline: predicting is hatched.
-_FIT_PREDICT = (("fit_seconds", "fit", ""), ("predict_seconds", "predict", "/"))
+_FIT_PREDICT = (("train_s", "fit", ""), ("test_s", "predict", "/"))
 
 
 def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str = "Mean time per fold",
@@ -264,8 +264,8 @@ def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str
     Parameters
     ----------
     results : mapping of str to mapping
-        Method label to its timings, with keys ``fit_seconds`` and ``predict_seconds``
-        (as :func:`rskpca.evaluation.sweeps.cross_validate_classifier` returns them).
+        Method label to its timings, with keys ``train_s`` and ``test_s``
+        (as :func:`rskpca.evaluation.classify.cross_validate_classifier` returns them).
     title : str, default="Mean time per fold"
     text_format : str, default=".3g"
         Format of the value written above each bar.
@@ -276,7 +276,7 @@ def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str
 
     Examples
     --------
-    >>> fig = fit_predict_figure({"Exact KPCA": {"fit_seconds": 0.02, "predict_seconds": 0.01}})
+    >>> fig = fit_predict_figure({"Exact KPCA": {"train_s": 0.02, "test_s": 0.01}})
     >>> [t.name for t in fig.data], fig.data[1].marker.pattern.shape
     (['fit', 'predict'], '/')
     """

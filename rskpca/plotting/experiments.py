@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from rskpca.evaluation.experiments import successful
+from rskpca.evaluation.columns import successful
 
 __all__ = ["EMBEDDING_PANELS", "CLASSIFICATION_PANELS", "panels_figure", "retained_figure"]
 
@@ -55,7 +55,7 @@ def panels_figure(rows, panels=EMBEDDING_PANELS, *, title: str = "", exact_colum
     ``exact_column`` (e.g. ``"exact_accuracy"``) adds the exact KPCA value ("none") to the
     first panel as a dashed line.
 
-    >>> rows = [{"ell": e, "method": "rskpca", "label": "ShDE", "error": "", "eigenvalue_deviation": 0.1,
+    >>> rows = [{"ell": e, "name": "rskpca", "method": "ShDE", "error": "", "eigenvalue_deviation": 0.1,
     ...          "alignment_error": 0.2, "train_speedup": 3.0, "test_speedup": 4.0} for e in (3.0, 3.1)]
     >>> len(panels_figure(rows).data)
     8
@@ -64,9 +64,9 @@ def panels_figure(rows, panels=EMBEDDING_PANELS, *, title: str = "", exact_colum
     fig = make_subplots(rows=2, cols=2, subplot_titles=[t for _, t in panels],
                         horizontal_spacing=0.1, vertical_spacing=0.14)
     colors = qualitative.Plotly
-    for i, (method, part) in enumerate(df.groupby("method", sort=False)):
+    for i, (_, part) in enumerate(df.groupby("name", sort=False)):
         stats = part.groupby("ell")
-        name = str(part["label"].iloc[0])
+        name = str(part["method"].iloc[0])
         for k, (column, _) in enumerate(panels):
             if column not in part.columns:
                 continue
@@ -86,17 +86,17 @@ def panels_figure(rows, panels=EMBEDDING_PANELS, *, title: str = "", exact_colum
 
 
 def retained_figure(rows, *, title: str = "Figure 6: percentage of data retained by the shadow") -> go.Figure:
-    """Figure 6: ``100 m / n_train`` of the shadow against ell, one line per data set.
+    """Figure 6: ``100 m / n_train`` (100 x the ``retained`` column) of the shadow against ell, one line per data set.
 
-    >>> rows = [{"dataset": "d", "ell": 3.0, "method": "rskpca", "error": "", "retained_pct": 5.0}]
+    >>> rows = [{"dataset": "d", "ell": 3.0, "name": "rskpca", "error": "", "retained": 0.05}]
     >>> retained_figure(rows).data[0].y
     (5.0,)
     """
     df = _ok(rows)
-    df = df[df["method"] == "rskpca"]
+    df = df[df["name"] == "rskpca"]
     fig = go.Figure()
     for dataset, part in df.groupby("dataset", sort=False):
-        mean = part.groupby("ell")["retained_pct"].mean()
+        mean = 100.0 * part.groupby("ell")["retained"].mean()
         fig.add_trace(go.Scatter(x=mean.index.tolist(), y=mean.tolist(), mode="lines+markers",
                                  name=str(dataset)))
     fig.update_layout(title=title, xaxis_title="ell", yaxis_title="% of training data kept (100 m / n)",

@@ -20,7 +20,9 @@ from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bound
 from rskpca.data.datasets import load_sample, prepare, read_table
 from rskpca.core.kernels import kernel_row_means, median_heuristic
 from rskpca.core.shadow import shadow_centers
-from rskpca.evaluation.sweeps import SLOW_AT_LARGE_M, cross_validate_classifier, fit_method, sweep_point
+from rskpca.evaluation.classify import cross_validate_classifier
+from rskpca.evaluation.compare import fit_exact, fit_method, sweep_point
+from rskpca.evaluation.methods import SLOW_ABOVE_M
 
 __all__ = [
     "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "principal_axes",
@@ -99,7 +101,7 @@ def comparison_set(ds):
 @st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")
 def exact_kpca(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
     """Exact KPCA fitted and evaluated on the comparison rows (independent of ell)."""
-    return fit_method("exact", _X, n_components=r, sigma=sigma, kernel=kernel)
+    return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel)
 
 
 @st.cache_data(max_entries=128, show_spinner="Fitting the methods at this ell...")
@@ -201,9 +203,8 @@ def apriori_rows(ells, sigma: float, kernel: str) -> list[dict]:
 @st.cache_data(max_entries=512, show_spinner=False)
 def _sweep_point(digest: str, _X: np.ndarray, _exact, sigma: float, kernel: str, r: int, ell: float,
                  methods: tuple[str, ...], slow_cap: int | None):
-    caps = None if slow_cap is None else {name: slow_cap for name in SLOW_AT_LARGE_M}
     return sweep_point(_X, _X, _exact, ell=ell, methods=list(methods), n_components=r, sigma=sigma, kernel=kernel,
-                       max_m=caps)
+                       skip_slow=slow_cap is not None)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
@@ -237,8 +238,8 @@ def sweep_rows(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: 
                                                    slow_cap))
 
 
-#: Above this m the k-means and herding based methods run only when the user asks (they take seconds).
-SLOW_M = 400
+#: Above this m the k-means and herding based methods run only when the user asks (the registry's policy).
+SLOW_M = SLOW_ABOVE_M
 
 
 def slow_methods_cap(run_slow: bool) -> int | None:

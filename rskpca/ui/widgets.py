@@ -10,7 +10,7 @@ import streamlit as st
 
 from rskpca.evaluation.methods import METHODS
 from rskpca.plotting import figure_html
-from rskpca.evaluation.sweeps import SLOW_AT_LARGE_M
+from rskpca.evaluation.methods import SLOW_AT_LARGE_M
 from rskpca.ui import compute
 
 __all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods",

@@ -1,12 +1,14 @@
-"""Method comparison rows: consistent with the library, robust to methods that cannot run."""
+"""The one evaluation path: fit, time, compare with exact KPCA, classify; declared capabilities; columns."""
 
 import math
 
 import numpy as np
 import pytest
 
-from rskpca.evaluation import sweeps
-from rskpca.evaluation.methods import METHODS
+from rskpca.evaluation import classify, compare as sweeps
+from rskpca.evaluation.columns import COLUMNS, column_order, format_table, write_csv
+from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, perturbs_gram
+from rskpca.evaluation.timing import Timing, run_times
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +19,7 @@ def data():
 
 @pytest.fixture(scope="module")
 def exact(data):
-    return sweeps.fit_method("exact", data, n_components=3, sigma=2.0)
+    return sweeps.fit_exact(data, n_components=3, sigma=2.0)
 
 
 def test_exact_against_itself(exact):
@@ -40,7 +42,8 @@ def test_rskpca_row_matches_the_shadow(data, exact):
     for r in rows:
         assert r["error"] == ""
         assert 0.0 <= r["alignment_error"] <= 1.0
-        assert r["fit_seconds"] > 0 and r["train_speedup"] > 0
+        assert r["train_s"] > 0 and r["train_speedup"] == pytest.approx(r["exact_train_s"] / r["train_s"])
+        assert r["exact_train_s"] == min(r["exact_arpack_train_s"], r["exact_randomized_train_s"])
 
 
 def test_higher_ell_approximates_better(data, exact):
@@ -70,7 +73,7 @@ def test_method_sweep_reports_progress(data):
 def test_shadow_sweep_m_grows_with_ell(data):
     rows = sweeps.shadow_sweep(data, ells=sweeps.ell_grid(1.0, 6.0, 6), sigma=2.0)
     ms = [r["m"] for r in rows]
-    assert ms == sorted(ms) and rows[0]["eps"] == pytest.approx(2.0)
+    assert ms == sorted(ms) and all(r["retained"] == r["m"] / r["n_train"] for r in rows)
 
 
 def test_aligned_embeddings_keep_exact_and_remove_signs(data, exact):
@@ -92,48 +95,50 @@ def test_bad_inputs():
 def test_cross_validated_classifier_on_rskpca_and_exact_features(data):
     y = np.repeat([0, 1], 80)
     for method in ("rskpca", "exact"):
-        for clf in sweeps.CLASSIFIERS:
-            res = sweeps.cross_validate_classifier(data, y, method=method, classifier=clf, n_components=2,
+        for clf in classify.CLASSIFIERS:
+            res = classify.cross_validate_classifier(data, y, method=method, classifier=clf, n_components=2,
                                                    sigma=2.0, ell=3.0, folds=3)
             assert res["accuracy"] > 0.9, (method, clf)
-            assert len(res["scores"]) == 3 and res["fit_seconds"] > 0
+            assert len(res["scores"]) == 3 and res["train_s"] > 0 and res["test_s"] > 0
 
 
 def test_cross_validated_classifier_bad_inputs(data):
     y = np.repeat([0, 1], 80)
     with pytest.raises(ValueError, match="single class"):
-        sweeps.cross_validate_classifier(data, np.zeros(160), method="rskpca", classifier="knn", n_components=2,
+        classify.cross_validate_classifier(data, np.zeros(160), method="rskpca", classifier="knn", n_components=2,
                                          sigma=2.0)
     y_rare = y.copy()
     y_rare[:2] = 7
     with pytest.raises(ValueError, match="fewer than the 5 folds"):
-        sweeps.cross_validate_classifier(data, y_rare, method="rskpca", classifier="knn", n_components=2, sigma=2.0)
+        classify.cross_validate_classifier(data, y_rare, method="rskpca", classifier="knn", n_components=2, sigma=2.0)
     with pytest.raises(ValueError, match="one label per row"):
-        sweeps.cross_validate_classifier(data, y[:5], method="rskpca", classifier="knn", n_components=2, sigma=2.0)
+        classify.cross_validate_classifier(data, y[:5], method="rskpca", classifier="knn", n_components=2, sigma=2.0)
     with pytest.raises(ValueError, match="Unknown classifier"):
-        sweeps.cross_validate_classifier(data, y, method="rskpca", classifier="svm", n_components=2, sigma=2.0)
+        classify.cross_validate_classifier(data, y, method="rskpca", classifier="svm", n_components=2, sigma=2.0)
     with pytest.raises(ValueError, match="folds"):
-        sweeps.cross_validate_classifier(data, y, method="rskpca", classifier="knn", n_components=2, sigma=2.0,
+        classify.cross_validate_classifier(data, y, method="rskpca", classifier="knn", n_components=2, sigma=2.0,
                                          folds=1)
 
 
-def test_sweep_point_skips_methods_above_their_m_cap(data, exact):
-    rows = sweeps.sweep_point(data, data, exact, ell=4.0, methods=["rskpca", "wnystrom"], n_components=2,
-                              sigma=2.0, max_m={"wnystrom": 3})
+def test_sweep_point_skips_slow_methods_above_the_registry_cap():
+    big = np.random.default_rng(1).normal(size=(SLOW_ABOVE_M + 200, 2))
+    exact = sweeps.fit_exact(big, n_components=2, sigma=0.3)
+    rows = sweeps.sweep_point(big, big, exact, ell=6.0, methods=["rskpca", "wnystrom"], n_components=2,
+                              sigma=0.3, skip_slow=True)
     by = {r["name"]: r for r in rows}
-    assert by["rskpca"]["error"] == ""
+    assert by["rskpca"]["m"] > SLOW_ABOVE_M and by["rskpca"]["error"] == ""
     assert by["wnystrom"]["error"].startswith("skipped: m = ") and math.isnan(by["wnystrom"]["alignment_error"])
 
 
-def test_fit_time_breakdown_is_carried_for_any_estimator_that_has_one(data, exact):
+def test_train_parts_are_carried_for_methods_that_declare_them(data, exact):
     rsc = sweeps.fit_method("rs_construction", data, n_components=3, sigma=2.0, m=20)
-    assert set(rsc.fit_time_breakdown) == {"exact_kpca", "construction"}
-    assert sum(rsc.fit_time_breakdown.values()) <= rsc.fit_seconds
+    assert set(rsc.train_parts) == {"exact_kpca", "construction"}
+    assert sum(rsc.train_parts.values()) <= rsc.train_s  # a part never exceeds its whole
     row = sweeps.compare(rsc, exact)
-    assert row["fit_exact_kpca_seconds"] == rsc.fit_time_breakdown["exact_kpca"]
-    assert row["fit_construction_seconds"] == rsc.fit_time_breakdown["construction"]
+    assert row["train_exact_kpca_s"] == rsc.train_parts["exact_kpca"]
+    assert row["train_construction_s"] == rsc.train_parts["construction"]
     plain = sweeps.compare(sweeps.fit_method("nystrom", data, n_components=3, sigma=2.0, m=20), exact)
-    assert math.isnan(plain["fit_exact_kpca_seconds"]) and math.isnan(plain["gram_spectral_error"])
+    assert math.isnan(plain["train_exact_kpca_s"]) and math.isnan(plain["gram_spectral_error"])
     failed = sweeps.sweep_point(data, data, exact, ell=2.0, methods=["rskpca"], n_components=200, sigma=2.0)[0]
     assert failed["error"] and set(failed) == set(row)  # every row has the same columns, failed or not
 
@@ -146,4 +151,56 @@ def test_gram_error_is_measured_only_on_request(data, exact):
     assert row["gram_spectral_error"] == res.gram_error["spectral_norm"]
     # methods without a perturbed Gram matrix ignore the request
     assert sweeps.fit_method("rskpca", data, n_components=3, sigma=2.0, measure_gram_error=True).gram_error is None
-    assert sweeps.perturbs_gram("gram_quantized") and not sweeps.perturbs_gram("random_fourier")
+    assert perturbs_gram("gram_quantized") and not perturbs_gram("random_fourier")
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_declared_capabilities_match_the_fitted_estimator(name, data):
+    """m, stored points and Gram perturbation come from the registry's declarations, checked here once."""
+    from rskpca.evaluation.methods import make_estimator
+
+    method = METHODS[name]
+    est = make_estimator(name, n_components=2, sigma=2.0, ell=3.0, m=20).fit(data)
+    n = data.shape[0]
+    size = method.reduced_size(est, n)
+    if method.reduced_set is None:
+        assert size == n
+    elif name == "rskpca":
+        assert size == est.centers_.shape[0] < n
+    elif method.perturbs_gram:  # the expansion is rounded to about m terms
+        assert abs(size - 20) <= 5
+    else:
+        assert size == 20  # the budget it was given
+    assert method.stored_points(est, n) == (n if method.projects_through_training_set else size)
+    assert hasattr(est, "X_fit_") == method.projects_through_training_set or name == "exact_iterative"
+    assert callable(getattr(type(est), "gram_error", None)) == method.perturbs_gram
+    assert hasattr(est, "fit_time_breakdown_") == method.reports_train_parts
+
+
+def test_slow_policy_lives_in_the_registry():
+    slow = [name for name, method in METHODS.items() if method.slow_at(SLOW_ABOVE_M + 1)]
+    assert slow == ["wnystrom", "rskpca_kmeans", "rskpca_herding"]
+    assert not any(method.slow_at(SLOW_ABOVE_M) for method in METHODS.values())
+
+
+def test_every_method_is_timed_the_same_way(data):
+    calls = []
+    _, times = run_times(lambda: calls.append(1), Timing(repeats=3, warmup=2))
+    assert len(calls) == 5 and len(times) == 3
+    with pytest.raises(ValueError, match="repeats"):
+        Timing(repeats=0)
+    ex = sweeps.fit_exact(data, n_components=2, sigma=2.0, timing=Timing(repeats=2, warmup=1))
+    assert set(ex.solver_train_s) == {"arpack", "randomized"} and ex.train_s == min(ex.solver_train_s.values())
+
+
+def test_rows_use_only_the_vocabulary_and_csv_keeps_the_printed_order(data, exact, tmp_path):
+    rows = sweeps.sweep_point(data, data, exact, ell=2.0, methods=list(METHODS), n_components=2, sigma=2.0)
+    order = column_order(rows)
+    assert order == [c for c in COLUMNS if c in order]
+    path = write_csv(rows, tmp_path / "r.csv")
+    assert path.read_text().splitlines()[0].split(",") == order == format_table(rows).splitlines()[0].split()
+    with pytest.raises(ValueError, match="--overwrite"):
+        write_csv(rows, path)
+    write_csv(rows[:1], path, overwrite=True)
+    with pytest.raises(ValueError, match="not in rskpca.evaluation.columns"):
+        column_order([{"fit_seconds": 1.0}])

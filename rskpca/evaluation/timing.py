@@ -1,0 +1,62 @@
+"""One way to time a call, shared by the app, the benchmarks and the experiments.
+
+Every method in one comparison is timed under the same :class:`Timing`: ``warmup`` untimed
+calls (first-call costs: BLAS thread start, lazy imports, page faults), then ``repeats``
+timed calls, of which the best is reported. The best, not the mean, because on a shared
+machine other jobs only ever add time.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, TypeVar
+
+__all__ = ["Timing", "run_times", "best_time"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How every method of one comparison is timed.
+
+    >>> Timing(repeats=3, warmup=1)
+    Timing(repeats=3, warmup=1)
+    """
+
+    repeats: int = 1
+    warmup: int = 0
+
+    def __post_init__(self):
+        if isinstance(self.repeats, bool) or int(self.repeats) < 1:
+            raise ValueError(f"repeats must be an integer >= 1; got {self.repeats!r}.")
+        if isinstance(self.warmup, bool) or int(self.warmup) < 0:
+            raise ValueError(f"warmup must be an integer >= 0; got {self.warmup!r}.")
+
+
+def run_times(fn: Callable[[], T], timing: Timing = Timing()) -> tuple[T, list[float]]:
+    """``fn()``'s last result and the wall-clock seconds of each timed call.
+
+    >>> out, times = run_times(lambda: 42, Timing(repeats=2, warmup=1))
+    >>> out, len(times)
+    (42, 2)
+    """
+    for _ in range(timing.warmup):
+        fn()
+    times, out = [], None
+    for _ in range(timing.repeats):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return out, times
+
+
+def best_time(fn: Callable[[], T], timing: Timing = Timing()) -> tuple[T, float]:
+    """``fn()``'s last result and the best of the timed calls, in seconds.
+
+    >>> best_time(lambda: "x")[0]
+    'x'
+    """
+    out, times = run_times(fn, timing)
+    return out, min(times)
