@@ -415,7 +415,6 @@ def test_chain_where_theorem_5_4_applies(data, kernel, below):
 from conftest import PAPER_DATASETS as DATASETS  # noqa: E402
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", ["german.csv", "pendigits.csv", "usps.csv.gz"])
 def test_chain_on_the_papers_datasets(name):
     path = DATASETS / name

@@ -362,7 +362,6 @@ from conftest import PAPER_DATASETS  # noqa: E402
 PENDIGITS = str(PAPER_DATASETS / "pendigits.csv")
 
 
-@pytest.mark.slow
 def test_extra_methods_on_pendigits_at_the_shadow_budget():
     """600 pendigits rows, sigma by the median heuristic, every extra method at the shadow's m."""
     pd = pytest.importorskip("pandas")

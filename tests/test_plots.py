@@ -175,10 +175,10 @@ def test_user_text_is_shown_literally_not_as_html():
 
 
 def test_fit_time_figure_stacks_the_parts_of_a_fit():
-    rows = [{"method": "RSKPCA", "fit_seconds": 0.1, "fit_exact_kpca_seconds": float("nan"),
-             "fit_construction_seconds": float("nan")},
-            {"method": "Reduced-set construction", "fit_seconds": 2.5, "fit_exact_kpca_seconds": 2.0,
-             "fit_construction_seconds": 0.5}]
+    rows = [{"method": "RSKPCA", "train_s": 0.1, "train_exact_kpca_s": float("nan"),
+             "train_construction_s": float("nan")},
+            {"method": "Reduced-set construction", "train_s": 2.5, "train_exact_kpca_s": 2.0,
+             "train_construction_s": 0.5}]
     fig = plots.fit_time_figure(rows, exact_seconds=1.8)
     assert fig.layout.barmode == "stack"
     by = {t.name: dict(zip(t.x, t.y)) for t in fig.data}
@@ -308,7 +308,7 @@ def test_a_method_has_the_same_colour_in_every_chart():
     line_colors = {t.name: t.line.color for t in spectra.data}
     rows = [{"ell": 1.0, "method": name, "v": 1.0} for name in (rskpca, "Nystrom", wnys)]
     curve_colors = {t.name: t.line.color for t in plots.lines_over_ell(rows, y="v", title="v").data}
-    fit = plots.fit_time_figure([{"method": wnys, "fit_seconds": 1.0}, {"method": rskpca, "fit_seconds": 0.1}],
+    fit = plots.fit_time_figure([{"method": wnys, "train_s": 1.0}, {"method": rskpca, "train_s": 0.1}],
                                 exact_seconds=2.0)
     fit_colors = dict(zip(fit.data[0].x, fit.data[0].marker.color))
     for name in (rskpca, wnys):
@@ -326,8 +326,8 @@ def test_names_that_are_not_methods_get_stable_colours_unlike_any_method():
 
 
 def test_fit_time_chart_names_every_method_in_full_from_zero():
-    rows = [{"method": "Reduced-set construction", "fit_seconds": 2.5, "fit_exact_kpca_seconds": 2.0,
-             "fit_construction_seconds": 0.5}, {"method": "Density-weighted Nystrom", "fit_seconds": 0.3}]
+    rows = [{"method": "Reduced-set construction", "train_s": 2.5, "train_exact_kpca_s": 2.0,
+             "train_construction_s": 0.5}, {"method": "Density-weighted Nystrom", "train_s": 0.3}]
     fig = plots.fit_time_figure(rows, exact_seconds=1.8)
     assert _unwrapped(fig.layout.xaxis.ticktext) == ["Exact KPCA", "Reduced-set construction",
                                                      "Density-weighted Nystrom"]
@@ -336,19 +336,19 @@ def test_fit_time_chart_names_every_method_in_full_from_zero():
 
 
 def test_fit_predict_chart_says_which_bar_is_which_and_starts_at_zero():
-    results = {"Exact KPCA": {"fit_seconds": 0.0219, "predict_seconds": 0.0101},
-               "ShDE + RSKPCA": {"fit_seconds": 0.012, "predict_seconds": 0.009}}
+    results = {"Exact KPCA": {"train_s": 0.0219, "test_s": 0.0101},
+               "ShDE + RSKPCA": {"train_s": 0.012, "test_s": 0.009}}
     fig = plots.fit_predict_figure(results)
     fit, predict = fig.data
-    assert (fit.name, predict.name) == ("fit", "predict") and fig.layout.showlegend is not False
+    assert (fit.name, predict.name) == ("train", "test") and fig.layout.showlegend is not False
     assert not fit.marker.pattern.shape and predict.marker.pattern.shape  # solid vs hatched
     assert list(fit.y) == [0.0219, 0.012] and list(predict.y) == [0.0101, 0.009]
     assert list(fit.marker.color) == list(predict.marker.color) == [plots.METHOD_COLORS[k] for k in results]
     assert fig.layout.barmode == "group" and fig.layout.yaxis.type is None  # linear, so it can start at zero
     assert fig.layout.yaxis.rangemode == "tozero" and fig.layout.yaxis.automargin
     assert _unwrapped(fig.layout.xaxis.ticktext) == list(results)
-    with pytest.raises(ValueError, match="no 'predict_seconds'"):
-        plots.fit_predict_figure({"Exact KPCA": {"fit_seconds": 1.0}})
+    with pytest.raises(ValueError, match="no 'test_s'"):
+        plots.fit_predict_figure({"Exact KPCA": {"train_s": 1.0}})
 
 
 def test_bar_values_do_not_sit_on_their_error_bars():

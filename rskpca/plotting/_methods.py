@@ -252,12 +252,13 @@ def fit_time_figure(rows: Sequence[Mapping], *, exact_seconds: float | None = No
 
 
 #: (key, legend name, bar pattern) of the two timed steps of a pipeline: predicting is hatched.
-_FIT_PREDICT = (("train_s", "fit", ""), ("test_s", "predict", "/"))
+_FIT_PREDICT = (("train_s", "train", ""), ("test_s", "test", "/"))
 
 
 def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str = "Mean time per fold",
                        text_format: str = ".3g") -> go.Figure:
-    """Fit and predict time per method, side by side: solid bars fit, hatched bars predict.
+    """Training and test time per method, side by side: solid bars train (fit + embedding + classifier
+    fit), hatched bars test (embedding + prediction).
 
     Each method keeps its colour of :func:`method_colors`; the legend says which bar is which.
 
@@ -278,7 +279,7 @@ def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str
     --------
     >>> fig = fit_predict_figure({"Exact KPCA": {"train_s": 0.02, "test_s": 0.01}})
     >>> [t.name for t in fig.data], fig.data[1].marker.pattern.shape
-    (['fit', 'predict'], '/')
+    (['train', 'test'], '/')
     """
     names = [str(k) for k in results]
     colors = method_colors(names)
@@ -286,7 +287,7 @@ def fit_predict_figure(results: Mapping[str, Mapping[str, float]], *, title: str
     for key, label, pattern in _FIT_PREDICT:
         missing = [name for name in names if key not in results[name]]
         if missing:
-            raise ValueError(f"results[{missing[0]!r}] has no {key!r}; pass the fit and predict seconds of "
+            raise ValueError(f"results[{missing[0]!r}] has no {key!r}; pass the train and test seconds of "
                              "every method.")
         seconds = np.array([results[name][key] for name in names], dtype=np.float64)
         fig.add_trace(go.Bar(x=names, y=seconds, name=label, offsetgroup=label, cliponaxis=False,
