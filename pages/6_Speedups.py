@@ -49,11 +49,11 @@ if now:
     with left:
         show_figure(plots.bar_figure(dict(zip(now_df["method"], now_df["train_speedup"])),
                                      title="Training speedup at this ell", yaxis_title="exact / method",
-                                     log_y=True), key="speed_train_now", filename="training_speedup")
+                                     log_y=True, baseline=1.0), key="speed_train_now", filename="training_speedup")
     with right:
         show_figure(plots.bar_figure(dict(zip(now_df["method"], now_df["test_speedup"])),
                                      title="Test speedup at this ell", yaxis_title="exact / method",
-                                     log_y=True), key="speed_test_now", filename="test_speedup")
+                                     log_y=True, baseline=1.0), key="speed_test_now", filename="test_speedup")
     if "rs_construction" in by_name:
         rsc = by_name["rs_construction"]
         st.subheader("Training cost of the reduced-set construction")

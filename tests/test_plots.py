@@ -356,3 +356,29 @@ def test_bar_values_do_not_sit_on_their_error_bars():
                            title="accuracy", yaxis_title="accuracy")
     assert fig.data[0].textposition == "inside" and list(fig.data[0].error_y.array) == [0.0, 0.05]
     assert plots.bar_figure({"a": 1.0}, title="t", yaxis_title="v").data[0].textposition == "outside"
+
+
+# --------------------------------------------------------------------------- charts that do not mislead (issue 11)
+
+
+@pytest.mark.parametrize("n_methods", [4, 7])  # upright bars, and horizontal ones past _MAX_COLUMNS
+def test_ratio_bars_start_at_one_so_slowdowns_point_down(n_methods):
+    names = [f"method {i}" for i in range(n_methods)]
+    speedups = dict(zip(names, [12.3, 0.64, 3.1, 0.79, 0.05, 1.5, 2.0][:n_methods]))
+    fig = plots.bar_figure(speedups, title="Training speedup", yaxis_title="exact / method", log_y=True,
+                           baseline=1.0)
+    bar = fig.data[0]
+    horizontal = bar.orientation == "h"
+    assert horizontal == (n_methods > 5)
+    lengths = np.asarray(bar.x if horizontal else bar.y)
+    value_axis = fig.layout.xaxis if horizontal else fig.layout.yaxis
+    assert bar.base == 1.0 and value_axis.type == "log"
+    assert np.allclose(bar.base + lengths, list(speedups.values()))  # each bar ends at its value ...
+    assert np.all((lengths < 0) == (np.array(list(speedups.values())) < 1))  # ... and slowdowns point down
+    assert list(bar.text[:2]) == ["12.3", "0.64"] and list(bar.customdata[:2]) == [12.3, 0.64]  # values, not lengths
+    lo, hi = value_axis.range  # plotly cannot autorange bars with a base on a log axis: set here, in log10
+    assert lo < np.log10(0.64) < 0 < np.log10(12.3) < hi and lo > -3
+    (line,) = fig.layout.shapes  # the 1x line, in data units
+    assert (line.x0, line.x1) == (1.0, 1.0) if horizontal else (line.y0, line.y1) == (1.0, 1.0)
+    with pytest.raises(ValueError, match="positive on a log axis"):
+        plots.bar_figure(speedups, title="t", yaxis_title="v", log_y=True, baseline=0.0)

@@ -175,18 +175,48 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
 
 
 def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, errors: Mapping[str, float] | None = None,
-               log_y: bool = False, text_format: str = ".3g") -> go.Figure:
+               log_y: bool = False, baseline: float | None = None, text_format: str = ".3g") -> go.Figure:
     """One bar per named value (alignment errors, accuracies, speedups), with optional error bars.
 
     A method keeps its colour of :func:`method_colors`, and every name is shown in full: wrapped
     under its bar, or, past :data:`_MAX_COLUMNS` bars (too narrow for their names), beside
     horizontal bars.
 
+    Parameters
+    ----------
+    values : mapping of str to float
+        Name to value.
+    title, yaxis_title : str
+        The chart's title and the value axis's title.
+    errors : mapping of str to float or None
+        Half-length of an error bar per name.
+    log_y : bool, default=False
+        A log value axis.
+    baseline : float or None, default=None
+        Where the bars start. None starts them at zero (linear axis) or at the axis's foot
+        (log axis). A ratio such as a speedup passes 1 (with ``log_y``): every bar then
+        starts at 1x, values above it point up, values below it (slowdowns) point down,
+        and a line marks 1x. On a log axis a bar drawn from the foot of the axis would
+        show 0.64x as a bar pointing up, like a speedup.
+    text_format : str, default=".3g"
+        Format of the value written at each bar.
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
     >>> bar_figure({"a": 1.0, "b": 2.0}, title="t", yaxis_title="v").data[0].x
     ('a', 'b')
+    >>> bar = bar_figure({"a": 4.0, "b": 0.5}, title="t", yaxis_title="x", log_y=True, baseline=1.0).data[0]
+    >>> bar.base, bar.y
+    (1.0, (3.0, -0.5))
     """
     names = list(values)
     v = np.array([values[k] for k in names], dtype=np.float64)
+    if baseline is not None and not (np.isfinite(baseline) and (baseline > 0 or not log_y)):
+        raise ValueError(f"baseline must be a finite number (positive on a log axis); got {baseline!r}.")
     err = None if errors is None else dict(type="data", array=[errors.get(k, 0.0) for k in names])
     colors = method_colors(names)
     style = dict(marker_color=[colors[str(k)] for k in names], textposition="outside", cliponaxis=False,
@@ -194,22 +224,53 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
     if err is not None:
         # Above the bar the value would sit on its error bar: inside, at the foot of the bar.
         style.update(textposition="inside", insidetextanchor="start")
-    value_axis = _log_axis(v) if log_y else dict(rangemode="tozero", automargin=True)
+    # A bar spans base .. base + length; the hover label gives the value itself, not the length.
+    lengths = v if baseline is None else v - baseline
+    if baseline is not None:
+        style.update(base=float(baseline), customdata=v)
+    value_axis = _log_axis(v if baseline is None else np.append(v, baseline)) if log_y \
+        else dict(rangemode="tozero", automargin=True)
     value_axis["title"] = dict(text=yaxis_title)
-    if len(names) > _MAX_COLUMNS:
-        fig = go.Figure(go.Bar(y=names, x=v, error_x=err, orientation="h", **style))
+    if baseline is not None:
+        value_axis["range"] = _padded_range(np.append(v, baseline), log=log_y)
+    horizontal = len(names) > _MAX_COLUMNS
+    if baseline is not None:
+        style["hovertemplate"] = ("%{y}" if horizontal else "%{x}") + ": %{customdata:" + text_format + "}<extra></extra>"
+    if horizontal:
+        fig = go.Figure(go.Bar(y=names, x=lengths, error_x=err, orientation="h", **style))
         fig.update_xaxes(**value_axis)
         # The first name on top, as in a table.
         fig.update_yaxes(**_category_axis(names) | dict(ticktext=[user_text(n) for n in names],
                                                          autorange="reversed"))
         height = 120 + 34 * len(names)
     else:
-        fig = go.Figure(go.Bar(x=names, y=v, error_y=err, **style))
+        fig = go.Figure(go.Bar(x=names, y=lengths, error_y=err, **style))
         fig.update_xaxes(**_category_axis(names))
         fig.update_yaxes(**value_axis)
         height = None
+    if baseline is not None:
+        at = float(baseline)  # in data units, on a log axis too (plotly >= 6)
+        line = dict(type="line", line=dict(color="#444", width=1.5), layer="above")
+        if horizontal:
+            fig.add_shape(x0=at, x1=at, xref="x", y0=0, y1=1, yref="paper", **line)
+        else:
+            fig.add_shape(y0=at, y1=at, yref="y", x0=0, x1=1, xref="paper", **line)
     fig.update_layout(title=title, height=height, margin=dict(l=40, r=30, t=50, b=40))
     return fig
+
+
+def _padded_range(values: np.ndarray, *, log: bool) -> list[float]:
+    """An axis range over ``values`` with room for the value labels at the bars' ends.
+
+    Plotly's autorange does not read bars with a ``base`` on a log axis (it runs down to
+    1e-60), so bars from a baseline get their range here, in the axis's own units (log10 on a
+    log axis).
+    """
+    v = values[np.isfinite(values) & ((values > 0) if log else True)]
+    t = np.log10(v) if log else v
+    lo, hi = float(t.min()), float(t.max())
+    pad = 0.12 * (hi - lo) or (0.3 if log else max(abs(hi), 1.0) * 0.3)
+    return [lo - pad, hi + pad]
 
 
 _FIT_PARTS = {"train_exact_kpca_s": ("exact KPCA part", "#AB63FA"),
