@@ -210,8 +210,8 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
     >>> bar_figure({"a": 1.0, "b": 2.0}, title="t", yaxis_title="v").data[0].x
     ('a', 'b')
     >>> bar = bar_figure({"a": 4.0, "b": 0.5}, title="t", yaxis_title="x", log_y=True, baseline=1.0).data[0]
-    >>> bar.base, bar.y
-    (1.0, (3.0, -0.5))
+    >>> bar.base, bar.y.tolist()
+    (1.0, [3.0, -0.5])
     """
     names = list(values)
     v = np.array([values[k] for k in names], dtype=np.float64)
