@@ -382,3 +382,34 @@ def test_ratio_bars_start_at_one_so_slowdowns_point_down(n_methods):
     assert (line.x0, line.x1) == (1.0, 1.0) if horizontal else (line.y0, line.y1) == (1.0, 1.0)
     with pytest.raises(ValueError, match="positive on a log axis"):
         plots.bar_figure(speedups, title="t", yaxis_title="v", log_y=True, baseline=0.0)
+
+
+def test_density_panels_are_drawn_to_scale_with_colour_bars_clear_of_them():
+    gx, gy = np.linspace(-2.0, 6.0, 9), np.linspace(0.0, 3.0, 5)
+    kde = np.exp(-np.add.outer(gy**2, gx**2))
+    fig = plots.density_grid_figure(gx, gy, kde, 0.9 * kde)
+    L = fig.layout
+    panels = [(L.xaxis, L.yaxis, "x"), (L.xaxis2, L.yaxis2, "x2"), (L.xaxis3, L.yaxis3, "x3")]
+    for xaxis, yaxis, x_id in panels:
+        # one unit as long across as up, over exactly the grid (the panel shrinks, no blank range)
+        assert yaxis.scaleanchor == x_id and yaxis.scaleratio == 1
+        assert list(xaxis.range) == [-2.0, 6.0] and list(yaxis.range) == [0.0, 3.0]
+        assert xaxis.constrain == yaxis.constrain == "domain"
+    shared, diff = (t.colorbar for t in fig.data if t.type == "contour" and t.showscale is not False)
+    domains = [tuple(xaxis.domain) for xaxis, _, _ in panels]
+    room = 60 / 700  # a 10 px bar, its padding and tick labels, at 700 px wide
+    for bar in (shared, diff):
+        assert bar.xanchor == "left"
+        assert not any(lo - room < bar.x < hi for lo, hi in domains)  # neither on a panel nor running into one
+    assert domains[1][1] <= shared.x < domains[2][0] and diff.x >= domains[2][1]  # the shared scale beside ShDE
+    assert [a.text for a in L.annotations] == ["KDE", "ShDE", "ShDE - KDE"]
+    assert [a.x for a in L.annotations] == pytest.approx([sum(d) / 2 for d in domains])  # titles over their panels
+
+
+def test_density_curve_axis_titles_stand_clear_of_their_tick_labels():
+    t = np.linspace(0, 1, 11)
+    fig = plots.density_curve_figure(t, np.full(11, 0.375), np.full(11, 0.38) - 0.006 * t)
+    for axis, title in ((fig.layout.yaxis, "density"), (fig.layout.yaxis2, "difference")):
+        assert axis.title.text == title
+        # automargin places the title past the tick labels (standoff from them) and grows the margin to fit
+        assert axis.automargin is True and axis.title.standoff >= 5

@@ -152,6 +152,12 @@ def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False)
 
 # --------------------------------------------------------------------------- densities
 
+#: Horizontal slots (paper coordinates) of the KDE, ShDE and difference panels: a gap right of
+#: the ShDE panel and room right of the difference panel for their colour scales.
+_DENSITY_DOMAINS = ((0.0, 0.27), (0.315, 0.585), (0.705, 0.975))
+#: Width in pixels a figure is drawn at in the app's wide layout, used to pick a height.
+_TYPICAL_WIDTH = 900
+
 
 def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
                         axis_titles: Sequence[str] = ("x1", "x2")) -> go.Figure:
@@ -191,15 +197,19 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
     diff = shde - kde
     lim = float(np.max(np.abs(diff))) or 1.0
     top = float(max(kde.max(), shde.max()))
-    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.06,
-                        subplot_titles=("KDE", "ShDE", "ShDE - KDE"))
+    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, subplot_titles=("KDE", "ShDE", "ShDE - KDE"))
     common = dict(x=gx, y=gy, contours=dict(coloring="heatmap"), line=dict(width=0.5))
+    # KDE and ShDE share one colour scale, drawn in the gap right of the ShDE panel; the
+    # difference's scale sits right of its panel. Both stand clear of the panels.
+    bar = dict(len=0.9, thickness=10, xanchor="left", title=dict(side="top"))
     fig.add_trace(go.Contour(z=kde, zmin=0, zmax=top, colorscale="Viridis", name="KDE",
-                             colorbar=dict(x=0.62, len=0.9, thickness=10), **common), 1, 1)
+                             colorbar=bar | dict(x=_DENSITY_DOMAINS[1][1] + 0.01, title_text="density"),
+                             **common), 1, 1)
     fig.add_trace(go.Contour(z=shde, zmin=0, zmax=top, colorscale="Viridis", name="ShDE",
                              showscale=False, **common), 1, 2)
-    fig.add_trace(go.Contour(z=diff, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
-                             name="ShDE - KDE", colorbar=dict(x=1.0, len=0.9, thickness=10), **common), 1, 3)
+    fig.add_trace(go.Contour(z=diff, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True, name="ShDE - KDE",
+                             colorbar=bar | dict(x=_DENSITY_DOMAINS[2][1] + 0.01),
+                             **common), 1, 3)
     if points is not None:
         P = _as_2d(points, "points")
         fig.add_trace(_scatter_type(P.shape[0])(x=P[:, 0], y=P[:, 1], mode="markers", name="data",
@@ -210,10 +220,24 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
         fig.add_trace(go.Scatter(x=Cn[:, 0], y=Cn[:, 1], mode="markers", name="centers",
                                  marker=dict(size=6, color="white", line=dict(color="black", width=1)),
                                  hoverinfo="skip"), 1, 2)
-    for col in (1, 2, 3):
-        fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=col)
+    x_range = [float(gx.min()), float(gx.max())]
+    y_range = [float(gy.min()), float(gy.max())]
+    for col, domain in enumerate(_DENSITY_DOMAINS, start=1):
+        suffix = "" if col == 1 else str(col)
+        # Drawn to scale (one unit as long across as up): the kernel is round, so is its density's
+        # picture. The panel shrinks inside its slot rather than showing space outside the grid.
+        fig.update_xaxes(title_text=user_text(axis_titles[0]), domain=domain, range=x_range, constrain="domain",
+                         row=1, col=col)
+        fig.update_yaxes(range=y_range, scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain", row=1, col=col)
     fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
-    fig.update_layout(showlegend=False, margin=dict(l=40, r=10, t=50, b=40))
+    # The panels' titles over the panels' slots.
+    for annotation, domain in zip(fig.layout.annotations, _DENSITY_DOMAINS):
+        annotation.x = sum(domain) / 2
+    # Tall enough that panels of a roughly square grid fill their slots at a typical width.
+    aspect = (y_range[1] - y_range[0]) / ((x_range[1] - x_range[0]) or 1.0)
+    panel_width = (_DENSITY_DOMAINS[0][1] - _DENSITY_DOMAINS[0][0]) * (_TYPICAL_WIDTH - 90)
+    height = int(np.clip(panel_width * aspect + 110, 260, 700))
+    fig.update_layout(showlegend=False, height=height, margin=dict(l=40, r=10, t=50, b=40))
     return fig
 
 
@@ -233,8 +257,11 @@ def density_curve_figure(t, kde, shde, *, xaxis_title: str = "x", title: str = "
     fig.add_trace(go.Scatter(x=t, y=shde, name="ShDE", mode="lines", line=dict(dash="dash")), 1, 1)
     fig.add_trace(go.Scatter(x=t, y=shde - kde, name="ShDE - KDE", mode="lines",
                              line=dict(color="#EF553B")), 2, 1)
-    fig.update_yaxes(title_text="density", row=1, col=1)
-    fig.update_yaxes(title_text="difference", row=2, col=1)
+    # Each title set off from its own tick labels, the margin grown to fit both: a fixed 40 px
+    # margin put "difference" over labels such as "0.004" (and "density" past the edge).
+    titles = dict(automargin=True, title_standoff=8)
+    fig.update_yaxes(title_text="density", row=1, col=1, **titles)
+    fig.update_yaxes(title_text="difference", row=2, col=1, **titles)
     fig.update_xaxes(title_text=user_text(xaxis_title), row=2, col=1)
     fig.update_layout(title=title, margin=dict(l=40, r=10, t=50, b=40))
     return fig
