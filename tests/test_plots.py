@@ -413,3 +413,47 @@ def test_density_curve_axis_titles_stand_clear_of_their_tick_labels():
         assert axis.title.text == title
         # automargin places the title past the tick labels (standoff from them) and grows the margin to fit
         assert axis.automargin is True and axis.title.standoff >= 5
+
+
+EMBEDDINGS = {"Exact KPCA": None, "ShDE + RSKPCA": 0.056, "Subsampled KPCA": 0.140, "Density-weighted Nystrom": 0.007}
+
+
+def _title_extents(fig, width_px=760, default_font=16):
+    """(row, left, right) of each panel title in paper units, its widest line at ~0.6 em a character."""
+    out = []
+    for a in fig.layout.annotations:
+        size = a.font.size or default_font
+        half = max(len(line) for line in a.text.split("<br>")) * 0.6 * size / width_px / 2
+        out.append((round(a.y, 3), a.x - half, a.x + half))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_embedding_panel_titles_do_not_run_together(dims):
+    Z = np.random.default_rng(3).normal(size=(30, 3))
+    fig = plots.embedding_figure({k: Z for k in EMBEDDINGS}, dims=dims,
+                                 errors={k: v for k, v in EMBEDDINGS.items() if v is not None})
+    texts = [a.text.replace("<br>", " ") for a in fig.layout.annotations]
+    assert texts == ["Exact KPCA", "ShDE + RSKPCA (err 0.056)", "Subsampled KPCA (err 0.140)",
+                     "Density-weighted Nystrom (err 0.007)"]  # every title in full, only wrapped
+    extents = _title_extents(fig)
+    for (row_a, _, right), (row_b, left, _) in zip(extents, extents[1:]):
+        if row_a == row_b:
+            assert right < left  # neighbours in a row keep apart at a 760 px wide figure
+
+
+def test_embedding_panels_name_their_axes():
+    Z = np.random.default_rng(4).normal(size=(30, 3))
+    fig = plots.embedding_figure({k: Z for k in EMBEDDINGS})  # 2-D, 3 columns: rows of 3 and 1
+    panels = sorted({(t.xaxis, t.yaxis) for t in fig.data})  # the axes the panels are drawn on
+    assert len(panels) == 4
+    for x_id, y_id in panels:
+        assert fig.layout["xaxis" + x_id[1:]].title.text == "component 1"
+    first_column = {"y", "y4"}  # the first panel of each row names the vertical axis
+    assert {y_id for _, y_id in panels if fig.layout["yaxis" + y_id[1:]].title.text == "component 2"} == first_column
+    fig = plots.embedding_figure({k: Z for k in EMBEDDINGS}, dims=3)
+    scenes = [fig.layout[k] for k in fig.layout if k.startswith("scene")]
+    assert len(scenes) == 4
+    for scene in scenes:
+        assert (scene.xaxis.title.text, scene.yaxis.title.text, scene.zaxis.title.text) == (
+            "component 1", "component 2", "component 3")

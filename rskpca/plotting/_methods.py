@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -49,7 +50,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     errors : mapping of str to float or None
         Alignment error per method, added to the panel titles.
     cols : int, default=3
-        Panels per row (2-D).
+        Panels per row in 2-D (3-D scenes go two to a row).
 
     Returns
     -------
@@ -77,17 +78,20 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
             raise ValueError(f"embedding {k!r} has {A.shape[1]} components; {dims} are needed for a "
                              f"{dims}-D plot (raise the rank r).")
     rid = _row_ids(row_ids, n)
-    titles = [k if errors is None or k not in errors else f"{k} (err {errors[k]:.3f})" for k in names]
     k_panels = len(names)
+    # 3-D scenes two to a row: four in a row are too small to turn, their titles run together.
+    ncols = min(cols if dims == 2 else 2, k_panels)
+    nrows = int(np.ceil(k_panels / ncols))
+    spacing = 0.07 if dims == 2 else 0.02
+    chars = _title_chars((1 - spacing * (ncols - 1)) / ncols)
+    titles = [_panel_title(k, None if errors is None else errors.get(k), chars) for k in names]
     if dims == 2:
-        ncols = min(cols, k_panels)
-        nrows = int(np.ceil(k_panels / ncols))
         fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=titles,
-                            horizontal_spacing=0.05, vertical_spacing=0.12)
+                            horizontal_spacing=spacing, vertical_spacing=0.18 if nrows > 1 else 0.12)
     else:
-        ncols, nrows = k_panels, 1
-        fig = make_subplots(rows=1, cols=k_panels, subplot_titles=titles,
-                            specs=[[{"type": "scene"}] * k_panels], horizontal_spacing=0.02)
+        fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=titles, horizontal_spacing=spacing,
+                            vertical_spacing=0.08, specs=[[{"type": "scene"}] * ncols] * nrows)
+    fig.update_annotations(font_size=_TITLE_FONT)
     groups = None if y is None else _class_groups(y, n)
     label_name = user_text(label_name)
     hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
@@ -116,9 +120,53 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
             trace_rows.append(r)
             trace_cols.append(c)
     fig.add_traces(traces, rows=trace_rows, cols=trace_cols)
-    fig.update_layout(height=max(360, 330 * nrows), margin=dict(l=30, r=10, t=50, b=30),
+    axis_names = [f"component {i}" for i in (1, 2, 3)]
+    if dims == 2:
+        # Every panel names its horizontal axis; the first of each row its vertical one (the panels
+        # of a row show the same components, aligned to exact KPCA).
+        for p in range(k_panels):
+            r, c = p // ncols + 1, p % ncols + 1
+            fig.update_xaxes(title=dict(text=axis_names[0], standoff=4), automargin=True, row=r, col=c)
+            if c == 1:
+                fig.update_yaxes(title=dict(text=axis_names[1], standoff=4), automargin=True, row=r, col=c)
+    else:
+        fig.update_scenes(xaxis_title_text=axis_names[0], yaxis_title_text=axis_names[1],
+                          zaxis_title_text=axis_names[2],
+                          # A step back from plotly's default view, so the axis titles stay inside the scene.
+                          camera_eye=dict(x=1.6, y=1.6, z=1.3))
+    fig.update_layout(height=max(380, 360 * nrows), margin=dict(l=30, r=10, t=60, b=30),
                       legend=dict(title=dict(text=label_name)))
     return fig
+
+
+#: Font size of the panel titles, and the width of one of their characters relative to it.
+_TITLE_FONT = 14
+_CHAR_WIDTH = 0.6
+#: Panel titles are wrapped to fit a figure this many pixels wide (the app's main column on a laptop).
+_TITLE_WIDTH = 760
+
+
+def _title_chars(panel_fraction: float) -> int:
+    """How many title characters fit over a panel taking ``panel_fraction`` of the figure's width."""
+    return max(8, int(panel_fraction * (_TITLE_WIDTH - 40) / (_CHAR_WIDTH * _TITLE_FONT)))
+
+
+def _panel_title(name: str, error: float | None, chars: int) -> str:
+    """A panel's title (the method, and its alignment error), wrapped to ``chars`` characters a line.
+
+    The error goes on a line of its own before the name is broken.
+
+    >>> _panel_title("Density-weighted Nystrom", 0.0071, 20)
+    'Density-weighted<br>Nystrom<br>(err 0.007)'
+    >>> _panel_title("Exact KPCA", None, 20)
+    'Exact KPCA'
+    """
+    err = "" if error is None else f"(err {error:.3f})"
+    one_line = f"{name} {err}".strip()
+    if len(one_line) <= chars:
+        return user_text(one_line)
+    lines = textwrap.wrap(name, chars, break_long_words=False, break_on_hyphens=False) or [name]
+    return "<br>".join(user_text(line) for line in lines + ([err] if err else []))
 
 
 def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
