@@ -457,3 +457,16 @@ def test_embedding_panels_name_their_axes():
     for scene in scenes:
         assert (scene.xaxis.title.text, scene.yaxis.title.text, scene.zaxis.title.text) == (
             "component 1", "component 2", "component 3")
+
+
+def test_bound_panels_over_ell_name_the_bounded_quantity():
+    rows = [{"ell": e, "theorem": th, "a_priori": 1 / e, "a_posteriori": None, "measured": None}
+            for th in ("5.1", "5.2", "5.3") for e in (1.0, 4.0)]
+    rows += [{"ell": 4.0, "theorem": "5.4", "quantity": "||P^D(K_n) - P^D(K-bar_n)||_HS", "a_priori": None,
+              "a_posteriori": 0.2, "measured": 0.1}]
+    fig = plots.bounds_curves_figure(rows)
+    titles = [fig.layout[f"yaxis{'' if p == 1 else p}"].title.text for p in (1, 2, 3, 4)]
+    assert titles == ["MMD_b(X, C-bar)", "sum_i (lambda_i - lambda-bar_i)^2", "||K_n - K-bar_n||_HS",
+                      "||P^D(K_n) - P^D(K-bar_n)||_HS"]
+    assert all(fig.layout[f"yaxis{'' if p == 1 else p}"].automargin for p in (1, 2, 3, 4))
+    assert fig.layout.xaxis.title.text == "ell"

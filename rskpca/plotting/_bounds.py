@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rskpca.bounds import THEOREMS
 from rskpca.plotting._style import (
     _BOUND_COLORS,
     _BOUND_KINDS,
@@ -93,7 +94,9 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
     ----------
     rows : sequence of mapping
         Tidy rows with keys ``ell``, ``theorem`` and the kinds ``a_priori``,
-        ``a_posteriori``, ``measured`` (None/NaN where absent).
+        ``a_posteriori``, ``measured`` (None/NaN where absent), and optionally
+        ``quantity``, the bounded quantity, which titles the panel's y-axis (else
+        :data:`rskpca.bounds.THEOREMS` names it).
     current_ell : float or None
         Marked with a vertical line.
 
@@ -105,8 +108,9 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
     --------
     >>> rows = [{"ell": e, "theorem": "5.1", "a_priori": 1 / e, "a_posteriori": None, "measured": 0.1 / e}
     ...         for e in (1.0, 2.0)]
-    >>> [t.name for t in bounds_curves_figure(rows).data]
-    ['a_priori', 'measured']
+    >>> fig = bounds_curves_figure(rows)
+    >>> [t.name for t in fig.data], fig.layout.yaxis.title.text
+    (['a_priori', 'measured'], 'MMD_b(X, C-bar)')
     """
     theorems = sorted({str(r["theorem"]) for r in rows})
     if not theorems:
@@ -114,7 +118,7 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
     ncols = min(2, len(theorems))
     nrows = int(np.ceil(len(theorems) / ncols))
     fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[f"Theorem {t}" for t in theorems],
-                        horizontal_spacing=0.08, vertical_spacing=0.14)
+                        horizontal_spacing=0.12, vertical_spacing=0.16)
     for p, th in enumerate(theorems):
         r, c = p // ncols + 1, p % ncols + 1
         sub = sorted((row for row in rows if str(row["theorem"]) == th), key=lambda row: row["ell"])
@@ -129,6 +133,8 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
                                      showlegend=p == 0, line=dict(color=_BOUND_COLORS[kind])), r, c)
         fig.update_yaxes(**_log_axis([row.get(kind) for row in sub for kind in _BOUND_KINDS]), row=r, col=c)
         fig.update_xaxes(title_text="ell", row=r, col=c)
+        quantity = next((row["quantity"] for row in sub if row.get("quantity")), THEOREMS.get(th, "value"))
+        fig.update_yaxes(title=dict(text=user_text(quantity), standoff=6), automargin=True, row=r, col=c)
         if current_ell is not None:
             # A plain shape per panel: add_vline(row="all") walks every subplot for each call, far slower.
             suffix = "" if p == 0 else str(p + 1)
