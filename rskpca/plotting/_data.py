@@ -226,9 +226,12 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
         suffix = "" if col == 1 else str(col)
         # Drawn to scale (one unit as long across as up): the kernel is round, so is its density's
         # picture. The panel shrinks inside its slot rather than showing space outside the grid.
-        fig.update_xaxes(title_text=user_text(axis_titles[0]), domain=domain, range=x_range, constrain="domain",
-                         row=1, col=col)
-        fig.update_yaxes(range=y_range, scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain", row=1, col=col)
+        # The x title follows its tick labels (automargin), and a panel shrunk in height keeps to the
+        # top, under its title.
+        fig.update_xaxes(title=dict(text=user_text(axis_titles[0]), standoff=4), automargin=True, domain=domain,
+                         range=x_range, constrain="domain", row=1, col=col)
+        fig.update_yaxes(range=y_range, scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain",
+                         constraintoward="top", row=1, col=col)
     fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
     # The panels' titles over the panels' slots.
     for annotation, domain in zip(fig.layout.annotations, _DENSITY_DOMAINS):
@@ -236,7 +239,7 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
     # Tall enough that panels of a roughly square grid fill their slots at a typical width.
     aspect = (y_range[1] - y_range[0]) / ((x_range[1] - x_range[0]) or 1.0)
     panel_width = (_DENSITY_DOMAINS[0][1] - _DENSITY_DOMAINS[0][0]) * (_TYPICAL_WIDTH - 90)
-    height = int(np.clip(panel_width * aspect + 110, 260, 700))
+    height = int(np.clip(panel_width * aspect + 100, 220, 700))
     fig.update_layout(showlegend=False, height=height, margin=dict(l=40, r=10, t=50, b=40))
     return fig
 
