@@ -10,6 +10,7 @@ from plotly.subplots import make_subplots
 
 from rskpca.plotting._style import (
     PALETTE,
+    _TYPICAL_WIDTH,
     _as_2d,
     _check_len,
     _count_axis,
@@ -155,8 +156,6 @@ def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False)
 #: Horizontal slots (paper coordinates) of the KDE, ShDE and difference panels: a gap right of
 #: the ShDE panel and room right of the difference panel for their colour scales.
 _DENSITY_DOMAINS = ((0.0, 0.27), (0.315, 0.585), (0.705, 0.975))
-#: Width in pixels a figure is drawn at in the app's wide layout, used to pick a height.
-_TYPICAL_WIDTH = 900
 
 
 def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,

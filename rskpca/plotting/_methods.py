@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -13,13 +12,16 @@ from rskpca.plotting._style import (
     PALETTE,
     _APPROX_SYMBOLS,
     _MAX_COLUMNS,
+    _TITLE_FONT,
     _as_2d,
     _category_axis,
     _class_groups,
     _integer_step,
     _log_axis,
+    _panel_title,
     _row_ids,
     _scatter_type,
+    _title_chars,
     method_colors,
     user_text,
 )
@@ -137,36 +139,6 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     fig.update_layout(height=max(380, 360 * nrows), margin=dict(l=30, r=10, t=60, b=30),
                       legend=dict(title=dict(text=label_name)))
     return fig
-
-
-#: Font size of the panel titles, and the width of one of their characters relative to it.
-_TITLE_FONT = 14
-_CHAR_WIDTH = 0.6
-#: Panel titles are wrapped to fit a figure this many pixels wide (the app's main column on a laptop).
-_TITLE_WIDTH = 760
-
-
-def _title_chars(panel_fraction: float) -> int:
-    """How many title characters fit over a panel taking ``panel_fraction`` of the figure's width."""
-    return max(8, int(panel_fraction * (_TITLE_WIDTH - 40) / (_CHAR_WIDTH * _TITLE_FONT)))
-
-
-def _panel_title(name: str, error: float | None, chars: int) -> str:
-    """A panel's title (the method, and its alignment error), wrapped to ``chars`` characters a line.
-
-    The error goes on a line of its own before the name is broken.
-
-    >>> _panel_title("Density-weighted Nystrom", 0.0071, 20)
-    'Density-weighted<br>Nystrom<br>(err 0.007)'
-    >>> _panel_title("Exact KPCA", None, 20)
-    'Exact KPCA'
-    """
-    err = "" if error is None else f"(err {error:.3f})"
-    one_line = f"{name} {err}".strip()
-    if len(one_line) <= chars:
-        return user_text(one_line)
-    lines = textwrap.wrap(name, chars, break_long_words=False, break_on_hyphens=False) or [name]
-    return "<br>".join(user_text(line) for line in lines + ([err] if err else []))
 
 
 def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,

@@ -38,6 +38,38 @@ _APPROX_SYMBOLS = ("circle-open", "square-open", "diamond-open", "triangle-up-op
                    "star-open", "hexagon-open", "pentagon-open", "cross-open", "x-open")
 
 
+#: Width in pixels a figure is drawn at in the app's wide layout, used to pick a height.
+_TYPICAL_WIDTH = 900
+#: Font size of the panel titles, and the width of one of their characters relative to it.
+_TITLE_FONT = 14
+_CHAR_WIDTH = 0.6
+#: Panel titles are wrapped to fit a figure this many pixels wide (the app's main column on a laptop).
+_TITLE_WIDTH = 760
+
+
+def _title_chars(panel_fraction: float) -> int:
+    """How many title characters fit over a panel taking ``panel_fraction`` of the figure's width."""
+    return max(8, int(panel_fraction * (_TITLE_WIDTH - 40) / (_CHAR_WIDTH * _TITLE_FONT)))
+
+
+def _panel_title(name: str, error: float | None, chars: int) -> str:
+    """A panel's title (the method, and its alignment error), wrapped to ``chars`` characters a line.
+
+    The error goes on a line of its own before the name is broken.
+
+    >>> _panel_title("Density-weighted Nystrom", 0.0071, 20)
+    'Density-weighted<br>Nystrom<br>(err 0.007)'
+    >>> _panel_title("Exact KPCA", None, 20)
+    'Exact KPCA'
+    """
+    err = "" if error is None else f"(err {error:.3f})"
+    one_line = f"{name} {err}".strip()
+    if len(one_line) <= chars:
+        return user_text(one_line)
+    lines = textwrap.wrap(name, chars, break_long_words=False, break_on_hyphens=False) or [name]
+    return "<br>".join(user_text(line) for line in lines + ([err] if err else []))
+
+
 def method_colors(names: Sequence[str]) -> dict[str, str]:
     """A colour for each name: a registered method's own colour, else a stable one from its name.
 
