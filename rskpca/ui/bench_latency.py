@@ -1,7 +1,12 @@
-"""Benchmark: server-side time of an ell change on every page of the app.
+"""Benchmark: time of an ell change on every page of the app, server side or in a browser.
 
-Run ``python -m rskpca.ui.bench_latency`` from the repository root (``--help``
-for the options). For each page it starts a fresh Streamlit ``AppTest`` of
+Two modes, both run by ``python -m rskpca.ui.bench_latency`` (``--help`` for the
+options; ``--app PATH`` names the app's entry file, default ``./app.py``):
+
+* ``--browser``: what a user waits for, release-to-settled in Chromium, with the
+  websocket bytes per change (:mod:`rskpca.ui.bench_browser`), for a bundled
+  sample (``--sample``) or a file (``--csv PATH``, uploaded on the Data page).
+* the default, server side: for each page it starts a fresh Streamlit ``AppTest`` of
 ``app.py`` with a bundled sample (digits by default), opens the page once (the
 cold "first visit": the ell-independent work such as exact KPCA is computed and
 cached there), then sets the sidebar's ell slider to several new values and
@@ -33,7 +38,10 @@ from pathlib import Path
 
 __all__ = ["PageLatency", "StackSampler", "page_files", "measure_page", "format_header", "format_row", "main"]
 
-REPO = Path(__file__).resolve().parents[2]
+#: The app measured: its entry file's folder (set from ``--app`` by :func:`main`; ./app.py by default).
+REPO = Path.cwd()
+APP_FILE = "app.py"
+PACKAGE = Path(__file__).resolve().parents[1]
 #: The aim for one ell change on one page (seconds), on the project's 2-core machine.
 TARGET_S = 0.5
 # A spread over the sidebar's range 1..10: small ell (few centers) to large (m close to n).
@@ -63,16 +71,17 @@ class PageLatency:
         return max(self.ell_changes) if self.ell_changes else float("nan")
 
 
-def page_files(repo: Path = REPO) -> list[str]:
+def page_files(repo: Path | None = None) -> list[str]:
     """``app.py`` followed by the page files, as paths relative to the repository.
 
     Examples
     --------
-    >>> files = page_files()
+    >>> files = page_files(PACKAGE.parent)
     >>> files[0], all(f.startswith("pages/") for f in files[1:])
     ('app.py', True)
     """
-    return ["app.py"] + sorted(str(p.relative_to(repo)) for p in (repo / "pages").glob("*.py"))
+    repo = REPO if repo is None else repo
+    return [APP_FILE] + sorted(str(p.relative_to(repo)) for p in (repo / "pages").glob("*.py"))
 
 
 def _exception_text(at) -> str:
@@ -121,9 +130,9 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
 
     if clear_caches:
         st.cache_data.clear()
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=timeout)
+    at = AppTest.from_file(str(REPO / APP_FILE), default_timeout=timeout)
     at.session_state["source"] = sample
-    if page != "app.py":
+    if page != APP_FILE:
         at.switch_page(page)  # open the page directly: its first run is the cold visit
     start = time.perf_counter()
     at.run()
@@ -221,11 +230,13 @@ class StackSampler:
 
 def _is_project_file(filename: str) -> bool:
     path = Path(filename)
-    return REPO in path.parents and (path.parts[len(REPO.parts)] in ("rskpca", "pages") or path.name == "app.py")
+    return PACKAGE in path.parents or (REPO in path.parents and (path.parts[len(REPO.parts)] == "pages"
+                                                                 or path.name == "app.py"))
 
 
 def _short_path(filename: str) -> str:
-    return str(Path(filename).relative_to(REPO))
+    path = Path(filename)
+    return str(path.relative_to(PACKAGE.parent if PACKAGE in path.parents else REPO))
 
 
 def format_header(target: float = TARGET_S) -> str:
@@ -253,27 +264,89 @@ def format_row(r: PageLatency, target: float = TARGET_S) -> str:
             f"{r.cached_ell:>12.3f}  {m_range:<14}  {ok:>7}")
 
 
-def main(argv=None) -> int:
-    """Command-line entry point; prints the table and returns 1 if a page raised."""
-    parser = argparse.ArgumentParser(prog="python -m rskpca.ui.bench_latency", description=__doc__.split("\n")[0])
-    parser.add_argument("--sample", default="digits", help="bundled sample (default: digits)")
-    parser.add_argument("--ells", type=float, nargs="+", default=list(DEFAULT_ELLS),
-                        help="new ell values to time, in order (default: %(default)s)")
-    parser.add_argument("--pages", nargs="+", default=None,
-                        help="page files to time (default: app.py and every file in pages/)")
-    parser.add_argument("--repeats", type=int, default=1, help="repeat the whole measurement (default: 1)")
-    parser.add_argument("--keep-caches", action="store_true", help="do not clear the caches between pages")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one run")
-    parser.add_argument("--per-ell", action="store_true", help="also print each ell change's time and m")
-    parser.add_argument("--profile", action="store_true",
-                        help="profile the first ell change of each page and print the slowest functions")
-    args = parser.parse_args(argv)
+def _quiet_streamlit_logs() -> None:
+    """Silence Streamlit's warnings about the missing runtime (AppTest runs without a server).
 
-    # AppTest runs the app outside a server, so Streamlit warns about the missing runtime on
-    # every cached call; those warnings would bury the table.
+    Streamlit warns "missing ScriptRunContext" on every cached call outside a
+    server; those warnings would bury the table. Streamlit creates its loggers
+    as its modules load, at the level :func:`streamlit.logger.set_log_level`
+    last set, so that is set before the app is imported, and loggers that
+    already exist are lowered too.
+    """
+    from streamlit import config, logger
+
+    config.set_option("logger.level", "error")
+    logger.set_log_level("error")
     for name in list(logging.root.manager.loggerDict):
         if name.startswith("streamlit"):
             logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _use_app(app: str) -> None:
+    global REPO, APP_FILE
+    path = Path(app).resolve()
+    if not path.is_file():
+        raise SystemExit(f"{path} does not exist: pass the app's entry file with --app PATH "
+                         "(the folder that holds app.py and pages/).")
+    REPO, APP_FILE = path.parent, path.name
+
+
+def _uptime() -> str:
+    load = os.getloadavg()
+    return f"load average {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} on {os.cpu_count()} CPU(s)"
+
+
+def browser_main(args) -> int:
+    """The ``--browser`` mode: release-to-settled per page in Chromium."""
+    from rskpca.ui.bench_browser import ELL_PAGES, format_browser_header, format_browser_row, measure_in_browser
+
+    what = f"--csv {args.csv}" if args.csv else f"sample {args.sample}"
+    print(f"release-to-settled in Chromium, {what}, controls {args.controls}, {args.changes} changes each; "
+          f"{_uptime()} at start; app {REPO / APP_FILE}", flush=True)
+    print(format_browser_header(), flush=True)
+    described, rows = measure_in_browser(REPO / APP_FILE, sample=args.sample, csv=args.csv and Path(args.csv),
+                                         max_rows=args.max_rows, pages=args.pages or ELL_PAGES,
+                                         controls=args.controls, changes=args.changes)
+    print(f"data: {described}; {_uptime()} at end")
+    if args.per_ell:
+        for r in rows:
+            print(f"  {r.page} {r.control}: " + ", ".join(f"{s:.3f} s/{b / 1024:.0f} kB/{n} run(s)"
+                                                      for s, b, n in zip(r.seconds, r.payload_bytes, r.runs)))
+    return 1 if any(r.error for r in rows) else 0
+
+
+def main(argv=None) -> int:
+    """Command-line entry point; prints the table and returns 1 if a page raised."""
+    parser = argparse.ArgumentParser(prog="python -m rskpca.ui.bench_latency", description=__doc__.split("\n")[0])
+    parser.add_argument("--app", default="app.py", help="the app's entry file (default: ./app.py)")
+    parser.add_argument("--browser", action="store_true",
+                        help="measure release-to-settled in Chromium instead of AppTest's server-side time")
+    parser.add_argument("--csv", default=None, help="--browser: upload this file on the Data page instead of a sample")
+    parser.add_argument("--max-rows", type=int, default=None,
+                        help="--browser with --csv: the Data page's row cap (default: the app's, 5000)")
+    parser.add_argument("--controls", nargs="+", default=["ell"], choices=["ell", "sigma", "r"],
+                        help="--browser: sidebar controls to step (default: ell)")
+    parser.add_argument("--changes", type=int, default=5, help="--browser: steps per control and page (default: 5)")
+    parser.add_argument("--sample", default=None, help="bundled sample (default: two_moons in the browser, digits "
+                                                       "server side)")
+    parser.add_argument("--ells", type=float, nargs="+", default=list(DEFAULT_ELLS),
+                        help="server side: new ell values to time, in order (default: %(default)s)")
+    parser.add_argument("--pages", nargs="+", default=None,
+                        help="page files to time (default: app.py and every file in pages/); with --browser, "
+                             "sidebar labels (default: the pages that depend on ell)")
+    parser.add_argument("--repeats", type=int, default=1, help="repeat the whole measurement (default: 1)")
+    parser.add_argument("--keep-caches", action="store_true", help="do not clear the caches between pages")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one run")
+    parser.add_argument("--per-ell", action="store_true", help="also print each change's time")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the first ell change of each page and print the slowest functions")
+    args = parser.parse_args(argv)
+    _quiet_streamlit_logs()  # before anything imports rskpca.ui.compute (its caches warn on creation)
+    _use_app(args.app)
+    if args.browser:
+        args.sample = args.sample or "two_moons"
+        return browser_main(args)
+    args.sample = args.sample or "digits"
     os.chdir(REPO)  # the app reads .streamlit/config.toml and sample_data/ from here
     from streamlit import config
 
@@ -283,9 +356,8 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(REPO))
     pages = args.pages or page_files()
     failed = False
-    print(f"ell-change latency, sample={args.sample}, ells={args.ells}, {os.cpu_count()} CPU(s), "
-          f"load average {os.getloadavg()[0]:.1f}; AppTest wall-clock (server side, no browser); "
-          "noisy on a shared machine.")
+    print(f"ell-change latency, sample={args.sample}, ells={args.ells}, {_uptime()}; "
+          "AppTest wall-clock (server side, no browser); noisy on a shared machine.")
     for repeat in range(args.repeats):
         print(f"\nrun {repeat + 1} of {args.repeats}")
         print(format_header(), flush=True)
