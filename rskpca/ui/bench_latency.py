@@ -273,13 +273,24 @@ def _quiet_streamlit_logs() -> None:
     last set, so that is set before the app is imported, and loggers that
     already exist are lowered too.
     """
-    from streamlit import config, logger
+    # AppTest re-parses the config on each run, which resets the levels from ``logger.level``,
+    # so the levels alone do not hold: a filter on the loggers does.
+    os.environ["STREAMLIT_LOGGER_LEVEL"] = "error"
+    import streamlit.runtime.caching.cache_data_api  # noqa: F401 - creates the loggers that warn
+    import streamlit.runtime.caching.cache_resource_api  # noqa: F401
+    from streamlit import logger
 
-    config.set_option("logger.level", "error")
     logger.set_log_level("error")
     for name in list(logging.root.manager.loggerDict):
         if name.startswith("streamlit"):
-            logging.getLogger(name).setLevel(logging.ERROR)
+            log = logging.getLogger(name)
+            log.setLevel(logging.ERROR)
+            if _errors_only not in log.filters:
+                log.addFilter(_errors_only)
+
+
+def _errors_only(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.ERROR
 
 
 def _use_app(app: str) -> None:
