@@ -7,6 +7,7 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import ell_grid
 from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
+from rskpca.ui.scrubber import show_scrubber
 
 settings = start_page("Shadow centers")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
@@ -31,6 +32,10 @@ else:
 fig = plots.shadow_figure(coords, shadow.labels, shadow.center_indices, shadow.weights, eps=shadow.eps,
                           projected=projected, axis_titles=titles, row_ids=ds.row_ids)
 show_figure(fig, key="shadow_scatter", filename="shadow_centers")
+
+st.subheader("Scrub ell: watch the reduced set grow and shrink")
+show_scrubber(compute.shadow_scrubber(ds.digest, ds.X, coords, sigma, kernel, titles, projected),
+              key="shadow_scrubber", what="the shadow centers (circle area grows with the weight)")
 
 left, right = st.columns(2)
 with left:

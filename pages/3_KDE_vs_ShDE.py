@@ -6,6 +6,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
+from rskpca.ui.scrubber import show_scrubber
 
 settings = start_page("KDE vs ShDE")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
@@ -48,6 +49,11 @@ def along_line(ds, sigma: float, kernel: str, ell: float) -> None:
         show_table(pd.DataFrame({"t": t, "kde": kl, "shde": sl}), key="kde_line_table", filename="kde_line")
 
 
+st.subheader("Scrub ell: the ShDE against the KDE at every ell")
+show_scrubber(compute.density_scrubber(ds.digest, ds.X, sigma, kernel, [str(n) for n in ds.feature_names][:2]),
+              key="kde_scrubber", what="the ShDE's error against the KDE")
+
+st.subheader(f"At ell = {ell:g}")
 GRID = 80
 if ds.d <= 2:
     axes, kde = compute.kde_grid(ds.digest, ds.X, sigma, kernel, GRID)

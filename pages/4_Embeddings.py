@@ -9,6 +9,7 @@ from rskpca.evaluation.compare import aligned_embeddings, compare
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui import (choose_methods, compute, reduction_note, show_error, show_figure, show_table, start_page,
                        without_slow_methods)
+from rskpca.ui.scrubber import show_scrubber
 
 settings = start_page("Embeddings")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
@@ -69,6 +70,10 @@ def embedding_view(emb: dict, errors: dict) -> None:
 
 
 embedding_view(emb, errors)
+
+st.subheader("Scrub ell: RSKPCA against exact KPCA at every ell")
+show_scrubber(compute.embedding_scrubber(dig, Xc, exact, sigma, kernel, r, None if ds.y is None else ds.y[rows_idx]),
+              key="emb_scrubber", what="RSKPCA's embedding (aligned to exact KPCA)")
 
 left, right = st.columns(2)
 with left:

@@ -18,7 +18,8 @@ checked in a plain test. Conventions shared by the builders:
 
 This module is the public face; the builders live in private modules by subject
 (``_data``: shadow and densities, ``_methods``: embeddings, spectra,
-bars, times, ``_bounds``: bounds and curves over ell) on a shared style
+bars, times, ``_bounds``: bounds and curves over ell, ``_scrubber``: ell scrubbers
+whose frames the browser plays) on a shared style
 (``_style``). Import them from here.
 """
 
@@ -32,6 +33,14 @@ from rskpca.plotting._data import (
     weight_histogram,
 )
 from rskpca.plotting._methods import bar_figure, embedding_figure, fit_predict_figure, fit_time_figure, spectra_figure
+from rskpca.plotting._scrubber import (
+    SCRUB_CENTERS,
+    SCRUB_POINTS,
+    density_scrubber_figure,
+    embedding_scrubber_figure,
+    shadow_scrubber_figure,
+    subsample_rows,
+)
 from rskpca.plotting._style import (
     METHOD_COLORS,
     PALETTE,
@@ -64,4 +73,10 @@ __all__ = [
     "bounds_figure",
     "bounds_curves_figure",
     "lines_over_ell",
+    "SCRUB_POINTS",
+    "SCRUB_CENTERS",
+    "subsample_rows",
+    "shadow_scrubber_figure",
+    "density_scrubber_figure",
+    "embedding_scrubber_figure",
 ]

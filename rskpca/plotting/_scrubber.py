@@ -1,0 +1,312 @@
+"""Ell scrubbers: figures whose frames over an ell grid are drawn in the browser, with no server round trip.
+
+Each builder takes results precomputed at every ell of a grid and returns one
+Plotly figure with a frame per ell and a slider (plus a play button). Dragging
+the slider redraws in the browser at animation speed: the reduced set grows and
+shrinks under the user's hand. A frame carries only what changes with ell (the
+centers, the ShDE values, the RSKPCA coordinates); what does not (the data, the
+KDE, exact KPCA) is drawn once in the base figure. Points are subsampled to a
+budget and frames are sent as float32 arrays (base64 in Plotly's JSON), so the
+figure stays small. Under the main panel a strip shows m/n over the grid with
+the current frame marked; its points carry their ell in ``customdata``, so a
+click on one can set the app's ell (the app handles the selection).
+
+The figure depends only on the grid, not on the app's current ell, so
+re-sending it unchanged costs nothing (Streamlit refers the browser to the copy
+it already has).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from rskpca.plotting._style import PALETTE, _as_2d, user_text
+
+__all__ = ["subsample_rows", "shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
+           "SCRUB_POINTS", "SCRUB_CENTERS"]
+
+#: Points drawn per frame at most (a seeded subsample above it; the chart says so).
+SCRUB_POINTS = 2000
+#: Centers drawn per frame at most (the heaviest ones; the frame's title says so).
+SCRUB_CENTERS = 1500
+
+
+def subsample_rows(n: int, budget: int, seed: int = 0) -> np.ndarray:
+    """Sorted row numbers: all ``n`` rows, or a seeded sample of ``budget`` of them.
+
+    >>> subsample_rows(5, 10).tolist(), subsample_rows(1000, 3).size
+    ([0, 1, 2, 3, 4], 3)
+    """
+    if n <= budget:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=budget, replace=False))
+
+
+def _f32(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _frame_name(ell: float) -> str:
+    return f"{float(ell):g}"
+
+
+def _with_scrubber(fig: go.Figure, ells, retained, frame_data, frame_traces, titles, *, strip_row: int,
+                   active: int = 0) -> go.Figure:
+    """Add the m/n strip (row ``strip_row``), one frame per ell, the slider and a play button."""
+    ells = np.asarray(ells, dtype=np.float64)
+    retained = np.asarray(retained, dtype=np.float64)
+    fig.add_trace(go.Scatter(x=ells, y=retained, mode="lines+markers", name="m/n over ell (click: use this ell)",
+                             customdata=ells, marker=dict(size=9, color="#3b5bdb"), line=dict(color="#3b5bdb"),
+                             hovertemplate="ell %{x:g}: m/n %{y:.1%}<br>click to use this ell<extra></extra>"),
+                  row=strip_row, col=1)
+    fig.add_trace(go.Scatter(x=[ells[active]], y=[retained[active]], mode="markers", name="this frame",
+                             marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="#e03131", width=3)),
+                             hoverinfo="skip"), row=strip_row, col=1)
+    marker_trace = len(fig.data) - 1
+    frames = []
+    for i, ell in enumerate(ells):
+        data = list(frame_data[i]) + [go.Scatter(x=[ell], y=[retained[i]])]
+        frames.append(go.Frame(name=_frame_name(ell), data=data, traces=list(frame_traces) + [marker_trace],
+                               layout=dict(title=dict(text=titles[i]))))
+    fig.frames = frames
+    step_args = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+    fig.update_layout(
+        title=dict(text=titles[active]),
+        sliders=[dict(active=active, currentvalue=dict(prefix="ell = ", font=dict(size=14)), pad=dict(t=40),
+                      steps=[dict(method="animate", label=_frame_name(ell), args=[[_frame_name(ell)], step_args])
+                             for ell in ells])],
+        updatemenus=[dict(type="buttons", direction="left", x=0.0, y=-0.02, xanchor="right", yanchor="top",
+                          pad=dict(t=40, r=10), showactive=False,
+                          buttons=[dict(label="Play", method="animate",
+                                        args=[None, dict(mode="immediate", fromcurrent=True,
+                                                         frame=dict(duration=250, redraw=True),
+                                                         transition=dict(duration=0))]),
+                                   dict(label="Pause", method="animate",
+                                        args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False),
+                                                           transition=dict(duration=0))])])],
+        margin=dict(l=40, r=10, t=60, b=40), showlegend=False,
+    )
+    fig.update_yaxes(title_text="m / n", tickformat=".0%", row=strip_row, col=1)
+    fig.update_xaxes(title_text="ell", row=strip_row, col=1)
+    return fig
+
+
+def _check_frames(frames) -> list[dict]:
+    frames = list(frames)
+    if not frames:
+        raise ValueError("frames is empty: pass one result per ell of the grid.")
+    return frames
+
+
+def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[str] = ("x1", "x2"),
+                           projected: bool = False, max_points: int = SCRUB_POINTS,
+                           max_centers: int = SCRUB_CENTERS, active: int = 0) -> go.Figure:
+    """The data with the shadow centers of every ell on a grid, one frame per ell.
+
+    Parameters
+    ----------
+    X2 : array-like of shape (n, 1) or (n, 2)
+        Coordinates drawn (the data, or its first principal axes).
+    frames : sequence of dict
+        One per ell, in order, with keys ``ell``, ``center_indices`` (rows of
+        ``X2``) and ``weights`` (points absorbed per center).
+    axis_titles : sequence of str, default=("x1", "x2")
+    projected : bool, default=False
+        Whether ``X2`` is a projection (said in the titles).
+    max_points, max_centers : int
+        Drawing budgets: a seeded subsample of the points, the heaviest centers.
+    active : int, default=0
+        The frame shown first.
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [2.0, 0.0]])
+    >>> fig = shadow_scrubber_figure(X, [dict(ell=1.0, center_indices=[0, 2], weights=[2, 1]),
+    ...                                  dict(ell=2.0, center_indices=[0, 1, 2], weights=[1, 1, 1])])
+    >>> [f.name for f in fig.frames], len(fig.frames[1].data[0].x), len(fig.layout.sliders[0].steps)
+    (['1', '2'], 3, 2)
+    """
+    X2 = _as_2d(X2, "X2")
+    n = X2.shape[0]
+    if X2.shape[1] == 1:
+        X2 = np.column_stack([X2[:, 0], np.zeros(n)])
+    X2 = X2[:, :2]
+    frames = _check_frames(frames)
+    rows = subsample_rows(n, max_points)
+    fig = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.12)
+    fig.add_trace(go.Scattergl(x=_f32(X2[rows, 0]), y=_f32(X2[rows, 1]), mode="markers", name="points",
+                               marker=dict(size=4, color="#adb5bd", opacity=0.6), hoverinfo="skip"), row=1, col=1)
+    data, titles, retained = [], [], []
+    sampled = f"; {rows.size} of {n} points drawn" if rows.size < n else ""
+    where = " on the first two principal axes" if projected else ""
+    for fr in frames:
+        idx = np.asarray(fr["center_indices"], dtype=np.intp)
+        w = np.asarray(fr["weights"], dtype=np.float64)
+        if idx.shape != w.shape:
+            raise ValueError(f"frame at ell = {fr['ell']:g}: center_indices and weights differ in length.")
+        keep = np.argsort(-w, kind="stable")[:max_centers] if idx.size > max_centers else slice(None)
+        shown = idx[keep]
+        size = 5.0 + 20.0 * np.sqrt(w[keep] / w.max()) if w.size else w
+        data.append([go.Scattergl(x=_f32(X2[shown, 0]), y=_f32(X2[shown, 1]), marker=dict(size=_f32(size)))])
+        capped = f" (the {max_centers} heaviest drawn)" if idx.size > max_centers else ""
+        titles.append(f"ell = {fr['ell']:g}: m = {idx.size} shadow centers, {idx.size / n:.1%} of n{capped}"
+                      f"{where}{sampled}")
+        retained.append(idx.size / n)
+    first = data[active][0]
+    fig.add_trace(go.Scattergl(x=first.x, y=first.y, mode="markers", name="centers",
+                               marker=dict(size=first.marker.size, color="rgba(59,91,219,0.25)",
+                                           line=dict(color="#1c2f8c", width=1.2)),
+                               hovertemplate="center<extra></extra>"), row=1, col=1)
+    fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)
+    fig.update_yaxes(title_text=user_text(axis_titles[1]) if len(axis_titles) > 1 else "", row=1, col=1)
+    return _with_scrubber(fig, [fr["ell"] for fr in frames], retained, data, [1], titles, strip_row=2,
+                          active=active)
+
+
+def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, active: int = 0,
+                            axis_titles: Sequence[str] = ("x1", "x2"), note: str = "") -> go.Figure:
+    """The ShDE at every ell of a grid against the KDE, one frame per ell.
+
+    With ``gx`` and ``gy`` the densities are grids of shape (len(gy), len(gx))
+    and each frame is a heatmap of ShDE - KDE; with ``gx`` alone they are
+    curves over ``gx``; otherwise they are values at data points and each
+    frame is ShDE against KDE (the diagonal is a perfect match).
+
+    Parameters
+    ----------
+    frames : sequence of dict
+        One per ell with keys ``ell``, ``shde`` (same shape as ``kde``) and ``m``.
+    kde : array-like
+        The KDE (independent of ell), drawn once.
+    gx, gy : array-like or None
+    active : int, default=0
+    axis_titles : sequence of str
+    note : str
+        Appended to every frame's title (e.g. a subsample).
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = density_scrubber_figure([dict(ell=1.0, shde=np.zeros(3), m=1, n=3),
+    ...                                dict(ell=2.0, shde=np.ones(3), m=3, n=3)], kde=np.ones(3))
+    >>> len(fig.frames), fig.frames[1].data[0].type
+    (2, 'scattergl')
+    """
+    frames = _check_frames(frames)
+    kde = np.asarray(kde, dtype=np.float64)
+    fig = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.12)
+    data = []
+    if gx is not None and gy is not None:
+        lim = max(float(np.max(np.abs(np.asarray(fr["shde"]) - kde))) for fr in frames) or 1.0
+        for fr in frames:
+            data.append([go.Heatmap(z=_f32(np.asarray(fr["shde"]) - kde))])
+        fig.add_trace(go.Heatmap(x=_f32(gx), y=_f32(gy), z=data[active][0].z, zmin=-lim, zmax=lim,
+                                 colorscale="RdBu", reversescale=True, colorbar=dict(len=0.75, y=0.62,
+                                                                                     title="ShDE - KDE")),
+                      row=1, col=1)
+        fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)
+        fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
+        what = "ShDE - KDE on the grid (same colour scale in every frame)"
+    elif gx is not None:
+        fig.add_trace(go.Scatter(x=_f32(gx), y=_f32(kde), mode="lines", name="KDE", line=dict(width=3)),
+                      row=1, col=1)
+        for fr in frames:
+            data.append([go.Scatter(y=_f32(fr["shde"]))])
+        fig.add_trace(go.Scatter(x=_f32(gx), y=data[active][0].y, mode="lines", name="ShDE",
+                                 line=dict(dash="dash")), row=1, col=1)
+        fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)
+        fig.update_yaxes(title_text="density", row=1, col=1)
+        what = "KDE (solid) and ShDE (dashed)"
+    else:
+        top = max(float(kde.max(initial=0.0)), max(float(np.max(fr["shde"])) for fr in frames))
+        fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", name="ShDE = KDE",
+                                 line=dict(color="gray", dash="dot")), row=1, col=1)
+        for fr in frames:
+            data.append([go.Scattergl(y=_f32(fr["shde"]))])
+        fig.add_trace(go.Scattergl(x=_f32(kde), y=data[active][0].y, mode="markers", name="data points",
+                                   marker=dict(size=4, opacity=0.6), hoverinfo="skip"), row=1, col=1)
+        fig.update_xaxes(title_text="KDE", row=1, col=1)
+        fig.update_yaxes(title_text="ShDE", range=[0, top * 1.05], row=1, col=1)
+        what = "ShDE against KDE at the data points"
+    titles = [f"ell = {fr['ell']:g}, m = {fr['m']}: {what}{note}" for fr in frames]
+    retained = [fr["m"] / fr["n"] for fr in frames]
+    animated = len(fig.data) - 1  # the trace just added is the one the frames update
+    return _with_scrubber(fig, [fr["ell"] for fr in frames], retained, data, [animated], titles, strip_row=2,
+                          active=active)
+
+
+def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: int = 0, note: str = "",
+                              method_label: str = "RSKPCA") -> go.Figure:
+    """Exact KPCA beside RSKPCA at every ell of a grid (aligned to exact KPCA), one frame per ell.
+
+    Parameters
+    ----------
+    exact : array-like of shape (n, >=2)
+        Exact KPCA's coordinates (drawn once).
+    frames : sequence of dict
+        One per ell with keys ``ell``, ``embedding`` (shape (n, >=2), aligned),
+        ``m``, ``n`` and optionally ``error`` (relative alignment error).
+    y : array-like of shape (n,) or None
+        Class labels for colours.
+    active : int, default=0
+    note : str
+        Appended to every frame's title.
+    method_label : str, default="RSKPCA"
+
+    Returns
+    -------
+    go.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> E = np.eye(3)[:, :2]
+    >>> fig = embedding_scrubber_figure(E, [dict(ell=1.0, embedding=E, m=2, n=3)])
+    >>> len(fig.frames), [t.name for t in fig.data][:2]
+    (1, ['exact KPCA', 'RSKPCA'])
+    """
+    frames = _check_frames(frames)
+    E = _as_2d(exact, "exact")
+    if E.shape[1] < 2:
+        raise ValueError("exact needs at least 2 components to draw an embedding.")
+    if y is None:
+        color = "#3b5bdb"
+    else:
+        _, codes = np.unique(np.asarray(y).astype(str), return_inverse=True)
+        color = np.array(PALETTE, dtype=object)[codes % len(PALETTE)].tolist()
+    fig = make_subplots(rows=2, cols=2, row_heights=[0.78, 0.22], vertical_spacing=0.12,
+                        specs=[[{}, {}], [{"colspan": 2}, None]],
+                        subplot_titles=("exact KPCA", method_label, ""))
+    marker = dict(size=4, color=color, opacity=0.7)
+    fig.add_trace(go.Scattergl(x=_f32(E[:, 0]), y=_f32(E[:, 1]), mode="markers", name="exact KPCA",
+                               marker=marker, hoverinfo="skip"), row=1, col=1)
+    data = []
+    for fr in frames:
+        F = _as_2d(fr["embedding"], "embedding")
+        data.append([go.Scattergl(x=_f32(F[:, 0]), y=_f32(F[:, 1]))])
+    fig.add_trace(go.Scattergl(x=data[active][0].x, y=data[active][0].y, mode="markers", name=method_label,
+                               marker=marker, hoverinfo="skip"), row=1, col=2)
+    # The approximation's axes follow exact KPCA's, so the eye compares like with like.
+    fig.update_xaxes(matches="x", row=1, col=2)
+    fig.update_yaxes(matches="y", row=1, col=2)
+    titles = []
+    for fr in frames:
+        err = f", alignment error {fr['error']:.3g}" if fr.get("error") is not None else ""
+        titles.append(f"ell = {fr['ell']:g}: {method_label} on m = {fr['m']} centers ({fr['m'] / fr['n']:.1%} "
+                      f"of n){err}{note}")
+    retained = [fr["m"] / fr["n"] for fr in frames]
+    return _with_scrubber(fig, [fr["ell"] for fr in frames], retained, data, [1], titles, strip_row=2,
+                          active=active)

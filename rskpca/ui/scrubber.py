@@ -1,0 +1,57 @@
+"""The ell scrubber on a page: a Plotly figure with frames that the browser plays, and picking an ell from it.
+
+Dragging the figure's slider redraws in the browser only (no script run). A
+click on a point of the m/n strip under it sets the sidebar's ell to that
+point's ell (a selection callback, which runs before the next script run, so
+the sidebar's slider can still be set).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from rskpca.ui.state import ELL_RANGE
+from rskpca.ui.widgets import PLOTLY_CONFIG
+
+__all__ = ["show_scrubber", "selected_ell"]
+
+
+def selected_ell(selection) -> float | None:
+    """The ell of the first selected point that carries one in its customdata (None if none does).
+
+    >>> selected_ell({"selection": {"points": [{"customdata": 3.5}]}})
+    3.5
+    >>> selected_ell({"selection": {"points": [{"x": 1}]}}) is None
+    True
+    """
+    points = ((selection or {}).get("selection") or {}).get("points") or []
+    for point in points:
+        value = point.get("customdata")
+        if isinstance(value, (list, tuple)):
+            value = value[0] if value else None
+        try:
+            ell = float(value)
+        except (TypeError, ValueError):
+            continue
+        if ELL_RANGE[0] <= ell <= ELL_RANGE[1]:
+            return round(ell, 1)
+    return None
+
+
+def _use_selected_ell(key: str) -> None:
+    ell = selected_ell(st.session_state.get(key))
+    if ell is not None:
+        st.session_state["ell"] = ell
+
+
+def show_scrubber(figure: dict, key: str, what: str) -> None:
+    """Draw a scrubber figure (from :mod:`rskpca.ui.compute`) with its instructions."""
+    if not figure:
+        return
+    st.caption(f"**Scrub ell**: drag the slider under the chart to watch {what} change with ell, drawn in "
+               "your browser without waiting for the server (Play runs through the grid). Click a point of "
+               "the m/n curve to use that ell in the sidebar.")
+    st.plotly_chart(figure, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None,
+                    on_select=partial(_use_selected_ell, key), selection_mode="points")
