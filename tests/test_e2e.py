@@ -317,3 +317,83 @@ def test_a_bad_upload_shows_a_message_not_a_traceback(app_server, app_page):
     alert = page.get_by_test_id("stMain").get_by_test_id("stAlert").filter(has_text="PNG image")
     alert.first.wait_for()
     shoot(page, "90-bad-upload")
+
+
+# ---------------------------------------------------------------------------
+# The ell scrubber: frames played in the browser, no script run
+# ---------------------------------------------------------------------------
+
+_RUN_COUNTER = """
+() => {
+  window.__runs = 0;
+  const app = document.querySelector("[data-testid='stApp']");
+  new MutationObserver(() => {
+    if (app.getAttribute('data-test-script-state') === 'running') window.__runs += 1;
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}
+"""
+
+_DRAWN = """
+(key) => {
+  const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
+  // _fullData holds the decoded arrays actually drawn (data may still hold base64 specs).
+  const centers = gd._fullData.find(t => t.name === 'centers');
+  return {frames: (gd._transitionData && gd._transitionData._frames || []).length,
+          n: centers._length, first: Array.from(centers.x).slice(0, 3),
+          title: gd.layout.title.text, active: gd.layout.sliders[0].active};
+}
+"""
+
+
+_STRIP_POINT = """
+({key, index}) => {
+  const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
+  const trace = gd._fullData.find(t => t.name.startsWith('m/n over ell'));
+  const xa = gd._fullLayout[trace.xaxis.replace('x', 'xaxis')], ya = gd._fullLayout[trace.yaxis.replace('y', 'yaxis')];
+  const box = gd.getBoundingClientRect();
+  return {x: box.left + xa._offset + xa.l2p(trace.x[index]), y: box.top + ya._offset + ya.l2p(trace.y[index])};
+}
+"""
+
+
+def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page):
+    page = app_page
+    page.goto(f"{app_server}/?dataset=two_moons")
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+    go_to(page, next(lab for lab in nav_links(page) if re.search(r"shadow", lab, re.I)))
+    chart = page.locator(".st-key-shadow_scrubber").get_by_test_id("stPlotlyChart")
+    chart.scroll_into_view_if_needed()
+    chart.locator(".slider-grip-rect").wait_for()
+    assert_no_exception(page, "scrubber")
+    before = page.evaluate(_DRAWN, "shadow_scrubber")
+    assert before["frames"] == 19, f"the scrubber should ship one frame per ell of the grid: {before}"
+    page.evaluate(_RUN_COUNTER)
+    ell_before = ell_value(page)
+
+    # Drag the slider's grip most of the way along its rail, as a person would.
+    grip = chart.locator(".slider-grip-rect").bounding_box()
+    rail = chart.locator(".slider-rail-rect").bounding_box()
+    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
+    page.mouse.down()
+    for frac in (0.3, 0.5, 0.7, 0.85):
+        page.mouse.move(rail["x"] + frac * rail["width"], rail["y"] + rail["height"] / 2, steps=4)
+    page.mouse.up()
+    page.wait_for_timeout(500)
+    after = page.evaluate(_DRAWN, "shadow_scrubber")
+    shoot(page, "95-scrubber-dragged")
+
+    assert after["active"] > before["active"], f"the slider did not move: {before} -> {after}"
+    assert after["n"] != before["n"] or after["first"] != before["first"], \
+        f"dragging the scrubber did not change the drawn centers: {before} -> {after}"
+    assert after["title"] != before["title"], f"the frame's title did not change: {before} -> {after}"
+    assert page.evaluate("window.__runs") == 0, "dragging the scrubber started a script run"
+    assert page.locator("[data-testid='stApp']").get_attribute("data-test-script-state") == "notRunning"
+    assert ell_value(page) == ell_before, "dragging alone should not move the sidebar's ell"
+    assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
+
+    # A click on the m/n strip uses that ell: one script run, and the sidebar's ell follows.
+    where = page.evaluate(_STRIP_POINT, {"key": "shadow_scrubber", "index": 6})  # the 7th grid point: ell = 4
+    page.mouse.click(where["x"], where["y"])
+    wait_for_app_run(page)
+    assert float(ell_value(page)) == pytest.approx(4.0), f"the sidebar's ell is {ell_value(page)}"

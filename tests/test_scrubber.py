@@ -1,0 +1,73 @@
+"""The ell scrubbers: frames carry only what changes, within budgets, as compact arrays."""
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from rskpca import plotting as plots
+from rskpca.core.shadow import shadow_centers
+from rskpca.ui.scrubber import selected_ell
+
+
+def _frames(X, ells, sigma=1.0):
+    out = []
+    for ell in ells:
+        s = shadow_centers(X, sigma=sigma, ell=ell)
+        out.append(dict(ell=ell, center_indices=s.center_indices, weights=s.weights, m=s.m, n=s.n))
+    return out
+
+
+def test_shadow_scrubber_frames_hold_each_ells_centers_only():
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    frames = _frames(X, [1.0, 3.0, 6.0])
+    fig = plots.shadow_scrubber_figure(X, frames)
+    assert [f.name for f in fig.frames] == ["1", "3", "6"]
+    for fr, f in zip(frames, fig.frames):
+        centers, marker = f.data
+        assert sorted(zip(centers.x, centers.y)) == sorted(zip(X[fr["center_indices"], 0].astype(np.float32),
+                                                                X[fr["center_indices"], 1].astype(np.float32)))
+        assert list(marker.x) == [fr["ell"]]
+        assert f"m = {fr['m']}" in f.layout.title.text
+        # the data points (trace 0) never travel in a frame
+        assert 0 not in f.traces
+    assert [s.label for s in fig.layout.sliders[0].steps] == ["1", "3", "6"]
+    # the m/n strip carries each ell for the click that sets it
+    strip = next(t for t in fig.data if t.name.startswith("m/n over ell"))
+    assert list(strip.customdata) == [1.0, 3.0, 6.0]
+    assert list(strip.y) == pytest.approx([fr["m"] / fr["n"] for fr in frames])
+
+
+def test_scrubber_budgets_are_kept_and_said():
+    X = np.random.default_rng(1).normal(size=(5000, 2))
+    frames = [dict(ell=2.0, center_indices=np.arange(3000), weights=np.ones(3000))]
+    fig = plots.shadow_scrubber_figure(X, frames, max_points=1000, max_centers=500)
+    assert len(fig.data[0].x) == 1000
+    assert len(fig.frames[0].data[0].x) == 500
+    assert "500 heaviest drawn" in fig.frames[0].layout.title.text
+    assert "1000 of 5000 points drawn" in fig.frames[0].layout.title.text
+    # float32 arrays travel base64-encoded: the JSON stays small
+    spec = pio.to_json(fig, validate=False)
+    assert '"dtype":"f4"' in spec
+    assert len(spec) < 60_000
+
+
+def test_density_and_embedding_scrubbers():
+    g = np.linspace(0, 1, 4)
+    kde = np.ones((4, 4))
+    fig = plots.density_scrubber_figure([dict(ell=1.0, shde=kde * 0.5, m=1, n=9),
+                                         dict(ell=2.0, shde=kde, m=9, n=9)], kde=kde, gx=g, gy=g)
+    assert fig.frames[0].data[0].type == "heatmap"
+    assert np.allclose(fig.frames[1].data[0].z, 0.0)
+    E = np.random.default_rng(2).normal(size=(20, 2))
+    fig = plots.embedding_scrubber_figure(E, [dict(ell=1.0, embedding=E * 2, m=5, n=20, error=0.1)],
+                                          y=np.arange(20) % 3)
+    assert np.allclose(fig.frames[0].data[0].x, 2 * E[:, 0].astype(np.float32))
+    assert "alignment error 0.1" in fig.frames[0].layout.title.text
+    with pytest.raises(ValueError, match="frames is empty"):
+        plots.embedding_scrubber_figure(E, [])
+
+
+def test_selected_ell_reads_the_clicked_point():
+    assert selected_ell({"selection": {"points": [{"customdata": [4.0]}]}}) == 4.0
+    assert selected_ell({"selection": {"points": [{"customdata": 99.0}]}}) is None  # outside the slider
+    assert selected_ell(None) is None
