@@ -60,7 +60,9 @@ _INIT_SCRIPT = """
     for (const gd of document.querySelectorAll('.js-plotly-plot')) {
       if (!gd.__latHooked && typeof gd.on === 'function') {
         gd.__latHooked = true;
-        gd.on('plotly_afterplot', () => rec('plot'));
+        const box = gd.closest('[class*="st-key-"]');
+        const key = box ? [...box.classList].find(c => c.startsWith('st-key-')).slice(7) : '?';
+        gd.on('plotly_afterplot', () => rec('plot:' + key));
       }
     }
   };
@@ -152,6 +154,7 @@ class BrowserLatency:
     seconds: list[float] = field(default_factory=list)
     payload_bytes: list[int] = field(default_factory=list)
     runs: list[int] = field(default_factory=list)
+    redraws: list[int] = field(default_factory=list)
     error: str = ""
 
     @property
@@ -199,6 +202,8 @@ class _Session:
                 " (document.querySelector(\"[data-testid='stApp']\") || {getAttribute: () => ''})"
                 ".getAttribute('data-test-script-state'), performance.now()]", since)
             runs = sum(1 for kind, _ in events if kind == "state:running")
+            self.redraws = sum(1 for kind, _ in events if kind.startswith("plot"))
+            self.redrawn = sorted(kind[5:] for kind, _ in events if kind.startswith("plot"))
             last = max((t for kind, t in events if kind != "release"), default=since)
             started = runs > 0 or time.monotonic() > run_deadline
             if started and state == "notRunning" and now - last >= QUIET_MS:
@@ -308,6 +313,7 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                             row.seconds.append(seconds)
                             row.payload_bytes.append(nbytes)
                             row.runs.append(runs)
+                            row.redraws.append(session.redraws)
                     except Exception as exc:  # noqa: BLE001 - a page that fails is reported, the rest still run
                         row.error = f"{type(exc).__name__}: {exc}"[:300]
                     row.error = row.error or session.exception_text()

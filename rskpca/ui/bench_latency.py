@@ -321,8 +321,9 @@ def browser_main(args) -> int:
     print(f"data: {described}; {_uptime()} at end")
     if args.per_ell:
         for r in rows:
-            print(f"  {r.page} {r.control}: " + ", ".join(f"{s:.3f} s/{b / 1024:.0f} kB/{n} run(s)"
-                                                      for s, b, n in zip(r.seconds, r.payload_bytes, r.runs)))
+            print(f"  {r.page} {r.control}: " + ", ".join(
+                f"{s:.3f} s/{b / 1024:.0f} kB/{n} run(s)/{p} chart redraw(s)"
+                for s, b, n, p in zip(r.seconds, r.payload_bytes, r.runs, r.redraws)))
     return 1 if any(r.error for r in rows) else 0
 
 
