@@ -19,12 +19,15 @@ def blobs():
 def test_shadow_figure_marks_every_center_and_draws_eps_discs(blobs):
     s = shadow_centers(blobs, sigma=1.0, ell=2.0)
     fig = plots.shadow_figure(blobs, s.labels, s.center_indices, s.weights, eps=s.eps, row_ids=np.arange(120) + 10)
-    points, centers = fig.data
-    assert points.type == "scatter" and len(points.x) == 120
+    points, centers, discs = fig.data
+    assert points.type == "scattergl" and len(points.x) == 120
     assert len(centers.x) == s.m
-    assert len(fig.layout.shapes) == s.m
-    shape = fig.layout.shapes[0]
-    assert shape.x1 - shape.x0 == pytest.approx(2 * s.eps)
+    # the eps-discs are one outline trace (a circle per center, separated by gaps), not m shapes
+    assert len(fig.layout.shapes) == 0
+    ring = np.column_stack([discs.x, discs.y])
+    ring = ring[~np.isnan(ring[:, 0])].reshape(s.m, -1, 2)
+    radii = np.linalg.norm(ring - blobs[s.center_indices][:, None, :], axis=2)
+    assert np.allclose(radii, s.eps, rtol=1e-5)
     # marker area grows with the weight: the heaviest center has the largest marker
     assert np.argmax(centers.marker.size) == np.argmax(s.weights)
     # original row numbers travel with the points for hover labels
@@ -35,13 +38,21 @@ def test_shadow_figure_projected_says_so_and_skips_discs(blobs):
     s = shadow_centers(blobs, sigma=1.0, ell=2.0)
     fig = plots.shadow_figure(blobs, s.labels, s.center_indices, s.weights, eps=s.eps, projected=True)
     assert "principal axes" in fig.layout.title.text
-    assert len(fig.layout.shapes) == 0
+    assert [t.name for t in fig.data] == ["points", "centers"]
 
 
 def test_shadow_figure_hides_discs_when_too_many(blobs):
     s = shadow_centers(blobs, sigma=1.0, ell=8.0)
     fig = plots.shadow_figure(blobs, s.labels, s.center_indices, s.weights, eps=s.eps, max_discs=3)
-    assert len(fig.layout.shapes) == 0 and "hidden" in fig.layout.title.text
+    assert len(fig.data) == 2 and "hidden" in fig.layout.title.text
+
+
+def test_shadow_figure_draws_a_subsample_above_its_budget_and_says_so():
+    X = np.random.default_rng(3).normal(size=(900, 2))
+    s = shadow_centers(X, sigma=1.0, ell=2.0)
+    fig = plots.shadow_figure(X, s.labels, s.center_indices, s.weights, eps=s.eps, max_points=300)
+    assert len(fig.data[0].x) == 300 and len(fig.data[1].x) == s.m
+    assert "300 of 900 points drawn" in fig.layout.title.text
 
 
 def test_shadow_figure_one_dimensional_data():

@@ -25,7 +25,7 @@ from rskpca.plotting._style import (
 
 def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = None, projected: bool = False,
                   axis_titles: Sequence[str] = ("x1", "x2"), row_ids=None, max_discs: int = 400,
-                  title: str | None = None) -> go.Figure:
+                  max_points: int = 5000, title: str | None = None) -> go.Figure:
     """The data coloured by shadow set, with centers sized by weight and eps-discs.
 
     Parameters
@@ -48,6 +48,8 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         Original row numbers for hover labels.
     max_discs : int, default=400
         More discs than this clutter the chart and slow the browser.
+    max_points : int, default=5000
+        Above this many points a seeded subsample is drawn (the title says so).
     title : str or None
 
     Returns
@@ -58,8 +60,8 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     --------
     >>> import numpy as np
     >>> fig = shadow_figure(np.array([[0.0, 0.0], [0.1, 0.0], [2.0, 0.0]]), [0, 0, 1], [0, 2], [2, 1], eps=0.5)
-    >>> [t.name for t in fig.data], len(fig.layout.shapes)
-    (['points', 'centers'], 2)
+    >>> [t.name for t in fig.data]
+    ['points', 'centers', 'eps-discs']
     """
     X2 = _as_2d(X2, "X2")
     n = X2.shape[0]
@@ -76,27 +78,33 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise ValueError("center_indices must be row numbers of X2 (0 <= index < n).")
     rid = _row_ids(row_ids, n)
-    colors = np.array(PALETTE, dtype=object)[labels % len(PALETTE)]
+    # What the eye can see: above max_points a seeded subsample of the points is drawn (said in the
+    # title), every trace is WebGL, colours travel as small integers with a cyclic colour scale
+    # (not one colour string per point), and the eps-discs are one outline trace, not one shape each.
+    drawn = np.arange(n) if n <= max_points else np.sort(
+        np.random.default_rng(0).choice(n, size=max_points, replace=False))
+    ncol = len(PALETTE)
+    colorscale = [[edge, c] for i, c in enumerate(PALETTE) for edge in (i / ncol, (i + 1) / ncol)]
     fig = go.Figure()
-    fig.add_trace(_scatter_type(n)(
-        x=X2[:, 0], y=X2[:, 1], mode="markers", name="points",
-        marker=dict(color=colors, size=5, opacity=0.6),
-        customdata=np.column_stack([rid, labels]),
+    fig.add_trace(go.Scattergl(
+        x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers", name="points",
+        marker=dict(color=(labels[drawn] % ncol).astype(np.float32), colorscale=colorscale, cmin=0, cmax=ncol,
+                    size=5, opacity=0.6),
+        customdata=np.column_stack([rid[drawn], labels[drawn]]),
         hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
     ))
     size = 6.0 + 24.0 * np.sqrt(w / w.max()) if w.size else w
-    fig.add_trace(go.Scatter(
-        x=X2[idx, 0], y=X2[idx, 1], mode="markers", name="centers",
-        marker=dict(size=size, color="rgba(0,0,0,0)", line=dict(color="black", width=1.5), symbol="circle"),
+    fig.add_trace(go.Scattergl(
+        x=X2[idx, 0].astype(np.float32), y=X2[idx, 1].astype(np.float32), mode="markers", name="centers",
+        marker=dict(size=size.astype(np.float32), color="rgba(0,0,0,0)", line=dict(color="black", width=1.5),
+                    symbol="circle"),
         customdata=np.column_stack([rid[idx], np.arange(idx.size), w]),
         hovertemplate="center %{customdata[1]} (row %{customdata[0]})<br>weight %{customdata[2]}<extra></extra>",
     ))
     drew_discs = eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
         and idx.size <= max_discs
     if drew_discs:
-        for cx, cy in X2[idx]:
-            fig.add_shape(type="circle", x0=cx - eps, x1=cx + eps, y0=cy - eps, y1=cy + eps,
-                          line=dict(color="rgba(0,0,0,0.35)", width=1), layer="below")
+        fig.add_trace(_disc_outlines(X2[idx], eps))
         # Equal axis scales keep the discs round.
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
     note = ""
@@ -104,12 +112,25 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         note = " (on the first two principal axes)"
     elif eps is not None and not drew_discs and idx.size > max_discs:
         note = f" (eps-discs hidden: m > {max_discs})"
+    if drawn.size < n:
+        note += f"; {drawn.size} of {n} points drawn"
     fig.update_layout(
         title=(title or f"{idx.size} shadow centers") + note,
         xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
         margin=dict(l=40, r=10, t=50, b=40),
     )
     return fig
+
+
+def _disc_outlines(centers: np.ndarray, eps: float, vertices: int = 32) -> go.Scattergl:
+    """Circles of radius eps around the centers as one line trace (gaps between circles)."""
+    t = np.linspace(0.0, 2.0 * np.pi, vertices)
+    ring = np.column_stack([np.cos(t), np.sin(t)]) * eps
+    pts = np.full((centers.shape[0], vertices + 1, 2), np.nan)
+    pts[:, :vertices] = centers[:, None, :] + ring[None]
+    pts = pts.reshape(-1, 2).astype(np.float32)
+    return go.Scattergl(x=pts[:, 0], y=pts[:, 1], mode="lines", name="eps-discs", hoverinfo="skip",
+                        line=dict(color="rgba(0,0,0,0.35)", width=1), connectgaps=False)
 
 
 def weight_histogram(weights, *, nbins: int = 40) -> go.Figure:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from functools import partial
 
+import plotly.graph_objects as go
 import streamlit as st
 
+from rskpca.plotting import figure_html
 from rskpca.ui.state import ELL_RANGE
-from rskpca.ui.widgets import PLOTLY_CONFIG
+from rskpca.ui.widgets import PLOTLY_CONFIG, slug
 
 __all__ = ["show_scrubber", "selected_ell"]
 
@@ -55,3 +57,7 @@ def show_scrubber(figure: dict, key: str, what: str) -> None:
                "the m/n curve to use that ell in the sidebar.")
     st.plotly_chart(figure, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None,
                     on_select=partial(_use_selected_ell, key), selection_mode="points")
+    # The downloaded page plays the frames too (plotly.js inlined): built only when clicked.
+    st.download_button("Download figure (HTML)", data=lambda: figure_html(go.Figure(figure)),
+                       file_name=f"{slug(key)}.html", mime="text/html", key=f"{key}__html",
+                       on_click="ignore", icon=":material/download:")
