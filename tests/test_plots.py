@@ -406,7 +406,7 @@ def test_density_panels_are_drawn_to_scale_with_colour_bars_clear_of_them():
         assert yaxis.scaleanchor == x_id and yaxis.scaleratio == 1
         assert list(xaxis.range) == [-2.0, 6.0] and list(yaxis.range) == [0.0, 3.0]
         assert xaxis.constrain == yaxis.constrain == "domain"
-    shared, diff = (t.colorbar for t in fig.data if t.type == "contour" and t.showscale is not False)
+    shared, diff = (t.colorbar for t in fig.data if t.type == "heatmap" and t.showscale is not False)
     domains = [tuple(xaxis.domain) for xaxis, _, _ in panels]
     room = 60 / 700  # a 10 px bar, its padding and tick labels, at 700 px wide
     for bar in (shared, diff):

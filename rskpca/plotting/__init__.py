@@ -10,7 +10,7 @@ checked in a plain test. Conventions shared by the builders:
   with :func:`webgl_contexts`.
 * Original row numbers travel in ``customdata`` so hover labels and selections
   name the row of the user's file.
-* Densities are evaluated on a server-side grid and drawn as contours; raw
+* Densities are evaluated on a server-side grid and drawn as heatmaps; raw
   points are never handed to a client-side density trace.
 * A method has one colour in every chart (:data:`METHOD_COLORS`, :func:`method_colors`),
   category names are shown in full (wrapped, or beside horizontal bars), log axes label
