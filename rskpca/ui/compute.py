@@ -215,16 +215,28 @@ def _shadow_point(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: f
 
 
 def _with_progress(label: str, ells, point):
-    """Call ``point(ell)`` for every ell (each call cached), with a progress bar while anything runs."""
+    """Call ``point(ell)`` for every ell (each call cached), with a progress bar while anything runs.
+
+    The bar says how many points are done and estimates the time left from the
+    points computed so far (cached ones cost nothing and are not counted). Any
+    widget change, or the app's Stop control, interrupts the loop; the points
+    already computed stay cached, so the next run resumes where this one stopped.
+    """
     rows: list[dict] = []
     bar = None
+    computed, spent = 0, 0.0
     for i, ell in enumerate(ells):
         t0 = time.perf_counter()
         rows += point(float(ell))
-        if bar is None and time.perf_counter() - t0 > 0.05:  # only show a bar when work is being done
+        took = time.perf_counter() - t0
+        if took > 0.05:  # a cache miss: work was done
+            computed, spent = computed + 1, spent + took
+        if bar is None and took > 0.05:  # only show a bar when work is being done
             bar = st.progress(0.0, text=label)
         if bar is not None:
-            bar.progress((i + 1) / len(ells), text=f"{label} ({i + 1}/{len(ells)})")
+            left = (len(ells) - i - 1) * spent / max(computed, 1)
+            bar.progress((i + 1) / len(ells), text=f"{label} ({i + 1}/{len(ells)}, about {left:.0f} s left; "
+                                                    "cached as it goes, so stopping loses nothing)")
     if bar is not None:
         bar.empty()
     return rows
