@@ -189,10 +189,16 @@ class _Session:
     def now(self) -> float:
         return self.page.evaluate("performance.now()")
 
-    def settle(self, since: float | None = None, expect_run: bool = True) -> tuple[float, int]:
-        """Wait until the app is not running and quiet; returns ``(ms of the last event, runs since)``."""
+    def settle(self, since: float | None = None, expect_run: bool = True,
+               runs_since: float | None = None) -> tuple[float, int]:
+        """Wait until the app is not running and quiet; returns ``(ms of the last event, runs)``.
+
+        Runs are counted from ``runs_since`` (default ``since``): a slider commits its value on
+        the key press, so the run may start just before the release.
+        """
         page = self.page
         since = self.now() if since is None else since
+        runs_since = since if runs_since is None else runs_since
         deadline = time.monotonic() + CHANGE_TIMEOUT_S
         # A release starts a run a moment later; allow up to 3 s for it to begin.
         run_deadline = time.monotonic() + (3.0 if expect_run else 0.0)
@@ -200,8 +206,9 @@ class _Session:
             events, state, now = page.evaluate(
                 "(t) => [window.__lat.events.filter(e => e[1] >= t),"
                 " (document.querySelector(\"[data-testid='stApp']\") || {getAttribute: () => ''})"
-                ".getAttribute('data-test-script-state'), performance.now()]", since)
+                ".getAttribute('data-test-script-state'), performance.now()]", min(since, runs_since))
             runs = sum(1 for kind, _ in events if kind == "state:running")
+            events = [e for e in events if e[1] >= since]
             self.redraws = sum(1 for kind, _ in events if kind.startswith("plot"))
             self.redrawn = sorted(kind[5:] for kind, _ in events if kind.startswith("plot"))
             last = max((t for kind, t in events if kind != "release"), default=since)
@@ -232,8 +239,8 @@ class _Session:
             target = widget.locator("input")
             press = "ArrowUp" if direction > 0 else "ArrowDown"
         target.focus()
-        self.page.keyboard.down(press)
         before = self.now()
+        self.page.keyboard.down(press)
         received = self.received
         if kind == "number":
             self.page.keyboard.up(press)
@@ -243,7 +250,7 @@ class _Session:
         releases = [t for kind_, t in self.page.evaluate("(t) => window.__lat.events.filter(e => e[1] >= t)",
                                                           before) if kind_ == "release"]
         start = releases[-1] if releases else before
-        last, runs = self.settle(start)
+        last, runs = self.settle(start, runs_since=before)
         return max(last - start, 0.0) / 1000, self.received - received, runs
 
     def upload(self, path: Path, max_rows: int | None) -> None:
