@@ -3,13 +3,35 @@
 Pages call :func:`sidebar` first, then cached computations from
 :mod:`rskpca.ui.compute`, figure builders from :mod:`rskpca.plotting`, and render
 with :func:`show_figure` / :func:`show_table`.
+
+The names below load on first use (PEP 562), so a tool in this package such as
+``python -m rskpca.ui.bench_latency`` can configure Streamlit's logging before
+the cached functions of :mod:`rskpca.ui.compute` are created.
 """
 
-from rskpca.ui import compute
-from rskpca.ui.state import Settings, sidebar, start_page
-from rskpca.ui.widgets import (choose_methods, download_csv, plain, reduction_note, show_error, show_figure,
-                               show_table, show_text_list, without_slow_methods)
+import importlib
+
+_EXPORTS = {
+    "compute": "rskpca.ui.compute",
+    "Settings": "rskpca.ui.state", "sidebar": "rskpca.ui.state", "start_page": "rskpca.ui.state",
+    **{name: "rskpca.ui.widgets" for name in (
+        "choose_methods", "download_csv", "plain", "reduction_note", "show_error", "show_figure", "show_table",
+        "show_text_list", "without_slow_methods")},
+}
 
 __all__ = ["compute", "Settings", "sidebar", "start_page", "show_figure", "show_table", "reduction_note",
            "show_text_list", "show_error", "plain", "without_slow_methods", "download_csv",
            "choose_methods"]
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'rskpca.ui' has no attribute {name!r}")
+    module = importlib.import_module(_EXPORTS[name])
+    value = module if _EXPORTS[name].endswith("." + name) else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,25 @@
+"""The latency benchmark's server mode: quiet stderr, the app named by --app, a table on stdout."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_server_mode_prints_a_table_without_streamlit_runtime_noise(tmp_path):
+    # Run from another folder with --app: the tool must not rely on being started in the checkout.
+    cmd = [sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"), "--sample", "iris",
+           "--pages", "pages/8_Learn.py", "--ells", "3"]
+    out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ScriptRunContext" not in out.stderr and "No runtime found" not in out.stderr, out.stderr[-2000:]
+    assert "pages/8_Learn.py" in out.stdout and "load average" in out.stdout
+
+
+def test_a_missing_app_is_named_with_the_fix(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(tmp_path / "nope.py")],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert out.returncode != 0 and "--app PATH" in out.stderr
