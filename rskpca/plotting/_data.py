@@ -90,7 +90,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers", name="points",
         marker=dict(color=(labels[drawn] % ncol).astype(np.float32), colorscale=colorscale, cmin=0, cmax=ncol,
                     size=5, opacity=0.6),
-        customdata=np.column_stack([rid[drawn], labels[drawn]]),
+        customdata=np.column_stack([rid[drawn], labels[drawn]]).astype(np.float32),  # exact below 2**24
         hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
     ))
     size = 6.0 + 24.0 * np.sqrt(w / w.max()) if w.size else w
@@ -98,8 +98,8 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         x=X2[idx, 0].astype(np.float32), y=X2[idx, 1].astype(np.float32), mode="markers", name="centers",
         marker=dict(size=size.astype(np.float32), color="rgba(0,0,0,0)", line=dict(color="black", width=1.5),
                     symbol="circle"),
-        customdata=np.column_stack([rid[idx], np.arange(idx.size), w]),
-        hovertemplate="center %{customdata[1]} (row %{customdata[0]})<br>weight %{customdata[2]}<extra></extra>",
+        customdata=np.column_stack([rid[idx], w]).astype(np.float32),  # the center's number is its pointNumber
+        hovertemplate="center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>",
     ))
     drew_discs = eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
         and idx.size <= max_discs
