@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import statistics
 import sys
 import threading
@@ -356,6 +357,8 @@ def main(argv=None) -> int:
     _quiet_streamlit_logs()  # before anything imports rskpca.ui.compute (its caches warn on creation)
     _use_app(args.app)
     if args.browser:
+        # Stopped with SIGTERM, still run the clean-up that stops the server and the browser.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         args.sample = args.sample or "two_moons"
         return browser_main(args)
     args.sample = args.sample or "digits"
