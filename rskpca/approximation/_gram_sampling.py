@@ -1,4 +1,4 @@
-"""Sampling techniques for kernel PCA (Achlioptas, McSherry & Schoelkopf, NIPS 2001; seed 002).
+"""Sampling techniques for kernel PCA (Achlioptas, McSherry & Schoelkopf, NIPS 2001).
 
 Every technique replaces kernel values by random variables with the right
 expectation ("randomized kernels"):

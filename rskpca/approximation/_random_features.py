@@ -5,7 +5,7 @@ Bochner's theorem writes a shift-invariant kernel as an expectation,
 transform. With m frequencies ``w_j`` and phases ``b_j ~ U[0, 2 pi)``,
 ``z(x) = sqrt(2/m) cos(W^T x + b)`` satisfies ``E[z(x).z(y)] = k(x, y)``, so
 linear PCA of the centered features approximates kernel PCA (Rahimi & Recht,
-2007; the kernel-approximation part of the lecture, seed 004).
+2007; also the kernel-approximation part of Kar's CS771 notes, IIT Kanpur, 2017).
 
 In this package's convention (sigma as in ``k = phi(||x-y||^p / sigma^p)``):
 
@@ -30,7 +30,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
-from rskpca.decomposition._iterative import fix_signs
+from rskpca.core.eigen import fix_signs
 from rskpca.core.kernels import get_kernel
 
 __all__ = ["RandomFourierKPCA", "draw_fourier_frequencies", "fourier_features"]

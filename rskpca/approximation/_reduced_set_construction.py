@@ -1,4 +1,4 @@
-"""Reduced-set construction of the kernel PCA eigenvectors (Burges 1996; Schoelkopf et al. 1998; seed 001).
+"""Reduced-set construction of the kernel PCA eigenvectors (Burges 1996; Schoelkopf et al. 1998).
 
 Exact kernel PCA gives q feature-space eigenvectors ``w^l = sum_i alpha_li psi(x_i)``
 (and the feature-space mean ``w^0 = (1/n) sum_i psi(x_i)``), each a sum of n
@@ -7,8 +7,8 @@ reduced-set construction replaces all of them by expansions over the same m
 constructed points ``y_1, ..., y_m``: ``w'^l = sum_t beta_lt psi(y_t)``, so a new
 point costs m evaluations (speed-up n/m at evaluation).
 
-The points are found one at a time (Hoffmann's appendix B.2, eq. B.7): ``y_t``
-maximises ``sum_l <w^l_t, psi(y)>^2 / k(y, y)`` over the residuals
+The points are found one at a time (H. Hoffmann, PhD thesis, 2005, appendix B.2,
+eq. B.7): ``y_t`` maximises ``sum_l <w^l_t, psi(y)>^2 / k(y, y)`` over the residuals
 ``w^l_t = w^l - sum_{s<t} beta_ls psi(y_s)``, and after each step all ``beta``
 are recomputed as ``beta^l = (K^y)^-1 K^yx alpha^l`` (eq. B.6), the orthogonal
 projection of ``w^l`` on ``span psi(y_1..y_t)``.
@@ -243,6 +243,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
     ----------
     C. J. C. Burges. Simplified support vector decision rules. ICML 1996.
     B. Schoelkopf et al. Input space vs. feature space in kernel-based methods. IEEE TNN 1999.
+    H. Hoffmann. PhD thesis (2005), appendix B.2: Kernel PCA speed-up.
 
     Examples
     --------

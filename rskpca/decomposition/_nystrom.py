@@ -20,7 +20,7 @@ from rskpca.decomposition._base import (
     _KPCAMixin,
     _m_from_shadow,
 )
-from rskpca.core.eigen import weighted_kpca
+from rskpca.core.eigen import weighted_kpca, zero_safe_inverse
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
 from rskpca.core.rsde import kmeans_rsde
 
@@ -74,17 +74,14 @@ class _NystromBase(_KPCAMixin):
         else:
             mX = np.zeros(X64.shape[0])
         lam = eig.eigenvalues
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv = np.where(lam > 0, 1.0 / np.where(lam > 0, lam, 1.0), 0.0)
-            inv_sqrt = np.where(lam > 0, 1.0 / np.sqrt(np.where(lam > 0, lam, 1.0)), 0.0)
-        U = KXZ @ (np.sqrt(s)[:, None] * eig.eigenvectors) * inv
+        U = KXZ @ (np.sqrt(s)[:, None] * eig.eigenvectors) * zero_safe_inverse(lam)
         self.landmarks_ = Z
         self.weights_ = s
         self.X_fit_ = X64
         self.eigenvalues_ = lam
         self.normalized_eigenvalues_ = lam / float(s.sum())
         self.train_eigenvectors_ = U
-        self.dual_coef_ = U * inv_sqrt
+        self.dual_coef_ = U * zero_safe_inverse(lam, power=0.5)
         self._landmark_p = p
         self._train_means = mX
         self._grand_mean = float(p @ eig.mu)
