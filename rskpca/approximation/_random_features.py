@@ -96,13 +96,16 @@ class RandomFourierKPCA(_KPCAMixin):
     Attributes
     ----------
     sigma_ : float
+        Bandwidth used.
     m_ : int
         Number of random features used.
-    random_weights_ : ndarray of shape (n_features, m)
-    random_offset_ : ndarray of shape (m,)
-    feature_mean_ : ndarray of shape (m,)
+    random_weights_ : ndarray of shape (n_features, m_)
+        Frequencies ``W`` of the features.
+    random_offset_ : ndarray of shape (m_,)
+        Phases ``b`` of the features.
+    feature_mean_ : ndarray of shape (m_,)
         Mean feature vector of the training data (the feature-space mean).
-    components_ : ndarray of shape (m, n_components)
+    components_ : ndarray of shape (m_, n_components)
         Principal axes in feature space, orthonormal, deterministic signs.
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of ``Zc^T Zc`` (= those of the approximate centered n x n
@@ -163,7 +166,7 @@ class RandomFourierKPCA(_KPCAMixin):
         else:
             # More features than rows is allowed here: features are not rows.
             m = self.m_ = int(self.m)
-        _check_n_components(self.n_components, m, "random features")
+        _check_n_components(self, m, "random features")
         W, b = draw_fourier_frequencies(X64.shape[1], m, sigma=self.sigma_, kernel=self.kernel,
                                         random_state=self.random_state)
         Z = fourier_features(X64, W, b)

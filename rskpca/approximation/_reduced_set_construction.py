@@ -210,6 +210,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
     Attributes
     ----------
     sigma_ : float
+        Bandwidth used.
     m_ : int
         Points actually constructed (fewer than m if ``tol`` is reached or the
         feature vectors span everything).
@@ -231,9 +232,11 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
         Greedy construction steps (one per constructed point, ``m_``).
     n_fixed_point_iter_ : int
         Fixed-point iterations run in all (0 when the points are training points).
-    eigenvalues_, normalized_eigenvalues_ : ndarray of shape (n_components,)
+    eigenvalues_ : ndarray of shape (n_components,)
         Those of the exact KPCA (the construction does not change them).
-    exact_ : estimator
+    normalized_eigenvalues_ : ndarray of shape (n_components,)
+        ``eigenvalues_ / n``.
+    exact_ : KernelPCA or IterativeKPCA
         The fitted exact KPCA.
     fit_time_breakdown_ : dict
         Seconds spent in ``"exact_kpca"`` and in ``"construction"``: training

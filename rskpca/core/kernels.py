@@ -315,5 +315,11 @@ def resolve_sigma(sigma, X, random_state=None) -> float:
         if sigma != "median":
             raise ValueError(f'sigma must be a positive number or "median"; got {sigma!r}.')
         seed = check_random_state(random_state).randint(2**31 - 1)
-        return median_heuristic(X, random_state=seed)
+        value = median_heuristic(X, random_state=seed)
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(
+                f'sigma="median" gave {value!r}: the distances between rows overflow or underflow '
+                "float64. Standardize X (sklearn.preprocessing.StandardScaler) or give sigma as a number."
+            )
+        return value
     return check_positive(sigma, "sigma")

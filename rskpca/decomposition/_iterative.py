@@ -204,7 +204,11 @@ class IterativeKPCA(_KPCAMixin):
     Attributes
     ----------
     sigma_ : float
+        Bandwidth used.
+    m_ : int
+        Number of training points n: exact KPCA keeps them all.
     X_fit_ : ndarray of shape (n_samples, n_features)
+        The training data, which new points are projected through.
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of the centered n x n kernel matrix (as scikit-learn's).
     normalized_eigenvalues_ : ndarray of shape (n_components,)
@@ -212,7 +216,10 @@ class IterativeKPCA(_KPCAMixin):
     eigenvectors_ : ndarray of shape (n_samples, n_components)
     dual_coef_ : ndarray of shape (n_samples, n_components)
         ``eigenvectors_ / sqrt(eigenvalues_)``.
+    train_kernel_means_ : ndarray of shape (n_samples,)
+        Row means of the training kernel matrix, to center new kernel rows.
     solver_ : str
+        The solver that ran: "lanczos" or "orthogonal".
     n_matvec_ : int
         Products of the centered kernel matrix with a vector (each O(n^2 d)).
     n_iter_ : int
@@ -270,7 +277,7 @@ class IterativeKPCA(_KPCAMixin):
         X = self._validate_fit_input(X)
         X64 = np.asarray(X, dtype=np.float64)
         n = X64.shape[0]
-        _check_n_components(self.n_components, n, "training points")
+        _check_n_components(self, n, "training points")
         base = kernel_operator(X64, sigma=self.sigma_, kernel=self.kernel,
                                block_elements=self.block_elements)
         counter = _CountingOperator(centered_operator(base))
@@ -278,6 +285,7 @@ class IterativeKPCA(_KPCAMixin):
                                                   tol=self.tol, max_iter=self.max_iter,
                                                   random_state=self.random_state)
         self.X_fit_ = X64
+        self.m_ = n
         self.eigenvalues_ = vals
         self.normalized_eigenvalues_ = vals / n
         self.eigenvectors_ = vecs
