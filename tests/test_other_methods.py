@@ -1,4 +1,4 @@
-"""The other speed-ups of the source documents, checked against exact kernel PCA.
+"""The other speed-ups (Hoffmann 2005; Achlioptas, McSherry & Schoelkopf 2001; Rahimi & Recht 2007), checked against exact kernel PCA.
 
 Seeds 001 (reduced-set construction), 002 (Gram sampling, randomized rounding,
 random projections), 004 (random Fourier features) and the iterative exact

@@ -104,8 +104,8 @@ def as_numeric_2d(X, *, name: str = "X", min_samples: int = 1, purpose: str = ""
         )
     if arr.dtype.kind == "c":
         raise ValueError(
-            f"{name} holds complex numbers: Complex data not supported (kernel PCA needs real "
-            "features). Pass real features, e.g. np.column_stack([X.real, X.imag]) or np.abs(X)."
+            f"{name} holds complex numbers: Complex data not supported (distances and kernels "
+            "need real features). Pass real features, e.g. np.column_stack([X.real, X.imag]) or np.abs(X)."
         )
     if arr.dtype.kind not in "biuf":
         arr = _refuse_non_numeric(arr, name)

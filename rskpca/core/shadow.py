@@ -479,16 +479,20 @@ def _dispatch_backend(X: np.ndarray, eps: float, algorithm: str):
     return (*_blas_scan(X, eps), "blas")
 
 
-def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
+def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian",
                    order: str = "input", random_state=None, algorithm: str = "auto") -> ShadowResult:
     """Select shadow centers with ``eps = sigma / ell`` (Algorithm 2).
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        Data; NaN/inf are rejected.
-    sigma : float
+        Real data; NaN, inf, complex values and text are refused with a message
+        naming the fix.
+    sigma : float or "median"
         Kernel bandwidth (``k = exp(-||x-y||^2 / sigma^2)`` for the Gaussian).
+        "median": the median pairwise distance on a subsample seeded by
+        ``random_state``, as the estimators' ``sigma="median"`` (the result's
+        ``sigma`` holds the value).
     ell : float
         Shadow parameter; the radius is ``sigma / ell``. Larger ell gives more centers.
     kernel : {"gaussian", "laplacian"}, default="gaussian"
@@ -497,7 +501,7 @@ def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
         Visit points in input order (the paper) or in a random order drawn from
         ``random_state``. Indices and labels always refer to the original rows.
     random_state : int, RandomState instance or None, default=None
-        Seed for ``order="random"``.
+        Seed for ``order="random"`` and ``sigma="median"``.
     algorithm : {"auto", "blas", "grid"}, default="auto"
         How candidate pairs are found; the result is identical. "grid" (a hash
         grid, cost independent of m) is for at most 3 features; "blas" (blocked
@@ -521,7 +525,7 @@ def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
     ('grid', [0, 0, 1, 1, 2])
     """
     X = check_array_2d(X, name="X")
-    sigma = check_positive(sigma, "sigma")
+    sigma = resolve_sigma(sigma, X, random_state)
     ell = check_positive(ell, "ell")
     get_kernel(kernel)
     eps = sigma / ell
