@@ -56,7 +56,9 @@ def _refuse_non_numeric(arr: np.ndarray, name: str) -> np.ndarray:
                "numeric feature columns only.")
         if isinstance(cause, TypeError):
             # scikit-learn's check_dtype_object expects Python's own wording here.
-            raise TypeError(f"{name} holds a value that is not a number at {where} ({cause}). {fix}") from None
+            raise TypeError(
+                f"{name} holds a value that is not a number at {where} ({cause}). {fix}"
+            ) from None
         raise ValueError(
             f"{name} holds text that is not a number at {where}: {_short(flat[i])}. {fix}"
         ) from None

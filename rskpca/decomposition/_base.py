@@ -1,7 +1,8 @@
-"""Shared plumbing of the kernel PCA estimators: parameter constraints, sigma, checks, tags.
+"""Shared plumbing of the kernel PCA estimators: parameter constraints, input checks, tags.
 
 Private to the package; the estimators live in :mod:`rskpca.decomposition._reduced_set`,
-:mod:`rskpca.decomposition._nystrom` and the modules of the other speed-ups.
+:mod:`rskpca.decomposition._exact`, :mod:`rskpca.decomposition._nystrom`,
+:mod:`rskpca.decomposition._iterative` and :mod:`rskpca.approximation`.
 """
 
 from __future__ import annotations

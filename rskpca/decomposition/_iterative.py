@@ -34,7 +34,8 @@ from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components,
 from rskpca.core.eigen import fix_signs, zero_safe_inverse
 from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, kernel_matvec
 
-__all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpairs", "projection_coefficients"]
+__all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpairs",
+           "projection_coefficients"]
 
 
 def kernel_operator(X, *, sigma: float, kernel="gaussian",
