@@ -1,8 +1,9 @@
-"""The other speed-ups of the source documents, checked against exact kernel PCA.
+"""The other speed-ups, checked against exact kernel PCA.
 
-Seeds 001 (reduced-set construction), 002 (Gram sampling, randomized rounding,
-random projections), 004 (random Fourier features) and the iterative exact
-solver. One fixed data set with a clear eigengap (three blobs, top-2 normalized
+Reduced-set construction (Burges 1996; Hoffmann 2005, appendix B.2), Gram sampling,
+randomized rounding and random projections (Achlioptas, McSherry & Schoelkopf 2001),
+random Fourier features (Rahimi & Recht 2007) and the iterative exact solver. One
+fixed data set with a clear eigengap (three blobs, top-2 normalized
 eigenvalues 0.26 and 0.25, the third 0.04) so that the leading subspace is
 well defined and "approaches exact KPCA" is measurable.
 """

@@ -1,4 +1,4 @@
-"""Sampling techniques for kernel PCA (Achlioptas, McSherry & Schoelkopf, NIPS 2001; seed 002).
+"""Sampling techniques for kernel PCA (Achlioptas, McSherry & Schoelkopf, NIPS 2001).
 
 Every technique replaces kernel values by random variables with the right
 expectation ("randomized kernels"):
@@ -318,12 +318,17 @@ class SampledGramKPCA(_KPCAMixin):
 
     Attributes
     ----------
-    sigma_, p_ : float
-        Bandwidth and keep-probability used.
+    sigma_ : float
+        Bandwidth used.
+    p_ : float
+        Keep-probability used.
     m_ : int
-        Budget (only when ``p=None`` or ``expansion_terms="m"``).
+        The budget m: ``m`` if given, else the m the shadow gives at ``ell``
+        when ``p=None`` or ``expansion_terms="m"`` uses one, else n (no budget).
     quantization_level_ : float or None
+        ``b`` used (None without quantization).
     projection_ : ndarray of shape (n_features, projection_dim) or None
+        The random sign projection applied before every kernel evaluation.
     n_kernel_evaluations_ : int
         Off-diagonal kernel evaluations made in training (exact KPCA: n(n-1)/2).
     gram_storage_bytes_ : int
@@ -333,15 +338,17 @@ class SampledGramKPCA(_KPCAMixin):
     normalized_eigenvalues_ : ndarray of shape (n_components,)
         ``eigenvalues_ / n``.
     eigenvectors_ : ndarray of shape (n_samples, n_components)
-    expansion_indices_ : ndarray of int
+    expansion_indices_ : ndarray of shape (n_terms,)
         Training rows a new point is compared with.
-    expansion_points_ : ndarray of shape (len(expansion_indices_), n_features or projection_dim)
+    expansion_points_ : ndarray of shape (n_terms, n_features or projection_dim)
         The kept training rows (projected, with ``projection_dim``) a new point
         is compared with: its storage and test cost, as RSKPCA's centers.
-    expansion_coef_ : ndarray of shape (len(expansion_indices_), n_components)
+    expansion_coef_ : ndarray of shape (n_terms, n_components)
+        Coefficients of the kept terms (rescaled by randomized rounding).
     expansion_offset_ : ndarray of shape (n_components,)
         The centering constant: ``z(x) = k(x, X[idx]) @ coef + offset``.
     solver_ : str
+        The solver that ran: "lanczos" or "orthogonal".
     n_iter_ : int
         Lanczos steps or orthogonal iterations of the eigensolver.
 
@@ -411,11 +418,13 @@ class SampledGramKPCA(_KPCAMixin):
         X = self._validate_fit_input(X)
         X64 = np.asarray(X, dtype=np.float64)
         n = X64.shape[0]
-        _check_n_components(self.n_components, n, "training points")
+        _check_n_components(self, n, "training points")
         rs = check_random_state(self.random_state)
         rng = np.random.default_rng(rs.randint(2**31 - 1))
         if self.p is None or self.expansion_terms == "m":
             _m_from_shadow(self, X64)
+        else:  # the budget is not used: record it as given, or all n points
+            self.m_ = n if self.m is None else int(self.m)
         self.p_ = float(self.p) if self.p is not None else min(1.0, self.m_ / n)
         kappa = get_kernel(self.kernel).kappa
         self.quantization_level_ = None

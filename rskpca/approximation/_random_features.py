@@ -5,7 +5,7 @@ Bochner's theorem writes a shift-invariant kernel as an expectation,
 transform. With m frequencies ``w_j`` and phases ``b_j ~ U[0, 2 pi)``,
 ``z(x) = sqrt(2/m) cos(W^T x + b)`` satisfies ``E[z(x).z(y)] = k(x, y)``, so
 linear PCA of the centered features approximates kernel PCA (Rahimi & Recht,
-2007; the kernel-approximation part of the lecture, seed 004).
+2007; also the kernel-approximation part of Kar's CS771 notes, IIT Kanpur, 2017).
 
 In this package's convention (sigma as in ``k = phi(||x-y||^p / sigma^p)``):
 
@@ -30,7 +30,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
-from rskpca.decomposition._iterative import fix_signs
+from rskpca.core.eigen import fix_signs
 from rskpca.core.kernels import get_kernel
 
 __all__ = ["RandomFourierKPCA", "draw_fourier_frequencies", "fourier_features"]
@@ -96,13 +96,16 @@ class RandomFourierKPCA(_KPCAMixin):
     Attributes
     ----------
     sigma_ : float
+        Bandwidth used.
     m_ : int
         Number of random features used.
-    random_weights_ : ndarray of shape (n_features, m)
-    random_offset_ : ndarray of shape (m,)
-    feature_mean_ : ndarray of shape (m,)
+    random_weights_ : ndarray of shape (n_features, m_)
+        Frequencies ``W`` of the features.
+    random_offset_ : ndarray of shape (m_,)
+        Phases ``b`` of the features.
+    feature_mean_ : ndarray of shape (m_,)
         Mean feature vector of the training data (the feature-space mean).
-    components_ : ndarray of shape (m, n_components)
+    components_ : ndarray of shape (m_, n_components)
         Principal axes in feature space, orthonormal, deterministic signs.
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of ``Zc^T Zc`` (= those of the approximate centered n x n
@@ -163,7 +166,7 @@ class RandomFourierKPCA(_KPCAMixin):
         else:
             # More features than rows is allowed here: features are not rows.
             m = self.m_ = int(self.m)
-        _check_n_components(self.n_components, m, "random features")
+        _check_n_components(self, m, "random features")
         W, b = draw_fourier_frequencies(X64.shape[1], m, sigma=self.sigma_, kernel=self.kernel,
                                         random_state=self.random_state)
         Z = fourier_features(X64, W, b)

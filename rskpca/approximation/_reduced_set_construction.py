@@ -1,4 +1,4 @@
-"""Reduced-set construction of the kernel PCA eigenvectors (Burges 1996; Schoelkopf et al. 1998; seed 001).
+"""Reduced-set construction of the kernel PCA eigenvectors (Burges 1996; Schoelkopf et al. 1998).
 
 Exact kernel PCA gives q feature-space eigenvectors ``w^l = sum_i alpha_li psi(x_i)``
 (and the feature-space mean ``w^0 = (1/n) sum_i psi(x_i)``), each a sum of n
@@ -7,8 +7,8 @@ reduced-set construction replaces all of them by expansions over the same m
 constructed points ``y_1, ..., y_m``: ``w'^l = sum_t beta_lt psi(y_t)``, so a new
 point costs m evaluations (speed-up n/m at evaluation).
 
-The points are found one at a time (Hoffmann's appendix B.2, eq. B.7): ``y_t``
-maximises ``sum_l <w^l_t, psi(y)>^2 / k(y, y)`` over the residuals
+The points are found one at a time (H. Hoffmann, PhD thesis, 2005, appendix B.2,
+eq. B.7): ``y_t`` maximises ``sum_l <w^l_t, psi(y)>^2 / k(y, y)`` over the residuals
 ``w^l_t = w^l - sum_{s<t} beta_ls psi(y_s)``, and after each step all ``beta``
 are recomputed as ``beta^l = (K^y)^-1 K^yx alpha^l`` (eq. B.6), the orthogonal
 projection of ``w^l`` on ``span psi(y_1..y_t)``.
@@ -41,7 +41,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _KPCAMixin, _m_from_shadow
-from rskpca.decomposition._reduced_set import KernelPCA
+from rskpca.decomposition._exact import KernelPCA
 from rskpca.decomposition._iterative import IterativeKPCA, projection_coefficients
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
 
@@ -210,6 +210,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
     Attributes
     ----------
     sigma_ : float
+        Bandwidth used.
     m_ : int
         Points actually constructed (fewer than m if ``tol`` is reached or the
         feature vectors span everything).
@@ -231,9 +232,11 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
         Greedy construction steps (one per constructed point, ``m_``).
     n_fixed_point_iter_ : int
         Fixed-point iterations run in all (0 when the points are training points).
-    eigenvalues_, normalized_eigenvalues_ : ndarray of shape (n_components,)
+    eigenvalues_ : ndarray of shape (n_components,)
         Those of the exact KPCA (the construction does not change them).
-    exact_ : estimator
+    normalized_eigenvalues_ : ndarray of shape (n_components,)
+        ``eigenvalues_ / n``.
+    exact_ : KernelPCA or IterativeKPCA
         The fitted exact KPCA.
     fit_time_breakdown_ : dict
         Seconds spent in ``"exact_kpca"`` and in ``"construction"``: training
@@ -243,6 +246,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
     ----------
     C. J. C. Burges. Simplified support vector decision rules. ICML 1996.
     B. Schoelkopf et al. Input space vs. feature space in kernel-based methods. IEEE TNN 1999.
+    H. Hoffmann. PhD thesis (2005), appendix B.2: Kernel PCA speed-up.
 
     Examples
     --------

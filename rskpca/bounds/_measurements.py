@@ -19,8 +19,14 @@ from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 from sklearn.utils import check_random_state
 
 from rskpca.core._validation import check_array_2d, check_positive
-from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, RadialKernel, get_kernel, squared_distances
-from rskpca.core.shadow import ShadowResult, exact_squared_distances
+from rskpca.core.kernels import (
+    DEFAULT_BLOCK_ELEMENTS,
+    RadialKernel,
+    get_kernel,
+    refine_near_pairs,
+    squared_distances,
+)
+from rskpca.core.shadow import ShadowResult
 
 __all__ = [
     "Sample",
@@ -60,31 +66,19 @@ def kappa_minus_phi(kernel: RadialKernel, scaled) -> np.ndarray:
 
 # --------------------------------------------------------------------------- accurate kernel values
 
-# BLAS squared distances ||a||^2 + ||b||^2 - 2 a.b carry an absolute error of
-# ~1e-16 (||a||^2 + ||b||^2). Through the square root of a non-Gaussian kernel
-# (Laplacian: exp(-||a-b|| / sigma)) that becomes ~1e-8 for (near-)duplicate
-# points, which would swamp the tiny measured values this module compares with
-# its bounds. Pairs closer than this fraction of ||a||^2 + ||b||^2 are therefore
-# recomputed from their differences.
-_REFINE_REL = 1e-6
-# Pairs recomputed per chunk (each needs a length-d difference).
-_REFINE_CHUNK = 1_000_000
-
-
 def accurate_kernel(A: np.ndarray, B: np.ndarray, sigma: float, kernel: RadialKernel, *, squared=False) -> np.ndarray:
     """``k(A[i], B[j])`` (or its square) with near-zero distances computed exactly.
 
-    A and B should be centered on a common point (smaller norms, smaller errors).
+    A and B should be centered on a common point (smaller norms, smaller errors). Through
+    the square root of a non-Gaussian kernel, BLAS rounding would swamp the tiny measured
+    values this module compares with its bounds, so (near-)duplicate pairs are recomputed
+    (:func:`rskpca.core.kernels.refine_near_pairs`).
     """
     a_sq = np.einsum("ij,ij->i", A, A)
     b_sq = np.einsum("ij,ij->i", B, B)
     D = squared_distances(A, B, X_sq=a_sq, Y_sq=b_sq)
     if kernel.p != 2:
-        rows, cols = np.nonzero(D <= _REFINE_REL * (a_sq[:, None] + b_sq[None, :]))
-        step = max(1, _REFINE_CHUNK // max(A.shape[1], 1))
-        for start in range(0, rows.size, step):
-            r, c = rows[start:start + step], cols[start:start + step]
-            D[r, c] = exact_squared_distances(A[r], B[c])
+        refine_near_pairs(D, A, B, a_sq, b_sq)
     K = kernel.from_squared_distances(D, sigma, out=D)
     if squared:
         K *= K

@@ -1,4 +1,10 @@
-"""Input checks shared by the functions and estimators, with messages that say what to do."""
+"""Input checks shared by the functions and estimators, with messages that say what to do.
+
+Every message names the problem and the fix. Where scikit-learn's estimator checks look
+for a phrase ("Expected 2D array", "Reshape your data", "NaN", "inf", "1 sample",
+"Complex data not supported", "0 feature(s) (shape=...) while a minimum of 1 is
+required", "argument must be a string or a real number") the message keeps it.
+"""
 
 from __future__ import annotations
 
@@ -6,48 +12,186 @@ from numbers import Real
 
 import numpy as np
 
-__all__ = ["check_array_2d", "check_positive"]
+__all__ = [
+    "check_array_2d",
+    "as_numeric_2d",
+    "check_finite",
+    "check_distance_range",
+    "check_not_constant",
+    "check_positive",
+]
+
+# Largest squared float64, with a factor 4 for ||x||^2 + ||y||^2 + 2|x.y| in a BLAS distance.
+_SQRT_MAX = float(np.sqrt(np.finfo(np.float64).max))
+# Below this spread between rows, squared differences fall under float64's normal range
+# (2.2e-308) with room to spare for sums: the distances underflow to 0.
+_MIN_SPREAD = 1e-150
 
 
-def check_array_2d(X, *, name: str = "X", dtype=np.float64, min_samples: int = 1) -> np.ndarray:
-    """A C-contiguous 2-D float array with finite values, or a clear ``ValueError``.
+def _position(flat_index: int, shape) -> str:
+    row, col = np.unravel_index(flat_index, shape)
+    return f"row {int(row)}, column {int(col)}"
 
-    >>> check_array_2d([[1, 2], [3, 4]]).dtype
-    dtype('float64')
+
+def _short(value) -> str:
+    text = repr(value.item() if isinstance(value, np.generic) else value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _refuse_non_numeric(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr`` as float64, or an error naming the first cell that is not a number."""
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        flat = arr.ravel()
+        for i, value in enumerate(flat):
+            try:
+                float(value)
+            except (TypeError, ValueError) as cell_exc:
+                where, cause = _position(i, arr.shape), cell_exc
+                break
+        else:  # conversion failed as a whole but no single cell did: report it as is
+            where, cause = "some cell", exc
+        fix = ("Convert such cells to numbers, or to NaN and impute or drop them, or select "
+               "numeric feature columns only.")
+        if isinstance(cause, TypeError):
+            # scikit-learn's check_dtype_object expects Python's own wording here.
+            raise TypeError(
+                f"{name} holds a value that is not a number at {where} ({cause}). {fix}"
+            ) from None
+        raise ValueError(
+            f"{name} holds text that is not a number at {where}: {_short(flat[i])}. {fix}"
+        ) from None
+
+
+def as_numeric_2d(X, *, name: str = "X", min_samples: int = 1, purpose: str = "") -> np.ndarray:
+    """X as a real 2-D ndarray (a numeric dtype is kept, anything else becomes float64).
+
+    Checks, in this order, with a message naming the fix: non-numeric DataFrame
+    columns, ragged rows, dimensions, complex values, text, no columns, too few rows.
+    ``purpose`` completes "at least ``min_samples`` rows are needed ...".
+
+    >>> as_numeric_2d([[1, 2], [3, 4]]).shape
+    (2, 2)
     """
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a DataFrame: name the bad columns
         from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
         bad = [str(c) for c in X.columns if not (is_numeric_dtype(X[c]) or is_bool_dtype(X[c]))]
         if bad:
-            raise ValueError(f"{name} has non-numeric columns {bad}; select numeric feature columns only.")
+            raise ValueError(
+                f"{name} has non-numeric columns {bad}; select numeric feature columns only, or "
+                "convert them (pandas.to_numeric(..., errors='coerce') turns stray text into NaN "
+                "to impute or drop)."
+            )
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged lists and the like
-        raise ValueError(f"{name} could not be read as a numeric array: {exc}") from None
-    if arr.dtype.kind not in "biuf":
-        try:
-            arr = arr.astype(dtype)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{name} must be numeric; got values of type {arr.dtype}. Select numeric columns only."
-            ) from None
-    if arr.ndim != 2:
         raise ValueError(
-            f"{name} must be 2-D (n_samples, n_features); got an array with {arr.ndim} dimension(s). "
-            "Reshape a single feature with X.reshape(-1, 1), a single sample with X.reshape(1, -1)."
+            f"{name} could not be read as a numeric array (rows of different lengths?): {exc}"
+        ) from None
+    if arr.ndim != 2:
+        if arr.ndim == 0:
+            got = "a single value (0-D)"
+            fix = "pass a table of shape (n_samples, n_features), e.g. [[value]]"
+        elif arr.ndim == 1:
+            got = f"a 1D array of shape {arr.shape}"
+            fix = "use X.reshape(-1, 1) if it is one feature, X.reshape(1, -1) if it is one sample"
+        else:
+            got = f"a {arr.ndim}D array of shape {arr.shape}"
+            fix = "flatten each sample, e.g. X.reshape(len(X), -1)"
+        raise ValueError(
+            f"Expected 2D array (n_samples, n_features) for {name}, got {got} instead. "
+            f"Reshape your data: {fix}."
+        )
+    if arr.dtype.kind == "c":
+        raise ValueError(
+            f"{name} holds complex numbers: Complex data not supported (distances and kernels "
+            "need real features). Pass real features, e.g. np.column_stack([X.real, X.imag]) or np.abs(X)."
+        )
+    if arr.dtype.kind not in "biuf":
+        arr = _refuse_non_numeric(arr, name)
+    if arr.shape[1] < 1:
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required. "
+            "Select at least one numeric feature column."
         )
     if arr.shape[0] < min_samples:
-        raise ValueError(f"{name} has {arr.shape[0]} row(s); at least {min_samples} needed.")
-    if arr.shape[1] < 1:
-        raise ValueError(f"{name} has no columns (features); at least 1 needed.")
-    arr = np.ascontiguousarray(arr, dtype=dtype)
-    if not np.isfinite(arr).all():
-        bad = int((~np.isfinite(arr)).sum())
+        count = "1 sample" if arr.shape[0] == 1 else f"{arr.shape[0]} samples"
+        rows = "1 row is" if min_samples == 1 else f"{min_samples} rows are"
         raise ValueError(
-            f"{name} contains {bad} NaN or infinite value(s); drop or impute them before fitting."
+            f"{name} has {count} (shape={arr.shape}); at least {rows} needed"
+            f"{purpose}. Pass more rows."
         )
     return arr
+
+
+def check_finite(arr: np.ndarray, *, name: str = "X") -> None:
+    """A ``ValueError`` counting NaN and inf values and pointing at the first, if any."""
+    finite = np.isfinite(arr)
+    if finite.all():
+        return
+    n_nan = int(np.isnan(arr).sum())
+    n_inf = int(finite.size - finite.sum()) - n_nan
+    first = int(np.flatnonzero(~finite.ravel())[0])
+    raise ValueError(
+        f"{name} contains {n_nan} NaN and {n_inf} infinite (inf) value(s), the first at "
+        f"{_position(first, arr.shape)}. Every value must be finite: drop those rows "
+        "(X[np.isfinite(X).all(axis=1)]) or impute them (sklearn.impute.SimpleImputer)."
+    )
+
+
+def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = True) -> None:
+    """A ``ValueError`` if squared distances between rows would overflow (or underflow) float64.
+
+    Kernel values come from ``||x||^2 + ||y||^2 - 2 x.y``: beyond about 1e154 / sqrt(d)
+    it overflows to inf, and the failure would surface much later (inside an
+    eigensolver, as "array must not contain infs or NaNs"). With ``spread``, rows that
+    differ by less than 1e-150 everywhere are refused too: their squared distances
+    underflow to 0 and every row would look like a duplicate.
+    """
+    if arr.size == 0:
+        return
+    top = float(np.max(np.abs(arr)))
+    limit = _SQRT_MAX / (2.0 * np.sqrt(arr.shape[1]))
+    if top >= limit:
+        raise ValueError(
+            f"{name} has values as large as {top:.3g}: squared distances between rows overflow "
+            f"float64 above about {limit:.3g} with {arr.shape[1]} feature(s). Standardize {name} "
+            "(sklearn.preprocessing.StandardScaler) or divide it by a constant."
+        )
+    if spread and arr.shape[0] > 1:
+        width = float(np.max(arr.max(axis=0) - arr.min(axis=0)))
+        if 0.0 < width < _MIN_SPREAD:
+            raise ValueError(
+                f"The rows of {name} differ by at most {width:.3g}: squared distances underflow "
+                f"float64 (below about {_MIN_SPREAD:g}) and every row would look identical. "
+                f"Standardize {name} (sklearn.preprocessing.StandardScaler) or multiply it by a constant."
+            )
+
+
+def check_not_constant(arr: np.ndarray, *, name: str = "X") -> None:
+    """A ``ValueError`` if every row of ``arr`` is the same: kernel PCA has nothing to find."""
+    if arr.shape[0] > 1 and np.all(arr == arr[0]):
+        raise ValueError(
+            f"{name} is constant: all {arr.shape[0]} rows are identical, so there is no variation "
+            "for kernel PCA to find (every component would be 0). Check that the intended feature "
+            "columns were selected."
+        )
+
+
+def check_array_2d(X, *, name: str = "X", dtype=np.float64, min_samples: int = 1) -> np.ndarray:
+    """A C-contiguous 2-D float array with finite values, or a clear ``ValueError``.
+
+    The range is not checked: the shadow selection decides exactly even for data near
+    the float64 limits. Code that evaluates kernels adds :func:`check_distance_range`.
+
+    >>> check_array_2d([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    """
+    arr = as_numeric_2d(X, name=name, min_samples=min_samples)
+    check_finite(arr, name=name)
+    return np.ascontiguousarray(arr, dtype=dtype)
 
 
 def check_positive(value, name: str) -> float:

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from sklearn.utils import check_random_state
+
+from rskpca.core._validation import check_positive
 
 __all__ = [
     "RadialKernel",
@@ -30,11 +33,18 @@ __all__ = [
     "kernel_matvec",
     "kernel_row_means",
     "median_heuristic",
+    "refine_near_pairs",
+    "resolve_sigma",
     "DEFAULT_BLOCK_ELEMENTS",
+    "CACHE_BLOCK_ELEMENTS",
 ]
 
-#: Kernel values computed per block (32 MiB of float64).
+#: Values computed per block where memory is the limit (32 MiB of float64): kernel
+#: blocks, the shadow's BLAS screens, the distributed screens.
 DEFAULT_BLOCK_ELEMENTS = 4_000_000
+#: Values per block where cache is the limit (2 MiB of float64): elementwise passes over
+#: a whole matrix run several times faster block by block once it exceeds the caches.
+CACHE_BLOCK_ELEMENTS = 262_144
 
 
 @dataclass(frozen=True)
@@ -165,19 +175,26 @@ def squared_distances(X: np.ndarray, Y: np.ndarray, *, X_sq=None, Y_sq=None, out
 
 #: Below this fraction of ||x||^2 + ||y||^2 the BLAS squared distance has lost more than half
 #: its digits; such pairs are recomputed from the differences when it matters (p = 1).
-_NEAR_REL = 1e-6
+NEAR_DUPLICATE_REL = 1e-6
+# Differences recomputed per chunk (pairs x features): 8 MiB, bounded even for constant data.
+_REFINE_CHUNK_ELEMENTS = 1_000_000
 
 
-def _refine_near_pairs(D, Xb, Y, Xb_sq, Y_sq) -> None:
-    """Recompute near-duplicate squared distances exactly, in place.
+def refine_near_pairs(D, A, B, A_sq, B_sq) -> None:
+    """Recompute near-duplicate squared distances from the differences, in place.
 
-    The Laplacian takes a square root, so a rounding error of 1e-16 ||x||^2 in d^2
-    becomes 1e-8 ||x|| / sigma in k; the Gaussian needs no such care.
+    ``D = squared_distances(A, B)`` carries an absolute error of about
+    ``1e-16 (||a||^2 + ||b||^2)``. The Laplacian takes a square root, so for
+    (near-)duplicates that becomes ``1e-8 ||a|| / sigma`` in k; the Gaussian needs
+    no such care. Pairs with ``D <= NEAR_DUPLICATE_REL (||a||^2 + ||b||^2)`` are
+    recomputed; ``<=`` (not ``<``) so that every pair left alone lies strictly above
+    the threshold and keeps a relative error below ``~1e-10``, at no extra cost.
     """
-    rows, cols = np.nonzero(D < _NEAR_REL * (Xb_sq[:, None] + Y_sq[None, :]))
-    for s in range(0, rows.size, 65_536):  # bounded memory even for constant data
-        r, c = rows[s:s + 65_536], cols[s:s + 65_536]
-        diff = Xb[r] - Y[c]
+    rows, cols = np.nonzero(D <= NEAR_DUPLICATE_REL * (A_sq[:, None] + B_sq[None, :]))
+    step = max(1, _REFINE_CHUNK_ELEMENTS // max(A.shape[1], 1))
+    for s in range(0, rows.size, step):
+        r, c = rows[s:s + step], cols[s:s + step]
+        diff = A[r] - B[c]
         D[r, c] = np.einsum("ij,ij->i", diff, diff)
 
 
@@ -205,13 +222,13 @@ def kernel_matrix(X, Y=None, *, sigma: float, kernel="gaussian", dtype=np.float6
     K = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
     # Row blocks small enough to stay in cache while the elementwise passes run:
     # several times faster than whole-matrix passes once the matrix exceeds memory caches.
-    step = _row_block(Y.shape[0], 262_144)
+    step = _row_block(Y.shape[0], CACHE_BLOCK_ELEMENTS)
     for start in range(0, X.shape[0], step):
         stop = min(X.shape[0], start + step)
         Kb = K[start:stop]
         squared_distances(X[start:stop], Y, X_sq=X_sq[start:stop], Y_sq=Y_sq, out=Kb)
         if k.p == 1:
-            _refine_near_pairs(Kb, X[start:stop], Y, X_sq[start:stop], Y_sq)
+            refine_near_pairs(Kb, X[start:stop], Y, X_sq[start:stop], Y_sq)
         if same:  # exact zeros on the diagonal despite rounding
             idx = np.arange(start, stop)
             Kb[idx - start, idx] = 0.0
@@ -241,7 +258,7 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
         Xb_sq = np.einsum("ij,ij->i", Xb, Xb)
         Kb = squared_distances(Xb, Y, X_sq=Xb_sq, Y_sq=Y_sq)
         if k.p == 1:
-            _refine_near_pairs(Kb, Xb, Y, Xb_sq, Y_sq)
+            refine_near_pairs(Kb, Xb, Y, Xb_sq, Y_sq)
         k.from_squared_distances(Kb, sigma, out=Kb)
         if squared:
             Kb *= Kb
@@ -282,3 +299,27 @@ def median_heuristic(X, *, max_samples: int = 1000, random_state=0) -> float:
     if d.size == 0:
         return 1.0
     return float(np.median(d))
+
+
+def resolve_sigma(sigma, X, random_state=None) -> float:
+    """The bandwidth actually used: the positive number given, or ``"median"``'s heuristic.
+
+    ``"median"`` runs :func:`median_heuristic` on a subsample seeded by one draw from
+    ``random_state``, as every estimator's ``sigma_`` and ``shadow_centers`` do.
+
+    >>> import numpy as np
+    >>> resolve_sigma("median", np.array([[0.0], [1.0], [3.0]]), 0)
+    2.0
+    """
+    if isinstance(sigma, str):
+        if sigma != "median":
+            raise ValueError(f'sigma must be a positive number or "median"; got {sigma!r}.')
+        seed = check_random_state(random_state).randint(2**31 - 1)
+        value = median_heuristic(X, random_state=seed)
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(
+                f'sigma="median" gave {value!r}: the distances between rows overflow or underflow '
+                "float64. Standardize X (sklearn.preprocessing.StandardScaler) or give sigma as a number."
+            )
+        return value
+    return check_positive(sigma, "sigma")

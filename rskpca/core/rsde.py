@@ -22,7 +22,11 @@ from sklearn.utils import check_random_state
 
 from rskpca.core.kernels import kernel_matrix, kernel_row_means
 
-__all__ = ["kmeans_rsde", "uniform_rsde", "herding_rsde", "RSDE_METHODS", "HERDING_MAX_CANDIDATES"]
+__all__ = ["kmeans_rsde", "uniform_rsde", "herding_rsde", "RSDE_ESTIMATORS", "HERDING_MAX_CANDIDATES"]
+
+#: The reduced-set density estimators ``ReducedSetKPCA(rsde=...)`` accepts: the shadow
+#: (Algorithm 2, in :mod:`rskpca.core.shadow`) and the three of this module.
+RSDE_ESTIMATORS = ("shadow", "kmeans", "uniform", "herding")
 
 #: Kernel herding evaluates the KDE at every candidate (O(n^2 d)); above this
 #: many rows it herds from a uniform subsample of this size (the KDE it targets
@@ -57,29 +61,41 @@ def kmeans_rsde(X, m: int, *, random_state=None, max_iter: int = 100):
     return km.cluster_centers_[keep], counts[keep]
 
 
-def uniform_rsde(X, m: int, *, random_state=None):
-    """m rows drawn uniformly without replacement, weight n/m each (KDE paring)."""
+def uniform_rsde(X, m: int, *, random_state=None, return_indices: bool = False):
+    """m rows drawn uniformly without replacement, weight n/m each (KDE paring).
+
+    With ``return_indices`` also the rows of X used, ``(centers, weights, indices)``.
+
+    >>> import numpy as np
+    >>> C, w, idx = uniform_rsde(np.arange(10.0).reshape(5, 2), 2, random_state=0, return_indices=True)
+    >>> w.tolist(), bool(np.array_equal(C, np.arange(10.0).reshape(5, 2)[idx]))
+    ([2.5, 2.5], True)
+    """
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
     m = _check_m(m, n)
     idx = np.sort(check_random_state(random_state).choice(n, size=m, replace=False))
+    if return_indices:
+        return X[idx].copy(), np.full(m, n / m), idx
     return X[idx].copy(), np.full(m, n / m)
 
 
 def herding_rsde(X, m: int, *, sigma: float, kernel: str = "gaussian", random_state=None,
-                 max_candidates: int = HERDING_MAX_CANDIDATES):
+                 max_candidates: int = HERDING_MAX_CANDIDATES, return_indices: bool = False):
     """Kernel herding: m greedy super-samples of the KDE, merged where repeated.
 
     Step t picks the candidate x maximising
     ``KDE(x) - (1 / (t + 1)) sum_{s <= t} k(x, x_s)`` (Chen et al., 2010, eq. 4
     with the empirical mean embedding). A point picked twice keeps one copy with
-    the summed weight.
+    the summed weight. With ``return_indices`` also the rows of X used,
+    ``(centers, weights, indices)``.
     """
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
     m = _check_m(m, n)
     rng = check_random_state(random_state)
-    cand = X if n <= max_candidates else X[np.sort(rng.choice(n, max_candidates, replace=False))]
+    rows = np.arange(n) if n <= max_candidates else np.sort(rng.choice(n, max_candidates, replace=False))
+    cand = X[rows]
     mean_embedding = kernel_row_means(cand, X, sigma=sigma, kernel=kernel)
     running = np.zeros(cand.shape[0])
     picks = np.empty(m, dtype=np.intp)
@@ -89,7 +105,7 @@ def herding_rsde(X, m: int, *, sigma: float, kernel: str = "gaussian", random_st
         picks[t] = j
         running += kernel_matrix(cand, cand[j:j + 1], sigma=sigma, kernel=kernel)[:, 0]
     uniq, counts = np.unique(picks, return_counts=True)
+    if return_indices:
+        return cand[uniq].copy(), counts * (n / m), rows[uniq]
     return cand[uniq].copy(), counts * (n / m)
 
-
-RSDE_METHODS = ("shadow", "kmeans", "uniform", "herding")

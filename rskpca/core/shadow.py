@@ -38,22 +38,21 @@ from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
 from rskpca.core._validation import check_array_2d, check_positive
-from rskpca.core.kernels import get_kernel
+from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, get_kernel, resolve_sigma
 
 __all__ = ["ShadowResult", "shadow_centers", "exact_squared_distances", "SHADOW_ALGORITHMS",
-           "GRID_MAX_DIM"]
+           "GRID_MAX_DIM", "SCREEN_REL_MARGIN"]
 
 #: Accepted values of ``shadow_centers(..., algorithm=)``.
 SHADOW_ALGORITHMS = ("auto", "blas", "grid")
 #: "auto" uses the grid up to this dimension (3^d neighbour cells, 2^d centers per cell).
 GRID_MAX_DIM = 3
 
-# Relative rounding margin for the BLAS screen. The error of x.c - ||c||^2/2 is
-# below ~ (d + 3) * 2^-53 * (||x||^2 + ||c||^2); the margin is wider than that,
-# and pairs inside it are re-decided exactly, so it costs time only, never correctness.
-_SCREEN_REL_MARGIN = 1e-9
-# Screened values held at once (rows x centers) in the BLAS path: 32 MiB of float64.
-_BLOCK_ELEMENTS = 4_000_000
+#: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
+#: The error of x.c - ||c||^2/2 is below ~ (d + 3) * 2^-53 * (||x||^2 + ||c||^2); the
+#: margin is wider than that, and pairs inside it are re-decided exactly, so it costs
+#: time only, never correctness.
+SCREEN_REL_MARGIN = 1e-9
 _MIN_BLOCK_ROWS = 64
 _MAX_BLOCK_ROWS = 16384
 # Width of the first column chunk of centers screened (doubling after it).
@@ -310,7 +309,7 @@ def _blas_scan(X: np.ndarray, eps: float):
     Pa[:, :-2] = Xs
     Pa[:, -2] = 1.0
     Pa[:, -1] = -0.5 * (sq - eps2)
-    rel = max(_SCREEN_REL_MARGIN, 8.0 * (d + 4) * 2.0**-53)
+    rel = max(SCREEN_REL_MARGIN, 8.0 * (d + 4) * 2.0**-53)
     margin = rel * (2.0 * float(sq.max()) + eps2)
     store = _CenterStore(d)
     labels = np.empty(n, dtype=np.intp)
@@ -348,7 +347,7 @@ def _blas_scan(X: np.ndarray, eps: float):
         start = stop
         # Next block: within the memory budget, and expected to hold about
         # _MAX_FREE uncovered points so little screening is thrown away.
-        budget_rows = _BLOCK_ELEMENTS // max(store.m, 1)
+        budget_rows = DEFAULT_BLOCK_ELEMENTS // max(store.m, 1)
         rows = int(min(_MAX_BLOCK_ROWS, budget_rows, _MAX_FREE / free_fraction))
         rows = max(_MIN_BLOCK_ROWS, rows)
     return store.idx[: store.m].copy(), labels
@@ -457,10 +456,11 @@ def _shadow_scan(X: np.ndarray, eps: float, algorithm: str = "auto"):
     """Fast Algorithm 2 on float64 X in visiting order: (center_rows, labels, algorithm used)."""
     threads = 1 if X.size <= _SINGLE_THREAD_MAX_ND else None
     with threadpool_limits(limits=threads, user_api="blas"):
-        return _shadow_scan_threads(X, eps, algorithm)
+        return _dispatch_backend(X, eps, algorithm)
 
 
-def _shadow_scan_threads(X: np.ndarray, eps: float, algorithm: str):
+def _dispatch_backend(X: np.ndarray, eps: float, algorithm: str):
+    """Run the grid or the BLAS scan, as ``algorithm`` asks and the data allows."""
     d = X.shape[1]
     if algorithm in ("auto", "grid") and d <= GRID_MAX_DIM:
         grid = _grid_cells(X, eps)
@@ -479,16 +479,20 @@ def _shadow_scan_threads(X: np.ndarray, eps: float, algorithm: str):
     return (*_blas_scan(X, eps), "blas")
 
 
-def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
+def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian",
                    order: str = "input", random_state=None, algorithm: str = "auto") -> ShadowResult:
     """Select shadow centers with ``eps = sigma / ell`` (Algorithm 2).
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        Data; NaN/inf are rejected.
-    sigma : float
+        Real data; NaN, inf, complex values and text are refused with a message
+        naming the fix.
+    sigma : float or "median"
         Kernel bandwidth (``k = exp(-||x-y||^2 / sigma^2)`` for the Gaussian).
+        "median": the median pairwise distance on a subsample seeded by
+        ``random_state``, as the estimators' ``sigma="median"`` (the result's
+        ``sigma`` holds the value).
     ell : float
         Shadow parameter; the radius is ``sigma / ell``. Larger ell gives more centers.
     kernel : {"gaussian", "laplacian"}, default="gaussian"
@@ -497,7 +501,7 @@ def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
         Visit points in input order (the paper) or in a random order drawn from
         ``random_state``. Indices and labels always refer to the original rows.
     random_state : int, RandomState instance or None, default=None
-        Seed for ``order="random"``.
+        Seed for ``order="random"`` and ``sigma="median"``.
     algorithm : {"auto", "blas", "grid"}, default="auto"
         How candidate pairs are found; the result is identical. "grid" (a hash
         grid, cost independent of m) is for at most 3 features; "blas" (blocked
@@ -521,7 +525,7 @@ def shadow_centers(X, *, sigma: float, ell: float, kernel: str = "gaussian",
     ('grid', [0, 0, 1, 1, 2])
     """
     X = check_array_2d(X, name="X")
-    sigma = check_positive(sigma, "sigma")
+    sigma = resolve_sigma(sigma, X, random_state)
     ell = check_positive(ell, "ell")
     get_kernel(kernel)
     eps = sigma / ell

@@ -1,7 +1,8 @@
-"""Shared plumbing of the kernel PCA estimators: parameter constraints, sigma, checks, tags.
+"""Shared plumbing of the kernel PCA estimators: parameter constraints, input checks, tags.
 
 Private to the package; the estimators live in :mod:`rskpca.decomposition._reduced_set`,
-:mod:`rskpca.decomposition._nystrom` and the modules of the other speed-ups.
+:mod:`rskpca.decomposition._exact`, :mod:`rskpca.decomposition._nystrom`,
+:mod:`rskpca.decomposition._iterative` and :mod:`rskpca.approximation`.
 """
 
 from __future__ import annotations
@@ -9,13 +10,13 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rskpca.core._validation import check_positive
-from rskpca.core.kernels import KERNELS, median_heuristic
+from rskpca.core._validation import as_numeric_2d, check_distance_range, check_finite, check_not_constant
+from rskpca.core.kernels import KERNELS, resolve_sigma
 from rskpca.core.shadow import shadow_centers
 
 _COMMON_CONSTRAINTS = {
@@ -29,14 +30,6 @@ _M_OR_ELL = {
     "m": [Interval(Integral, 1, None, closed="left"), None],
     "ell": [Interval(Real, 0, None, closed="neither")],
 }
-
-
-def _resolve_sigma(sigma, X, random_state) -> float:
-    """The bandwidth actually used: the number given, or the median heuristic."""
-    if isinstance(sigma, str):
-        seed = check_random_state(random_state).randint(2**31 - 1)
-        return median_heuristic(X, random_state=seed)
-    return check_positive(sigma, "sigma")
 
 
 #: Largest m x m float64 kernel matrix the estimators build (bytes): 4 GiB, m ~ 23,000.
@@ -53,25 +46,47 @@ def _check_kernel_budget(m: int) -> None:
         )
 
 
-def _check_n_components(n_components, m: int, what: str) -> None:
-    if n_components is not None and n_components > m:
-        raise ValueError(
-            f"n_components={n_components} exceeds the number of {what} m={m}: a kernel PCA on m "
-            "points has at most m components (m - 1 informative ones when centered). Lower "
-            "n_components, or get more centers (raise ell, lower sigma, or give a larger m)."
-        )
+def _check_n_components(est, m: int, what: str) -> None:
+    """A ``ValueError`` in the user's words (rank r, sigma, ell, m) if ``n_components > m``."""
+    r = est.n_components
+    if r is None or r <= m:
+        return
+    if what == "training points":
+        size, source, fix = f"n={m}", "", "pass more rows"
+    elif getattr(est, "rsde", None) == "shadow" or (getattr(est, "m", None) is None and hasattr(est, "ell")):
+        size = f"m={m}"
+        source = f" that the shadow gives at sigma={est.sigma_:.4g}, ell={est.ell:g}"
+        fix = "get more: raise ell or lower sigma"
+        if getattr(est, "rsde", None) != "shadow":  # m would be used if given
+            fix += ", or give a larger m"
+    else:
+        size, source, fix = f"m={m}", f" (m={est.m} asked)", "raise m"
+    raise ValueError(
+        f"n_components={r} (the rank r) exceeds the number of {what} {size}{source}: kernel PCA "
+        f"on {m} {what} has at most {m} components ({max(m - 1, 0)} informative ones when "
+        f"centered). Lower n_components to at most {m}, or {fix}."
+    )
 
 
 class _KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared fit plumbing: validation, sigma, tags, output names."""
 
     def _validate_fit_input(self, X):
+        if not sparse.issparse(X):  # scikit-learn's own message for sparse input says what to do
+            arr = as_numeric_2d(X, min_samples=2, purpose=" to fit kernel PCA")
+            check_finite(arr)
+            check_distance_range(arr)
+            check_not_constant(arr)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
-        self.sigma_ = _resolve_sigma(self.sigma, X, self.random_state)
+        self.sigma_ = resolve_sigma(self.sigma, X, self.random_state)
         return X
 
     def _validate_transform_input(self, X):
         check_is_fitted(self)
+        if not sparse.issparse(X):
+            arr = as_numeric_2d(X)
+            check_finite(arr)
+            check_distance_range(arr, spread=False)
         return validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
 
     @property

@@ -3,8 +3,10 @@
 The centered kernel matrix ``K_c = H K H`` (``H = I - 11^T/n``) is only ever
 applied to a block of vectors: each multiply recomputes the kernel in row blocks
 (:func:`rskpca.core.kernels.kernel_matvec`), so memory is O(n r + block) instead of
-O(n^2), and the time is O(n^2 d) per multiply. Two solvers are offered, as in
-the lecture notes (seed 004) and Achlioptas et al. (seed 002):
+O(n^2), and the time is O(n^2 d) per multiply. Two solvers are offered: the
+power method of Kar's CS771 notes on kernel PCA (IIT Kanpur, 2017) in its block
+form, and the Lanczos solver that Achlioptas, McSherry & Schoelkopf (2001) use
+on their sampled Gram matrices:
 
 * ``"lanczos"``: ARPACK's implicitly restarted Lanczos (``scipy.sparse.linalg.eigsh``)
   on a :class:`~scipy.sparse.linalg.LinearOperator`; ``tol`` is ARPACK's
@@ -29,9 +31,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin
+from rskpca.core.eigen import fix_signs, zero_safe_inverse
 from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, kernel_matvec
 
-__all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpairs", "fix_signs"]
+__all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpairs",
+           "projection_coefficients"]
 
 
 def kernel_operator(X, *, sigma: float, kernel="gaussian",
@@ -78,14 +82,6 @@ def centered_operator(op: LinearOperator) -> LinearOperator:
 
     return LinearOperator((n, n), matvec=matmat, matmat=matmat, rmatvec=matmat, rmatmat=matmat,
                           dtype=np.float64)
-
-
-def fix_signs(vecs: np.ndarray) -> np.ndarray:
-    """Flip each column so that its largest-magnitude entry is positive (deterministic signs)."""
-    pivot = np.argmax(np.abs(vecs), axis=0)
-    signs = np.sign(vecs[pivot, np.arange(vecs.shape[1])])
-    signs[signs == 0] = 1.0
-    return vecs * signs
 
 
 def _orthogonal_iteration(op, r, *, tol, max_iter, rng):
@@ -176,9 +172,7 @@ def top_eigenpairs(op: LinearOperator, n_components: int, *, solver: str = "lanc
 
 def projection_coefficients(eigenvalues, eigenvectors):
     """``u_k / sqrt(lambda_k)`` (0 where ``lambda_k = 0``): the dual coefficients of a projection."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.where(eigenvalues > 0, 1.0 / np.sqrt(np.where(eigenvalues > 0, eigenvalues, 1.0)), 0.0)
-    return eigenvectors * scale
+    return eigenvectors * zero_safe_inverse(eigenvalues, power=0.5)
 
 
 class IterativeKPCA(_KPCAMixin):
@@ -211,7 +205,11 @@ class IterativeKPCA(_KPCAMixin):
     Attributes
     ----------
     sigma_ : float
+        Bandwidth used.
+    m_ : int
+        Number of training points n: exact KPCA keeps them all.
     X_fit_ : ndarray of shape (n_samples, n_features)
+        The training data, which new points are projected through.
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of the centered n x n kernel matrix (as scikit-learn's).
     normalized_eigenvalues_ : ndarray of shape (n_components,)
@@ -219,7 +217,10 @@ class IterativeKPCA(_KPCAMixin):
     eigenvectors_ : ndarray of shape (n_samples, n_components)
     dual_coef_ : ndarray of shape (n_samples, n_components)
         ``eigenvectors_ / sqrt(eigenvalues_)``.
+    train_kernel_means_ : ndarray of shape (n_samples,)
+        Row means of the training kernel matrix, to center new kernel rows.
     solver_ : str
+        The solver that ran: "lanczos" or "orthogonal".
     n_matvec_ : int
         Products of the centered kernel matrix with a vector (each O(n^2 d)).
     n_iter_ : int
@@ -277,7 +278,7 @@ class IterativeKPCA(_KPCAMixin):
         X = self._validate_fit_input(X)
         X64 = np.asarray(X, dtype=np.float64)
         n = X64.shape[0]
-        _check_n_components(self.n_components, n, "training points")
+        _check_n_components(self, n, "training points")
         base = kernel_operator(X64, sigma=self.sigma_, kernel=self.kernel,
                                block_elements=self.block_elements)
         counter = _CountingOperator(centered_operator(base))
@@ -285,6 +286,7 @@ class IterativeKPCA(_KPCAMixin):
                                                   tol=self.tol, max_iter=self.max_iter,
                                                   random_state=self.random_state)
         self.X_fit_ = X64
+        self.m_ = n
         self.eigenvalues_ = vals
         self.normalized_eigenvalues_ = vals / n
         self.eigenvectors_ = vecs

@@ -20,7 +20,7 @@ from rskpca.decomposition._base import (
     _KPCAMixin,
     _m_from_shadow,
 )
-from rskpca.core.eigen import weighted_kpca
+from rskpca.core.eigen import weighted_kpca, zero_safe_inverse
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
 from rskpca.core.rsde import kmeans_rsde
 
@@ -59,7 +59,8 @@ class _NystromBase(_KPCAMixin):
         X64 = np.asarray(X, dtype=np.float64)
         rng = check_random_state(self.random_state)
         Z, s = self._landmarks(X64, rng)
-        _check_n_components(self.n_components, Z.shape[0], "landmarks")
+        self.m_ = int(Z.shape[0])
+        _check_n_components(self, Z.shape[0], "landmarks")
         _check_kernel_budget(Z.shape[0])
         KZ = kernel_matrix(Z, sigma=self.sigma_, kernel=self.kernel)
         eig = weighted_kpca(KZ, s, self.n_components, center=self.center, overwrite=True,
@@ -74,17 +75,14 @@ class _NystromBase(_KPCAMixin):
         else:
             mX = np.zeros(X64.shape[0])
         lam = eig.eigenvalues
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv = np.where(lam > 0, 1.0 / np.where(lam > 0, lam, 1.0), 0.0)
-            inv_sqrt = np.where(lam > 0, 1.0 / np.sqrt(np.where(lam > 0, lam, 1.0)), 0.0)
-        U = KXZ @ (np.sqrt(s)[:, None] * eig.eigenvectors) * inv
+        U = KXZ @ (np.sqrt(s)[:, None] * eig.eigenvectors) * zero_safe_inverse(lam)
         self.landmarks_ = Z
         self.weights_ = s
         self.X_fit_ = X64
         self.eigenvalues_ = lam
         self.normalized_eigenvalues_ = lam / float(s.sum())
         self.train_eigenvectors_ = U
-        self.dual_coef_ = U * inv_sqrt
+        self.dual_coef_ = U * zero_safe_inverse(lam, power=0.5)
         self._landmark_p = p
         self._train_means = mX
         self._grand_mean = float(p @ eig.mu)
@@ -135,9 +133,28 @@ class NystromKPCA(_NystromBase):
 
     Attributes
     ----------
-    sigma_, m_, landmarks_, landmark_indices_, weights_ (n/m each), eigenvalues_
-    (approximate eigenvalues of the n x n centered kernel matrix),
-    normalized_eigenvalues_, train_eigenvectors_ (n x r), dual_coef_, X_fit_
+    sigma_ : float
+        Bandwidth used.
+    m_ : int
+        Number of landmarks.
+    landmarks_ : ndarray of shape (m_, n_features)
+        The landmark rows.
+    landmark_indices_ : ndarray of shape (m_,)
+        Their rows in the training data.
+    weights_ : ndarray of shape (m_,)
+        ``n / m`` each.
+    eigenvalues_ : ndarray of shape (n_components,)
+        Approximate eigenvalues of the centered n x n kernel matrix.
+    normalized_eigenvalues_ : ndarray of shape (n_components,)
+        ``eigenvalues_ / n``.
+    train_eigenvectors_ : ndarray of shape (n_samples, n_components)
+        The landmark eigenvectors extended to the n training points.
+    dual_coef_ : ndarray of shape (n_samples, n_components)
+        Projection weights over the training points.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training data, which new points are projected through.
+    eigen_solver_ : str
+        The solver that ran on the landmark problem: "dense" or "arpack".
 
     Examples
     --------
@@ -187,8 +204,26 @@ class DensityWeightedNystromKPCA(_NystromBase):
 
     Attributes
     ----------
-    sigma_, m_, landmarks_, weights_ (cluster sizes), eigenvalues_,
-    normalized_eigenvalues_, train_eigenvectors_, dual_coef_, X_fit_
+    sigma_ : float
+        Bandwidth used.
+    m_ : int
+        Number of landmarks: non-empty k-means clusters (at most ``m``).
+    landmarks_ : ndarray of shape (m_, n_features)
+        The k-means centers (cluster means, not rows: there are no landmark indices).
+    weights_ : ndarray of shape (m_,)
+        Cluster sizes (sum n).
+    eigenvalues_ : ndarray of shape (n_components,)
+        Approximate eigenvalues of the centered n x n kernel matrix.
+    normalized_eigenvalues_ : ndarray of shape (n_components,)
+        ``eigenvalues_ / n``.
+    train_eigenvectors_ : ndarray of shape (n_samples, n_components)
+        The landmark eigenvectors extended to the n training points.
+    dual_coef_ : ndarray of shape (n_samples, n_components)
+        Projection weights over the training points.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        The training data, which new points are projected through.
+    eigen_solver_ : str
+        The solver that ran on the landmark problem: "dense" or "arpack".
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Kernel PCA estimators: RSKPCA (Algorithm 1) and the baselines of Section 6.
+"""Kernel PCA through m weighted centers: RSKPCA (Algorithm 1) and subsampled KPCA.
 
 All share the scikit-learn estimator shape and the kernel convention
 ``k(x, y) = phi(||x - y||^p / sigma^p)`` (Gaussian: ``exp(-||x-y||^2 / sigma^2)``,
@@ -7,14 +7,9 @@ so scikit-learn's ``gamma = 1 / sigma**2``).
 * :class:`ReducedSetKPCA` -- shadow (or k-means / KDE paring / herding) centers,
   weighted m x m problem, projection through m centers.
 * :class:`SubsampledKPCA` -- KPCA on m uniformly drawn rows, no weights.
-* :class:`NystromKPCA` (in :mod:`rskpca.decomposition._nystrom`) -- m uniform landmarks, eigenvectors extended to the n
-  training points (Williams & Seeger, 2001), projection through the n points.
-* :class:`DensityWeightedNystromKPCA` -- k-means landmarks weighted by cluster
-  size (Zhang & Kwok, 2010), extended and projected the same way.
-* :class:`KernelPCA` -- exact KPCA on all n points (scikit-learn's solver on
-  our kernel matrix).
-
-Where the paper compares methods "at the same m", the baselines take ``m`` or,
+Exact KPCA is in :mod:`rskpca.decomposition._exact`, the Nystrom baselines in
+:mod:`rskpca.decomposition._nystrom`. Where the
+paper compares methods "at the same m", the baselines take ``m`` or,
 when ``m=None``, use the m that the shadow produces at ``ell``.
 """
 
@@ -22,34 +17,24 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.decomposition import KernelPCA as _SklearnKernelPCA
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
-from rskpca.decomposition._base import (  # noqa: F401  (MAX_KERNEL_BYTES and helpers re-exported for callers)
+from rskpca.core.eigen import weighted_kpca
+from rskpca.core.kernels import kernel_matrix, kernel_matvec
+from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
+from rskpca.core.shadow import shadow_centers
+from rskpca.decomposition._base import (
     _COMMON_CONSTRAINTS,
     _EIGEN,
     _M_OR_ELL,
-    MAX_KERNEL_BYTES,
     _check_kernel_budget,
     _check_n_components,
     _KPCAMixin,
     _m_from_shadow,
-    _resolve_sigma,
 )
-from rskpca.core.eigen import weighted_kpca
-from rskpca.core.kernels import kernel_matrix, kernel_matvec
-from rskpca.decomposition._nystrom import DensityWeightedNystromKPCA, NystromKPCA
-from rskpca.core.rsde import herding_rsde, kmeans_rsde, uniform_rsde
-from rskpca.core.shadow import shadow_centers
 
-__all__ = [
-    "ReducedSetKPCA",
-    "SubsampledKPCA",
-    "NystromKPCA",
-    "DensityWeightedNystromKPCA",
-    "KernelPCA",
-]
+__all__ = ["ReducedSetKPCA", "SubsampledKPCA"]
 
 
 class _WeightedCentersKPCA(_KPCAMixin):
@@ -63,13 +48,14 @@ class _WeightedCentersKPCA(_KPCAMixin):
     def _fit_centers(self, X):
         rng = check_random_state(self.random_state)
         C, w = self._centers_and_weights(X, rng)
-        _check_n_components(self.n_components, C.shape[0], "centers")
+        _check_n_components(self, C.shape[0], "centers")
         _check_kernel_budget(C.shape[0])
         KC = kernel_matrix(C, sigma=self.sigma_, kernel=self.kernel)
         eig = weighted_kpca(KC, w, self.n_components, center=self.center, overwrite=True,
                             eigen_solver=self.eigen_solver, random_state=rng)
         self.centers_ = C
         self.weights_ = w
+        self.m_ = int(C.shape[0])
         self.eigenvalues_ = eig.eigenvalues
         self.eigenvectors_ = eig.eigenvectors
         self.dual_coef_ = eig.dual_coef
@@ -137,26 +123,39 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
     ----------
     sigma_ : float
         Bandwidth used.
-    centers_ : ndarray of shape (m, n_features)
-    weights_ : ndarray of shape (m,)
+    m_ : int
+        Number of centers: the size of the eigenproblem and the cost of a new point.
+    shadow_m_ : int
+        Centers the shadow gave at ``ell``. Set when the shadow ran: for
+        ``rsde="shadow"`` (then equal to ``m_``) and when ``m=None`` picks m for
+        another estimator (k-means may then keep fewer, ``m_ <= shadow_m_``).
+    centers_ : ndarray of shape (m_, n_features)
+        The reduced set a new point is projected through.
+    weights_ : ndarray of shape (m_,)
         Points represented by each center (sum n).
-    center_indices_ : ndarray of shape (m,)
-        Rows of the training data used as centers (shadow, uniform, herding).
+    center_indices_ : ndarray of shape (m_,)
+        Rows of the training data used as centers: set for ``rsde`` in
+        {"shadow", "uniform", "herding"}; k-means centers are cluster means, not
+        rows, so ``rsde="kmeans"`` leaves it unset.
     labels_ : ndarray of shape (n_samples,)
-        Shadow center of each training row (shadow only).
+        Shadow center of each training row (``rsde="shadow"`` only).
     eigenvalues_ : ndarray of shape (n_components,)
         Eigenvalues of the weighted matrix, descending; equal to scikit-learn's
         ``KernelPCA.eigenvalues_`` on the quantized data.
     normalized_eigenvalues_ : ndarray of shape (n_components,)
         ``eigenvalues_ / n``: eigenvalues of the normalized operator.
-    eigenvectors_ : ndarray of shape (m, n_components)
-    dual_coef_ : ndarray of shape (m, n_components)
+    eigenvectors_ : ndarray of shape (m_, n_components)
+        Orthonormal eigenvectors ``b_k`` of the weighted m x m matrix.
+    dual_coef_ : ndarray of shape (m_, n_components)
         ``sqrt(w_j) b_kj / sqrt(lambda_k)``: the projection weights.
-    center_means_ : ndarray of shape (m,)
+    center_means_ : ndarray of shape (m_,)
         ``K^C p`` (zeros when uncentered).
     eigen_solver_ : str
+        The solver that ran: "dense" or "arpack".
     n_features_in_ : int
+        Number of features seen in fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when fit on a DataFrame with string column names.
 
     See Also
     --------
@@ -184,7 +183,7 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
     _parameter_constraints: dict = {
         **_WeightedCentersKPCA._parameter_constraints,
         **_M_OR_ELL,
-        "rsde": [StrOptions({"shadow", "kmeans", "uniform", "herding"})],
+        "rsde": [StrOptions(set(RSDE_ESTIMATORS))],
         "order": [StrOptions({"input", "random"})],
     }
 
@@ -207,6 +206,8 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
             from rskpca.distributed import _shadow as distributed
             return distributed.centers_and_weights(self, X)
         X64 = np.asarray(X, dtype=np.float64)
+        for stale in ("shadow_m_", "center_indices_", "labels_"):  # from an earlier fit with other rsde
+            self.__dict__.pop(stale, None)
         need_shadow = self.rsde == "shadow" or self.m is None
         if need_shadow:
             s = shadow_centers(X64, sigma=self.sigma_, ell=self.ell, kernel=self.kernel,
@@ -217,11 +218,14 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
             self.labels_ = s.labels
             return s.centers, s.weights.astype(np.float64)
         m = s.m if self.m is None else self.m
-        if self.rsde == "kmeans":
+        if self.rsde == "kmeans":  # k-means centers are means, not rows: no center_indices_
             return kmeans_rsde(X64, m, random_state=rng)
         if self.rsde == "uniform":
-            return uniform_rsde(X64, m, random_state=rng)
-        return herding_rsde(X64, m, sigma=self.sigma_, kernel=self.kernel, random_state=rng)
+            C, w, self.center_indices_ = uniform_rsde(X64, m, random_state=rng, return_indices=True)
+        else:
+            C, w, self.center_indices_ = herding_rsde(X64, m, sigma=self.sigma_, kernel=self.kernel,
+                                                      random_state=rng, return_indices=True)
+        return C, w
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -262,8 +266,28 @@ class SubsampledKPCA(_WeightedCentersKPCA):
 
     Attributes
     ----------
-    sigma_, centers_, weights_ (all ones), center_indices_, eigenvalues_,
-    normalized_eigenvalues_ (``eigenvalues_ / m``), dual_coef_, center_means_
+    sigma_ : float
+        Bandwidth used.
+    m_ : int
+        Rows kept.
+    centers_ : ndarray of shape (m_, n_features)
+        The rows kept, in their original order.
+    weights_ : ndarray of shape (m_,)
+        All ones: each kept row stands for itself only.
+    center_indices_ : ndarray of shape (m_,)
+        Rows of the training data kept.
+    eigenvalues_ : ndarray of shape (n_components,)
+        Eigenvalues of the centered m x m kernel matrix of the kept rows.
+    normalized_eigenvalues_ : ndarray of shape (n_components,)
+        ``eigenvalues_ / m``.
+    eigenvectors_ : ndarray of shape (m_, n_components)
+        Orthonormal eigenvectors of that matrix.
+    dual_coef_ : ndarray of shape (m_, n_components)
+        Projection weights, ``eigenvectors_ / sqrt(eigenvalues_)``.
+    center_means_ : ndarray of shape (m_,)
+        Kernel row means of the kept rows (zeros when uncentered).
+    eigen_solver_ : str
+        The solver that ran: "dense" or "arpack".
 
     Examples
     --------
@@ -308,91 +332,3 @@ class SubsampledKPCA(_WeightedCentersKPCA):
         """
         X = self._validate_fit_input(X)
         return self._fit_centers(X)
-
-
-class KernelPCA(_KPCAMixin):
-    """Exact kernel PCA on all n points, in this package's sigma convention.
-
-    Builds the n x n kernel matrix with BLAS and hands it to scikit-learn's
-    ``KernelPCA(kernel="precomputed")`` with the chosen solver. For the Gaussian
-    kernel this equals ``sklearn.decomposition.KernelPCA(kernel="rbf",
-    gamma=1/sigma**2)``. Memory is n^2 floats: 10^4 points need 800 MB.
-
-    Parameters
-    ----------
-    n_components : int or None, default=None
-    sigma : float or "median", default="median"
-    kernel : {"gaussian", "laplacian"}, default="gaussian"
-    eigen_solver : {"auto", "dense", "arpack", "randomized"}, default="auto"
-        Passed to scikit-learn ("randomized" is usually fastest for few
-        components of a large matrix).
-    random_state : int, RandomState instance or None, default=None
-
-    Attributes
-    ----------
-    sigma_, X_fit_, eigenvalues_, normalized_eigenvalues_ (``eigenvalues_ / n``),
-    eigenvectors_ (n x r), kpca_ (the fitted scikit-learn estimator)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rskpca import KernelPCA
-    >>> X = np.random.default_rng(0).normal(size=(100, 2))
-    >>> KernelPCA(n_components=2, sigma=1.0).fit_transform(X).shape
-    (100, 2)
-    """
-
-    _parameter_constraints: dict = {
-        **_COMMON_CONSTRAINTS,
-        "eigen_solver": [StrOptions({"auto", "dense", "arpack", "randomized"})],
-    }
-
-    def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", eigen_solver="auto",
-                 random_state=None):
-        self.n_components = n_components
-        self.sigma = sigma
-        self.kernel = kernel
-        self.eigen_solver = eigen_solver
-        self.random_state = random_state
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Eigendecompose the centered n x n kernel matrix.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        self : KernelPCA
-        """
-        X = self._validate_fit_input(X)
-        _check_n_components(self.n_components, X.shape[0], "training points")
-        _check_kernel_budget(X.shape[0])
-        X64 = np.asarray(X, dtype=np.float64)
-        K = kernel_matrix(X64, sigma=self.sigma_, kernel=self.kernel)
-        self.kpca_ = _SklearnKernelPCA(n_components=self.n_components, kernel="precomputed",
-                                       eigen_solver=self.eigen_solver, random_state=self.random_state,
-                                       copy_X=False).fit(K)
-        self.X_fit_ = X64
-        self.eigenvalues_ = self.kpca_.eigenvalues_
-        self.eigenvectors_ = self.kpca_.eigenvectors_
-        self.normalized_eigenvalues_ = self.eigenvalues_ / X64.shape[0]
-        return self
-
-    def transform(self, X):
-        """Project X through the n training points.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        Z : ndarray of shape (n_samples, n_components)
-        """
-        X = self._validate_transform_input(X)
-        K = kernel_matrix(np.asarray(X, dtype=np.float64), self.X_fit_, sigma=self.sigma_, kernel=self.kernel)
-        return self.kpca_.transform(K).astype(X.dtype, copy=False)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dask.array as da
 import numpy as np
 
-from rskpca.core.kernels import squared_distances
-from rskpca.core.shadow import exact_squared_distances, shadow_centers
+from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, squared_distances
+from rskpca.core.shadow import SCREEN_REL_MARGIN, exact_squared_distances, shadow_centers
 
 __all__ = ["is_dask_collection", "as_row_chunked_array", "earliest_center_within"]
 
@@ -96,9 +96,9 @@ def _chunk_distances(block, start: int, rule) -> np.ndarray:
 
 
 #: Distances screened at once in :func:`earliest_center_within` (32 MiB of float64).
-_SCREEN_ELEMENTS = 4_000_000
-#: Relative margin of the BLAS screen; pairs inside it are re-decided exactly (cf. rskpca.core.shadow).
-_SCREEN_REL_MARGIN = 1e-9
+_SCREEN_ELEMENTS = DEFAULT_BLOCK_ELEMENTS
+#: Relative margin of the BLAS screen; pairs inside it are re-decided exactly (rskpca.core.shadow's).
+_SCREEN_REL_MARGIN = SCREEN_REL_MARGIN
 
 
 def earliest_center_within(X, centers, eps: float) -> np.ndarray:

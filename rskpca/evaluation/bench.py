@@ -29,7 +29,7 @@ import numpy as np
 
 from rskpca.core.kernels import median_heuristic
 from rskpca.core.shadow import shadow_centers
-from rskpca.decomposition._reduced_set import NystromKPCA, ReducedSetKPCA
+from rskpca.decomposition import NystromKPCA, ReducedSetKPCA
 from rskpca.evaluation.compare import EXACT_SOLVERS, compare, fit_exact, sweep_point
 from rskpca.evaluation.methods import check_methods
 from rskpca.evaluation.timing import Timing, best_time

@@ -24,7 +24,7 @@ import numpy as np
 from rskpca.core._validation import check_array_2d, check_positive
 from rskpca.core.metrics import align, alignment_error, eigenvalue_deviation
 from rskpca.core.shadow import shadow_centers
-from rskpca.decomposition._reduced_set import KernelPCA
+from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, check_methods, make_estimator
 from rskpca.evaluation.timing import Timing, best_time
 

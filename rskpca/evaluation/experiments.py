@@ -28,7 +28,7 @@ import pandas as pd
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from rskpca.core.shadow import shadow_centers
-from rskpca.decomposition._reduced_set import KernelPCA
+from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.classify import fit_predict
 from rskpca.evaluation.columns import successful
 from rskpca.evaluation.compare import EXACT_SOLVERS, MethodResult, failed_row, fit_exact, sweep_point

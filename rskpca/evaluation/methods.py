@@ -17,7 +17,7 @@ from rskpca.approximation._gram_sampling import SampledGramKPCA
 from rskpca.approximation._random_features import RandomFourierKPCA
 from rskpca.approximation._reduced_set_construction import ReducedSetConstructionKPCA
 from rskpca.decomposition._iterative import IterativeKPCA
-from rskpca.decomposition._reduced_set import (
+from rskpca.decomposition import (
     DensityWeightedNystromKPCA,
     KernelPCA,
     NystromKPCA,
