@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.decomposition import KernelPCA as _SklearnKernelPCA
 from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import validate_data
 
@@ -293,6 +294,10 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         self.shadow_m_ = C.shape[0]
         return self._solve_reduced_set(C, w, check_random_state(self.random_state))
 
+    def _streams(self):
+        return self.rsde == "shadow" and self.order == "input"
+
+    @available_if(_streams)
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
         """Feed the next batch of rows: the result equals ``fit`` on all rows fed so far.
@@ -301,7 +306,8 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         (:class:`rskpca.core.streaming_shadow.StreamingShadow`); the m x m
         eigenproblem is solved again only when a result is asked for
         (``transform`` or an eigen attribute). ``sigma="median"`` is taken on
-        the first batch. Only ``rsde="shadow"`` with ``order="input"`` streams.
+        the first batch. Only ``rsde="shadow"`` with ``order="input"`` streams
+        (with other settings the method is not available).
 
         Parameters
         ----------
@@ -312,11 +318,6 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         -------
         self : ReducedSetKPCA
         """
-        if self.rsde != "shadow" or self.order != "input":
-            raise ValueError(
-                f"partial_fit needs rsde='shadow' and order='input' (got rsde={self.rsde!r}, "
-                f"order={self.order!r}): only the shadow in input order can take rows batch by batch."
-            )
         stream = getattr(self, "_stream", None)
         if stream is None and "centers_" in self.__dict__:
             raise ValueError(

@@ -38,14 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-try:
-    import dask
-    import dask.array as da
-except ImportError as exc:  # the library must import without the extra
-    raise ImportError(
-        "rskpca.distributed needs Dask: install the extra with `pip install \"rskpca[dask]\"` "
-        "(it pulls in dask[array,distributed])."
-    ) from exc
+import dask
+import dask.array as da
 
 from rskpca.core._validation import check_positive
 from rskpca.core.kernels import get_kernel
