@@ -41,6 +41,8 @@ import numpy as np
 import dask
 import dask.array as da
 
+from threadpoolctl import threadpool_limits
+
 from rskpca.core._validation import check_positive
 from rskpca.core.kernels import get_kernel
 from rskpca.core.shadow import ShadowResult
@@ -218,6 +220,14 @@ def distributed_shadow(X, *, sigma: float, ell: float, kernel: str = "gaussian",
               for b, a, r in zip(X.to_delayed().ravel(), starts, row_chunks) if r > 0]
     sizes = [r for r in row_chunks if r > 0]
 
+    # One BLAS thread per task: Dask's local threads already use every core, and BLAS pools
+    # called from several threads at once oversubscribe them (minutes instead of seconds here).
+    # Cluster workers start with one BLAS thread already; this covers the threaded scheduler.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _rounds(pieces, sizes, prefix_rows, eps, d, scheduler, sigma, ell, kernel, n)
+
+
+def _rounds(pieces, sizes, prefix_rows, eps, d, scheduler, sigma, ell, kernel, n) -> DistributedShadowResult:
     centers, indices, weights, rounds = [], [], [], []
     while pieces:
         k = _take_prefix(sizes, prefix_rows)
