@@ -125,12 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
         mode.add_argument("--out", type=Path, default=Path("bench-results"), help="output folder")
         mode.add_argument("--overwrite", action="store_true", help="replace an earlier run's CSV in --out")
         mode.add_argument("--seed", type=int, default=0)
-    dist = modes.add_parser("distributed", help="distributed shadow rows/s vs Dask workers, and a cost model "
-                                                "(needs rskpca[dask])")
-    dist.add_argument("--rows", type=_positive_int, default=500_000)
-    dist.add_argument("--features", type=_positive_int, default=32)
-    dist.add_argument("--chunk-rows", type=_positive_int, default=25_000)
-    dist.add_argument("--sigma", type=float, default=4.0)
+    dist = modes.add_parser("distributed", help="exact distributed shadow vs one machine, rows/s vs Dask workers, "
+                                                "and a cost model (needs rskpca[dask])")
+    dist.add_argument("--rows", type=_positive_int, default=2_000_000)
+    dist.add_argument("--features", type=_positive_int, default=16)
+    dist.add_argument("--chunk-rows", type=_positive_int, default=250_000)
+    dist.add_argument("--large-rows", type=int, default=10_000_000, help="lazily generated rows (0: skip)")
+    dist.add_argument("--sigma", type=float, default=8.0)
     dist.add_argument("--ell", type=float, default=2.0)
     dist.add_argument("--workers", type=_positive_int, nargs="+", default=[1, 2])
     dist.add_argument("--repeats", type=_positive_int, default=3)
@@ -186,7 +187,8 @@ def _bench(args) -> int:
         from rskpca.evaluation.bench_distributed import report
 
         print(report(rows=args.rows, features=args.features, chunk_rows=args.chunk_rows, sigma=args.sigma,
-                     ell=args.ell, workers=args.workers, repeats=args.repeats, nodes=args.nodes,
+                     ell=args.ell, workers=args.workers, large_rows=args.large_rows, repeats=args.repeats,
+                     nodes=args.nodes,
                      cores_per_node=args.cores_per_node))
         return 0
     from rskpca.evaluation.bench import METHODS_BENCH_DEFAULT, gaussian_mixture, methods_benchmark, run_bench

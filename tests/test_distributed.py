@@ -1,15 +1,16 @@
-"""Shadow selection and RSKPCA on dask arrays: exactness, the eps-cover, the bounds, a real cluster.
+"""The distributed (by rounds) and streaming shadows: equal to shadow_centers bit for bit.
 
 Cluster tests share one LocalCluster (2 worker processes, 1 thread each, on
-loopback) for the whole module; the rest use Dask's synchronous scheduler.
+loopback) for the whole module; the rest use Dask's synchronous or threaded scheduler.
 """
 
 import ast
 import importlib
 import logging
-import math
+import os
 import sys
-from fractions import Fraction
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -18,14 +19,14 @@ import pytest
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("dask.distributed")
 
+import dask  # noqa: E402
+
 import rskpca  # noqa: E402
-from reference import literal_shadow  # noqa: E402
 from rskpca import ReducedSetKPCA, shadow_centers  # noqa: E402
-from rskpca.evaluation.bench_distributed import lazy_clustered_rows  # noqa: E402
 from rskpca.bounds import theorem_bounds  # noqa: E402
-from rskpca.distributed import distributed_shadow  # noqa: E402
-from rskpca.distributed._shadow import _split_radius  # noqa: E402
 from rskpca.core.shadow import exact_squared_distances  # noqa: E402
+from rskpca.distributed import distributed_shadow  # noqa: E402
+from rskpca.evaluation.bench_distributed import lazy_clustered_rows  # noqa: E402
 
 WORKER_MEMORY = 400 * 2**20  # bytes per worker; the "larger than memory" data set exceeds it
 
@@ -34,7 +35,7 @@ WORKER_MEMORY = 400 * 2**20  # bytes per worker; the "larger than memory" data s
 def client():
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, memory_limit=WORKER_MEMORY, silence_logs=logging.ERROR,
+        dashboard_address=None, memory_limit=WORKER_MEMORY, silence_logs=logging.CRITICAL,
     )
     with cluster, distributed.Client(cluster) as c:
         yield c
@@ -43,177 +44,142 @@ def client():
 
 def _datasets():
     rng = np.random.default_rng(1)
-    dup = np.repeat(rng.normal(size=(30, 2)), rng.integers(1, 12, size=30), axis=0)
+    dup = np.repeat(rng.normal(size=(40, 3)), rng.integers(1, 30, size=40), axis=0)
     rng.shuffle(dup)
+    means = rng.uniform(-6, 6, size=(6, 5))
+    clustered = means[rng.integers(0, 6, 1500)] + 0.4 * rng.normal(size=(1500, 5))
     return {
-        "random": (rng.normal(size=(600, 4)), 1.5),
+        "random": (rng.normal(size=(1200, 4)), 0.8),
+        "clustered": (clustered, 1.0),
         "duplicates": (dup, 0.5),
-        "grid_ties": (np.array([[i, j] for i in range(20) for j in range(20)], dtype=float), 1.0),
-        "big_offset": (1e6 + rng.normal(size=(400, 3)), 1.0),
+        # Integer lattice with eps = 1: every neighbour lies at exactly eps (outside, strict <).
+        "ties": (np.array([[i, j] for i in range(30) for j in range(30)], dtype=float), 1.0),
+        "big_offset": (1e6 + rng.normal(size=(600, 3)), 1.0),
     }
 
 
-def _clusters(n, d, seed, spread=0.3):
-    rng = np.random.default_rng(seed)
-    means = rng.uniform(-3, 3, size=(5, d))
-    return means[rng.integers(0, 5, n)] + spread * rng.normal(size=(n, d))
-
-
-def _assert_cover(X, r, labels):
-    """Every row strictly within eps of its center (the shadow's predicate), weights count rows."""
-    assert np.all(exact_squared_distances(X, r.centers[labels]) < r.eps**2)
-    np.testing.assert_array_equal(np.bincount(labels, minlength=r.m), r.weights)
-    np.testing.assert_array_equal(r.centers, X[r.center_indices])
-    assert r.weights.sum() == X.shape[0]
-
-
-@pytest.mark.parametrize("name", list(_datasets()))
-def test_one_chunk_equals_single_machine_shadow(name):
-    X, eps = _datasets()[name]
-    s = shadow_centers(X, sigma=eps * 3.0, ell=3.0)
-    Xd = da.from_array(X, chunks=X.shape)
-    r = distributed_shadow(Xd, sigma=eps * 3.0, ell=3.0, scheduler="sync")
-    assert r.merge_radii == () and r.eps_local == s.eps == r.eps
+def _assert_same_shadow(r, s):
     np.testing.assert_array_equal(r.center_indices, s.center_indices)
     np.testing.assert_array_equal(r.centers, s.centers)
     np.testing.assert_array_equal(r.weights, s.weights)
-    np.testing.assert_array_equal(r.labels(Xd).compute(scheduler="sync"), s.labels)
 
 
-def test_merge_is_the_weighted_shadow_of_local_centers_in_chunk_order():
-    X = _clusters(900, 2, seed=2)
-    sigma, ell, chunk = 1.0, 2.0, 200
-    r = distributed_shadow(da.from_array(X, chunks=(chunk, 2)), sigma=sigma, ell=ell, scheduler="sync")
-    eps1, eps2 = sigma / ell / 2, sigma / ell / 2
-    assert (r.eps_local, r.merge_radii) == (eps1, (eps2,))
-    # Oracle: each chunk's shadow with eps1, then Algorithm 2 as written on the
-    # concatenated local centers with eps2, weights added.
-    locals_ = [shadow_centers(X[a:a + chunk], sigma=eps1, ell=1.0) for a in range(0, 900, chunk)]
-    local_idx = np.concatenate([s.center_indices + a for s, a in zip(locals_, range(0, 900, chunk))])
-    local_w = np.concatenate([s.weights for s in locals_])
-    c, _, lab = literal_shadow(X[local_idx], eps2)
-    np.testing.assert_array_equal(r.local_center_indices, local_idx)
-    np.testing.assert_array_equal(r.center_indices, local_idx[c])
-    np.testing.assert_array_equal(r.weights, np.bincount(lab, weights=local_w).astype(int))
-    np.testing.assert_array_equal(r.local_to_final, lab)
-    labels = r.labels(da.from_array(X, chunks=(chunk, 2))).compute(scheduler="sync")
-    _assert_cover(X, r, labels)
-    # Centers of different chunks may be closer than eps (unlike Algorithm 2 on all
-    # rows), so m is at least the single-machine m on this data.
-    assert r.m >= shadow_centers(X, sigma=sigma, ell=ell).m
+@pytest.mark.parametrize("name", list(_datasets()))
+@pytest.mark.parametrize("chunk,prefix", [(None, None), (97, None), (250, 40), (1, 300)])
+def test_rounds_equal_the_single_machine_shadow(name, chunk, prefix):
+    X, eps = _datasets()[name]
+    if chunk == 1:
+        X = X[:400]  # one row per chunk: many tasks, keep it small
+    s = shadow_centers(X, sigma=3.0 * eps, ell=3.0)
+    Xd = da.from_array(X, chunks=(chunk or X.shape[0], X.shape[1]))
+    r = distributed_shadow(Xd, sigma=3.0 * eps, ell=3.0, prefix_rows=prefix, scheduler="threads")
+    _assert_same_shadow(r, s)
+    assert sum(rd.new_centers for rd in r.rounds) == s.m
+    # Labels are Algorithm 2's, recomputed lazily under any other chunking.
+    relabel = da.from_array(X, chunks=(113, X.shape[1]))
+    np.testing.assert_array_equal(r.labels(relabel).compute(scheduler="threads"), s.labels)
 
 
-def test_tree_merge_keeps_the_cover_and_spends_at_most_eps():
-    X = _clusters(3000, 2, seed=3, spread=1.0)
-    Xd = da.from_array(X, chunks=(250, 2))  # 12 chunks
-    r = distributed_shadow(Xd, sigma=1.0, ell=4.0, max_merge_centers=150, scheduler="sync")
-    assert 1 < len(r.merge_radii) <= math.ceil(math.log2(12)) + 1
-    assert Fraction(r.eps_local) + sum(map(Fraction, r.merge_radii)) <= Fraction(r.eps)
-    _assert_cover(X, r, r.labels(Xd).compute(scheduler="sync"))
-    assert r.distances_to_centers(Xd).max().compute(scheduler="sync") < r.eps
+def test_rounds_are_taken_while_rows_stay_uncovered():
+    X = np.random.default_rng(3).uniform(-10, 10, size=(3000, 2))
+    r = distributed_shadow(da.from_array(X, chunks=(100, 2)), sigma=0.3, ell=1.0, scheduler="sync")
+    assert len(r.rounds) > 2  # sparse data: most rows are centers, so many rounds
+    assert r.rounds[-1].uncovered_rows == 0
+    assert sum(rd.prefix_rows for rd in r.rounds) == r.m or sum(rd.prefix_rows for rd in r.rounds) <= 3000
+    _assert_same_shadow(r, shadow_centers(X, sigma=0.3, ell=1.0))
 
 
-def test_refine_reassigns_to_the_earliest_center_within_eps_and_drops_unused():
-    X = _clusters(1200, 6, seed=9, spread=0.6)
-    Xd = da.from_array(X, chunks=(300, 6))
-    plain = distributed_shadow(Xd, sigma=2.0, ell=2.0, scheduler="sync")
-    r = distributed_shadow(Xd, sigma=2.0, ell=2.0, refine=True, scheduler="sync")
-    assert r.refined and not plain.refined
-    # Oracle, by brute force: earliest of the merged centers within eps (exact predicate).
-    D2 = np.stack([exact_squared_distances(x, plain.centers) for x in X])
-    inside = D2 < plain.eps**2
-    assert inside.any(axis=1).all()
-    earliest = inside.argmax(axis=1)
-    used = np.unique(earliest)
-    np.testing.assert_array_equal(r.center_indices, plain.center_indices[used])
-    np.testing.assert_array_equal(r.weights, np.bincount(earliest)[used])
-    labels = r.labels(Xd).compute(scheduler="sync")
-    np.testing.assert_array_equal(r.center_indices[labels], plain.center_indices[earliest])
-    _assert_cover(X, r, labels)
-    assert r.m < plain.m  # overlapping centers of different chunks are gone
-
-
-def test_refine_on_one_chunk_changes_nothing():
-    X = _clusters(500, 3, seed=10)
-    s = shadow_centers(X, sigma=1.0, ell=4.0)
-    r = distributed_shadow(da.from_array(X, chunks=X.shape), sigma=1.0, ell=4.0, refine=True,
-                           scheduler="sync")
-    assert not r.refined
-    np.testing.assert_array_equal(r.center_indices, s.center_indices)
-    np.testing.assert_array_equal(r.weights, s.weights)
-
-
-@pytest.mark.parametrize("fraction", [0.5, 0.1, 1 / 3, 0.7, 0.999])
-@pytest.mark.parametrize("eps", [0.1, 1 / 3, 2.0 / 7.0, 1e-300, 12345.678])
-def test_radius_split_never_exceeds_eps(fraction, eps):
-    eps1, eps2 = _split_radius(eps, fraction)
-    assert eps1 > 0 and eps2 > 0
-    assert Fraction(eps1) + Fraction(eps2) <= Fraction(eps)
-    assert eps2 == pytest.approx(eps - eps1, rel=1e-15)
-
-
-@pytest.mark.parametrize("kernel,sigma,ell,D,refine", [
-    ("gaussian", 1.5, 3.0, 3, False), ("laplacian", 2.0, 5.0, 2, False), ("gaussian", 8.0, 25.0, 1, False),
-    ("gaussian", 1.0, 2.0, 2, True),
-])
-def test_eps_cover_and_theorems_hold_on_a_cluster(client, kernel, sigma, ell, D, refine):
-    X = _clusters(700, 2, seed=4)
-    Xd = da.from_array(X, chunks=(175, 2))
-    r = distributed_shadow(Xd, sigma=sigma, ell=ell, kernel=kernel, refine=refine)
-    assert r.refined == refine
+@pytest.mark.parametrize("kernel,sigma,ell,D", [("gaussian", 1.5, 3.0, 3), ("laplacian", 2.0, 5.0, 2)])
+def test_exact_shadow_and_theorems_on_a_cluster(client, kernel, sigma, ell, D):
+    X, _ = _datasets()["clustered"]
+    Xd = da.from_array(X, chunks=(300, X.shape[1]))
+    r = distributed_shadow(Xd, sigma=sigma, ell=ell, kernel=kernel)
+    s = shadow_centers(X, sigma=sigma, ell=ell, kernel=kernel)
+    _assert_same_shadow(r, s)
     shadow = r.to_shadow_result(Xd)
-    _assert_cover(X, r, shadow.labels)
+    np.testing.assert_array_equal(shadow.labels, s.labels)
+    assert np.all(exact_squared_distances(X, r.centers[shadow.labels]) < r.eps**2)
     res = theorem_bounds(X, shadow, n_components=D)
     for theorem in ("5.1", "5.2", "5.3"):
-        b = res[theorem]
-        assert b.measured <= b.a_posteriori * (1 + 1e-9) + 1e-8 <= b.a_priori * (1 + 1e-9) + 2e-8, theorem
-    b = res["5.4"]
-    if ell == 25.0:  # a big gap and a tight shadow: the condition of 5.4 holds here
-        assert b.applies
-    if b.applies:
-        assert b.measured <= b.a_priori * (1 + 1e-9) + 1e-8
+        assert res[theorem].measured <= res[theorem].a_priori * (1 + 1e-9) + 1e-8, theorem
 
 
-def test_one_chunk_on_a_cluster_equals_single_machine_shadow(client):
-    X = _clusters(2000, 3, seed=5)
-    Xd = da.from_array(X, chunks=X.shape)
-    s = shadow_centers(X, sigma=1.0, ell=3.0)
-    r = distributed_shadow(Xd, sigma=1.0, ell=3.0)
-    np.testing.assert_array_equal(r.center_indices, s.center_indices)
-    np.testing.assert_array_equal(r.weights, s.weights)
-    np.testing.assert_array_equal(r.labels(Xd).compute(), s.labels)
-
-
-def test_reduced_set_kpca_on_one_chunk_equals_in_memory_fit():
-    X = _clusters(800, 3, seed=6)
-    Xd = da.from_array(X, chunks=X.shape)
-    ref = ReducedSetKPCA(n_components=3, ell=4.0, random_state=0).fit(X)  # sigma="median"
-    import dask
-
-    with dask.config.set(scheduler="sync"):
-        est = ReducedSetKPCA(n_components=3, ell=4.0, random_state=0).fit(Xd)
-        Z = est.transform(da.from_array(X, chunks=(100, 3)))
-        assert isinstance(Z, da.Array) and Z.chunks == ((100,) * 8, (3,))  # lazy, block by block
-        Z = Z.compute()
+def test_reduced_set_kpca_on_dask_equals_in_memory_fit(client):
+    X, _ = _datasets()["clustered"]
+    ref = ReducedSetKPCA(n_components=3, ell=3.0, random_state=0).fit(X)  # sigma="median"
+    est = ReducedSetKPCA(n_components=3, ell=3.0, random_state=0).fit(da.from_array(X, chunks=(400, 5)))
     assert est.sigma_ == ref.sigma_
     for attr in ("centers_", "weights_", "center_indices_", "eigenvalues_", "dual_coef_"):
         np.testing.assert_array_equal(getattr(est, attr), getattr(ref, attr))
-    np.testing.assert_allclose(Z, ref.transform(X), rtol=0, atol=1e-12)
+    Z = est.transform(da.from_array(X, chunks=(500, 5)))
+    assert isinstance(Z, da.Array) and Z.chunks == ((500, 500, 500), (3,))  # lazy, block by block
+    np.testing.assert_allclose(Z.compute(), ref.transform(X), rtol=0, atol=1e-12)
 
 
-def test_reduced_set_kpca_fits_and_transforms_on_a_cluster(client):
-    X = _clusters(3000, 4, seed=7).astype(np.float32)
-    Xd = da.from_array(X, chunks=(500, 4))
-    est = ReducedSetKPCA(n_components=2, sigma=2.0, ell=3.0).fit(Xd)
-    assert est.weights_.sum() == 3000 and est.n_features_in_ == 4
-    assert est.centers_.shape == (est.shadow_m_, 4)
-    np.testing.assert_array_equal(est.centers_, X[est.center_indices_].astype(np.float64))
-    refined = distributed_shadow(Xd, sigma=2.0, ell=3.0, refine=True)  # what the estimator runs
-    np.testing.assert_array_equal(est.center_indices_, refined.center_indices)
-    assert refined.m <= distributed_shadow(Xd, sigma=2.0, ell=3.0).m
-    Z = est.transform(Xd)
-    assert isinstance(Z, da.Array) and Z.dtype == np.float32
-    np.testing.assert_allclose(Z.compute(), est.transform(X), rtol=1e-6, atol=1e-6)
+def test_fit_reduced_set_is_the_solve_of_fit():
+    X, _ = _datasets()["random"]
+    ref = ReducedSetKPCA(n_components=3, sigma=2.0, ell=3.0).fit(X)
+    est = ReducedSetKPCA(n_components=3, sigma=2.0, ell=3.0).fit_reduced_set(ref.centers_, ref.weights_)
+    for attr in ("eigenvalues_", "dual_coef_", "center_means_"):
+        np.testing.assert_array_equal(getattr(est, attr), getattr(ref, attr))
+    with pytest.raises(ValueError, match="weights must be"):
+        est.fit_reduced_set(ref.centers_, -ref.weights_)
+    with pytest.raises(ValueError, match="sigma="):
+        ReducedSetKPCA().fit_reduced_set(ref.centers_, ref.weights_)
+
+
+@pytest.mark.parametrize("batch", [1, 37, 500])
+def test_partial_fit_over_batches_equals_fit(batch):
+    X, _ = _datasets()["clustered"]
+    X = X[:600] if batch == 1 else X
+    ref = ReducedSetKPCA(n_components=3, sigma=2.0, ell=3.0).fit(X)
+    est = ReducedSetKPCA(n_components=3, sigma=2.0, ell=3.0)
+    for a in range(0, X.shape[0], batch):
+        est.partial_fit(X[a:a + batch])
+    assert "eigenvalues_" not in vars(est)  # the eigenproblem waits until asked for
+    np.testing.assert_array_equal(est.transform(X[:50]), ref.transform(X[:50]))
+    for attr in ("centers_", "weights_", "center_indices_", "eigenvalues_", "dual_coef_"):
+        np.testing.assert_array_equal(getattr(est, attr), getattr(ref, attr))
+    est.partial_fit(X[:10])  # more rows: the model moves on, still equal to fit on all of them
+    both = np.concatenate([X, X[:10]])
+    np.testing.assert_array_equal(est.eigenvalues_,
+                                  ReducedSetKPCA(n_components=3, sigma=2.0, ell=3.0).fit(both).eigenvalues_)
+
+
+def test_partial_fit_continues_a_fit_and_only_streams_the_shadow():
+    X, _ = _datasets()["random"]
+    est = ReducedSetKPCA(n_components=2, sigma=2.0, ell=3.0).fit(X[:700]).partial_fit(X[700:])
+    ref = ReducedSetKPCA(n_components=2, sigma=2.0, ell=3.0).fit(X)
+    np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
+    assert not hasattr(ReducedSetKPCA(rsde="kmeans"), "partial_fit")
+    assert not hasattr(ReducedSetKPCA(order="random"), "partial_fit")
+    with pytest.raises(ValueError, match="3 features"):
+        est.partial_fit(X[:5, :3])
+
+
+def _slow_rows(n_rows, d, chunk_rows, seed):
+    """Lazily generated rows whose chunks take a while, so a worker can be killed mid-fit."""
+    X = lazy_clustered_rows(n_rows, d, chunk_rows, seed=seed, spread=1.0)
+
+    def slow(block):
+        time.sleep(0.3)
+        return block
+
+    return X.map_blocks(slow, dtype=X.dtype)
+
+
+def test_a_worker_killed_mid_fit_is_survived(client):
+    X = _slow_rows(24_000, 4, 1_000, seed=11)
+    s = shadow_centers(X.compute(), sigma=2.0, ell=2.0)
+    victim = list(client.scheduler_info()["workers"])[0]
+    killer = threading.Timer(1.5, lambda: client.run(os._exit, 1, workers=[victim], on_error="ignore"))
+    killer.start()
+    try:
+        r = distributed_shadow(X, sigma=2.0, ell=2.0)
+    finally:
+        killer.join()
+    _assert_same_shadow(r, s)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted it
 
 
 def test_data_larger_than_a_workers_memory_runs_through(client):
@@ -223,9 +189,8 @@ def test_data_larger_than_a_workers_memory_runs_through(client):
     assert X.nbytes > 1.2 * WORKER_MEMORY
     est = ReducedSetKPCA(n_components=2, sigma=4.0, ell=2.0).fit(X)
     assert est.weights_.sum() == X.shape[0]
-    assert est.shadow_m_ <= 6 * 40  # 6 tight clusters: at most 6 centers per chunk, merged
-    info = client.scheduler_info()
-    assert len(info["workers"]) == 2  # no worker was killed for memory
+    assert est.shadow_m_ == 6  # 6 tight clusters, each one center, as on one machine
+    assert len(client.scheduler_info()["workers"]) == 2  # no worker was killed for memory
 
 
 # ------------------------------------------------------------------ bad input
@@ -253,29 +218,33 @@ def test_unknown_chunk_lengths_say_what_to_do():
         distributed_shadow(X, sigma=1.0, ell=2.0)
 
 
-def test_nan_in_a_chunk_names_its_rows():
-    X = np.ones((20, 2))
-    X[13, 1] = np.nan
-    with pytest.raises(ValueError, match=r"rows 10:20 contains 1 NaN"):
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nan_or_inf_in_a_chunk_names_its_rows_like_numpy(bad):
+    X = np.ones((30, 2))
+    X[23, 1] = bad
+    with pytest.raises(ValueError, match="NaN and .* infinite .* at row 23, column 1") as numpy_error:
+        shadow_centers(X, sigma=1.0, ell=2.0)
+    with pytest.raises(ValueError, match=r"X rows 20:30 contains .* NaN and .* at row 23, column 1") as dask_error:
         distributed_shadow(da.from_array(X, chunks=(10, 2)), sigma=1.0, ell=2.0, scheduler="sync")
+    assert str(numpy_error.value).split("contains")[1] == str(dask_error.value).split("contains")[1]
+    with pytest.raises(ValueError, match="NaN and .* infinite"):
+        ReducedSetKPCA(sigma=1.0).fit(da.from_array(X, chunks=(10, 2)))
+
+
+def test_a_chunk_that_breaks_its_declared_shape_is_named():
+    parts = [da.from_delayed(dask.delayed(np.ones)((5, 2)), shape=(5, 2), dtype=float),
+             da.from_delayed(dask.delayed(np.ones)((3, 2)), shape=(5, 2), dtype=float)]  # ragged: 3 rows, says 5
+    with pytest.raises(ValueError, match=r"X rows 5:10.*shape \(3, 2\).*declares \(5, 2\)"):
+        distributed_shadow(da.concatenate(parts), sigma=1.0, ell=2.0, scheduler="sync")
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    ({"local_fraction": 1.0}, "local_fraction"), ({"local_fraction": 0}, "local_fraction"),
-    ({"max_merge_centers": 0}, "max_merge_centers"), ({"sigma": -1.0}, "sigma"),
-    ({"kernel": "cosine"}, "kernel"), ({"refine": "yes"}, "refine"),
+    ({"prefix_rows": 0}, "prefix_rows"), ({"sigma": -1.0}, "sigma"), ({"kernel": "cosine"}, "kernel"),
 ])
 def test_bad_parameters_get_a_clear_message(kwargs, match):
     params = {"sigma": 1.0, "ell": 2.0, **kwargs}
     with pytest.raises(ValueError, match=match):
         distributed_shadow(da.zeros((4, 2), chunks=(2, 2)), scheduler="sync", **params)
-
-
-def test_labels_need_the_same_chunks():
-    X = da.from_array(np.random.default_rng(0).normal(size=(40, 2)), chunks=(10, 2))
-    r = distributed_shadow(X, sigma=1.0, ell=2.0, scheduler="sync")
-    with pytest.raises(ValueError, match="same row chunks"):
-        r.labels(X.rechunk((20, 2)))
 
 
 @pytest.mark.parametrize("kwargs,match", [({"rsde": "kmeans"}, "rsde='shadow'"),

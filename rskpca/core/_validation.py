@@ -28,9 +28,9 @@ _SQRT_MAX = float(np.sqrt(np.finfo(np.float64).max))
 _MIN_SPREAD = 1e-150
 
 
-def _position(flat_index: int, shape) -> str:
+def _position(flat_index: int, shape, row_offset: int = 0) -> str:
     row, col = np.unravel_index(flat_index, shape)
-    return f"row {int(row)}, column {int(col)}"
+    return f"row {int(row) + row_offset}, column {int(col)}"
 
 
 def _short(value) -> str:
@@ -126,8 +126,11 @@ def as_numeric_2d(X, *, name: str = "X", min_samples: int = 1, purpose: str = ""
     return arr
 
 
-def check_finite(arr: np.ndarray, *, name: str = "X") -> None:
-    """A ``ValueError`` counting NaN and inf values and pointing at the first, if any."""
+def check_finite(arr: np.ndarray, *, name: str = "X", row_offset: int = 0) -> None:
+    """A ``ValueError`` counting NaN and inf values and pointing at the first, if any.
+
+    ``row_offset`` is the row number of ``arr[0]`` in the whole data set (for a chunk of it).
+    """
     finite = np.isfinite(arr)
     if finite.all():
         return
@@ -136,7 +139,7 @@ def check_finite(arr: np.ndarray, *, name: str = "X") -> None:
     first = int(np.flatnonzero(~finite.ravel())[0])
     raise ValueError(
         f"{name} contains {n_nan} NaN and {n_inf} infinite (inf) value(s), the first at "
-        f"{_position(first, arr.shape)}. Every value must be finite: drop those rows "
+        f"{_position(first, arr.shape, row_offset)}. Every value must be finite: drop those rows "
         "(X[np.isfinite(X).all(axis=1)]) or impute them (sklearn.impute.SimpleImputer)."
     )
 
@@ -180,7 +183,8 @@ def check_not_constant(arr: np.ndarray, *, name: str = "X") -> None:
         )
 
 
-def check_array_2d(X, *, name: str = "X", dtype=np.float64, min_samples: int = 1) -> np.ndarray:
+def check_array_2d(X, *, name: str = "X", dtype=np.float64, min_samples: int = 1,
+                   row_offset: int = 0) -> np.ndarray:
     """A C-contiguous 2-D float array with finite values, or a clear ``ValueError``.
 
     The range is not checked: the shadow selection decides exactly even for data near
@@ -190,7 +194,7 @@ def check_array_2d(X, *, name: str = "X", dtype=np.float64, min_samples: int = 1
     dtype('float64')
     """
     arr = as_numeric_2d(X, name=name, min_samples=min_samples)
-    check_finite(arr, name=name)
+    check_finite(arr, name=name, row_offset=row_offset)
     return np.ascontiguousarray(arr, dtype=dtype)
 
 

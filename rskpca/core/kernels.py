@@ -287,11 +287,13 @@ def median_heuristic(X, *, max_samples: int = 1000, random_state=0) -> float:
     >>> round(median_heuristic(np.array([[0.0], [1.0], [3.0]])), 6)
     2.0
     """
-    X = np.asarray(X, dtype=np.float64)
+    if not hasattr(X, "shape"):
+        X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
-    if n > max_samples:
+    if n > max_samples:  # index before converting: a lazy (dask) X only reads the sampled rows
         rng = np.random.default_rng(random_state)
         X = X[np.sort(rng.choice(n, size=max_samples, replace=False))]
+    X = np.asarray(X, dtype=np.float64)
     D2 = squared_distances(X, X)
     iu = np.triu_indices(X.shape[0], k=1)
     d = np.sqrt(D2[iu])

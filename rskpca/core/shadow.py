@@ -40,8 +40,8 @@ from threadpoolctl import threadpool_limits
 from rskpca.core._validation import check_array_2d, check_positive
 from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, get_kernel, resolve_sigma
 
-__all__ = ["ShadowResult", "shadow_centers", "exact_squared_distances", "SHADOW_ALGORITHMS",
-           "GRID_MAX_DIM", "SCREEN_REL_MARGIN"]
+__all__ = ["ShadowResult", "shadow_centers", "exact_squared_distances", "earliest_center_within",
+           "SHADOW_ALGORITHMS", "GRID_MAX_DIM", "SCREEN_REL_MARGIN"]
 
 #: Accepted values of ``shadow_centers(..., algorithm=)``.
 SHADOW_ALGORITHMS = ("auto", "blas", "grid")
@@ -255,8 +255,10 @@ def _earliest_inside(G: np.ndarray, margin: float, exact_inside) -> np.ndarray:
     return result
 
 
-def _earliest_center(Pa, X, block, store, margin, exact_eps2) -> np.ndarray:
+def _earliest_center(Pa, X, block, store, margin, exact_eps2, center_rows) -> np.ndarray:
     """Earliest existing center inside eps for each row of ``block`` (-1 if none).
+
+    ``center_rows[store.idx[j]]`` is center ``j`` in original coordinates (the exact predicate's).
 
     Centers are screened in column chunks of doubling width, oldest first, and a row
     leaves the screen as soon as a chunk covers it: the old centers of a region absorb
@@ -271,12 +273,96 @@ def _earliest_center(Pa, X, block, store, margin, exact_eps2) -> np.ndarray:
         c1 = min(store.m, c0 + width)
         G = P @ store.A[c0:c1].T
         first = _earliest_inside(G, margin, lambda r, c: exact_squared_distances(
-            X[block[rows[r]]], X[store.idx[c0 + c]]) < exact_eps2)
+            X[block[rows[r]]], center_rows[store.idx[c0 + c]]) < exact_eps2)
         hit = first >= 0
         covered_by[rows[hit]] = c0 + first[hit]
         rows, P = rows[~hit], P[~hit]
         c0, width = c1, 2 * width
     return covered_by
+
+
+def _screen_margin(sq_max: float, eps2: float, d: int) -> float:
+    """Absolute margin of the screen on rows whose squared norms are at most ``sq_max``."""
+    rel = max(SCREEN_REL_MARGIN, 8.0 * (d + 4) * 2.0**-53)
+    return rel * (2.0 * sq_max + eps2)
+
+
+def _screen_frame(Z: np.ndarray, *others: np.ndarray):
+    """``(shift, scale)``: screen on ``(Z - shift) * scale`` with a power-of-two scale.
+
+    The shift is the mean of ``Z``; the scale also covers the ``others`` screened in the same frame.
+
+    Mean-centered coordinates have smaller norms, hence a tighter margin; the
+    power-of-two scale (exact) keeps the squared norms finite for data near the
+    float64 range. Exact re-checks always use the original coordinates.
+    """
+    shift = Z.mean(axis=0)
+    top = max(float(np.abs(A - shift).max()) for A in (Z, *others))
+    scale = 2.0 ** -np.frexp(top)[1] if top > 0 else 1.0
+    return shift, scale
+
+
+def _point_rows(Xs: np.ndarray, sq: np.ndarray, eps2: float) -> np.ndarray:
+    """``[x, 1, -(||x||^2 - eps^2) / 2]`` per row: the GEMM partner of :func:`_as_center_rows`."""
+    Pa = np.empty((Xs.shape[0], Xs.shape[1] + 2))
+    Pa[:, :-2] = Xs
+    Pa[:, -2] = 1.0
+    Pa[:, -1] = -0.5 * (sq - eps2)
+    return Pa
+
+
+def earliest_center_within(X, centers, eps: float) -> np.ndarray:
+    """Per row of X, the first row of ``centers`` strictly within ``eps`` (-1 if none).
+
+    The screen of the shadow scan (one GEMM per column chunk of centers, rows
+    leaving as soon as a chunk covers them, pairs within the rounding margin
+    re-decided with :func:`exact_squared_distances`), so the decision is the
+    shadow's own float64 predicate ``sum((c - x) ** 2) < eps ** 2``. With
+    ``centers`` the first shadow centers of a data set in creation order,
+    a row that gets ``j >= 0`` is labelled ``j`` by Algorithm 2 and a row
+    that gets -1 is not covered by any of them: the step that makes the
+    streaming (:mod:`rskpca.core.streaming_shadow`) and distributed shadows
+    exact.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    centers : ndarray of shape (m, d)
+    eps : float
+
+    Returns
+    -------
+    ndarray of shape (n,), int
+
+    Examples
+    --------
+    Ties at exactly eps are outside (strict ``<``): 2.0 lies exactly 1 from 1.0 and from 3.0.
+
+    >>> X, C = np.array([[0.5], [1.9], [2.0], [9.0]]), np.array([[0.0], [1.0], [3.0]])
+    >>> earliest_center_within(X, C, 1.0).tolist()
+    [0, 1, -1, -1]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    C = np.ascontiguousarray(centers, dtype=np.float64)
+    n, d = X.shape
+    m = C.shape[0]
+    if m == 0 or n == 0:
+        return np.full(n, -1, dtype=np.intp)
+    exact_eps2 = eps * eps
+    shift, scale = _screen_frame(C, X)
+    Xs, Cs = (X - shift) * scale, (C - shift) * scale
+    eps2 = exact_eps2 * scale * scale
+    sq_x, sq_c = np.einsum("ij,ij->i", Xs, Xs), np.einsum("ij,ij->i", Cs, Cs)
+    margin = _screen_margin(max(float(sq_x.max()), float(sq_c.max())), eps2, d)
+    store = _CenterStore(d, capacity=m)
+    store.extend(Cs, sq_c, np.arange(m))
+    Pa = _point_rows(Xs, sq_x, eps2)
+    out = np.empty(n, dtype=np.intp)
+    step = int(min(_MAX_BLOCK_ROWS, max(_MIN_BLOCK_ROWS, DEFAULT_BLOCK_ELEMENTS // m)))
+    for start in range(0, n, step):
+        block = np.arange(start, min(n, start + step))
+        out[block] = _earliest_center(Pa, X, block, store, margin, exact_eps2, C)
+    return out
 
 
 def _pairs_inside(G: np.ndarray, margin: float, exact_inside):
@@ -295,22 +381,12 @@ def _blas_scan(X: np.ndarray, eps: float):
     n, d = X.shape
     exact_eps2 = eps * eps
     eps2 = exact_eps2
-    # Screen on mean-centered coordinates: smaller norms mean a tighter margin.
-    # Exact re-checks always use the original X, as the reference does.
-    # A power-of-two scale (exact) keeps the squared norms finite for data near
-    # the float64 range; the screen is then done in scaled units.
-    Xs = X - X.mean(axis=0)
-    top = float(np.abs(Xs).max())
-    scale = 2.0 ** -np.frexp(top)[1] if top > 0 else 1.0
-    Xs *= scale
+    shift, scale = _screen_frame(X)
+    Xs = (X - shift) * scale
     eps2 = eps2 * scale * scale
     sq = np.einsum("ij,ij->i", Xs, Xs)
-    Pa = np.empty((n, d + 2))
-    Pa[:, :-2] = Xs
-    Pa[:, -2] = 1.0
-    Pa[:, -1] = -0.5 * (sq - eps2)
-    rel = max(SCREEN_REL_MARGIN, 8.0 * (d + 4) * 2.0**-53)
-    margin = rel * (2.0 * float(sq.max()) + eps2)
+    Pa = _point_rows(Xs, sq, eps2)
+    margin = _screen_margin(float(sq.max()), eps2, d)
     store = _CenterStore(d)
     labels = np.empty(n, dtype=np.intp)
     start, rows = 0, _MIN_BLOCK_ROWS
@@ -321,7 +397,7 @@ def _blas_scan(X: np.ndarray, eps: float):
 
         # 1. Earliest existing center within eps, for every point in the block.
         if store.m:
-            covered_by = _earliest_center(Pa, X, block, store, margin, exact_eps2)
+            covered_by = _earliest_center(Pa, X, block, store, margin, exact_eps2, X)
         free = np.flatnonzero(covered_by < 0)
         free_fraction = max(free.size / (stop - start), 1e-3)
         if free.size > _MAX_FREE:

@@ -18,12 +18,17 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import validate_data
 
+from rskpca.core._validation import check_positive
 from rskpca.core.eigen import weighted_kpca
-from rskpca.core.kernels import kernel_matrix, kernel_matvec
+from rskpca.core.kernels import kernel_matrix, kernel_matvec, resolve_sigma
 from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
 from rskpca.core.shadow import shadow_centers
+from rskpca.core.streaming_shadow import StreamingShadow
+from rskpca.decomposition._array_backends import distributed_backend
 from rskpca.decomposition._base import (
     _COMMON_CONSTRAINTS,
     _EIGEN,
@@ -48,6 +53,10 @@ class _WeightedCentersKPCA(_KPCAMixin):
     def _fit_centers(self, X):
         rng = check_random_state(self.random_state)
         C, w = self._centers_and_weights(X, rng)
+        return self._solve_reduced_set(C, w, rng)
+
+    def _solve_reduced_set(self, C, w, rng):
+        """The weighted m x m eigenproblem on centers ``C`` with weights ``w`` (Algorithm 1)."""
         _check_n_components(self, C.shape[0], "centers")
         _check_kernel_budget(C.shape[0])
         KC = kernel_matrix(C, sigma=self.sigma_, kernel=self.kernel)
@@ -75,9 +84,9 @@ class _WeightedCentersKPCA(_KPCAMixin):
         -------
         Z : ndarray of shape (n_samples, n_components)
         """
-        if callable(getattr(X, "__dask_graph__", None)):  # dask: lazy, block by block
-            from rskpca.distributed import _shadow as distributed
-            return distributed.transform(self, X)
+        backend = distributed_backend(X)
+        if backend is not None:  # lazy, block by block
+            return backend.transform(self, X)
         X = self._validate_transform_input(X)
         # (K - 1 mu^T) A = K A - 1 (mu^T A): blocked, never the whole n_new x m matrix.
         Z = kernel_matvec(X, self.centers_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel)
@@ -202,12 +211,18 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         self.random_state = random_state
 
     def _centers_and_weights(self, X, rng):
-        if callable(getattr(X, "__dask_graph__", None)):  # rows stay on the Dask workers
-            from rskpca.distributed import _shadow as distributed
-            return distributed.centers_and_weights(self, X)
         X64 = np.asarray(X, dtype=np.float64)
         for stale in ("shadow_m_", "center_indices_", "labels_"):  # from an earlier fit with other rsde
             self.__dict__.pop(stale, None)
+        self._stream = None
+        if self.rsde == "shadow" and self.order == "input":
+            # The streaming state on all of X is shadow_centers(X) bit for bit, and partial_fit
+            # can go on from it.
+            self._stream = StreamingShadow(sigma=self.sigma_, ell=self.ell, kernel=self.kernel)
+            self.labels_ = self._stream.update(X64)
+            self.shadow_m_ = self._stream.m
+            self.center_indices_ = self._stream.center_indices.copy()
+            return self._stream.centers.copy(), self._stream.weights.astype(np.float64)
         need_shadow = self.rsde == "shadow" or self.m is None
         if need_shadow:
             s = shadow_centers(X64, sigma=self.sigma_, ell=self.ell, kernel=self.kernel,
@@ -240,12 +255,105 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         -------
         self : ReducedSetKPCA
         """
-        if callable(getattr(X, "__dask_graph__", None)):  # dask array: needs rskpca[dask]
-            from rskpca.distributed import _shadow as distributed
-            X = distributed.validate_fit_input(self, X)
-        else:
-            X = self._validate_fit_input(X)
+        backend = distributed_backend(X)
+        if backend is not None:  # rows stay where Dask keeps them
+            return backend.fit(self, X)
+        X = self._validate_fit_input(X)
         return self._fit_centers(X)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_reduced_set(self, centers, weights, *, sigma=None, center_indices=None):
+        """Fit on a reduced set computed elsewhere: the m x m eigenproblem only.
+
+        The path the distributed fit (:mod:`rskpca.distributed`) returns through;
+        ``fit`` on in-memory data ends in the same solve.
+
+        Parameters
+        ----------
+        centers : array-like of shape (m, n_features)
+        weights : array-like of shape (m,)
+            Positive; the points each center represents.
+        sigma : float or None, default=None
+            Bandwidth; None uses the ``sigma`` parameter, which must then be a number.
+        center_indices : array-like of shape (m,) or None, default=None
+            Rows of the training data used as centers, if known.
+
+        Returns
+        -------
+        self : ReducedSetKPCA
+        """
+        C = validate_data(self, centers, dtype=np.float64, ensure_min_samples=1)
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (C.shape[0],) or not np.all(np.isfinite(w)) or not np.all(w > 0):
+            raise ValueError(
+                f"weights must be {C.shape[0]} positive finite numbers, one per center; got shape {w.shape}."
+            )
+        if sigma is None and isinstance(self.sigma, str):
+            raise ValueError("sigma='median' needs the data: pass the bandwidth as fit_reduced_set(..., sigma=).")
+        self.sigma_ = check_positive(self.sigma if sigma is None else sigma, "sigma")
+        self._stream = None
+        self.__dict__.pop("labels_", None)  # n labels are not known here
+        if center_indices is not None:
+            self.center_indices_ = np.asarray(center_indices)
+        self.shadow_m_ = C.shape[0]
+        return self._solve_reduced_set(C, w, check_random_state(self.random_state))
+
+    def _streams(self):
+        return self.rsde == "shadow" and self.order == "input"
+
+    @available_if(_streams)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Feed the next batch of rows: the result equals ``fit`` on all rows fed so far.
+
+        The shadow takes each batch in one screen-then-residue step
+        (:class:`rskpca.core.streaming_shadow.StreamingShadow`); the m x m
+        eigenproblem is solved again only when a result is asked for
+        (``transform`` or an eigen attribute). ``sigma="median"`` is taken on
+        the first batch. Only ``rsde="shadow"`` with ``order="input"`` streams
+        (with other settings the method is not available).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : ReducedSetKPCA
+        """
+        stream = getattr(self, "_stream", None)
+        if stream is None and "centers_" in self.__dict__:
+            raise ValueError(
+                "This estimator was fitted without a streaming state (fit_reduced_set, or fit on a "
+                "dask array), so partial_fit cannot go on from it; call partial_fit on a fresh estimator."
+            )
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=stream is None)
+        if stream is None:
+            self.sigma_ = resolve_sigma(self.sigma, X, self.random_state)
+            stream = self._stream = StreamingShadow(sigma=self.sigma_, ell=self.ell, kernel=self.kernel)
+        stream.update(np.asarray(X, dtype=np.float64))
+        self.__dict__.pop("labels_", None)  # labels of earlier rows are not kept while streaming
+        for name in _EIGEN_ATTRIBUTES:
+            self.__dict__.pop(name, None)
+        self.centers_ = stream.centers.copy()
+        self.weights_ = stream.weights.astype(np.float64)
+        self.center_indices_ = stream.center_indices.copy()
+        self.shadow_m_ = stream.m
+        return self
+
+    def __getattr__(self, name):
+        # Reached only when normal lookup fails: after partial_fit, solve the eigenproblem on demand.
+        if name in _EIGEN_ATTRIBUTES and self.__dict__.get("_stream") is not None \
+                and "centers_" in self.__dict__:
+            self._solve_reduced_set(self.centers_, self.weights_, check_random_state(self.random_state))
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+#: Fitted attributes of the m x m solve, refreshed on demand after partial_fit.
+_EIGEN_ATTRIBUTES = ("eigenvalues_", "eigenvectors_", "dual_coef_", "center_means_", "eigen_solver_",
+                     "normalized_eigenvalues_")
 
 
 class SubsampledKPCA(_WeightedCentersKPCA):

@@ -1,14 +1,19 @@
-"""The shadow and RSKPCA on row-chunked dask arrays, locally or on a cluster.
+"""The exact shadow and RSKPCA on row-chunked dask arrays, by rounds, locally or on a cluster.
 
-Layer 4 of 6 (beside ``bounds``): imports ``rskpca.core``; dask is imported lazily.
+Layer 4 of 6 (beside ``bounds``): imports ``rskpca.core`` and ``rskpca.decomposition``; needs Dask.
 """
 
-from rskpca.distributed._shadow import (  # noqa: F401
-    DistributedShadowResult,
-    distributed_shadow,
-    as_row_chunked_array,
-    is_dask_collection,
-    earliest_center_within,
-)
+try:
+    import dask.array  # noqa: F401
+except ImportError as exc:  # the library must import without the extra
+    raise ImportError(
+        "rskpca.distributed needs Dask: install the extra with `pip install \"rskpca[dask]\"` "
+        "(it pulls in dask[array,distributed])."
+    ) from exc
 
-__all__ = ["DistributedShadowResult", "distributed_shadow", "as_row_chunked_array", "is_dask_collection", "earliest_center_within"]
+from rskpca.distributed._blocks import as_row_chunked_array, is_dask_collection
+from rskpca.distributed._estimator import fit, transform
+from rskpca.distributed._shadow import DistributedShadowResult, RoundStats, distributed_shadow
+
+__all__ = ["DistributedShadowResult", "RoundStats", "distributed_shadow", "as_row_chunked_array",
+           "is_dask_collection", "fit", "transform"]

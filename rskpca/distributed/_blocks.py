@@ -1,19 +1,21 @@
 """Per-chunk work on row-chunked dask arrays, shared by :mod:`rskpca.distributed`.
 
-Input checks that never materialize the array, the rule that labels one
-chunk's rows, and the earliest-center-within-eps assignment of the refine
-pass. Needs the ``rskpca[dask]`` extra (imported only by ``rskpca.distributed``).
+Input checks that never materialize the array, and the tasks of a round:
+check a chunk, screen it against the round's centers, keep its uncovered
+rows. Needs the ``rskpca[dask]`` extra (imported only by ``rskpca.distributed``).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import dask.array as da
 import numpy as np
 
-from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, squared_distances
-from rskpca.core.shadow import SCREEN_REL_MARGIN, exact_squared_distances, shadow_centers
+from rskpca.core._validation import check_array_2d
+from rskpca.core.shadow import earliest_center_within, shadow_centers
 
-__all__ = ["is_dask_collection", "as_row_chunked_array", "earliest_center_within"]
+__all__ = ["is_dask_collection", "as_row_chunked_array"]
 
 
 def is_dask_collection(X) -> bool:
@@ -78,73 +80,59 @@ def as_row_chunked_array(X, *, name: str = "X", min_samples: int = 1):
     return X
 
 
-def _chunk_labels(block, start: int, rule) -> np.ndarray:
-    """Final center of each row of one chunk; ``start`` is the chunk's first local center."""
-    refined, eps, eps_local, local_to_final, centers = rule
-    block = np.asarray(block, dtype=np.float64)
-    if refined:
-        return earliest_center_within(block, centers, eps)
-    # The local pass is deterministic: rerun it and follow the merge chain.
-    s = shadow_centers(block, sigma=eps_local, ell=1.0)
-    return local_to_final[start + s.labels].astype(np.intp)
+class Piece(NamedTuple):
+    """Rows of X still to be decided, in input order, with their global row indices."""
+
+    rows: np.ndarray  # (k, d) float64
+    index: np.ndarray  # (k,) int64
 
 
-def _chunk_distances(block, start: int, rule) -> np.ndarray:
+def check_chunk(block, start: int, shape: tuple) -> Piece:
+    """One chunk of X as a :class:`Piece`, with the in-memory checks and the declared shape."""
+    name = f"X rows {start}:{start + shape[0]}"
+    if getattr(block, "shape", None) != shape:
+        raise ValueError(
+            f"{name}: the chunk holds an array of shape {getattr(block, 'shape', None)} but the dask "
+            f"array declares {shape} (ragged or mis-declared chunks); fix the chunks or call "
+            "X.compute_chunk_sizes() before fitting."
+        )
+    rows = check_array_2d(block, name=name, row_offset=start)
+    return Piece(rows, np.arange(start, start + shape[0], dtype=np.int64))
+
+
+def concat_pieces(pieces) -> Piece:
+    """The pieces joined in order (input order is kept)."""
+    pieces = list(pieces)
+    return Piece(np.concatenate([p.rows for p in pieces]), np.concatenate([p.index for p in pieces]))
+
+
+def prefix_shadow(pieces, eps: float):
+    """Shadow of the round's prefix: ``(centers, global indices, weights)`` -- no labels travel."""
+    prefix = concat_pieces(pieces)
+    s = shadow_centers(prefix.rows, sigma=eps, ell=1.0)  # eps / 1.0 == eps exactly
+    return s.centers, prefix.index[s.center_indices], s.weights.astype(np.int64)
+
+
+def screen_piece(piece: Piece, prefix, eps: float):
+    """Counts per prefix center and the uncovered rows of one piece (the parallel step of a round)."""
+    centers = prefix[0]
+    labels = earliest_center_within(piece.rows, centers, eps)
+    covered = labels >= 0
+    counts = np.bincount(labels[covered], minlength=centers.shape[0]).astype(np.int64)
+    free = ~covered
+    return counts, Piece(piece.rows[free], piece.index[free])
+
+
+def piece_size(result) -> int:
+    return int(result[1].index.shape[0])
+
+
+def chunk_labels(block, centers, eps: float) -> np.ndarray:
+    """Algorithm 2's label of each row of a chunk: its earliest center within eps."""
+    return earliest_center_within(np.asarray(block, dtype=np.float64), centers, eps)
+
+
+def chunk_distances(block, centers, eps: float) -> np.ndarray:
     block = np.asarray(block, dtype=np.float64)
-    diff = block - rule[4][_chunk_labels(block, start, rule)]
+    diff = block - centers[chunk_labels(block, centers, eps)]
     return np.sqrt(np.einsum("ij,ij->i", diff, diff))
-
-
-#: Distances screened at once in :func:`earliest_center_within` (32 MiB of float64).
-_SCREEN_ELEMENTS = DEFAULT_BLOCK_ELEMENTS
-#: Relative margin of the BLAS screen; pairs inside it are re-decided exactly (rskpca.core.shadow's).
-_SCREEN_REL_MARGIN = SCREEN_REL_MARGIN
-
-
-def earliest_center_within(X, centers, eps: float) -> np.ndarray:
-    """Index of the first row of ``centers`` strictly within ``eps`` of each row of X.
-
-    Decided with the shadow's predicate ``sum((x - c)**2) < eps**2`` in float64
-    (:func:`rskpca.core.shadow.exact_squared_distances`): a BLAS screen finds the
-    candidates and every pair within its rounding margin is re-decided exactly.
-    A row with no center within eps gets its nearest center.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-    centers : ndarray of shape (m, d)
-    eps : float
-
-    Returns
-    -------
-    ndarray of shape (n,), int
-
-    Examples
-    --------
-    Ties at exactly eps are outside (strict ``<``); 9.0 has no center within eps:
-
-    >>> X, C = np.array([[0.5], [1.9], [2.0], [9.0]]), np.array([[0.0], [1.0], [2.1]])
-    >>> earliest_center_within(X, C, 1.0).tolist()
-    [0, 1, 2, 2]
-    """
-    X = np.asarray(X, dtype=np.float64)
-    C = np.asarray(centers, dtype=np.float64)
-    shift = C.mean(axis=0)  # smaller norms, tighter screening margin
-    Cs = C - shift
-    c_sq = np.einsum("ij,ij->i", Cs, Cs)
-    eps2 = eps * eps
-    labels = np.empty(X.shape[0], dtype=np.intp)
-    step = max(1, _SCREEN_ELEMENTS // max(C.shape[0], 1))
-    for a in range(0, X.shape[0], step):
-        Xb = X[a:a + step]
-        Xs = Xb - shift
-        x_sq = np.einsum("ij,ij->i", Xs, Xs)
-        D = squared_distances(Xs, Cs, X_sq=x_sq, Y_sq=c_sq)
-        inside = D < eps2
-        margin = _SCREEN_REL_MARGIN * (float(x_sq.max()) + float(c_sq.max()) + eps2)
-        rows, cols = np.nonzero(np.abs(D - eps2) <= margin)
-        if rows.size:  # near the threshold: decide exactly, on the original coordinates
-            inside[rows, cols] = exact_squared_distances(Xb[rows], C[cols]) < eps2
-        found = inside.any(axis=1)
-        labels[a:a + step] = np.where(found, inside.argmax(axis=1), D.argmin(axis=1))
-    return labels

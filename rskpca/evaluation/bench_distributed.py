@@ -1,26 +1,29 @@
-"""Benchmark: distributed shadow throughput (rows/s) vs Dask workers, and a cost model for 100 nodes.
+"""Benchmark: the exact distributed shadow (rounds) against the single-machine fit, and a cost model.
 
-Run ``rskpca bench distributed`` (``--help`` for sizes). Needs the
-``rskpca[dask]`` extra. It prints Markdown tables:
+Run ``rskpca bench distributed`` (``--help`` for sizes; ``--rows 100000 --chunk-rows 25000
+--large-rows 200000 --repeats 1`` for a smoke run) or ``python -m rskpca.evaluation.bench_distributed``
+(the defaults). Needs the ``rskpca[dask]`` extra. It prints Markdown tables:
 
-1. rows/s of the in-memory shadow (one core, no Dask), of Dask's local
-   threaded scheduler, and of a ``LocalCluster`` with 1, 2, ... worker
-   processes (one thread each), on the same lazily generated rows, with the
-   generation-only rate beside them so the shadow's own share is visible;
-2. the measured constants of the cost model (per-worker rate, merge rate,
-   scheduler overhead per task);
-3. the model's prediction for a 100-node cluster at 10^8 to 10^10 rows.
+1. ``ReducedSetKPCA.fit`` on a Gaussian mixture (``--rows`` x ``--features``, 10
+   clusters, means ~ N(0, 4^2 I), noise 0.7): in memory on one machine, on a
+   dask array with the local threaded scheduler, and on a ``LocalCluster`` with
+   1, 2, ... worker processes (rows generated lazily on the workers), with m,
+   rounds and the ratio to the single-machine time;
+2. a lazily generated large data set (``--large-rows``, never held anywhere):
+   rows/s and peak resident memory per worker;
+3. the rounds observed and the bytes each moved, and the cost model built on
+   them for a 100-node cluster.
 
-Timings on a shared 2-core machine are noisy: each is repeated (``--repeats``)
-and reported as median [min, max]. The model's cluster numbers are a
-projection from these constants and the stated assumptions, not a
-measurement.
+Timings on a shared machine are noisy: each is the median of ``--repeats`` runs;
+``uptime`` is printed. The model's cluster numbers are a projection, not a measurement.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
+import resource
 import time
 
 import numpy as np
@@ -32,15 +35,16 @@ try:
 except ImportError as exc:
     raise ImportError('The distributed benchmark needs Dask: pip install "rskpca[dask]".') from exc
 
-from rskpca.distributed._shadow import _local_part, _merge_parts, distributed_shadow
-from rskpca.core.shadow import shadow_centers
+from rskpca.core.shadow import earliest_center_within
+from rskpca.decomposition import ReducedSetKPCA
+from rskpca.distributed import distributed_shadow
 from rskpca.evaluation.timing import Timing, run_times
 
 __all__ = ["lazy_clustered_rows", "run", "cost_model", "report"]
 
 
 def lazy_clustered_rows(n_rows: int, n_features: int, chunk_rows: int, *, n_clusters: int = 6,
-                        spread: float = 0.05, seed: int = 0):
+                        spread: float = 0.05, mean_scale: float = 5.0, seed: int = 0):
     """Rows around ``n_clusters`` seeded means, generated chunk by chunk where they are used.
 
     Nothing is held until a chunk is computed, so the array may be far
@@ -56,7 +60,9 @@ def lazy_clustered_rows(n_rows: int, n_features: int, chunk_rows: int, *, n_clus
         Rows per chunk.
     n_clusters : int, default=6
     spread : float, default=0.05
-        Standard deviation of the noise around each mean (means have scale 5).
+        Standard deviation of the noise around each mean.
+    mean_scale : float, default=5.0
+        Standard deviation of the means' coordinates.
     seed : int, default=0
 
     Returns
@@ -71,7 +77,7 @@ def lazy_clustered_rows(n_rows: int, n_features: int, chunk_rows: int, *, n_clus
     >>> bool((X.compute(scheduler="sync") == X.compute(scheduler="sync")).all())
     True
     """
-    means = np.random.default_rng(seed).normal(scale=5.0, size=(n_clusters, n_features))
+    means = np.random.default_rng(seed).normal(scale=mean_scale, size=(n_clusters, n_features))
     sizes = (chunk_rows,) * (n_rows // chunk_rows) + ((n_rows % chunk_rows,) if n_rows % chunk_rows else ())
 
     def block(block_info=None):
@@ -83,68 +89,72 @@ def lazy_clustered_rows(n_rows: int, n_features: int, chunk_rows: int, *, n_clus
     return da.map_blocks(block, dtype=np.float64, chunks=(sizes, (n_features,)))
 
 
-def _timed(fn, repeats: int) -> list[float]:
-    return run_times(fn, Timing(repeats=repeats))[1]
+def _median_time(fn, repeats: int):
+    out, times = run_times(fn, Timing(repeats=repeats, warmup=0))
+    return float(np.median(times)), out
 
 
-def _rate(n_rows: int, times) -> str:
-    rates = sorted(n_rows / t for t in times)
-    return f"{np.median(rates):,.0f} [{rates[0]:,.0f}, {rates[-1]:,.0f}]"
+#: Noise of the benchmark's mixture: tight enough that m stops growing with n (as in real data).
+MIXTURE_SPREAD = 0.7
 
 
-def _scheduler_overhead(client, n_tasks: int = 400) -> float:
-    """Seconds per trivial task on this cluster (submit, run, gather)."""
-    t0 = time.perf_counter()
-    client.gather(client.map(lambda i: i, range(n_tasks), pure=False))
-    return (time.perf_counter() - t0) / n_tasks
+def _mixture(n_rows, n_features, chunk_rows, seed=0):
+    return lazy_clustered_rows(n_rows, n_features, chunk_rows, n_clusters=10, spread=MIXTURE_SPREAD,
+                               mean_scale=4.0, seed=seed)
 
 
-def run(n_rows: int, n_features: int, chunk_rows: int, sigma: float, ell: float,
-        workers: list[int], repeats: int) -> dict:
+def _peak_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+
+
+def _cluster(n_workers):
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None, silence_logs=logging.CRITICAL)
+    return cluster, Client(cluster)
+
+
+def run(n_rows: int, n_features: int, chunk_rows: int, sigma: float, ell: float, workers: list[int],
+        large_rows: int, repeats: int) -> dict:
     """Measure everything the tables and the model need; returns plain numbers."""
-    X = lazy_clustered_rows(n_rows, n_features, chunk_rows)
+    X = _mixture(n_rows, n_features, chunk_rows)
+    X_mem = X.compute(scheduler="threads")
+
+    def fit(data):
+        return ReducedSetKPCA(n_components=5, sigma=sigma, ell=ell).fit(data)
+
     rows = []
-    # In-memory, one core, no Dask: the single-machine baseline on one chunk's worth of rows.
-    sample = X[: min(n_rows, 4 * chunk_rows)].compute(scheduler="sync")
-    t = _timed(lambda: shadow_centers(sample, sigma=sigma, ell=ell), repeats)
-    rows.append(("in-memory shadow_centers (no Dask)", 1, _rate(sample.shape[0], t), "-"))
-    per_worker = sample.shape[0] / float(np.median(t))
-
-    t_gen = _timed(lambda: X.sum().compute(scheduler="threads"), repeats)
-    t = _timed(lambda: distributed_shadow(X, sigma=sigma, ell=ell, scheduler="threads"), repeats)
-    result = distributed_shadow(X, sigma=sigma, ell=ell, scheduler="threads")
-    rows.append(("dask local threads (default, no setup)", "threads", _rate(n_rows, t), _rate(n_rows, t_gen)))
-
-    overhead = []
+    t_single, ref = _median_time(lambda: fit(X_mem), repeats)
+    rows.append(("one machine, in memory (numpy)", "-", t_single, ref.centers_.shape[0], "-"))
+    t, est = _median_time(lambda: fit(da.from_array(X_mem, chunks=(chunk_rows, -1))), repeats)
+    with dask.config.set(scheduler="threads"):
+        rounds = distributed_shadow(X, sigma=sigma, ell=ell).rounds
+    rows.append(("dask array, local threads", "threads", t, est.centers_.shape[0], len(rounds)))
+    per_worker_screen = large = None
     for n_workers in workers:
-        with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                          dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, \
-                Client(cluster) as client:
+        cluster, client = _cluster(n_workers)
+        with cluster, client:
             client.run(lambda: __import__("rskpca.distributed"))  # warm imports outside the timing
-            t_gen = _timed(lambda: X.sum().compute(), repeats)
-            t = _timed(lambda: distributed_shadow(X, sigma=sigma, ell=ell), repeats)
-            overhead.append(_scheduler_overhead(client))
-        rows.append((f"LocalCluster, {n_workers} worker process(es)", n_workers, _rate(n_rows, t),
-                     _rate(n_rows, t_gen)))
-
-    # Merge rate: the merge pass alone on all of this run's local centers, timed on the client.
-    offsets = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]])
-    parts = dask.compute(*[dask.delayed(_local_part)(b, result.eps_local, int(o))
-                           for b, o in zip(X.to_delayed().ravel(), offsets)], scheduler="threads")
-    radius = result.merge_radii[-1] if result.merge_radii else result.eps
-    m_local = result.n_local_centers / len(parts)
-    # Repeat the chunks' parts up to >= 5,000 centers so the rate is not just fixed overhead
-    # (chunks of one data set produce near-duplicate local centers, as here).
-    parts = list(parts) * max(1, math.ceil(5_000 / max(result.n_local_centers, 1)))
-    n_merged = sum(len(p.indices) for p in parts)
-    t_merge = float(np.median(_timed(lambda: _merge_parts(parts, radius), repeats)))
-    return {
-        "rows": rows, "n_rows": n_rows, "n_features": n_features, "chunk_rows": chunk_rows,
-        "m": result.m, "M0": result.n_local_centers, "m_local_per_chunk": m_local,
-        "per_worker_rows_per_s": per_worker,
-        "merge_centers_per_s": n_merged / max(t_merge, 1e-9),
-        "task_overhead_s": float(np.median(overhead)) if overhead else float("nan"),
-    }
+            t_gen, _ = _median_time(lambda: X.sum().compute(), repeats)
+            t, est = _median_time(lambda: fit(X), repeats)
+            rows.append((f"LocalCluster, {n_workers} worker process(es), lazy rows", n_workers, t,
+                         est.centers_.shape[0], len(rounds), t_gen))
+            if n_workers == max(workers) and large_rows:
+                XL = _mixture(large_rows, n_features, chunk_rows, seed=1)
+                client.run(lambda: None)
+                t0 = time.perf_counter()
+                r = distributed_shadow(XL, sigma=sigma, ell=ell)
+                t_large = time.perf_counter() - t0
+                peaks = client.run(_peak_rss_bytes)
+                large = {"rows": large_rows, "workers": n_workers, "seconds": t_large, "m": r.m,
+                         "rounds": len(r.rounds), "peak_rss_per_worker": sorted(peaks.values())}
+    # Screen rate per core: rows/s of one screen task against the first round's centers.
+    C = ref.centers_[: rounds[0].new_centers]
+    block = X_mem[:chunk_rows]
+    t_screen, _ = _median_time(lambda: earliest_center_within(block, C, sigma / ell), repeats)
+    per_worker_screen = chunk_rows / t_screen
+    return {"rows": rows, "single_s": t_single, "rounds": rounds, "large": large, "n_rows": n_rows,
+            "n_features": n_features, "chunk_rows": chunk_rows, "m": ref.centers_.shape[0],
+            "screen_rows_per_s": per_worker_screen}
 
 
 #: Per-task overhead of the distributed scheduler as documented ("about 1ms",
@@ -153,42 +163,50 @@ DOCUMENTED_TASK_OVERHEAD_S = 1e-3
 
 
 def cost_model(meas: dict, *, nodes: int = 100, cores_per_node: int = 16, chunk_rows: int = 1_000_000,
-               read_gb_per_s_per_node: float = 1.0, max_merge_centers: int = 50_000,
+               read_gb_per_s_per_node: float = 1.0, net_gb_per_s: float = 1.0,
                task_overhead_s: float = DOCUMENTED_TASK_OVERHEAD_S,
                n_rows_list=(10**8, 10**9, 10**10)) -> list[dict]:
-    """Predicted wall time and rows/s on a cluster, from the measured constants.
+    """Predicted wall time of the rounds on a cluster, from the measured rounds and rates.
 
-    ``T = T_local + T_sched + T_merge`` where
+    Per round ``k`` (``m_k`` new centers, a fraction ``u_k`` of the screened rows
+    left uncovered, both as observed on the measured data -- the shadow's m
+    does not grow with n once the data's support is covered):
 
-    * ``T_local = n / (W * min(r, B / (8 d)))``: ``W = nodes * cores_per_node``
-      workers each shadowing ``r`` rows/s (measured), unless a node's read
-      bandwidth ``B`` (assumed, per core share) is the bottleneck;
-    * ``T_sched = k * o``: ``k = n / chunk_rows`` tasks through one central
-      scheduler at ``o`` seconds each (default: the documented ~1 ms; the value
-      measured on this machine is printed beside it);
-    * ``T_merge = L * g / s``: ``M0 = k * m_b`` local centers (``m_b`` measured
-      per chunk; the shadow's m per chunk does not grow with chunk length once
-      the chunk covers the data's support), merged in groups of at most
-      ``g = max_merge_centers`` at ``s`` centers/s (measured), ``L`` levels, the
-      groups of one level in parallel.
+    * ``T_prefix = p_k / r_p``: one task runs the shadow on ``p_k`` prefix rows
+      (the first chunk, then the uncovered rows) at the single-machine rate;
+    * ``T_screen = n_k / (W * min(r_s, B / (8 d)))``: the ``n_k`` rows left are
+      screened by ``W = nodes * cores_per_node`` workers at ``r_s`` rows/s each
+      (measured against ``C_0``), unless a node's read bandwidth ``B`` binds;
+    * ``T_move = bytes_k / N + (n_k / chunk_rows) * o``: ``C_k`` to every task,
+      the counts back and the uncovered rows, over the driver's network ``N``,
+      plus ``o`` seconds of scheduling per task.
     """
     workers = nodes * cores_per_node
     d = meas["n_features"]
-    r = meas["per_worker_rows_per_s"]
     io_rate = read_gb_per_s_per_node * 1e9 / (8 * d) / cores_per_node
+    r_s = meas["screen_rows_per_s"]
+    r_p = meas["n_rows"] / meas["single_s"]
+    rounds = meas["rounds"]
     out = []
     for n in n_rows_list:
-        k = math.ceil(n / chunk_rows)
-        M0 = k * meas["m_local_per_chunk"]
-        levels = 1 if M0 <= max_merge_centers else 1 + math.ceil(math.log2(max(2.0, M0 / max_merge_centers)))
-        t_local = n / (workers * min(r, io_rate))
-        t_sched = k * task_overhead_s
-        t_merge = levels * min(M0, max_merge_centers) / meas["merge_centers_per_s"]
-        total = t_local + t_sched + t_merge
-        out.append({"rows": n, "tasks": k, "local centers M0": int(M0), "merge levels": levels,
-                    "T_local s": t_local, "T_sched s": t_sched, "T_merge s": t_merge,
+        tasks = math.ceil(n / chunk_rows)
+        left, total, moved = n, 0.0, 0
+        for k, rd in enumerate(rounds):
+            prefix = chunk_rows if k == 0 else min(left, rd.prefix_rows)
+            screened = max(left - prefix, 0)
+            frac = rd.uncovered_rows / rd.screened_rows if rd.screened_rows else 0.0
+            uncovered = int(screened * frac)
+            t_tasks = math.ceil(screened / chunk_rows)
+            bytes_k = t_tasks * rd.new_centers * (d + 1) * 8 + (prefix + uncovered) * (d + 1) * 8
+            total += prefix / r_p + screened / (workers * min(r_s, io_rate)) \
+                + bytes_k / (net_gb_per_s * 1e9) + t_tasks * task_overhead_s
+            moved += bytes_k
+            left = uncovered
+            if not left:
+                break
+        out.append({"rows": n, "tasks": tasks, "rounds": k + 1, "bytes moved": moved,
                     "total s": total, "rows/s": n / total,
-                    "bound by": "I/O" if io_rate < r else "compute"})
+                    "bound by": "I/O" if io_rate < r_s else "compute"})
     return out
 
 
@@ -198,30 +216,42 @@ def _table(header, rows) -> str:
     return "\n".join(lines)
 
 
-def report(*, rows: int = 500_000, features: int = 32, chunk_rows: int = 25_000, sigma: float = 4.0,
-           ell: float = 2.0, workers=(1, 2), repeats: int = 3, nodes: int = 100, cores_per_node: int = 16) -> str:
+def report(*, rows: int = 2_000_000, features: int = 16, chunk_rows: int = 250_000, sigma: float = 8.0,
+           ell: float = 2.0, workers=(1, 2), large_rows: int = 10_000_000, repeats: int = 3, nodes: int = 100,
+           cores_per_node: int = 16) -> str:
     """Measure, then return the Markdown tables and the model (``rskpca bench distributed``)."""
-    if min(rows, chunk_rows, features, repeats) < 1:
+    if min(rows, chunk_rows, features, repeats) < 1 or large_rows < 0:
         raise ValueError("rows, chunk rows, features and repeats must be positive.")
-    meas = run(rows, features, chunk_rows, sigma, ell, list(workers), repeats)
-    out = [f"## Distributed shadow throughput ({rows:,} rows x {features} features, "
-           f"chunks of {chunk_rows:,}, sigma={sigma}, ell={ell}; m={meas['m']}, "
-           f"M0={meas['M0']} local centers)\n",
-           f"rows/s: median [min, max] of {repeats} runs; generation = producing the rows only.\n",
-           _table(["setup", "workers", "shadow rows/s", "generation-only rows/s"], meas["rows"]),
-           "\n## Measured constants\n",
-           _table(["constant", "value"], [
-               ("r: rows/s per worker (in-memory shadow, one core)", f"{meas['per_worker_rows_per_s']:,.0f}"),
-               ("m_b: local centers per chunk", f"{meas['m_local_per_chunk']:.1f}"),
-               ("s: merge rate, local centers/s", f"{meas['merge_centers_per_s']:,.0f}"),
-               ("o: scheduler overhead per task, measured here (s)", f"{meas['task_overhead_s']:.2e}"),
-               ("o: per task, documented, used by the model (s)", f"{DOCUMENTED_TASK_OVERHEAD_S:.0e}"),
-           ])]
+    load = os.getloadavg()
+    meas = run(rows, features, chunk_rows, sigma, ell, list(workers), large_rows, repeats)
+    out = [f"load: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores\n",
+           f"## ReducedSetKPCA.fit, {rows:,} x {features} mixture, chunks of {chunk_rows:,}, "
+           f"sigma={sigma}, ell={ell} (median of {repeats})\n"]
+    table = []
+    for row in meas["rows"]:
+        name, w, t, m, nr = row[:5]
+        gen = f"{row[5]:.2f}" if len(row) > 5 else "-"
+        table.append((name, w, f"{t:.2f}", f"{t / meas['single_s']:.2f}", f"{rows / t:,.0f}", f"{m:,}", nr, gen))
+    out.append(_table(["setup", "workers", "fit s", "x single", "rows/s", "m", "rounds", "generation-only s"],
+                      table))
+    if meas["large"]:
+        lg = meas["large"]
+        out.append(f"\n## Lazily generated {lg['rows']:,} x {features} rows, {lg['workers']} workers\n")
+        out.append(_table(["seconds", "rows/s", "m", "rounds", "peak RSS per worker (MiB)"], [(
+            f"{lg['seconds']:.1f}", f"{lg['rows'] / lg['seconds']:,.0f}", f"{lg['m']:,}", lg["rounds"],
+            ", ".join(f"{b / 2**20:,.0f}" for b in lg["peak_rss_per_worker"]))]))
+    out.append("\n## Rounds observed on the first table's data\n")
+    out.append(_table(list(meas["rounds"][0]._fields), [tuple(f"{v:,}" for v in rd) for rd in meas["rounds"]]))
+    out.append(f"\nscreen rate per core against C_0: {meas['screen_rows_per_s']:,.0f} rows/s")
     model = cost_model(meas, nodes=nodes, cores_per_node=cores_per_node)
     out.append(f"\n## Cost model: {nodes} nodes x {cores_per_node} cores, chunks of 1,000,000 rows, "
-               "1 GB/s read per node (assumed), same data shape (a projection, not a measurement)\n")
+               "1 GB/s read per node and 1 GB/s at the driver (assumed); a projection, not a measurement\n")
     keys = list(model[0])
     out.append(_table(keys, [[f"{row[k]:,.3g}" if isinstance(row[k], float) else f"{row[k]:,}"
                               if isinstance(row[k], int) else row[k] for k in keys] for row in model]))
     out.append("\n" + cost_model.__doc__.split("\n\n", 1)[1])
     return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(report())
