@@ -9,11 +9,12 @@ from sklearn.utils._param_validation import StrOptions
 
 from rskpca.core.kernels import kernel_matrix
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_kernel_budget, _check_n_components, _KPCAMixin
+from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
 
 __all__ = ["KernelPCA"]
 
 
-class KernelPCA(_KPCAMixin):
+class KernelPCA(_PreimageMixin, _KPCAMixin):
     """Exact kernel PCA on all n points, in this package's sigma convention.
 
     Builds the n x n kernel matrix with BLAS and hands it to scikit-learn's
@@ -30,6 +31,11 @@ class KernelPCA(_KPCAMixin):
         Passed to scikit-learn ("randomized" is usually fastest for few
         components of a large matrix).
     random_state : int, RandomState instance or None, default=None
+    fit_inverse_transform : bool, default=False
+        Learn ``inverse_transform`` by kernel ridge on all n rows (an n x n
+        solve), exactly as scikit-learn's ``KernelPCA(fit_inverse_transform=True)``.
+    alpha : float, default=1.0
+        Ridge penalty of that regression.
 
     Attributes
     ----------
@@ -59,16 +65,19 @@ class KernelPCA(_KPCAMixin):
 
     _parameter_constraints: dict = {
         **_COMMON_CONSTRAINTS,
+        **_INVERSE_CONSTRAINTS,
         "eigen_solver": [StrOptions({"auto", "dense", "arpack", "randomized"})],
     }
 
     def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", eigen_solver="auto",
-                 random_state=None):
+                 random_state=None, fit_inverse_transform=False, alpha=1.0):
         self.n_components = n_components
         self.sigma = sigma
         self.kernel = kernel
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+        self.fit_inverse_transform = fit_inverse_transform
+        self.alpha = alpha
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -96,7 +105,14 @@ class KernelPCA(_KPCAMixin):
         self.eigenvalues_ = self.kpca_.eigenvalues_
         self.eigenvectors_ = self.kpca_.eigenvectors_
         self.normalized_eigenvalues_ = self.eigenvalues_ / X64.shape[0]
-        return self
+        # scikit-learn's shortcut: the training embedding is eigenvectors * sqrt(eigenvalues).
+        return self._fit_preimage(X64, None, self.eigenvectors_ * np.sqrt(self.eigenvalues_))
+
+    def _feature_expansion(self):
+        lam = self.eigenvalues_
+        scale = np.where(lam > 0, 1.0 / np.sqrt(np.where(lam > 0, lam, 1.0)), 0.0)
+        n = self.X_fit_.shape[0]
+        return self.X_fit_, np.full(n, 1.0 / n), self.eigenvectors_ * scale, True
 
     def transform(self, X):
         """Project X through the n training points.

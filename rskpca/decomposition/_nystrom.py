@@ -23,11 +23,12 @@ from rskpca.decomposition._base import (
 from rskpca.core.eigen import weighted_kpca, zero_safe_inverse
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
 from rskpca.core.rsde import kmeans_rsde
+from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
 
 __all__ = ["NystromKPCA", "DensityWeightedNystromKPCA"]
 
 
-class _NystromBase(_KPCAMixin):
+class _NystromBase(_PreimageMixin, _KPCAMixin):
     """Landmark eigenproblem extended to the n training points (Williams & Seeger).
 
     With landmarks Z, weights s (sum n), p = s/n, and the weighted landmark
@@ -40,7 +41,8 @@ class _NystromBase(_KPCAMixin):
     ``sum_j p_j psi(z_j)``. Subclasses define ``_landmarks(X, rng) -> (Z, s)``.
     """
 
-    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, **_M_OR_ELL, "center": ["boolean"]}
+    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, **_M_OR_ELL, **_INVERSE_CONSTRAINTS,
+                                    "center": ["boolean"]}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -89,7 +91,14 @@ class _NystromBase(_KPCAMixin):
         self._dual_colsum = self.dual_coef_.sum(axis=0)
         self._dual_offset = mX @ self.dual_coef_
         self.eigen_solver_ = eig.solver
+        # Learned pre-image on the m weighted landmarks (an m x m solve), as RSKPCA on its centers.
+        if self.fit_inverse_transform:
+            self._fit_preimage(Z, s, self._project(Z))
         return self
+
+    def _feature_expansion(self):
+        raise ValueError(f"{type(self).__name__} has no fixed-point pre-image (its components expand over the n "
+                         "training points with a landmark-estimated mean); use method='ridge'.")
 
     def transform(self, X):
         """Project X through the n training points: O(n d) per point.
@@ -103,14 +112,16 @@ class _NystromBase(_KPCAMixin):
         Z : ndarray of shape (n_samples, n_components)
         """
         X = self._validate_transform_input(X)
-        X64 = np.asarray(X, dtype=np.float64)
+        return self._project(np.asarray(X, dtype=np.float64)).astype(X.dtype, copy=False)
+
+    def _project(self, X64):
         # Blocked over rows of X: memory stays bounded although it projects through all n points.
         Z = kernel_matvec(X64, self.X_fit_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel)
         if self.center:
             m_new = kernel_matvec(X64, self.landmarks_, self._landmark_p, sigma=self.sigma_, kernel=self.kernel)
             Z -= self._dual_offset[None, :]
             Z -= (m_new - self._grand_mean)[:, None] * self._dual_colsum[None, :]
-        return Z.astype(X.dtype, copy=False)
+        return Z
 
 
 class NystromKPCA(_NystromBase):
@@ -130,6 +141,11 @@ class NystromKPCA(_NystromBase):
     center : bool, default=True
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
     random_state : int, RandomState instance or None, default=None
+    fit_inverse_transform : bool, default=False
+        Learn ``inverse_transform`` by kernel ridge on the m landmarks, each
+        counting with its weight (an m x m solve; see :class:`ReducedSetKPCA`).
+    alpha : float, default=1.0
+        Ridge penalty of that regression.
 
     Attributes
     ----------
@@ -166,7 +182,7 @@ class NystromKPCA(_NystromBase):
     """
 
     def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
-                 center=True, eigen_solver="auto", random_state=None):
+                 center=True, eigen_solver="auto", random_state=None, fit_inverse_transform=False, alpha=1.0):
         self.n_components = n_components
         self.sigma = sigma
         self.kernel = kernel
@@ -175,6 +191,8 @@ class NystromKPCA(_NystromBase):
         self.center = center
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+        self.fit_inverse_transform = fit_inverse_transform
+        self.alpha = alpha
 
     def _landmarks(self, X, rng):
         m = _m_from_shadow(self, X)
@@ -201,6 +219,11 @@ class DensityWeightedNystromKPCA(_NystromBase):
     center : bool, default=True
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
     random_state : int, RandomState instance or None, default=None
+    fit_inverse_transform : bool, default=False
+        Learn ``inverse_transform`` by kernel ridge on the m landmarks, each
+        counting with its weight (an m x m solve; see :class:`ReducedSetKPCA`).
+    alpha : float, default=1.0
+        Ridge penalty of that regression.
 
     Attributes
     ----------
@@ -236,7 +259,7 @@ class DensityWeightedNystromKPCA(_NystromBase):
     """
 
     def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
-                 center=True, eigen_solver="auto", random_state=None):
+                 center=True, eigen_solver="auto", random_state=None, fit_inverse_transform=False, alpha=1.0):
         self.n_components = n_components
         self.sigma = sigma
         self.kernel = kernel
@@ -245,6 +268,8 @@ class DensityWeightedNystromKPCA(_NystromBase):
         self.center = center
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+        self.fit_inverse_transform = fit_inverse_transform
+        self.alpha = alpha
 
     def _landmarks(self, X, rng):
         m = _m_from_shadow(self, X)

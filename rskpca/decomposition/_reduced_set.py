@@ -38,17 +38,18 @@ from rskpca.decomposition._base import (
     _KPCAMixin,
     _m_from_shadow,
 )
+from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin, centers_embedding
 
 __all__ = ["ReducedSetKPCA", "SubsampledKPCA"]
 
 
-class _WeightedCentersKPCA(_KPCAMixin):
+class _WeightedCentersKPCA(_PreimageMixin, _KPCAMixin):
     """Estimators whose projection runs through m weighted centers.
 
     Subclasses define ``_centers_and_weights(X, rng) -> (centers, weights)``.
     """
 
-    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, "center": ["boolean"]}
+    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, **_INVERSE_CONSTRAINTS, "center": ["boolean"]}
 
     def _fit_centers(self, X):
         rng = check_random_state(self.random_state)
@@ -71,6 +72,8 @@ class _WeightedCentersKPCA(_KPCAMixin):
         self.center_means_ = eig.mu
         self.eigen_solver_ = eig.solver
         self.normalized_eigenvalues_ = eig.eigenvalues / float(np.sum(w))
+        if self.fit_inverse_transform:  # learned pre-image on the m weighted centers: an m x m solve
+            self._fit_preimage(C, w, centers_embedding(self))
         return self
 
     def transform(self, X):
@@ -127,6 +130,14 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
         "auto": dense up to m = 500 (or for many components), ARPACK above.
     random_state : int, RandomState instance or None, default=None
+    fit_inverse_transform : bool, default=False
+        Learn ``inverse_transform`` (pre-images) as scikit-learn's ``KernelPCA``
+        does: kernel ridge regression from the embeddings of the centers back
+        to the centers, with this kernel and ``sigma_`` on the embeddings, each
+        center counting ``weights_[j]`` times (an m x m solve; equal to
+        scikit-learn's on ``np.repeat(centers_, weights_, axis=0)``).
+    alpha : float, default=1.0
+        Ridge penalty of that regression (scikit-learn's ``alpha``).
 
     Attributes
     ----------
@@ -161,6 +172,10 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         ``K^C p`` (zeros when uncentered).
     eigen_solver_ : str
         The solver that ran: "dense" or "arpack".
+    X_transformed_fit_ : ndarray of shape (m_, n_components)
+        Embeddings of the centers (only with ``fit_inverse_transform=True``).
+    inverse_dual_coef_ : ndarray of shape (m_, n_features_in_)
+        Coefficients of the learned pre-image map (only with ``fit_inverse_transform=True``).
     n_features_in_ : int
         Number of features seen in fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -198,7 +213,7 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
 
     def __init__(self, n_components=None, *, sigma="median", ell=4.0, kernel="gaussian",
                  center=True, rsde="shadow", m=None, order="input", eigen_solver="auto",
-                 random_state=None):
+                 random_state=None, fit_inverse_transform=False, alpha=1.0):
         self.n_components = n_components
         self.sigma = sigma
         self.ell = ell
@@ -209,6 +224,8 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         self.order = order
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+        self.fit_inverse_transform = fit_inverse_transform
+        self.alpha = alpha
 
     def _centers_and_weights(self, X, rng):
         X64 = np.asarray(X, dtype=np.float64)
@@ -353,7 +370,7 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
 
 #: Fitted attributes of the m x m solve, refreshed on demand after partial_fit.
 _EIGEN_ATTRIBUTES = ("eigenvalues_", "eigenvectors_", "dual_coef_", "center_means_", "eigen_solver_",
-                     "normalized_eigenvalues_")
+                     "normalized_eigenvalues_", "X_transformed_fit_", "inverse_dual_coef_")
 
 
 class SubsampledKPCA(_WeightedCentersKPCA):
@@ -371,6 +388,11 @@ class SubsampledKPCA(_WeightedCentersKPCA):
     center : bool, default=True
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
     random_state : int, RandomState instance or None, default=None
+    fit_inverse_transform : bool, default=False
+        Learn ``inverse_transform`` by kernel ridge on the m kept rows (as
+        :class:`ReducedSetKPCA`).
+    alpha : float, default=1.0
+        Ridge penalty of that regression.
 
     Attributes
     ----------
@@ -396,6 +418,10 @@ class SubsampledKPCA(_WeightedCentersKPCA):
         Kernel row means of the kept rows (zeros when uncentered).
     eigen_solver_ : str
         The solver that ran: "dense" or "arpack".
+    X_transformed_fit_ : ndarray of shape (m_, n_components)
+        Embeddings of the centers (only with ``fit_inverse_transform=True``).
+    inverse_dual_coef_ : ndarray of shape (m_, n_features_in_)
+        Coefficients of the learned pre-image map (only with ``fit_inverse_transform=True``).
 
     Examples
     --------
@@ -409,7 +435,7 @@ class SubsampledKPCA(_WeightedCentersKPCA):
     _parameter_constraints: dict = {**_WeightedCentersKPCA._parameter_constraints, **_M_OR_ELL}
 
     def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
-                 center=True, eigen_solver="auto", random_state=None):
+                 center=True, eigen_solver="auto", random_state=None, fit_inverse_transform=False, alpha=1.0):
         self.n_components = n_components
         self.sigma = sigma
         self.kernel = kernel
@@ -418,6 +444,8 @@ class SubsampledKPCA(_WeightedCentersKPCA):
         self.center = center
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+        self.fit_inverse_transform = fit_inverse_transform
+        self.alpha = alpha
 
     def _centers_and_weights(self, X, rng):
         m = _m_from_shadow(self, X)
