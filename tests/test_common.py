@@ -32,6 +32,11 @@ ESTIMATORS = [
     RandomFourierKPCA(n_components=2, kernel="laplacian", random_state=0),
     ReducedSetConstructionKPCA(n_components=2, m=5, random_state=0),
     ReducedSetConstructionKPCA(n_components=2, kernel="laplacian", random_state=0),
+    # with the learned pre-image (inverse_transform)
+    ReducedSetKPCA(n_components=2, fit_inverse_transform=True, alpha=0.1, random_state=0),
+    SubsampledKPCA(n_components=2, fit_inverse_transform=True, random_state=0),
+    NystromKPCA(n_components=2, fit_inverse_transform=True, random_state=0),
+    KernelPCA(n_components=2, fit_inverse_transform=True, random_state=0),
 ]
 
 
