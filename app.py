@@ -35,5 +35,6 @@ for page, label, what in [
     ("pages/6_Speedups.py", "Speedups", "training and test time against exact KPCA, over ell, for any method group"),
     ("pages/7_Kernelization.py", "Kernelization", "a classifier on RSKPCA features vs exact KPCA features"),
     ("pages/8_Learn.py", "Learn", "the method explained, with formulas"),
+    ("pages/9_Denoise.py", "Denoise", "noisy images back through PCA, exact KPCA, RSKPCA and Nystrom pre-images"),
 ]:
     st.page_link(page, label=f"{label}: {what}")

@@ -19,11 +19,12 @@ checked in a plain test. Conventions shared by the builders:
 This module is the public face; the builders live in private modules by subject
 (``_data``: shadow and densities, ``_methods``: embeddings, spectra,
 bars, times, ``_bounds``: bounds and curves over ell, ``_scrubber``: ell scrubbers
-whose frames the browser plays) on a shared style
+whose frames the browser plays, ``_denoise``: image strips) on a shared style
 (``_style``). Import them from here.
 """
 
 from rskpca.plotting._bounds import bounds_curves_figure, bounds_figure, lines_over_ell
+from rskpca.plotting._denoise import denoise_figure
 from rskpca.plotting._data import (
     density_curve_figure,
     density_grid_figure,
@@ -79,4 +80,5 @@ __all__ = [
     "shadow_scrubber_figure",
     "density_scrubber_figure",
     "embedding_scrubber_figure",
+    "denoise_figure",
 ]

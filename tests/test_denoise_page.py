@@ -1,0 +1,69 @@
+"""AppTest of the Denoise page: digits images, noise kinds, the sidebar's ell drives RSKPCA, bad image shape."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from test_app import APP, TIMEOUT, _errors, _ok
+
+PAGE = "pages/9_Denoise.py"
+
+
+def _page(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    at.run()
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def _metrics(at) -> dict:
+    return {m.label: float(m.value) for m in at.main.get("metric")}
+
+
+@pytest.fixture(scope="module")
+def digits_page():
+    return _page(dataset="digits", ell=2, r=10)
+
+
+def test_digits_page_shows_every_method_with_images(digits_page):
+    at = digits_page
+    _ok(at, "denoise")
+    mse = _metrics(at)
+    assert list(mse) == ["noisy input", "linear PCA", "exact KPCA", "RSKPCA", "Nystrom"]
+    assert mse["linear PCA"] < mse["noisy input"] and mse["exact KPCA"] < mse["noisy input"]
+    (spec,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    heatmaps = [t for t in spec["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) == 6  # clean + five rows
+    table = at.dataframe[0].value
+    assert list(table["method"]) == list(mse)
+    assert table["fit time (s)"].iloc[1:].gt(0).all()
+
+
+def test_ell_drives_rskpca(digits_page):
+    at = digits_page
+    m_before = int(at.dataframe[0].value.set_index("method").loc["RSKPCA", "points the pre-image map uses"])
+    at.slider(key="ell").set_value(4.0).run()
+    _ok(at, "denoise ell=4")
+    m_after = int(at.dataframe[0].value.set_index("method").loc["RSKPCA", "points the pre-image map uses"])
+    assert m_after > m_before
+
+
+def test_salt_and_pepper_and_ridge(digits_page):
+    at = digits_page
+    at.selectbox(key="dn_noise").set_value("salt_and_pepper").run()
+    at.radio(key="dn_preimage").set_value("ridge").run()
+    _ok(at, "salt and pepper")
+    mse = _metrics(at)
+    assert mse["exact KPCA"] < mse["noisy input"]
+
+
+def test_wrong_image_shape_is_a_clear_error():
+    at = _page(dataset="digits", ell=2)
+    at.number_input(key="dn_height").set_value(7).run()
+    _ok(at, "bad shape")
+    (msg,) = _errors(at)
+    assert "56 pixels" in msg and "64 feature columns" in msg and "8 x 8" in msg
+    assert not at.get("plotly_chart")
