@@ -67,8 +67,8 @@ def denoise_figure(rows: Sequence[dict], clean: np.ndarray, image_shape: tuple[i
                                  name=titles[i - 1], hovertemplate="pixel value %{z:.3g}<extra></extra>"),
                       row=i, col=1)
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i if i > 1 else ''}", showticklabels=False,
-                         row=i, col=1)
-        fig.update_xaxes(showticklabels=False, row=i, col=1)
+                         ticks="", showgrid=False, zeroline=False, row=i, col=1)
+        fig.update_xaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False, row=i, col=1)
     fig.update_layout(height=140 * (len(rows) + 1) + 40, margin=dict(l=10, r=10, t=40, b=10),
                       plot_bgcolor="white")
     return fig
