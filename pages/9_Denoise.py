@@ -31,7 +31,7 @@ c4.slider("Noise level", 0.0, 0.5, 0.2, 0.01, key="dn_level",
           help="Gaussian: standard deviation as a fraction of the pixel range. Salt and pepper: fraction of pixels.")
 c5, c6, c7 = st.columns(3)
 gaussian = settings.kernel == "gaussian"
-c5.radio("Pre-image", ["fixed-point", "ridge"] if gaussian else ["ridge"], key="dn_preimage", horizontal=True,
+c5.radio("Pre-image", ["ridge", "fixed-point"] if gaussian else ["ridge"], key="dn_preimage", horizontal=True,
          help="ridge: learned map (scikit-learn's inverse_transform). fixed-point: Mika et al. (1999), Gaussian "
               "kernel only, started from the ridge pre-image. Nystrom always uses ridge.")
 c6.select_slider("Ridge alpha", [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0], value=1e-3, key="dn_alpha")

@@ -51,10 +51,10 @@ def test_ell_drives_rskpca(digits_page):
     assert m_after > m_before
 
 
-def test_salt_and_pepper_and_ridge(digits_page):
+def test_salt_and_pepper_and_fixed_point(digits_page):
     at = digits_page
     at.selectbox(key="dn_noise").set_value("salt_and_pepper").run()
-    at.radio(key="dn_preimage").set_value("ridge").run()
+    at.radio(key="dn_preimage").set_value("fixed-point").run()
     _ok(at, "salt and pepper")
     mse = _metrics(at)
     assert mse["exact KPCA"] < mse["noisy input"]
