@@ -134,3 +134,12 @@ def test_errors(digits):
         ny.inverse_transform(ny.transform(Xtr[:3]), method="fixed-point")
     with pytest.raises(ValueError, match="alpha"):
         ReducedSetKPCA(alpha=-1.0, fit_inverse_transform=True).fit(Xtr)
+
+
+def test_partial_fit_learns_the_same_map_as_fit(digits):
+    Xtr, Xte = digits
+    kw = dict(n_components=10, sigma=4.0, ell=2.5, fit_inverse_transform=True, alpha=1e-2)
+    full = ReducedSetKPCA(**kw).fit(Xtr)
+    streamed = ReducedSetKPCA(**kw).partial_fit(Xtr[:300]).partial_fit(Xtr[300:])
+    np.testing.assert_allclose(streamed.inverse_transform(streamed.transform(Xte)),
+                               full.inverse_transform(full.transform(Xte)), atol=1e-8)
