@@ -65,7 +65,7 @@ def _upload(at: AppTest, name: str, data: bytes, mime: str = "text/csv") -> AppT
 
 
 def test_pages_exist_in_order():
-    assert [p.split("/")[1].split("_")[0] for p in PAGES] == [str(i) for i in range(1, 9)]
+    assert [p.split("/")[1].split("_")[0] for p in PAGES] == [str(i) for i in range(1, 10)]
 
 
 @pytest.mark.parametrize("sample,ell", [("two_moons", 4.0), ("digits", 2.0)])
