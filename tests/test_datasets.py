@@ -484,3 +484,14 @@ def test_a_truncated_parquet_file_is_explained_in_plain_words():
         read_table(data[: len(data) - 40], "cut.parquet")
     assert "incomplete" in str(err.value) and "not a Parquet file" in str(err.value)
     assert not re.search(r"Arrow|magic|footer", str(err.value)), str(err.value)
+
+
+def test_two_moons_default_sigma_is_the_one_that_shows_the_moons():
+    """The stored default reproduces (python -m rskpca.data.bandwidth) and beats the median heuristic."""
+    from rskpca.data.bandwidth import GRID_EXPONENTS, separating_sigma
+
+    df = load_sample("two_moons")
+    sigma, accuracy, scores = separating_sigma(df[["x", "y"]].to_numpy(), df["label"].to_numpy())
+    assert SAMPLES["two_moons"].sigma == sigma
+    at_median = scores[GRID_EXPONENTS.index(0)][1]
+    assert accuracy > 0.95 > 0.85 > at_median  # the moons apart at the default, one blob at the median

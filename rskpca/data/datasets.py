@@ -74,6 +74,10 @@ class SampleInfo:
         Number of rows and of feature columns (the label excluded).
     label : str
         Name of the label column.
+    sigma : float or None
+        Default bandwidth on the raw features, for samples made to show a
+        nonlinear structure (:mod:`rskpca.data.bandwidth` says how it is
+        chosen); None: the median heuristic.
     """
 
     name: str
@@ -83,6 +87,7 @@ class SampleInfo:
     n: int
     d: int
     label: str = "label"
+    sigma: float | None = None
 
 
 SAMPLES: dict[str, SampleInfo] = {
@@ -107,11 +112,11 @@ SAMPLES: dict[str, SampleInfo] = {
         SampleInfo("two_moons", "Two moons",
                    "1000 points on two interleaving half circles with Gaussian noise 0.08 "
                    "(make_moons, seed 0).",
-                   "two_moons.csv", 1000, 2),
+                   "two_moons.csv", 1000, 2, sigma=0.205),
         SampleInfo("circles", "Concentric circles",
                    "1000 points on two concentric circles (radius ratio 0.5, noise 0.05; "
                    "make_circles, seed 0): the classic case linear PCA cannot separate.",
-                   "circles.csv", 1000, 2),
+                   "circles.csv", 1000, 2, sigma=0.122),
         SampleInfo("swiss_roll", "Swiss roll",
                    "1200 points on a rolled-up 2-D sheet in 3-D (noise 0.2; make_swiss_roll, "
                    "seed 0); the label is the position along the roll cut into 4 equal bands.",
