@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from rskpca.data.columns import (_example_bad_value, column_summary, guess_label_column, numeric_columns, stray_text_as_missing,
-                                 stray_text_cells)
+from rskpca.data.columns import (_example_bad_value, column_summary, guess_label_column, numeric_columns,
+                                 stray_text_as_missing, stray_text_cells)
 from rskpca.data.readers import DataError, read_notes, read_table
 
 __all__ = [

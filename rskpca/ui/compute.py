@@ -27,7 +27,8 @@ from rskpca.ui.keys import ELL_RANGE
 
 __all__ = [
     "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "principal_axes",
-    "comparison_rows", "comparison_set", "exact_kpca", "method_result", "fit_methods", "rank_message", "ell_curve", "kde_grid", "shde_grid", "densities_at",
+    "comparison_rows", "comparison_set", "exact_kpca", "method_result", "fit_methods", "rank_message", "ell_curve",
+    "kde_grid", "shde_grid", "densities_at",
     "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
 ]
 
