@@ -319,9 +319,9 @@ def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, cl
 # the sidebar's ell, keys them: moving ell never recomputes a scrubber.
 
 #: The scrubbers' ell grid (the sidebar's range in steps of 0.5).
-SCRUB_ELLS = tuple(float(e) for e in np.round(np.linspace(1.0, 10.0, 19), 2))
+SCRUB_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 19), 2))
 #: The embedding scrubber fits RSKPCA at each ell, so it uses a coarser grid (steps of 1).
-SCRUB_EMBED_ELLS = tuple(float(e) for e in np.round(np.linspace(1.0, 10.0, 10), 2))
+SCRUB_EMBED_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 10), 2))
 #: Grid cells per axis of the density scrubber (coarser than the page's 80: frames multiply it).
 SCRUB_GRID = 50
 
