@@ -1,29 +1,20 @@
 """Data: bundled samples or an upload; columns, standardisation, row cap; preview and summary."""
 
+import pandas as pd
 import streamlit as st
 
-from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns
+from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns, stray_text_cells
 from rskpca.ui import show_error, show_table, show_text_list, start_page
-from rskpca.ui.state import NO_LABEL, UPLOAD, accept_upload, current_table
+from rskpca.ui.keys import UPLOAD
+from rskpca.ui.state import column_options, current_table, handle_upload, upload_error
 
 settings = start_page("Data", needs_data=False)
 
 st.subheader("Upload your own")
-upload = st.file_uploader("CSV, TSV, Parquet or NPY (a header row for CSV/TSV; numbers as features)",
-                          type=["csv", "tsv", "txt", "parquet", "pq", "npy", "gz"], key="uploader")
-if upload is not None and upload.file_id != st.session_state.get("_upload_file_id"):
-    st.session_state["_upload_file_id"] = upload.file_id
-    try:
-        accept_upload(upload.getvalue(), upload.name)
-    except Exception as exc:  # noqa: BLE001 - untrusted bytes: every failure is reported, none is a traceback
-        reason = str(exc) if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
-        # DataError messages already name the file; say it once.
-        st.session_state["_upload_error"] = reason if upload.name in reason else f"Could not read {upload.name}: {reason}"
-    else:
-        st.session_state.pop("_upload_error", None)
-        st.rerun()
-if st.session_state.get("_upload_error"):
-    show_error(st.session_state["_upload_error"])
+handle_upload(st.file_uploader("CSV, TSV, Parquet or NPY (a header row for CSV/TSV; numbers as features)",
+                               type=["csv", "tsv", "txt", "parquet", "pq", "npy", "gz"], key="uploader"))
+if upload_error():
+    show_error(upload_error())
 
 st.subheader("Columns and preprocessing")
 try:
@@ -31,25 +22,22 @@ try:
 except DataError as exc:
     show_error(str(exc))
     st.stop()
-numeric = numeric_columns(df)
-label = st.session_state.get("label_column", NO_LABEL)
-label_options = [NO_LABEL] + [c for c in df.columns]
-if label not in label_options:
-    st.session_state["label_column"] = NO_LABEL
-st.selectbox("Label column (for colours and classification)", label_options, key="label_column",
-             format_func=str)
-label_now = st.session_state["label_column"]
-feature_options = [c for c in numeric if c != label_now]
-chosen = st.session_state.get("feature_columns")
-if chosen is not None and any(c not in feature_options for c in chosen):
-    st.session_state["feature_columns"] = [c for c in chosen if c in feature_options]
+label_options, feature_options = column_options(df, numeric_columns(df))
+st.selectbox("Label column (for colours and classification)", label_options, key="label_column", format_func=str)
 st.multiselect("Feature columns (empty = every numeric column except the label)", feature_options,
                key="feature_columns", format_func=str)
+stray = stray_text_cells(df)
+if stray:
+    st.warning(f"{len(stray)} column(s) hold numbers but also a few text cells, so they are not numeric and not "
+               "features (cells below; row = position in the file, from 0). Fix them in the file, or treat them "
+               "as missing values (then drop those rows or choose other columns).", icon=":material/warning:")
+    st.dataframe(pd.DataFrame([{"column": c, "row": row, "cell": text} for c, cells in stray.items()
+                               for row, text in cells]), hide_index=True, key="stray_cells")
+    st.checkbox("Treat text cells in numeric columns as missing values", key="stray_text_missing")
 c1, c2, c3, c4 = st.columns(4)
 c1.checkbox("Standardise features (zero mean, unit variance)", key="standardize")
 c2.checkbox("Drop rows with missing values", key="drop_missing")
-c3.number_input("Row cap (a random sample above it)", min_value=2, max_value=1_000_000, step=500,
-                key="max_rows")
+c3.number_input("Row cap (a random sample above it)", min_value=2, max_value=1_000_000, step=500, key="max_rows")
 c4.number_input("Sampling seed", min_value=0, max_value=2**31 - 1, step=1, key="row_seed")
 
 if settings is None:

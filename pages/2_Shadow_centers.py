@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.compare import ell_grid
 from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
 from rskpca.ui.scrubber import show_scrubber
 
@@ -41,7 +40,7 @@ left, right = st.columns(2)
 with left:
     show_figure(plots.weight_histogram(shadow.weights), key="shadow_weights", filename="shadow_weights")
 with right:
-    rows = compute.shadow_rows(ds.digest, ds.X, sigma, kernel, ell_grid(1.0, 10.0, 19))
+    rows = compute.shadow_rows(ds.digest, ds.X, sigma, kernel, compute.ell_curve(19))
     show_figure(plots.lines_over_ell([{**r, "method": "shadow"} for r in rows], y="retained",
                                      title="Fraction of data kept (m/n) over ell", yaxis_title="m / n",
                                      current_ell=ell), key="shadow_m_curve", filename="shadow_m_over_ell")

@@ -7,6 +7,7 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
 from rskpca.ui.scrubber import show_scrubber
+from rskpca.ui.state import row_choice
 
 settings = start_page("KDE vs ShDE")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
@@ -29,19 +30,18 @@ st.caption(f"MMD between the data and the centers in the kernel's feature space;
 # A fragment: picking the two rows redraws the line only, not the whole page.
 @st.fragment
 def along_line(ds, sigma: float, kernel: str, ell: float) -> None:
-    for key, default in (("kde_line_a", 0), ("kde_line_b", min(1, ds.n - 1))):
-        if st.session_state.get(key) is None or st.session_state[key] > ds.n - 1:
-            st.session_state[key] = default
+    row_choice("kde_line_a", 0, ds.n)
+    row_choice("kde_line_b", min(1, ds.n - 1), ds.n)
     lc = st.columns(2)
-    lc[0].number_input("from row (position in the data)", 0, ds.n - 1, key="kde_line_a")
-    lc[1].number_input("to row", 0, ds.n - 1, key="kde_line_b")
-    a, b = ds.X[int(st.session_state["kde_line_a"])], ds.X[int(st.session_state["kde_line_b"])]
+    row_a = int(lc[0].number_input("from row (position in the data)", 0, ds.n - 1, key="kde_line_a"))
+    row_b = int(lc[1].number_input("to row", 0, ds.n - 1, key="kde_line_b"))
+    a, b = ds.X[row_a], ds.X[row_b]
     if np.allclose(a, b):
         st.info("The two rows are the same point; pick two different rows to draw a line.")
     else:
         t = np.linspace(-0.25, 1.25, 151)
         L = a[None, :] + t[:, None] * (b - a)[None, :]
-        key = f"line{int(st.session_state['kde_line_a'])}-{int(st.session_state['kde_line_b'])}"
+        key = f"line{row_a}-{row_b}"
         kl, sl = compute.densities_at(ds.digest, ds.X, sigma, kernel, ell, L, key)
         show_figure(plots.density_curve_figure(t, kl, sl, xaxis_title="t (0 = first row, 1 = second row)",
                                                title="KDE and ShDE along the line"),

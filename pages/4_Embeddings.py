@@ -1,14 +1,13 @@
 """Embeddings: exact KPCA beside RSKPCA and the baselines, aligned to exact KPCA; spectra; errors."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import aligned_embeddings, compare
-from rskpca.evaluation.methods import METHODS, perturbs_gram
-from rskpca.ui import (choose_methods, compute, reduction_note, show_error, show_figure, show_table, start_page,
-                       without_slow_methods)
+from rskpca.evaluation.methods import perturbs_gram
+from rskpca.ui import (choose_methods, comparison_note, compute, reduction_note, show_error, show_errors,
+                       show_figure, show_table, start_page, without_slow_methods)
 from rskpca.ui.scrubber import show_scrubber
 
 settings = start_page("Embeddings")
@@ -17,30 +16,22 @@ ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, sett
 chosen = choose_methods("emb_groups")
 
 rows_idx, Xc, dig = compute.comparison_set(ds)
-if rows_idx.size < ds.n:
-    st.info(f"Exact KPCA needs an n x n matrix: every method here is trained and compared on a seeded "
-            f"sample of {rows_idx.size} of the {ds.n} rows.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
+comparison_note(shadow.m, rows_idx.size, ds.n)
 reduction_note(shadow.m, shadow.n)
 if r < 2:
     show_error("The embedding plot needs at least 2 components: raise the rank r in the sidebar.")
     st.stop()
 
 exact = compute.exact_kpca(dig, Xc, sigma, kernel, r)
-results, failures = [exact], []
 names = without_slow_methods(chosen, shadow.m)
-gram_methods = [name for name in names if perturbs_gram(name)]
-measure_gram = gram_methods and st.toggle(
+measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "
-    "on a few thousand rows, so on demand)", key="emb_gram_error")
-for name in names:
-    try:
-        results.append(compute.method_result(dig, Xc, name, sigma, kernel, r, ell, shadow.m,
-                                             bool(measure_gram) and name in gram_methods))
-    except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
-        failures.append(f"{METHODS[name].label}: {exc}")
-for msg in failures:
-    show_error(msg)
+    "on a few thousand rows, so on demand)", key="gram_error")
+fitted, failures = compute.fit_methods(dig, Xc, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
+                                       gram_error=measure_gram)
+show_errors(failures)
+results = [exact, *fitted]
 
 table = pd.DataFrame([compare(res, exact) for res in results[1:]])
 errors = {} if table.empty else dict(zip(table["method"], table["alignment_error"]))
@@ -50,8 +41,7 @@ emb = aligned_embeddings(results, exact)
 # A fragment: switching 2-D/3-D redraws this chart only, without rerunning the page (and its fits).
 @st.fragment
 def embedding_view(emb: dict, errors: dict) -> None:
-    st.segmented_control("View", ["2-D", "3-D"], key="emb_dims")
-    dims = 3 if st.session_state["emb_dims"] == "3-D" else 2
+    dims = 3 if st.segmented_control("View", ["2-D", "3-D"], key="emb_dims") == "3-D" else 2
     if dims == 3 and r < 3:
         st.warning("3-D needs r >= 3; showing 2-D.")
         dims = 2

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.compare import ell_grid
+from rskpca.ui.keys import ELL_RANGE
 from rskpca.ui import compute, reduction_note, show_figure, show_table, start_page
 
 settings = start_page("Error bounds (Section 5)")
@@ -13,9 +13,8 @@ ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, sett
 st.markdown("Each bound has three numbers: the **a-priori** value from ell alone, an **a-posteriori** value "
             "from the actual distances of the points to their centers, and the **measured** quantity. "
             "Theorem 5.4 (eigenspace projections, D = r) holds only when its gap condition does.")
-st.select_slider("Measure on at most this many rows (the measured values cost O(s^3) for the spectra)",
-                 [250, 500, 1000, 2000, 4000], key="bounds_max_exact")
-max_exact = int(st.session_state["bounds_max_exact"])
+max_exact = int(st.select_slider("Measure on at most this many rows (the measured values cost O(s^3) for the "
+                                 "spectra)", [250, 500, 1000, 2000, 4000], key="bounds_max_exact"))
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
 reduction_note(shadow.m, shadow.n)
 
@@ -31,14 +30,13 @@ show_table(pd.DataFrame(rows), key="bounds_table", filename="bounds_at_ell")
 @st.fragment
 def bounds_over_ell() -> None:
     st.subheader("Over ell")
-    curve_rows = compute.apriori_rows(np.round(np.arange(1.0, 10.01, 0.25), 2), sigma, kernel)
-    st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per point)",
-              key="bounds_measured_curves")
-    if st.session_state["bounds_measured_curves"]:
-        st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
+    curve_rows = compute.apriori_rows(np.round(np.arange(ELL_RANGE[0], ELL_RANGE[1] + 0.01, 0.25), 2), sigma,
+                                      kernel)
+    if st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per point)",
+                 key="bounds_measured_curves"):
+        points = st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
         sweep_max = min(max_exact, 500)
-        measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r,
-                                        ell_grid(1.0, 10.0, int(st.session_state["sweep_points"])), sweep_max)
+        measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r, compute.ell_curve(points), sweep_max)
         st.caption(f"Measured on at most {sweep_max} rows per ell.")
         curve_rows = [row for row in curve_rows] + [
             {**row, "a_priori": None} for row in measured]

@@ -1,44 +1,37 @@
 """Speedups: training and test time against exact KPCA, the fraction of data retained, over ell."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.compare import compare, ell_grid
-from rskpca.evaluation.methods import METHODS, perturbs_gram
-from rskpca.ui import (choose_methods, compute, reduction_note, show_error, show_figure, show_table, start_page,
-                       without_slow_methods)
+from rskpca.evaluation.compare import compare
+from rskpca.ui import (choose_methods, comparison_note, compute, reduction_note, show_errors, show_figure,
+                       show_table, start_page, without_slow_methods)
+from rskpca.ui.state import setting
 
 settings = start_page("Speedups")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
 chosen = choose_methods("speed_groups")
 rows_idx, Xc, dig = compute.comparison_set(ds)
-sampled = f" (a seeded sample of the {ds.n}, since exact KPCA needs an n x n matrix)" if rows_idx.size < ds.n else ""
-st.caption(f"Every method is trained on the same {rows_idx.size} rows{sampled}"
-           "; test time = projecting those rows as new points. Speedup = exact time / method time. "
-           "Timings are wall-clock on this server and vary from run to run; they are cached per ell.")
+st.caption(f"Every method is trained on the same {rows_idx.size} rows; test time = projecting those rows as new "
+           "points. Speedup = exact time / method time. Timings are wall-clock on this server and vary from run to "
+           "run; they are cached per ell.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
+comparison_note(shadow.m, rows_idx.size, ds.n)
 reduction_note(shadow.m, shadow.n)
 methods = without_slow_methods(chosen, shadow.m)
 
 exact = compute.exact_kpca(dig, Xc, sigma, kernel, r)
-now, failures = [], []
-for name in methods:
-    try:
-        # The Gram error is measured when asked for on the Embeddings page (same cache entry as there).
-        gram_error = bool(st.session_state.get("emb_gram_error")) and perturbs_gram(name)
-        now.append(compare(compute.method_result(dig, Xc, name, sigma, kernel, r, ell, shadow.m, gram_error),
-                           exact))
-    except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
-        failures.append(f"{METHODS[name].label}: {exc}")
-for msg in failures:
-    show_error(msg)
+# The Gram error is measured when asked for on the Embeddings page (a shared setting: same cache entries).
+fitted, failures = compute.fit_methods(dig, Xc, methods, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
+                                       gram_error=setting("gram_error"))
+show_errors(failures)
+now = [compare(res, exact) for res in fitted]
 by_name = {row["name"]: row for row in now}
 c = st.columns(4)
 c[0].metric("exact KPCA training", f"{exact.train_s * 1e3:.0f} ms")
 c[1].metric("exact KPCA test", f"{exact.test_s * 1e3:.0f} ms")
-c[2].metric("data retained m/n", f"{shadow.m / shadow.n:.1%}")
+c[2].metric(f"data retained m/n (of the {shadow.n} rows compared)", f"{shadow.m / shadow.n:.1%}")
 if "rskpca" in by_name:
     c[3].metric("RSKPCA training speedup", f"{by_name['rskpca']['train_speedup']:.1f}x")
 if now:
@@ -75,10 +68,9 @@ def speedups_over_ell() -> None:
     st.subheader("Over ell")
     if not st.toggle("Compute the curves over ell (every method at every ell; cached per ell)", key="speed_curves"):
         return
-    st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
-    ells = ell_grid(1.0, 10.0, int(st.session_state["sweep_points"]))
+    ells = compute.ell_curve(st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points"))
     rows = compute.sweep_rows(dig, Xc, exact, sigma, kernel, r, ells, chosen,
-                              compute.slow_methods_cap(st.session_state["run_slow"]))
+                              compute.slow_methods_cap(setting("run_slow")))
     failed = sorted({f"{row['method']} at ell = {row['ell']:g}" for row in rows if row["error"]})
     if failed:
         st.caption("No value where a method could not run (r > m at small ell) or was skipped as slow (large m): "

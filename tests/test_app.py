@@ -55,7 +55,7 @@ def _webgl_contexts(spec: dict) -> int:
 
 
 def _m(at: AppTest) -> int:
-    return int(next(m for m in at.sidebar.get("metric") if m.label == "shadow centers m").value)
+    return int(next(m for m in at.sidebar.get("metric") if m.label.startswith("shadow centers m")).value)
 
 
 def _upload(at: AppTest, name: str, data: bytes, mime: str = "text/csv") -> AppTest:
@@ -122,10 +122,10 @@ def test_settings_persist_across_pages_and_sync_to_the_url():
     assert at.sidebar.number_input(key="r").value == 3
     at.switch_page("pages/8_Learn.py").run()
     assert at.sidebar.slider(key="ell").value == 6.5
-    assert at.query_params["dataset"] == "blobs" and at.query_params["r"] == "3"
+    assert at.query_params["data"] == "blobs" and at.query_params["r"] == "3"
 
 
-def test_sigma_median_button_and_slider():
+def test_sigma_median_button_and_slider():  # "dataset=" is how links named samples before "data="
     at = _app(dataset="two_moons", sigma=0.5)
     assert at.sidebar.number_input(key="sigma").value == 0.5  # the shared link's sigma is kept
     at.sidebar.slider(key="sigma_slider").set_value(1.0).run()
@@ -154,7 +154,7 @@ def test_good_upload_becomes_the_data_set():
     assert at.sidebar.selectbox(key="source").value == "__upload__"
     # the column name is shown as text, never rendered as HTML/markdown
     assert at.selectbox(key="label_column").value == "group"
-    assert "dataset" not in at.query_params  # an upload cannot be shared by URL
+    assert at.query_params["data"] == "upload:mine.csv"  # the link names the file (the file cannot travel)
     at.switch_page("pages/2_Shadow_centers.py").run()
     _ok(at)
     assert _array(_charts(at)[0]["data"][0]["x"]).size == 120
@@ -211,11 +211,18 @@ def test_embeddings_three_d_and_errors_for_too_small_rank():
     assert any("at least 2 components" in e for e in _errors(at))
 
 
-def test_rank_above_m_is_an_error_message_not_a_traceback():
-    at = _app(dataset="two_moons", ell=1.0, r=20)
-    at.switch_page("pages/4_Embeddings.py").run()
-    _ok(at)
-    assert any("n_components=20" in e for e in _errors(at))
+def test_rank_above_m_is_one_message_in_the_sidebars_words():
+    at = _app(data="two_moons", sigma=2, ell=1.0, r=20)
+    m = _m(at)
+    assert m < 20
+    for page in ("pages/4_Embeddings.py", "pages/6_Speedups.py"):
+        at.switch_page(page).run()
+        _ok(at, page)
+        errors = _errors(at)
+        assert len(errors) == 1, errors
+        assert f"rank r = 20 is more than the m = {m} shadow centers" in errors[0]
+        assert "ell = 1" in errors[0] and "sigma = 2" in errors[0] and f"Lower rank r to {m}" in errors[0]
+        assert "n_components" not in errors[0]
 
 
 def test_sweeps_over_ell_on_demand():
@@ -321,7 +328,7 @@ def test_embeddings_page_shows_the_gram_error_beside_the_alignment_error_on_requ
     table = at.dataframe[0].value
     assert "gram_spectral_error" not in table.columns  # measured only on request
     assert "Reduced-set construction" in set(table["method"])
-    at.toggle(key="emb_gram_error").set_value(True).run()
+    at.toggle(key="gram_error").set_value(True).run()
     _ok(at)
     table = at.dataframe[0].value.set_index("method")
     cols = list(table.columns)
@@ -348,3 +355,151 @@ def test_kernelization_cross_validates_rskpca_on_demand_and_keeps_it_per_ell():
     at.sidebar.slider(key="ell").set_value(6.0).run()
     _ok(at)
     assert list(at.dataframe[0].value["features"]) == ["Exact KPCA", "ShDE + RSKPCA"]
+
+
+# ---------------------------------------------------------------------------
+# What a first-time user hit (issue 11)
+# ---------------------------------------------------------------------------
+
+
+def _sigma(at: AppTest) -> float:
+    return at.sidebar.number_input(key="sigma").value
+
+
+def _link_notes(at: AppTest) -> list[str]:
+    return [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]
+
+
+def test_a_link_that_does_not_name_its_data_does_not_apply_sigma():
+    at = _app(kernel="laplacian", sigma=29.77, ell=7.3, r=3)  # a link copied while an upload was in use
+    _ok(at)
+    assert _sigma(at) != pytest.approx(29.77) and _m(at) > 1
+    assert any("does not say which data its sigma = 29.77" in w for w in _link_notes(at)), _link_notes(at)
+    # the settings that do not depend on the data's scale are applied
+    assert at.sidebar.selectbox(key="kernel").value == "laplacian"
+    assert at.sidebar.slider(key="ell").value == 7.3 and at.sidebar.number_input(key="r").value == 3
+    assert at.query_params["data"] == "two_moons"  # the link now names its data
+
+
+def test_a_link_to_an_upload_says_the_file_is_missing_and_applies_its_sigma_once_uploaded():
+    at = _app(data="upload:mine.csv", sigma=29.77, ell=7.3)
+    _ok(at)
+    assert any("'mine.csv'" in w and "not loaded here" in w for w in _link_notes(at)), _link_notes(at)
+    assert _sigma(at) != pytest.approx(29.77)
+    assert at.sidebar.slider(key="ell").value == 7.3
+    rows = "\n".join(f"{30 * a:.4f},{30 * b:.4f}" for a, b in np.random.default_rng(0).normal(size=(80, 2)))
+    _upload(at, "mine.csv", ("p,q\n" + rows).encode())
+    _ok(at)
+    assert _sigma(at) == pytest.approx(29.77)
+    assert at.query_params["data"] == "upload:mine.csv"
+
+
+def test_sigma_box_and_slider_agree_when_sigma_is_outside_the_usual_range():
+    at = _app(data="two_moons", sigma=29.77)
+    _ok(at)
+    assert _sigma(at) == pytest.approx(29.77)
+    assert at.sidebar.slider(key="sigma_slider").value == pytest.approx(29.77)
+    assert not _link_notes(at)
+
+
+def test_two_moons_default_sigma_shows_the_moons_and_says_how_it_was_chosen():
+    from rskpca.data.datasets import SAMPLES
+
+    at = _app()
+    assert _sigma(at) == SAMPLES["two_moons"].sigma
+    assert any("separate the sample's classes best" in c.value for c in at.sidebar.caption)
+    at.sidebar.button(key="sigma_median").click().run()
+    assert _sigma(at) > 4 * SAMPLES["two_moons"].sigma  # the median heuristic, one click away
+
+
+STRAY = "a,b\n" + "\n".join(("abc" if i == 57 else f"{np.sin(i):.3f}") + f",{np.cos(i):.3f}" for i in range(200))
+
+
+def test_a_stray_text_cell_is_shown_and_can_be_treated_as_missing():
+    at = _app()
+    _upload(at, "stray.csv", STRAY.encode())
+    _ok(at)
+    assert at.session_state["_dataset"].feature_names == ["b"]
+    assert any("text cells" in w.value for w in at.warning)
+    cells = at.dataframe[0].value
+    assert cells.to_dict("records") == [{"column": "a", "row": 57, "cell": "abc"}]
+    assert any("'abc' in row 57" in t.value for t in at.text)
+    at.checkbox(key="stray_text_missing").check().run()
+    assert any("'a' (1)" in e for e in _errors(at))  # now a missing value, which the user decides about
+    at.checkbox(key="drop_missing").check().run()
+    _ok(at)
+    assert not _errors(at)
+    ds = at.session_state["_dataset"]
+    assert ds.feature_names == ["a", "b"] and ds.n == 199
+
+
+def test_renamed_columns_and_utf16_are_said_on_the_data_page():
+    at = _app()
+    _upload(at, "wide.csv", "a,a,label\n1,2,u\n3,5,v\n4,4,u\n".encode("utf-16"))
+    _ok(at)
+    notes = [t.value for t in at.text]
+    assert any("UTF-16" in t for t in notes) and any("'a' -> 'a', 'a.1'" in t for t in notes), notes
+
+
+@pytest.mark.parametrize("name,data", [("single.csv", b"a,b\n1,2\n"), ("image.csv", b"\x89PNG\r\n\x1a\n" * 40)])
+def test_after_a_rejected_upload_the_error_and_the_sidebar_name_the_same_data(name, data):
+    at = _app(data="iris")
+    _upload(at, name, data)
+    _ok(at)
+    errors = _errors(at)
+    assert errors and all("Still showing: Iris flowers" in e for e in errors), errors
+    shown = [t.value for t in at.sidebar.text]
+    assert "Showing: Iris flowers" in shown and not any(name in t for t in shown), shown
+    assert at.sidebar.get("metric")[0].value and at.session_state["_dataset"].n == 150
+    at.sidebar.selectbox(key="source").set_value("blobs").run()
+    _ok(at)
+    assert not _errors(at)
+    assert "Showing: Gaussian blobs" in [t.value for t in at.sidebar.text]
+
+
+def test_every_m_says_which_rows_it_counts(monkeypatch):
+    from rskpca.ui import compute
+
+    monkeypatch.setattr(compute, "EXACT_MAX_ROWS", 300)
+    compute.comparison_rows.clear()
+    try:
+        at = _app(data="digits", ell=2.0, r=2)
+        label = at.sidebar.get("metric")[0]
+        assert label.label == "shadow centers m (on all n rows)" and "of n = 1797" in label.proto.delta
+        for page in ("pages/4_Embeddings.py", "pages/6_Speedups.py"):
+            at.switch_page(page).run()
+            _ok(at, page)
+            info = " ".join(i.value for i in at.info)
+            assert "seeded sample of 300 of the 1797 rows" in info and "shadow centers of these 300 rows" in info
+            assert "sidebar's m counts all 1797 rows" in info
+    finally:
+        compute.comparison_rows.clear()
+
+
+def test_the_first_menu_entry_is_home_and_the_app_menu_is_ours():
+    at = _app()
+    links = [link.proto.label for link in at.sidebar.get("page_link")]
+    assert links[:3] == ["Home", "Data", "Shadow centers"] and len(links) == 9
+    config = (ROOT / ".streamlit" / "config.toml").read_text()
+    assert re.search(r"^showSidebarNavigation = false$", config, re.M)  # no automatic "app" entry
+
+
+def test_the_page_icon_is_bundled_not_fetched():
+    from PIL import Image
+
+    from rskpca.ui.state import ICON
+
+    assert Image.open(ICON).size == (64, 64)
+    for script in [APP, *(str(ROOT / p) for p in PAGES)]:
+        assert "page_icon=\":" not in Path(script).read_text()  # a material/emoji favicon comes from a CDN
+
+
+def test_every_session_key_is_registered_and_pages_do_not_touch_session_state():
+    from rskpca.ui.keys import APP_KEYS, KEYS
+
+    for page in [APP, *(str(ROOT / p) for p in PAGES)]:
+        assert "session_state" not in Path(page).read_text(), page
+    literal = re.compile(r"""(?:ss|session_state)(?:\[|\.get\(|\.pop\(|\.setdefault\()\s*["']([^"']+)["']""")
+    for module in (ROOT / "rskpca" / "ui").glob("*.py"):
+        for key in literal.findall(module.read_text()):
+            assert key in KEYS or key in APP_KEYS, f"{module.name}: session key {key!r} is not registered"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,7 @@ from rskpca.data.datasets import (
     numeric_columns,
     prepare,
     read_table,
+    stray_text_cells,
 )
 
 # A 1x1 PNG, the start of a real image file.
@@ -202,7 +204,7 @@ class _Evil:
         (b"a,b\n1,2\n3,4,5,6\n", "ragged.csv", "could not be read"),
         (b"just text, not npy", "x.npy", "not a NumPy array"),
         (b"a,b\n1,2\n", "x.parquet", "not a Parquet file"),
-        (b"PAR1 truncated", "x.parquet", "not a readable Parquet"),
+        (b"PAR1 truncated", "x.parquet", "incomplete"),
         (b"{}", "x.json", "not supported"),
         (b"\x1f\x8b\x08\x00garbage", "x.csv.gz", "cannot be decompressed"),
         (gzip.compress(b""), "x.csv.gz", "empty after decompression"),
@@ -425,3 +427,71 @@ def test_xy_coordinates_keep_y_as_a_feature():
     assert prepare(df).X.shape == (50, 2)
     classes = pd.DataFrame({"x": rng.normal(size=50), "z": rng.normal(size=50), "y": rng.integers(0, 3, 50)})
     assert guess_label_column(classes) == "y"
+
+
+# ---------------------------------------------------------------------------
+# What a first-time user hit (issue 11, "Data you can trust")
+# ---------------------------------------------------------------------------
+
+
+def _stray_text_table() -> pd.DataFrame:
+    """199 numbers and one 'abc' in column a, as read from a CSV."""
+    values = [f"{v:.3f}" for v in np.random.default_rng(0).normal(size=200)]
+    values[57] = "abc"
+    b = np.random.default_rng(1).normal(size=200)
+    text = "a,b\n" + "\n".join(f"{x},{y:.3f}" for x, y in zip(values, b))
+    return read_table(text.encode(), "stray.csv")
+
+
+def test_a_numeric_column_with_a_stray_text_cell_is_named_with_the_cell():
+    df = _stray_text_table()
+    assert stray_text_cells(df) == {"a": [(57, "abc")]}
+    ds = prepare(df)
+    assert ds.feature_names == ["b"]
+    assert any("'a'" in note and "'abc' in row 57" in note for note in ds.notes), ds.notes
+
+
+def test_stray_text_cells_can_be_treated_as_missing():
+    df = _stray_text_table()
+    with pytest.raises(DataError, match=r"Missing values .*'a' \(1\)"):
+        prepare(df, stray_text="missing")
+    ds = prepare(df, stray_text="missing", missing="drop")
+    assert ds.feature_names == ["a", "b"] and ds.n == 199
+    assert 57 not in ds.row_ids
+    # a text column (labels) is not mistaken for numbers with stray text
+    assert stray_text_cells(pd.DataFrame({"c": ["u", "v"] * 10, "d": [1, "x"] * 10})) == {}
+
+
+def test_renamed_duplicate_column_names_are_reported():
+    df = read_table(b"a,a,b\n1,2,3\n4,5,6\n7,8,9\n", "dup.csv")
+    assert list(df.columns) == ["a", "a.1", "b"]
+    ds = prepare(df)
+    assert any("'a' -> 'a', 'a.1'" in note for note in ds.notes), ds.notes
+    assert not any("renamed" in note for note in prepare(read_table(b"a,b\n1,2\n3,4\n", "ok.csv")).notes)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_text_is_read_and_its_encoding_named(encoding):
+    df = read_table("x,y,label\n1.5,2,é\n3,4.25,ü\n".encode(encoding), "wide.csv")
+    assert list(df.columns) == ["x", "y", "label"] and df["y"].tolist() == [2.0, 4.25]
+    assert df["label"].tolist() == ["é", "ü"]
+    assert any(encoding.split("-")[0].upper() in note for note in prepare(df).notes)
+
+
+def test_a_truncated_parquet_file_is_explained_in_plain_words():
+    data = pd.DataFrame({"x": np.arange(100.0), "y": np.arange(100.0)}).to_parquet()
+    with pytest.raises(DataError) as err:
+        read_table(data[: len(data) - 40], "cut.parquet")
+    assert "incomplete" in str(err.value) and "not a Parquet file" in str(err.value)
+    assert not re.search(r"Arrow|magic|footer", str(err.value)), str(err.value)
+
+
+def test_two_moons_default_sigma_is_the_one_that_shows_the_moons():
+    """The stored default reproduces (python -m rskpca.data.bandwidth) and beats the median heuristic."""
+    from rskpca.data.bandwidth import GRID_EXPONENTS, separating_sigma
+
+    df = load_sample("two_moons")
+    sigma, accuracy, scores = separating_sigma(df[["x", "y"]].to_numpy(), df["label"].to_numpy())
+    assert SAMPLES["two_moons"].sigma == sigma
+    at_median = scores[GRID_EXPONENTS.index(0)][1]
+    assert accuracy > 0.95 > 0.85 > at_median  # the moons apart at the default, one blob at the median

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -179,16 +180,36 @@ def shoot(page, name: str) -> Path:
     return path
 
 
+def _menu(page):
+    """The sidebar menu's links (the app draws its own menu with st.page_link; see rskpca.ui.nav)."""
+    return page.get_by_test_id("stSidebar").get_by_test_id("stPageLink")
+
+
 def nav_links(page) -> list[str]:
-    links = page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink")
-    return [links.nth(i).inner_text().strip() for i in range(links.count())]
+    links = _menu(page)
+    return [re.sub(r"^[a-z_]+\s+", "", links.nth(i).inner_text().strip()) for i in range(links.count())]
 
 
 def go_to(page, label: str) -> None:
     """Open a page through the sidebar link (a URL change would start a new session)."""
-    page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink").filter(
-        has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")).first.click()
+    _menu(page).filter(has_text=re.compile(rf"{re.escape(label)}\s*$")).first.click()
     wait_for_app_run(page)
+
+
+def block_the_internet(page) -> list[str]:
+    """Abort every request that leaves this machine and record it: the app must work offline."""
+    outside = []
+
+    def handle(route):
+        host = urllib.parse.urlsplit(route.request.url).hostname or ""
+        if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", handle)
+    return outside
 
 
 def ell_slider(page):
@@ -260,6 +281,7 @@ def upload(page, data: bytes, name: str) -> None:
 
 def test_upload_move_ell_and_visit_every_page(app_server, app_page):
     page = app_page
+    outside = block_the_internet(page)
     page.goto(app_server)
     page.get_by_test_id("stAppViewContainer").wait_for()
     wait_for_app_run(page)
@@ -268,6 +290,12 @@ def test_upload_move_ell_and_visit_every_page(app_server, app_page):
 
     labels = nav_links(page)
     assert len(labels) >= 8, f"expected the home page and the 8 views in the sidebar, got {labels}"
+    assert labels[0] == "Home", labels
+    assert not page.get_by_test_id("stSidebarNav").count(), "Streamlit's own menu (with 'app') is shown too"
+    # the home page's views look like links: the theme's link colour, underlined
+    view = page.get_by_test_id("stMain").get_by_test_id("stPageLink").first.locator("a span").first
+    style = view.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).textDecorationLine]")
+    assert style == ["rgb(59, 91, 219)", "underline"], style
     data_label = next((lab for lab in labels if re.search(r"data", lab, re.I)), None)
     assert data_label, f"no Data page among {labels}"
 
@@ -296,6 +324,7 @@ def test_upload_move_ell_and_visit_every_page(app_server, app_page):
         assert_uploaded_data_in_use(page, label)
         shoot(page, f"{i + 2:02d}-{label}")
     assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
+    assert not outside, f"the app asked the internet for {outside[:5]} (it must work offline)"
     # Browsers keep a few WebGL contexts per page and drop the oldest beyond that: a chart goes blank.
     lost = [t for t in page.console_texts if re.search(r"too many active webgl contexts|context lost", t, re.I)]
     assert not lost, f"WebGL contexts were dropped (too many WebGL charts): {lost[:3]}"

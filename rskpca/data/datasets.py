@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
-
-from rskpca.data.readers import DataError, read_table
+from rskpca.data.columns import (_example_bad_value, column_summary, guess_label_column, numeric_columns,
+                                 stray_text_as_missing, stray_text_cells)
+from rskpca.data.readers import DataError, read_notes, read_table
 
 __all__ = [
     "DataError",
@@ -36,6 +35,8 @@ __all__ = [
     "guess_label_column",
     "prepare",
     "column_summary",
+    "stray_text_cells",
+    "stray_text_as_missing",
     "data_digest",
     "main",
 ]
@@ -48,8 +49,6 @@ SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 MAX_ABS_VALUE = 1e150
 # Below this spread squared differences (< 1e-300) underflow towards float64's subnormals.
 MIN_SPREAD = 1e-150
-# Column names that usually hold the class of a row, in order of preference.
-_LABEL_NAMES = ("label", "labels", "target", "class", "classes", "y", "species", "category", "digit")
 
 
 # ---------------------------------------------------------------------------
@@ -75,6 +74,10 @@ class SampleInfo:
         Number of rows and of feature columns (the label excluded).
     label : str
         Name of the label column.
+    sigma : float or None
+        Default bandwidth on the raw features, for samples made to show a
+        nonlinear structure (:mod:`rskpca.data.bandwidth` says how it is
+        chosen); None: the median heuristic.
     """
 
     name: str
@@ -84,6 +87,7 @@ class SampleInfo:
     n: int
     d: int
     label: str = "label"
+    sigma: float | None = None
 
 
 SAMPLES: dict[str, SampleInfo] = {
@@ -108,11 +112,11 @@ SAMPLES: dict[str, SampleInfo] = {
         SampleInfo("two_moons", "Two moons",
                    "1000 points on two interleaving half circles with Gaussian noise 0.08 "
                    "(make_moons, seed 0).",
-                   "two_moons.csv", 1000, 2),
+                   "two_moons.csv", 1000, 2, sigma=0.205),
         SampleInfo("circles", "Concentric circles",
                    "1000 points on two concentric circles (radius ratio 0.5, noise 0.05; "
                    "make_circles, seed 0): the classic case linear PCA cannot separate.",
-                   "circles.csv", 1000, 2),
+                   "circles.csv", 1000, 2, sigma=0.122),
         SampleInfo("swiss_roll", "Swiss roll",
                    "1200 points on a rolled-up 2-D sheet in 3-D (noise 0.2; make_swiss_roll, "
                    "seed 0); the label is the position along the roll cut into 4 equal bands.",
@@ -240,66 +244,8 @@ class Dataset:
         return self.X.shape[1]
 
 
-def numeric_columns(df: pd.DataFrame) -> list[str]:
-    """Names of the columns usable as features: numeric or boolean, not complex.
-
-    Examples
-    --------
-    >>> numeric_columns(pd.DataFrame({"a": [1.0], "b": ["x"], "c": [True]}))
-    ['a', 'c']
-    """
-    return [c for c in df.columns
-            if (is_numeric_dtype(df[c]) or is_bool_dtype(df[c])) and not is_complex_dtype(df[c])]
-
-
-def guess_label_column(df: pd.DataFrame) -> str | None:
-    """A column that probably holds classes: a usual name (label, target, class, ...), else None.
-
-    A last column of text with few distinct values (e.g. species names) is also taken.
-
-    Examples
-    --------
-    >>> guess_label_column(pd.DataFrame({"x": [1, 2], "Target": [0, 1]}))
-    'Target'
-    >>> guess_label_column(pd.DataFrame({"x": [1.0, 2.0], "z": [3.0, 4.0]})) is None
-    True
-    >>> guess_label_column(pd.DataFrame({"x": [0.1, 0.7, 0.3, 0.9], "y": [0.5, 0.2, 0.8, 0.4]})) is None
-    True
-    """
-    by_lower = {str(c).strip().lower(): c for c in df.columns}
-    for want in _LABEL_NAMES:
-        if want in by_lower:
-            if want == "y" and not _looks_like_classes(df[by_lower[want]]):
-                continue  # "x, y" coordinates: y is a feature, not a label
-            return by_lower[want]
-    if df.shape[1] >= 2:
-        last = df.columns[-1]
-        col = df[last]
-        if last not in numeric_columns(df) and 1 < col.nunique() <= max(2, min(50, len(df) // 2)):
-            return last
-    return None
-
-
-def _looks_like_classes(col: pd.Series) -> bool:
-    """Text, or integers with few distinct values (at most 50 and at most half the rows)."""
-    if col.name not in numeric_columns(col.to_frame()):
-        return True
-    values = pd.to_numeric(col, errors="coerce").dropna().to_numpy(dtype=np.float64)
-    few = 1 < np.unique(values).size <= max(2, min(50, len(col) // 2))
-    return bool(few and np.all(values == np.round(values)))
-
-
-def _example_bad_value(series: pd.Series) -> str:
-    """The first value of a column that is not a number, with its row, for error messages."""
-    coerced = pd.to_numeric(series, errors="coerce")
-    positions = np.flatnonzero((coerced.isna() & series.notna()).to_numpy())
-    if positions.size == 0:
-        return ""
-    return f" (e.g. {str(series.iloc[positions[0]])[:40]!r} in row {positions[0]})"
-
-
 def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standardize=False,
-            max_rows=None, random_state=0, missing="error") -> Dataset:
+            max_rows=None, random_state=0, missing="error", stray_text="exclude") -> Dataset:
     """Validate a table and turn it into a :class:`Dataset` for kernel PCA.
 
     Parameters
@@ -320,6 +266,10 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     missing : {"error", "drop"}, default="error"
         What to do with rows having NaN in a chosen column: refuse (naming the
         columns) or drop them (said in ``notes``).
+    stray_text : {"exclude", "missing"}, default="exclude"
+        Columns of numbers with a few text cells (:func:`stray_text_cells`):
+        leave them out of the features, naming them and the cells in ``notes``,
+        or read those cells as missing values so the columns are features.
 
     Returns
     -------
@@ -349,6 +299,8 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         raise DataError(f"Expected a table (pandas DataFrame), got {type(df).__name__}.")
     if missing not in ("error", "drop"):
         raise DataError(f"missing must be 'error' or 'drop'; got {missing!r}.")
+    if stray_text not in ("exclude", "missing"):
+        raise DataError(f"stray_text must be 'exclude' or 'missing'; got {stray_text!r}.")
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise DataError("The table is empty: it needs at least two rows and one numeric column.")
     duplicated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
@@ -356,9 +308,18 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         raise DataError(f"Column name(s) {duplicated} appear more than once; rename them so each is unique.")
     if label_column is not None and label_column not in df.columns:
         raise DataError(f"Label column {label_column!r} is not in the table; choose one of its columns or none.")
+    notes: list[str] = list(read_notes(df))
+    stray = {c: cells for c, cells in stray_text_cells(df).items() if c != label_column}
+    if stray and stray_text == "missing":
+        df = stray_text_as_missing(df, list(stray))
+        notes.append(f"Text cells in the numeric column(s) {list(stray)} are read as missing values.")
+    elif stray:
+        for col, cells in stray.items():
+            shown = ", ".join(f"{text!r} in row {row}" for row, text in cells)
+            notes.append(f"Column {col!r} holds numbers but also text ({shown}), so it is not used as a feature. "
+                         "Fix those cells, or treat them as missing values.")
     features = _choose_features(df, feature_columns, label_column)
     n_original = len(df)
-    notes: list[str] = []
     table = df.reset_index(drop=True)
     row_ids = np.arange(n_original)
 
@@ -440,42 +401,6 @@ def _choose_features(df: pd.DataFrame, feature_columns, label_column) -> list[st
             raise DataError(f"Column {c!r} is not numeric{_example_bad_value(df[c])}; "
                             "choose numeric feature columns.")
     return features
-
-
-def column_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Per-column summary: dtype, count, missing, unique, mean, std, min, max (NaN for text).
-
-    Examples
-    --------
-    >>> column_summary(pd.DataFrame({"a": [1.0, 3.0, None], "b": ["x", "y", "x"]}))
-      column    dtype  count  missing  unique  mean       std  min  max
-    0      a  float64      2        1       2   2.0  1.414214  1.0  3.0
-    1      b      str      3        0       2   NaN       NaN  NaN  NaN
-    """
-    # Column-wise vectorised reductions: a Python loop over columns costs ~10 ms each in pandas.
-    numeric = numeric_columns(df)
-    stats = _numeric_stats(df[numeric].to_numpy(dtype=np.float64, na_value=np.nan)) if numeric else None
-    out = pd.DataFrame({
-        "column": [str(c) for c in df.columns],
-        "dtype": [str(t) for t in df.dtypes],
-        "count": df.notna().sum().to_numpy(dtype=np.int64),
-        "missing": df.isna().sum().to_numpy(dtype=np.int64),
-        "unique": df.nunique().to_numpy(dtype=np.int64),
-    })
-    for stat in ("mean", "std", "min", "max"):
-        values = np.full(df.shape[1], np.nan)
-        if stats is not None:
-            values[[df.columns.get_loc(c) for c in numeric]] = stats[stat]
-        out[stat] = values
-    return out
-
-
-def _numeric_stats(arr: np.ndarray) -> dict[str, np.ndarray]:
-    """NaN-ignoring mean, sample std, min and max of each column (NaN for an all-missing column)."""
-    with warnings.catch_warnings():  # all-NaN columns: NaN is the right answer, the warning is noise
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return {"mean": np.nanmean(arr, axis=0), "std": np.nanstd(arr, axis=0, ddof=1),
-                "min": np.nanmin(arr, axis=0), "max": np.nanmax(arr, axis=0)}
 
 
 def data_digest(X, *extra) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
-__all__ = ["DataError", "read_table", "MAX_DECOMPRESSED_BYTES"]
+__all__ = ["DataError", "read_table", "read_notes", "MAX_DECOMPRESSED_BYTES"]
 
 # A gzip upload may expand to at most this many bytes (guards against zip bombs).
 MAX_DECOMPRESSED_BYTES = 1 << 30
@@ -81,7 +81,10 @@ def read_table(data: bytes, filename: str) -> pd.DataFrame:
     -------
     pandas.DataFrame
         With string column names; NPY arrays and header-less text get
-        columns ``x0, x1, ...``.
+        columns ``x0, x1, ...``. What reading changed or assumed (an encoding
+        other than UTF-8, repeated column names renamed) is in
+        ``df.attrs["notes"]`` (see :func:`read_notes`), which
+        :func:`rskpca.data.datasets.prepare` passes on to the user.
 
     Raises
     ------
@@ -106,19 +109,65 @@ def read_table(data: bytes, filename: str) -> pd.DataFrame:
     if data.startswith(_GZIP_MAGIC):
         data = _gunzip(data, name)
         ext = [e for e in ext if e != ".gz"]
+    notes: list[str] = []
+    encoding = _wide_text_encoding(data)
+    if encoding is not None:  # UTF-16/32 text has NUL bytes: read it as text, not refuse it as binary
+        data = _decode_wide(data, name, encoding)
+        notes.append(f"{name} is {encoding.upper()} text; it was read as such.")
     kind = _sniff_kind(data, name, ext[-1] if ext else "")
     if kind == "npy":
         df = _read_npy(data, name)
     elif kind == "parquet":
         df = _read_parquet(data, name)
     else:
-        df = _read_text(data, name, sep="\t" if kind == "tsv" else None)
+        df = _read_text(data, name, sep="\t" if kind == "tsv" else None, notes=notes)
     if df.shape[1] == 0:
         raise DataError(f"{name} has no columns: upload a table with at least one numeric column.")
     if df.shape[0] == 0:
         raise DataError(f"{name} has a header ({df.shape[1]} column(s)) but no data rows.")
     df.columns = [str(c) for c in df.columns]
+    df.attrs["notes"] = tuple(notes)
     return df
+
+
+def read_notes(df: pd.DataFrame) -> tuple[str, ...]:
+    """What :func:`read_table` changed or assumed while reading ``df`` (empty for other tables).
+
+    Examples
+    --------
+    >>> read_notes(read_table(b"a,a,b\\n1,2,3\\n4,5,6\\n", "dup.csv"))
+    ("Repeated column names in dup.csv were renamed to keep them apart: 'a' -> 'a', 'a.1'.",)
+    """
+    return tuple(df.attrs.get("notes", ()))
+
+
+# Byte order marks of the wide Unicode encodings (UTF-32 first: its LE mark starts with UTF-16's).
+_WIDE_BOMS = [(b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")]
+
+
+def _wide_text_encoding(data: bytes) -> str | None:
+    """'utf-16'/'utf-32' (with a BOM), 'utf-16-le'/'utf-16-be' (NUL in every other byte of ASCII text), or None."""
+    for bom, encoding in _WIDE_BOMS:
+        if data.startswith(bom):
+            return encoding
+    head = data[:4096]
+    if len(head) >= 4 and len(head) % 2 == 0:
+        even, odd = head[0::2], head[1::2]
+        # ASCII text in UTF-16: one byte of every pair is NUL, the other printable.
+        if odd.count(0) == len(odd) and even.count(0) == 0:
+            return "utf-16-le"
+        if even.count(0) == len(even) and odd.count(0) == 0:
+            return "utf-16-be"
+    return None
+
+
+def _decode_wide(data: bytes, name: str, encoding: str) -> bytes:
+    try:
+        return data.decode(encoding).lstrip("\ufeff").encode("utf-8")
+    except UnicodeDecodeError:
+        raise DataError(f"{name} starts like {encoding.upper()} text but does not decode as it; save it as "
+                        "UTF-8 CSV (in Excel: CSV UTF-8) and upload it again.") from None
 
 
 def _gunzip(data: bytes, name: str) -> bytes:
@@ -185,8 +234,10 @@ def _read_npy(data: bytes, name: str) -> pd.DataFrame:
 def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
     try:
         return pd.read_parquet(io.BytesIO(data))
-    except Exception as exc:  # pyarrow raises many types (ArrowInvalid, OSError, ...)
-        raise DataError(f"{name} is not a readable Parquet file ({type(exc).__name__}: {exc}).") from None
+    except Exception:  # pyarrow raises many types (ArrowInvalid, OSError, ...), in its own words
+        raise DataError(f"{name} could not be read as Parquet: the file is incomplete (cut off while saving, "
+                        "copying or uploading) or is not a Parquet file. Upload the complete file, or save the "
+                        "table again (DataFrame.to_parquet) or as CSV.") from None
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -198,7 +249,7 @@ def _decode(data: bytes, name: str) -> str:
     raise DataError(f"{name} is not UTF-8 or Latin-1 text.")  # unreachable: Latin-1 decodes any bytes
 
 
-def _read_text(data: bytes, name: str, sep: str | None) -> pd.DataFrame:
+def _read_text(data: bytes, name: str, sep: str | None, notes: list[str]) -> pd.DataFrame:
     text = _decode(data, name)
     lines = [line for line in text.splitlines()[:50] if line.strip()]
     if sep is None:
@@ -214,6 +265,8 @@ def _read_text(data: bytes, name: str, sep: str | None) -> pd.DataFrame:
     if _header_is_data(df.columns):  # no header row: the first row holds numbers, keep it as data
         df = _parse(text, name, sep, header=None)
         df.columns = [f"x{j}" for j in range(df.shape[1])]
+    else:
+        notes.extend(_renamed_duplicates(text, sep, df.columns, name))
     if sep == ";":  # European CSV: ';' between fields, ',' as the decimal mark
         df = _decimal_commas(df)
     return df
@@ -228,6 +281,21 @@ def _parse(text: str, name: str, sep: str, header) -> pd.DataFrame:
     except (pd.errors.ParserError, ValueError) as exc:
         raise DataError(f"{name} could not be read as a table ({exc}). Check that every row has "
                         "the same number of fields as the header.") from None
+
+
+def _renamed_duplicates(text: str, sep: str, columns, name: str) -> list[str]:
+    """A note when pandas renamed repeated header names (``a``, ``a`` -> ``a``, ``a.1``)."""
+    header = pd.read_csv(io.StringIO(text), sep=sep, header=None, nrows=1, dtype=str,
+                         skipinitialspace=sep != r"\s+", engine="python" if sep == r"\s+" else "c")
+    raw = [str(c) for c in header.iloc[0].tolist()] if len(header) else []
+    if len(raw) != len(columns) or len(set(raw)) == len(raw):
+        return []
+    renamed = {}
+    for original, new in zip(raw, (str(c) for c in columns)):
+        if raw.count(original) > 1:
+            renamed.setdefault(original, []).append(new)
+    parts = "; ".join(f"{k!r} -> {', '.join(repr(v) for v in vs)}" for k, vs in renamed.items())
+    return [f"Repeated column names in {name} were renamed to keep them apart: {parts}."]
 
 
 def _header_is_data(columns) -> bool:

@@ -1,8 +1,9 @@
 """Streamlit glue for the app (the only part of rskpca that imports Streamlit).
 
-Pages call :func:`sidebar` first, then cached computations from
+Pages only draw: they call :func:`start_page` (the sidebar) first, then cached computations from
 :mod:`rskpca.ui.compute`, figure builders from :mod:`rskpca.plotting`, and render
-with :func:`show_figure` / :func:`show_table`.
+with :func:`show_figure` / :func:`show_table`. Every session-state key is
+registered in :mod:`rskpca.ui.keys`; :mod:`rskpca.ui.state` owns the rest.
 
 The names below load on first use (PEP 562), so a tool in this package such as
 ``python -m rskpca.ui.bench_latency`` can configure Streamlit's logging before
@@ -15,13 +16,13 @@ _EXPORTS = {
     "compute": "rskpca.ui.compute",
     "Settings": "rskpca.ui.state", "sidebar": "rskpca.ui.state", "start_page": "rskpca.ui.state",
     **{name: "rskpca.ui.widgets" for name in (
-        "choose_methods", "download_csv", "plain", "reduction_note", "show_error", "show_figure", "show_table",
-        "show_text_list", "without_slow_methods")},
+        "choose_methods", "comparison_note", "download_csv", "plain", "reduction_note", "show_error",
+        "show_errors", "show_figure", "show_table", "show_text_list", "without_slow_methods")},
 }
 
 __all__ = ["compute", "Settings", "sidebar", "start_page", "show_figure", "show_table", "reduction_note",
            "show_text_list", "show_error", "plain", "without_slow_methods", "download_csv",
-           "choose_methods"]
+           "choose_methods", "comparison_note", "show_errors"]
 
 
 def __getattr__(name: str):

@@ -21,12 +21,14 @@ from rskpca.data.datasets import load_sample, prepare, read_table
 from rskpca.core.kernels import kernel_row_means, median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.evaluation.classify import cross_validate_classifier
-from rskpca.evaluation.compare import fit_exact, fit_method, sweep_point
-from rskpca.evaluation.methods import SLOW_ABOVE_M
+from rskpca.evaluation.compare import ell_grid, fit_exact, fit_method, sweep_point
+from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, perturbs_gram
+from rskpca.ui.keys import ELL_RANGE
 
 __all__ = [
     "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "principal_axes",
-    "comparison_rows", "comparison_set", "exact_kpca", "method_result", "kde_grid", "shde_grid", "densities_at",
+    "comparison_rows", "comparison_set", "exact_kpca", "method_result", "fit_methods", "rank_message", "ell_curve",
+    "kde_grid", "shde_grid", "densities_at",
     "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
 ]
 
@@ -50,11 +52,11 @@ def read_upload(digest: str, _data: bytes, filename: str) -> pd.DataFrame:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def prepared(source_key: str, _df: pd.DataFrame, feature_columns, label_column, standardize: bool,
-             max_rows: int, missing: str, seed: int = 0):
+             max_rows: int, missing: str, seed: int = 0, stray_text: str = "exclude"):
     """The validated :class:`~rskpca.data.datasets.Dataset` for these choices."""
     return prepare(_df, feature_columns=None if feature_columns is None else list(feature_columns),
                    label_column=label_column, standardize=standardize, max_rows=max_rows, missing=missing,
-                   random_state=seed)
+                   random_state=seed, stray_text=stray_text)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -114,6 +116,34 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
     """
     return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m,
                       measure_gram_error=gram_error)
+
+
+def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float) -> str:
+    """r > m, in the sidebar's words, with the fix."""
+    return (f"rank r = {r} is more than the m = {m} shadow centers (on these {n_rows} rows) at ell = {ell:g} and "
+            f"sigma = {sigma:.4g}: the reduced methods have at most m components. Lower rank r to {m} or less, or "
+            "raise ell or lower sigma (smaller shadows, more centers).")
+
+
+def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
+                gram_error: bool = False):
+    """Every named method fitted at ell (each cached) -> ``(results, messages)`` for the page to show.
+
+    ``gram_error`` measures the Gram matrix error of the methods that perturb it.
+    A method that cannot run is a message, not an exception; when r > m the
+    reduced methods all fail for the same reason, which is said once
+    (:func:`rank_message`).
+    """
+    results, failures = [], []
+    for name in names:
+        try:
+            results.append(method_result(digest, X, name, sigma, kernel, r, ell, m,
+                                         bool(gram_error) and perturbs_gram(name)))
+        except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
+            failures.append(f"{METHODS[name].label}: {exc}")
+    if failures and r > m:
+        return results, [rank_message(r, m, X.shape[0], ell, sigma)]
+    return results, failures
 
 
 def _grid(X2: np.ndarray, size: int):
@@ -259,6 +289,11 @@ def slow_methods_cap(run_slow: bool) -> int | None:
     return None if run_slow else SLOW_M
 
 
+def ell_curve(points: int) -> np.ndarray:
+    """``points`` values of ell spread over the ell slider's range (the x of every curve over ell)."""
+    return ell_grid(*ELL_RANGE, int(points))
+
+
 def shadow_rows(digest: str, X: np.ndarray, sigma: float, kernel: str, ells) -> list[dict]:
     """m over ell (cached per ell, with progress)."""
     return _with_progress("Shadow sizes over ell", ells, lambda ell: [_shadow_point(digest, X, sigma, kernel, ell)])
@@ -284,9 +319,9 @@ def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, cl
 # the sidebar's ell, keys them: moving ell never recomputes a scrubber.
 
 #: The scrubbers' ell grid (the sidebar's range in steps of 0.5).
-SCRUB_ELLS = tuple(float(e) for e in np.round(np.linspace(1.0, 10.0, 19), 2))
+SCRUB_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 19), 2))
 #: The embedding scrubber fits RSKPCA at each ell, so it uses a coarser grid (steps of 1).
-SCRUB_EMBED_ELLS = tuple(float(e) for e in np.round(np.linspace(1.0, 10.0, 10), 2))
+SCRUB_EMBED_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 10), 2))
 #: Grid cells per axis of the density scrubber (coarser than the page's 80: frames multiply it).
 SCRUB_GRID = 50
 

@@ -12,72 +12,28 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 from rskpca.data.datasets import SAMPLES, DataError, Dataset, guess_label_column
 from rskpca.ui import compute
-from rskpca.ui.widgets import show_error
+from rskpca.ui import keys as K
+from rskpca.ui.keys import DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, KEYS, NO_LABEL, RANK_RANGE, UPLOAD
+from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_link, write_link
+from rskpca.ui.nav import sidebar_menu
+from rskpca.ui.widgets import plain, show_error
 
-__all__ = ["Settings", "sidebar", "start_page", "UPLOAD", "NO_LABEL", "KEYS", "DEFAULT_SAMPLE", "accept_upload",
-           "column_choice_keys"]
+__all__ = ["Settings", "sidebar", "start_page", "accept_upload", "handle_upload", "current_table", "setting",
+           "column_options", "row_choice", "cv_requested", "request_cv", "upload_error", "ICON"]
 
-#: The source key of an uploaded file (sample names are the other sources).
-UPLOAD = "__upload__"
-#: The label selectbox's "no label" choice.
-NO_LABEL = "(no label column)"
-DEFAULT_SAMPLE = "two_moons"
-DEFAULT_ELL = 4.0
-DEFAULT_RANK = 5
-ELL_RANGE = (1.0, 10.0)
-RANK_RANGE = (1, 20)
-DEFAULT_MAX_ROWS = 5000
-KERNEL_CONVENTIONS = {
-    "gaussian": r"k(x,y)=\exp\left(-\|x-y\|^2/\sigma^2\right)",
-    "laplacian": r"k(x,y)=\exp\left(-\|x-y\|/\sigma\right)",
-}
-
-#: Widget keys whose values must survive page switches, with their defaults (None: set elsewhere).
-KEYS = {
-    "source": DEFAULT_SAMPLE,
-    "kernel": "gaussian",
-    "sigma": None,
-    "ell": DEFAULT_ELL,
-    "r": DEFAULT_RANK,
-    # Data page
-    "feature_columns": None,
-    "label_column": None,
-    "standardize": False,
-    "max_rows": DEFAULT_MAX_ROWS,
-    "drop_missing": False,
-    "row_seed": 0,
-    # page-level choices worth keeping while the user looks elsewhere
-    "emb_dims": "2-D",
-    "emb_groups": None,
-    "speed_groups": None,
-    "emb_gram_error": False,
-    "classifier": None,
-    "cv_folds": 5,
-    "cv_live": False,
-    "kde_line_a": None,
-    "kde_line_b": None,
-    "bounds_max_exact": 500,
-    "bounds_measured_curves": False,
-    "speed_curves": False,
-    "run_slow": False,
-    "sweep_points": 5,
-}
-
-
-def column_choice_keys() -> tuple[str, ...]:
-    """Keys that depend on the columns of the current table (reset when it changes)."""
-    return ("feature_columns", "label_column", "kde_line_a", "kde_line_b")
+#: The page icon, bundled (a material icon as favicon is fetched from Google's servers: the app runs offline).
+ICON = str(Path(__file__).with_name("icon.png"))
 
 
 @dataclass(frozen=True)
 class Settings:
-    """What every page needs: the data and the shared kernel settings."""
+    """What every page needs: the data shown and the shared kernel settings."""
 
     dataset: Dataset
     source: str
@@ -89,6 +45,13 @@ class Settings:
     sigma_median: float
 
 
+def setting(key: str):
+    """The current value of a registered widget key (its default before the widget is drawn)."""
+    if key not in KEYS:
+        raise KeyError(f"{key!r} is not in rskpca.ui.keys.KEYS")
+    return st.session_state.get(key, KEYS[key])
+
+
 def _persist_widget_values() -> None:
     ss = st.session_state
     for key, default in KEYS.items():
@@ -98,50 +61,9 @@ def _persist_widget_values() -> None:
             ss[key] = default
 
 
-def _load_query_params() -> None:
-    """Apply a shared URL (dataset, kernel, sigma, ell, r) once per session; ignore bad values."""
-    ss = st.session_state
-    if ss.get("_query_loaded"):
-        return
-    ss["_query_loaded"] = True
-    qp = st.query_params
-    problems = []
-    if "dataset" in qp:
-        if qp["dataset"] in SAMPLES:
-            ss["source"] = qp["dataset"]
-        else:
-            problems.append(f"dataset={qp['dataset']!r}")
-    if "kernel" in qp:
-        if qp["kernel"] in KERNEL_CONVENTIONS:
-            ss["kernel"] = qp["kernel"]
-        else:
-            problems.append(f"kernel={qp['kernel']!r}")
-    for name, lo, hi, cast in (("ell", *ELL_RANGE, float), ("r", *RANK_RANGE, int)):
-        if name in qp:
-            try:
-                ss[name] = cast(min(max(cast(qp[name]), lo), hi))
-            except ValueError:
-                problems.append(f"{name}={qp[name]!r}")
-    if "sigma" in qp:
-        try:
-            sigma = float(qp["sigma"])
-            if not (np.isfinite(sigma) and sigma > 0):
-                raise ValueError
-            ss["sigma"] = sigma
-            ss["_sigma_from_url"] = True
-        except ValueError:
-            problems.append(f"sigma={qp['sigma']!r}")
-    if problems:
-        ss["_url_problems"] = problems
-
-
-def _write_query_params(settings: Settings) -> None:
-    want = {"kernel": settings.kernel, "sigma": f"{settings.sigma:.6g}", "ell": f"{settings.ell:g}",
-            "r": str(settings.r)}
-    if settings.source != UPLOAD:
-        want = {"dataset": settings.source, **want}
-    if dict(st.query_params) != want:
-        st.query_params.from_dict(want)
+# ---------------------------------------------------------------------------
+# Data: the upload, the selected table, the data set shown
+# ---------------------------------------------------------------------------
 
 
 def accept_upload(data: bytes, filename: str) -> None:
@@ -149,9 +71,39 @@ def accept_upload(data: bytes, filename: str) -> None:
     digest = hashlib.sha256(data).hexdigest()
     compute.read_upload(digest, data, filename)  # raises DataError: the caller shows it
     ss = st.session_state
-    ss["_upload"] = {"name": filename, "digest": digest, "bytes": data}
+    ss[K.UPLOADED] = {"name": filename, "digest": digest, "bytes": data}
     # The source selectbox is already drawn in this run: switch to the upload on the next one.
-    ss["_pending_source"] = UPLOAD
+    ss[K.PENDING_SOURCE] = UPLOAD
+
+
+def handle_upload(upload) -> None:
+    """The Data page's uploader value: read a new file once; remember why it was refused, or rerun with it."""
+    ss = st.session_state
+    if upload is None:
+        ss.pop(K.UPLOAD_ERROR, None)  # the refused file was removed from the uploader: nothing to explain
+        ss.pop(K.UPLOAD_FILE_ID, None)
+        return
+    if upload.file_id == ss.get(K.UPLOAD_FILE_ID):
+        return
+    ss[K.UPLOAD_FILE_ID] = upload.file_id
+    try:
+        accept_upload(upload.getvalue(), upload.name)
+    except Exception as exc:  # noqa: BLE001 - untrusted bytes: every failure is reported, none is a traceback
+        reason = str(exc) if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
+        # DataError messages already name the file; say it once.
+        ss[K.UPLOAD_ERROR] = reason if upload.name in reason else f"Could not read {upload.name}: {reason}"
+    else:
+        ss.pop(K.UPLOAD_ERROR, None)
+        st.rerun()
+
+
+def upload_error() -> str | None:
+    """Why the last upload was refused, with what is shown instead (None when nothing was refused)."""
+    ss = st.session_state
+    if not ss.get(K.UPLOAD_ERROR):
+        return None
+    shown = ss.get(K.DATASET_SOURCE)
+    return ss[K.UPLOAD_ERROR] + ("" if shown is None else f"\nStill showing: {_source_title(shown)}.")
 
 
 def _option_title(source: str) -> str:
@@ -161,8 +113,8 @@ def _option_title(source: str) -> str:
 
 def _source_title(source: str) -> str:
     if source == UPLOAD:
-        up = st.session_state.get("_upload")
-        return f"Uploaded: {up['name']}" if up else "Uploaded file"
+        up = st.session_state.get(K.UPLOADED)
+        return f"Uploaded file {up['name']}" if up else "Uploaded file"
     return SAMPLES[source].title
 
 
@@ -170,7 +122,7 @@ def current_table():
     """``(source_key, DataFrame)`` of the selected source (a sample or the uploaded file)."""
     source = st.session_state["source"]
     if source == UPLOAD:
-        up = st.session_state.get("_upload")
+        up = st.session_state.get(K.UPLOADED)
         if up is None:
             raise DataError("No file has been uploaded yet; upload one on the Data page.")
         return "upload:" + up["digest"], compute.read_upload(up["digest"], up["bytes"], up["name"])
@@ -182,10 +134,10 @@ def _build_dataset():
     ss = st.session_state
     try:
         source_key, df = current_table()
-        if ss.get("_columns_for") != source_key:
-            for k in column_choice_keys():
+        if ss.get(K.COLUMNS_FOR) != source_key:
+            for k in K.COLUMN_CHOICE_KEYS:
                 ss.pop(k, None)
-            ss["_columns_for"] = source_key
+            ss[K.COLUMNS_FOR] = source_key
             ss["label_column"] = guess_label_column(df) or NO_LABEL
             ss["standardize"] = bool(source_key.startswith("sample:") and
                                      source_key[7:] in ("wine", "breast_cancer"))
@@ -193,95 +145,174 @@ def _build_dataset():
         label = None if label in (None, NO_LABEL) else label
         features = ss.get("feature_columns")
         features = tuple(features) if features else None
-        ds = compute.prepared(source_key, df, features, label, bool(ss["standardize"]),
-                              int(ss["max_rows"]), "drop" if ss["drop_missing"] else "error", int(ss["row_seed"]))
+        ds = compute.prepared(source_key, df, features, label, bool(ss["standardize"]), int(ss["max_rows"]),
+                              "drop" if ss["drop_missing"] else "error", int(ss["row_seed"]),
+                              "missing" if ss["stray_text_missing"] else "exclude")
     except (ValueError, TypeError) as exc:  # DataError, or anything else the table's contents provoke
-        ss["_data_error"] = str(exc)
-        return ss.get("_dataset")
-    ss["_dataset"] = ds
-    ss["_dataset_source"] = ss["source"]
-    ss.pop("_data_error", None)
+        ss[K.DATA_ERROR] = str(exc)
+        return ss.get(K.DATASET)
+    ss[K.DATASET] = ds
+    ss[K.DATASET_SOURCE] = ss["source"]
+    ss.pop(K.DATA_ERROR, None)
     return ds
 
 
-def _sync_sigma(ds: Dataset, median: float) -> None:
-    """Reset sigma to the median heuristic when the data change (unless a shared URL set it)."""
+def column_options(df, numeric) -> tuple[list, list]:
+    """``(label options, feature options)`` for the Data page, dropping stale choices of another table."""
     ss = st.session_state
-    if ss.get("_sigma_digest") == ds.digest and ss.get("sigma"):
+    label_options = [NO_LABEL] + list(df.columns)
+    if ss.get("label_column", NO_LABEL) not in label_options:
+        ss["label_column"] = NO_LABEL
+    feature_options = [c for c in numeric if c != ss["label_column"]]
+    chosen = ss.get("feature_columns")
+    if chosen is not None and any(c not in feature_options for c in chosen):
+        ss["feature_columns"] = [c for c in chosen if c in feature_options]
+    return label_options, feature_options
+
+
+def row_choice(key: str, default: int, n: int) -> None:
+    """Give a row-number widget a valid value before it is drawn (the data may have fewer rows now)."""
+    ss = st.session_state
+    if ss.get(key) is None or ss[key] > n - 1:
+        ss[key] = default
+
+
+def cv_requested(request: tuple) -> bool:
+    """Whether the user asked for this cross-validation (kept per settings for the session)."""
+    return request in st.session_state.setdefault(K.CV_REQUESTED, set())
+
+
+def request_cv(request: tuple) -> None:
+    st.session_state.setdefault(K.CV_REQUESTED, set()).add(request)
+
+
+# ---------------------------------------------------------------------------
+# sigma: the default, the box and the slider
+# ---------------------------------------------------------------------------
+
+
+def default_sigma(source: str, ds: Dataset, median: float) -> tuple[float, str]:
+    """``(sigma, how it was chosen)`` for newly loaded data."""
+    info = SAMPLES.get(source)
+    if info is not None and info.sigma and not ds.standardized and ds.d == info.d:
+        return info.sigma, (f"Default for {info.title}: sigma = {info.sigma:g}, the bandwidth at which kernel PCA's "
+                            "first two components separate the sample's classes best (the median heuristic, "
+                            f"{median:.3g}, blurs them into one blob).")
+    return float(f"{median:.4g}"), "Default: the median heuristic (median distance between rows)."
+
+
+def _sync_sigma(ds: Dataset, median: float) -> None:
+    """Set sigma to the data's default when the data change (unless a link for this data set it)."""
+    ss = st.session_state
+    if ss.get(K.SIGMA_DIGEST) == ds.digest and ss.get("sigma"):
         return
-    if ss.pop("_sigma_from_url", False) and ss.get("sigma"):
-        ss["_sigma_digest"] = ds.digest
+    ss[K.SIGMA_DIGEST] = ds.digest
+    if ss.pop(K.LINK_SIGMA, False) and ss.get("sigma"):
         return
-    ss["sigma"] = float(f"{median:.4g}")
-    ss["_sigma_digest"] = ds.digest
+    up = ss.get(K.UPLOADED)
+    from_link = link_sigma_for(up["name"]) if up and ss[K.DATASET_SOURCE] == UPLOAD else None
+    if from_link is not None:  # a link named this file before it was uploaded
+        ss["sigma"] = from_link
+        return
+    ss["sigma"] = default_sigma(ss[K.DATASET_SOURCE], ds, median)[0]
 
 
 def _set_sigma_from_slider() -> None:
-    st.session_state["sigma"] = st.session_state["sigma_slider"]
+    st.session_state["sigma"] = st.session_state[K.SIGMA_SLIDER]
 
 
 def _set_sigma(value: float) -> None:
     st.session_state["sigma"] = float(f"{value:.4g}")
 
 
+def sigma_slider_range(sigma: float, median: float) -> tuple[float, float]:
+    """The slider's range: median/20 .. 5 median, widened to hold sigma (so box and slider show one value)."""
+    lo, hi = float(f"{median / 20:.3g}"), float(f"{median * 5:.3g}")
+    return min(lo, sigma), max(hi, sigma)
+
+
+def _sigma_controls(sb, ds: Dataset, median: float) -> float:
+    ss = st.session_state
+    sb.number_input("sigma (bandwidth)", min_value=1e-9, key="sigma", format="%.4g",
+                    step=float(f"{median / 20:.2g}"),
+                    help="Kernel bandwidth in the convention above (scikit-learn's gamma = 1/sigma^2).")
+    sigma = float(ss["sigma"])
+    lo, hi = sigma_slider_range(sigma, median)
+    ss[K.SIGMA_SLIDER] = sigma
+    sb.slider("sigma", lo, hi, key=K.SIGMA_SLIDER, step=float(f"{(hi - lo) / 200:.2g}"), format="%.3g",
+              on_change=_set_sigma_from_slider, label_visibility="collapsed")
+    sb.caption(default_sigma(ss[K.DATASET_SOURCE], ds, median)[1])
+    sb.button(f"Median heuristic (sigma = {median:.4g})", key="sigma_median", on_click=_set_sigma,
+              args=(median,), help="Median pairwise distance on a seeded sample of at most 1000 rows.")
+    return sigma
+
+
+# ---------------------------------------------------------------------------
+# The sidebar every page draws first
+# ---------------------------------------------------------------------------
+
+
+def _data_status(sb, ds: Dataset) -> None:
+    """One statement of which data is shown; an error when it is not the selected data."""
+    ss = st.session_state
+    shown = ss[K.DATASET_SOURCE]
+    sb.text(f"Showing: {_source_title(shown)}")  # may hold a file name: text, never markdown
+    label = "no label" if ds.label_name is None else "label column"
+    sb.caption(f"n = {ds.n} rows, d = {ds.d} features, {label}" + (", standardised" if ds.standardized else ""))
+    if ss.get(K.DATA_ERROR):
+        sb.warning(plain(f"The selected data ({_source_title(ss['source'])}) cannot be used: see the message "
+                         "on the page."), icon=":material/warning:")
+
+
 def sidebar() -> Settings | None:
-    """Draw the shared controls and return the current :class:`Settings`.
+    """Draw the menu and the shared controls and return the current :class:`Settings`.
 
     Every page calls this first. Returns None (after saying why) when no data
     could be loaded at all; pages then stop.
     """
-    _load_query_params()
+    read_link()
     _persist_widget_values()
     ss = st.session_state
     sb = st.sidebar
-    for problem in ss.pop("_url_problems", []):
-        st.warning(f"Ignored a setting from the link that is not valid: {problem}")
+    sidebar_menu()
+    for note in ss.pop(K.LINK_NOTES, []):
+        st.warning(plain(note), icon=":material/link:")
 
-    options = list(SAMPLES) + ([UPLOAD] if ss.get("_upload") else [])
-    if "_pending_source" in ss:
-        ss["source"] = ss.pop("_pending_source")
+    options = list(SAMPLES) + ([UPLOAD] if ss.get(K.UPLOADED) else [])
+    if K.PENDING_SOURCE in ss:
+        ss["source"] = ss.pop(K.PENDING_SOURCE)
     if ss["source"] not in options:
         ss["source"] = DEFAULT_SAMPLE
+    if ss["source"] != UPLOAD:
+        ss.pop(K.UPLOAD_ERROR, None)  # a sample was chosen after a refused upload: that story is over
     sb.selectbox("Data set", options, key="source", format_func=_option_title,
                  help="Bundled samples, or the file you uploaded on the Data page.")
     ds = _build_dataset()
-    if ss.get("_data_error"):
-        show_error(f"{ss['_data_error']}" + ("" if ds is None else
-                 f"  \nStill showing the last data that worked ({_source_title(ss.get('_dataset_source', ''))})."
-                 if ss.get("_dataset_source") in options else ""))
+    if ss.get(K.DATA_ERROR):
+        shown = ss.get(K.DATASET_SOURCE)
+        show_error(ss[K.DATA_ERROR] + ("" if ds is None else f"\nStill showing: {_source_title(shown)}."))
     if ds is None:
         st.info("Choose a sample data set in the sidebar, or fix the upload on the Data page.")
         return None
-    if ss["source"] == UPLOAD and ss.get("_upload"):
-        sb.text(f"File: {ss['_upload']['name']}")  # user text: shown as text, never markdown
-    label = "no label" if ds.label_name is None else "label column"
-    sb.caption(f"n = {ds.n} rows, d = {ds.d} features, {label}"
-               + (", standardised" if ds.standardized else ""))
+    _data_status(sb, ds)
 
     median = compute.median_sigma(ds.digest, ds.X)
     _sync_sigma(ds, median)
     sb.selectbox("Kernel", list(KERNEL_CONVENTIONS), key="kernel", format_func=str.capitalize)
     sb.latex(KERNEL_CONVENTIONS[ss["kernel"]])
-    lo, hi = float(f"{median / 20:.3g}"), float(f"{median * 5:.3g}")
-    sb.number_input("sigma (bandwidth)", min_value=1e-9, key="sigma", format="%.4g", step=float(f"{median / 20:.2g}"),
-                    help="Kernel bandwidth in the convention above (scikit-learn's gamma = 1/sigma^2).")
-    sigma = float(ss["sigma"])
-    ss["sigma_slider"] = float(min(max(sigma, lo), hi))
-    sb.slider("sigma", lo, hi, key="sigma_slider", step=float(f"{(hi - lo) / 200:.2g}"), format="%.3g",
-              on_change=_set_sigma_from_slider, label_visibility="collapsed")
-    sb.button(f"Median heuristic (sigma = {median:.4g})", key="sigma_median", on_click=_set_sigma,
-              args=(median,), help="Median pairwise distance on a seeded sample of at most 1000 rows.")
-    sb.slider("ell (shadow radius eps = sigma / ell)", *ELL_RANGE, key="ell", step=0.1,
+    sigma = _sigma_controls(sb, ds, median)
+    sb.slider("ell (shadow radius eps = sigma / ell)", *ELL_RANGE, key="ell", step=ELL_STEP,
               help="Larger ell: smaller shadows, more centers, better approximation, less speedup.")
     sb.number_input("rank r (components)", *RANK_RANGE, key="r", step=1)
-    # After a failed change of data the pages keep the last data that worked: name that one.
-    shown = ss.get("_dataset_source", ss["source"])
+    shown = ss[K.DATASET_SOURCE]
     settings = Settings(dataset=ds, source=shown, title=_source_title(shown), kernel=ss["kernel"], sigma=sigma,
                         ell=float(ss["ell"]), r=int(ss["r"]), sigma_median=median)
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
-    sb.metric("shadow centers m", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n", delta_color="off",
-              delta_arrow="off")
-    _write_query_params(settings)
+    sb.metric("shadow centers m (on all n rows)", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n}",
+              delta_color="off", delta_arrow="off")
+    up = ss.get(K.UPLOADED)
+    write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel, sigma=sigma,
+               ell=settings.ell, r=settings.r)
     return settings
 
 
@@ -291,7 +322,7 @@ def start_page(title: str, *, needs_data: bool = True) -> Settings | None:
     With ``needs_data`` the page stops here (after the sidebar has said why)
     when no data set could be loaded.
     """
-    st.set_page_config(page_title=f"{title} - RSKPCA", layout="wide")
+    st.set_page_config(page_title=f"{title} - RSKPCA", page_icon=ICON, layout="wide")
     settings = sidebar()
     st.title(title)
     if needs_data and settings is None:

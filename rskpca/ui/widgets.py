@@ -15,7 +15,7 @@ from rskpca.ui import compute
 
 __all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods",
            "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
-           "show_text_list", "slug", "plain", "show_error"]
+           "show_text_list", "slug", "plain", "show_error", "comparison_note", "show_errors"]
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
 # colour directives) matter to Streamlit's markdown too.
@@ -34,6 +34,12 @@ def plain(text: str) -> str:
 def show_error(message: str) -> None:
     """An error box whose text is shown literally (it may quote the user's column names or file name)."""
     st.error(plain(message), icon=":material/error:")
+
+
+def show_errors(messages) -> None:
+    """:func:`show_error` for each message."""
+    for message in messages:
+        show_error(message)
 
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 #: Above this m/n the shadow barely reduces the data and the app says so.
@@ -76,6 +82,16 @@ def reduction_note(m: int, n: int) -> None:
         st.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little "
                    "speedup. Raise sigma or lower ell for fewer centers (in high dimensions points are far "
                    "apart relative to sigma, so the shadows rarely cover anything).")
+
+
+def comparison_note(m: int, n_rows: int, n: int) -> None:
+    """Say which rows a comparison page's m and m/n are counted on (the sidebar's m counts all n rows)."""
+    if n_rows < n:
+        st.info(f"Exact KPCA needs an n x n matrix, so every method here is trained and compared on a seeded "
+                f"sample of {n_rows} of the {n} rows: m = {m} shadow centers of these {n_rows} rows "
+                f"({m / n_rows:.1%}). The sidebar's m counts all {n} rows.")
+    else:
+        st.caption(f"On all {n} rows: m = {m} shadow centers ({m / n:.1%}), as in the sidebar.")
 
 
 def show_text_list(lines) -> None:

@@ -1,0 +1,163 @@
+"""Columns of a user table: which can be features, which holds the classes, which are numbers with stray text.
+
+Pure pandas/numpy (no Streamlit); :mod:`rskpca.data.datasets` re-exports these.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
+
+__all__ = ["numeric_columns", "guess_label_column", "column_summary", "stray_text_cells", "stray_text_as_missing",
+           "STRAY_TEXT_SHARE"]
+
+# Column names that usually hold the class of a row, in order of preference.
+_LABEL_NAMES = ("label", "labels", "target", "class", "classes", "y", "species", "category", "digit")
+#: A text column counts as "numbers with stray text" when at least this share of its filled cells are numbers.
+STRAY_TEXT_SHARE = 0.9
+
+
+def numeric_columns(df: pd.DataFrame) -> list[str]:
+    """Names of the columns usable as features: numeric or boolean, not complex.
+
+    Examples
+    --------
+    >>> numeric_columns(pd.DataFrame({"a": [1.0], "b": ["x"], "c": [True]}))
+    ['a', 'c']
+    """
+    return [c for c in df.columns
+            if (is_numeric_dtype(df[c]) or is_bool_dtype(df[c])) and not is_complex_dtype(df[c])]
+
+
+def guess_label_column(df: pd.DataFrame) -> str | None:
+    """A column that probably holds classes: a usual name (label, target, class, ...), else None.
+
+    A last column of text with few distinct values (e.g. species names) is also taken.
+
+    Examples
+    --------
+    >>> guess_label_column(pd.DataFrame({"x": [1, 2], "Target": [0, 1]}))
+    'Target'
+    >>> guess_label_column(pd.DataFrame({"x": [1.0, 2.0], "z": [3.0, 4.0]})) is None
+    True
+    >>> guess_label_column(pd.DataFrame({"x": [0.1, 0.7, 0.3, 0.9], "y": [0.5, 0.2, 0.8, 0.4]})) is None
+    True
+    """
+    by_lower = {str(c).strip().lower(): c for c in df.columns}
+    for want in _LABEL_NAMES:
+        if want in by_lower:
+            if want == "y" and not _looks_like_classes(df[by_lower[want]]):
+                continue  # "x, y" coordinates: y is a feature, not a label
+            return by_lower[want]
+    if df.shape[1] >= 2:
+        last = df.columns[-1]
+        col = df[last]
+        if last not in numeric_columns(df) and 1 < col.nunique() <= max(2, min(50, len(df) // 2)):
+            return last
+    return None
+
+
+def _looks_like_classes(col: pd.Series) -> bool:
+    """Text, or integers with few distinct values (at most 50 and at most half the rows)."""
+    if col.name not in numeric_columns(col.to_frame()):
+        return True
+    values = pd.to_numeric(col, errors="coerce").dropna().to_numpy(dtype=np.float64)
+    few = 1 < np.unique(values).size <= max(2, min(50, len(col) // 2))
+    return bool(few and np.all(values == np.round(values)))
+
+
+def _example_bad_value(series: pd.Series) -> str:
+    """The first value of a column that is not a number, with its row, for error messages."""
+    coerced = pd.to_numeric(series, errors="coerce")
+    positions = np.flatnonzero((coerced.isna() & series.notna()).to_numpy())
+    if positions.size == 0:
+        return ""
+    return f" (e.g. {str(series.iloc[positions[0]])[:40]!r} in row {positions[0]})"
+
+
+
+
+def column_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per-column summary: dtype, count, missing, unique, mean, std, min, max (NaN for text).
+
+    Examples
+    --------
+    >>> column_summary(pd.DataFrame({"a": [1.0, 3.0, None], "b": ["x", "y", "x"]}))
+      column    dtype  count  missing  unique  mean       std  min  max
+    0      a  float64      2        1       2   2.0  1.414214  1.0  3.0
+    1      b      str      3        0       2   NaN       NaN  NaN  NaN
+    """
+    # Column-wise vectorised reductions: a Python loop over columns costs ~10 ms each in pandas.
+    numeric = numeric_columns(df)
+    stats = _numeric_stats(df[numeric].to_numpy(dtype=np.float64, na_value=np.nan)) if numeric else None
+    out = pd.DataFrame({
+        "column": [str(c) for c in df.columns],
+        "dtype": [str(t) for t in df.dtypes],
+        "count": df.notna().sum().to_numpy(dtype=np.int64),
+        "missing": df.isna().sum().to_numpy(dtype=np.int64),
+        "unique": df.nunique().to_numpy(dtype=np.int64),
+    })
+    for stat in ("mean", "std", "min", "max"):
+        values = np.full(df.shape[1], np.nan)
+        if stats is not None:
+            values[[df.columns.get_loc(c) for c in numeric]] = stats[stat]
+        out[stat] = values
+    return out
+
+
+def _numeric_stats(arr: np.ndarray) -> dict[str, np.ndarray]:
+    """NaN-ignoring mean, sample std, min and max of each column (NaN for an all-missing column)."""
+    with warnings.catch_warnings():  # all-NaN columns: NaN is the right answer, the warning is noise
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {"mean": np.nanmean(arr, axis=0), "std": np.nanstd(arr, axis=0, ddof=1),
+                "min": np.nanmin(arr, axis=0), "max": np.nanmax(arr, axis=0)}
+
+
+def _text_cells(series: pd.Series) -> np.ndarray:
+    """Positions of the filled cells that do not read as numbers."""
+    coerced = pd.to_numeric(series, errors="coerce")
+    return np.flatnonzero((coerced.isna() & series.notna()).to_numpy())
+
+
+def stray_text_cells(df: pd.DataFrame, max_cells: int = 5) -> dict[str, list[tuple[int, str]]]:
+    """Columns that hold numbers except for a few text cells, with those cells as ``(row, text)``.
+
+    Such a column is not numeric to pandas, so it would silently not be a feature;
+    :func:`rskpca.data.datasets.prepare` names it, and with ``stray_text="missing"``
+    uses it with those cells as missing values. A column counts when at least
+    :data:`STRAY_TEXT_SHARE` of its filled cells are numbers. At most ``max_cells``
+    cells are listed per column (0-based row positions).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"a": [1, 2, "abc"] + list(range(17)), "b": ["x"] * 20})
+    >>> stray_text_cells(df)
+    {'a': [(2, 'abc')]}
+    """
+    out = {}
+    numeric = set(numeric_columns(df))
+    for col in df.columns:
+        if col in numeric or is_bool_dtype(df[col]) or is_complex_dtype(df[col]):
+            continue
+        filled = int(df[col].notna().sum())
+        bad = _text_cells(df[col])
+        if filled and 0 < bad.size <= (1 - STRAY_TEXT_SHARE) * filled:
+            out[str(col)] = [(int(i), str(df[col].iloc[i])[:40]) for i in bad[:max_cells]]
+    return out
+
+
+def stray_text_as_missing(df: pd.DataFrame, columns) -> pd.DataFrame:
+    """A copy of ``df`` with the text cells of ``columns`` (from :func:`stray_text_cells`) made missing (NaN).
+
+    Examples
+    --------
+    >>> stray_text_as_missing(pd.DataFrame({"a": ["1.5", "abc", "3"]}), ["a"])["a"].tolist()
+    [1.5, nan, 3.0]
+    """
+    out = df.copy()
+    for col in columns:
+        out[col] = pd.to_numeric(out[col], errors="coerce")
+    return out

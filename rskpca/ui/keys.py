@@ -1,0 +1,98 @@
+"""Every ``st.session_state`` key of the app, in one registry, with the app's shared ranges.
+
+Two kinds of keys:
+
+* :data:`KEYS` - widget keys whose values must survive page switches (with their
+  defaults; None: set by the code that owns the widget, e.g. sigma from the data).
+  Shared settings have neutral names (``gram_error``, ``sweep_points``, ``run_slow``)
+  because several pages read them.
+* :data:`APP_KEYS` - values no widget owns (the accepted upload, the data set in
+  use, error messages, flags of the shared link), named by the constants below.
+
+Pages never index ``st.session_state`` themselves: they draw widgets with keys from
+:data:`KEYS` and call :mod:`rskpca.ui.state` for the rest (``tests/test_app.py``
+checks both).
+"""
+
+from __future__ import annotations
+
+__all__ = ["KEYS", "APP_KEYS", "COLUMN_CHOICE_KEYS", "ELL_RANGE", "ELL_STEP", "RANK_RANGE", "DEFAULT_SAMPLE",
+           "DEFAULT_ELL", "DEFAULT_RANK", "DEFAULT_MAX_ROWS", "UPLOAD", "NO_LABEL"]
+
+#: The source key of an uploaded file (sample names are the other sources).
+UPLOAD = "__upload__"
+#: The label selectbox's "no label" choice.
+NO_LABEL = "(no label column)"
+DEFAULT_SAMPLE = "two_moons"
+DEFAULT_ELL = 4.0
+DEFAULT_RANK = 5
+#: The ell slider's range: also the range of every curve over ell.
+ELL_RANGE = (1.0, 10.0)
+ELL_STEP = 0.1
+RANK_RANGE = (1, 20)
+DEFAULT_MAX_ROWS = 5000
+
+#: Widget keys whose values survive page switches, with their defaults (None: set elsewhere).
+KEYS = {
+    # the sidebar (every page)
+    "source": DEFAULT_SAMPLE,
+    "kernel": "gaussian",
+    "sigma": None,
+    "ell": DEFAULT_ELL,
+    "r": DEFAULT_RANK,
+    # Data page
+    "feature_columns": None,
+    "label_column": None,
+    "standardize": False,
+    "max_rows": DEFAULT_MAX_ROWS,
+    "drop_missing": False,
+    "stray_text_missing": False,
+    "row_seed": 0,
+    # shared by the comparison pages (Embeddings, Speedups, Bounds)
+    "gram_error": False,
+    "run_slow": False,
+    "sweep_points": 5,
+    # page-level choices worth keeping while the user looks elsewhere
+    "emb_dims": "2-D",
+    "emb_groups": None,
+    "speed_groups": None,
+    "classifier": "knn",
+    "cv_folds": 5,
+    "cv_live": False,
+    "kde_line_a": None,
+    "kde_line_b": None,
+    "bounds_max_exact": 500,
+    "bounds_measured_curves": False,
+    "speed_curves": False,
+}
+
+#: Keys that depend on the columns of the current table (reset when it changes).
+COLUMN_CHOICE_KEYS = ("feature_columns", "label_column", "kde_line_a", "kde_line_b")
+
+# App-owned keys (no widget owns them).
+UPLOADED = "_upload"                  # {"name", "digest", "bytes"} of the accepted upload
+UPLOAD_FILE_ID = "_upload_file_id"    # the uploader's file id already handled (a rerun must not re-read it)
+UPLOAD_ERROR = "_upload_error"        # why the last upload was refused
+PENDING_SOURCE = "_pending_source"    # the source to select on the next run (the selectbox is already drawn)
+DATASET = "_dataset"                  # the Dataset every page shows (the last one that could be prepared)
+DATASET_SOURCE = "_dataset_source"    # the source DATASET came from
+DATA_ERROR = "_data_error"            # why the selected source cannot be prepared (DATASET is then older)
+COLUMNS_FOR = "_columns_for"          # the table the column choices were made for
+SIGMA_DIGEST = "_sigma_digest"        # the data set sigma was last set for
+SIGMA_SLIDER = "sigma_slider"         # the slider beside the sigma box (a view of "sigma", not persisted)
+LINK_READ = "_query_loaded"           # the shared link has been applied (once per session)
+LINK_SIGMA = "_sigma_from_url"        # sigma came from a link that named the data in use
+LINK_PENDING = "_link_pending"        # {"name", "sigma"}: a link's upload that is not here yet
+LINK_NOTES = "_url_problems"          # what of the link was not applied, and why
+CV_REQUESTED = "_cv_requested"        # Kernelization: settings whose RSKPCA cross-validation was asked for
+
+APP_KEYS = {
+    UPLOADED: "the accepted upload", UPLOAD_FILE_ID: "the upload already handled",
+    UPLOAD_ERROR: "why the last upload was refused", PENDING_SOURCE: "the source to select next run",
+    DATASET: "the data set shown", DATASET_SOURCE: "where the data set shown came from",
+    DATA_ERROR: "why the selected source cannot be used", COLUMNS_FOR: "the table the column choices are for",
+    SIGMA_DIGEST: "the data sigma was set for", SIGMA_SLIDER: "the sigma slider (a view of sigma)",
+    LINK_READ: "the link was applied", LINK_SIGMA: "sigma came from the link",
+    LINK_PENDING: "a link's upload not loaded yet", LINK_NOTES: "link settings not applied",
+    CV_REQUESTED: "cross-validations asked for",
+}

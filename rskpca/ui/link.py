@@ -1,0 +1,108 @@
+"""The shareable link: settings in the address bar, read once per session and kept in sync.
+
+A link names its data (``data=two_moons`` or ``data=upload:<file name>``)
+because sigma is a length on that data's scale: a sigma chosen for one data set
+means nothing on another (29.77 on Two moons keeps one center). So sigma is
+applied only when the data the link names is what the app shows; otherwise the
+app says so and keeps its own sigma. Kernel, ell and r do not depend on the
+data's scale and are always applied. An upload cannot travel in a link: the link
+names the file, and its sigma is applied if a file of that name is uploaded later
+in the session.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from rskpca.data.datasets import SAMPLES
+from rskpca.ui import keys as K
+
+__all__ = ["KERNEL_CONVENTIONS", "UPLOAD_PREFIX", "read_link", "write_link", "link_sigma_for", "data_param"]
+
+KERNEL_CONVENTIONS = {
+    "gaussian": r"k(x,y)=\exp\left(-\|x-y\|^2/\sigma^2\right)",
+    "laplacian": r"k(x,y)=\exp\left(-\|x-y\|/\sigma\right)",
+}
+#: ``data=upload:<name>`` names an uploaded file.
+UPLOAD_PREFIX = "upload:"
+
+
+def data_param(source: str, upload_name: str | None) -> str:
+    """The ``data`` value of a link to ``source`` (a sample name or the upload)."""
+    return f"{UPLOAD_PREFIX}{upload_name}" if source == K.UPLOAD else source
+
+
+def _parse_sigma(value: str) -> float:
+    sigma = float(value)
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(value)
+    return sigma
+
+
+def read_link() -> None:
+    """Apply the address bar's settings once per session; record what was not applied and why."""
+    ss = st.session_state
+    if ss.get(K.LINK_READ):
+        return
+    ss[K.LINK_READ] = True
+    qp = st.query_params
+    notes: list[str] = []
+    if "kernel" in qp:
+        if qp["kernel"] in KERNEL_CONVENTIONS:
+            ss["kernel"] = qp["kernel"]
+        else:
+            notes.append(f"Ignored kernel={qp['kernel']!r} from the link: use gaussian or laplacian.")
+    for name, (lo, hi), cast in (("ell", K.ELL_RANGE, float), ("r", K.RANK_RANGE, int)):
+        if name in qp:
+            try:
+                ss[name] = cast(min(max(cast(qp[name]), lo), hi))
+            except ValueError:
+                notes.append(f"Ignored {name}={qp[name]!r} from the link: not a number.")
+    sigma = None
+    if "sigma" in qp:
+        try:
+            sigma = _parse_sigma(qp["sigma"])
+        except ValueError:
+            notes.append(f"Ignored sigma={qp['sigma']!r} from the link: sigma must be a positive number.")
+    data = qp.get("data", qp.get("dataset"))  # "dataset" in links made before the link named uploads
+    data_here = False
+    if data is None:
+        if sigma is not None:
+            notes.append(f"The link does not say which data its sigma = {sigma:g} was chosen for, so it was not "
+                         "applied (sigma is a length on one data set's scale). Set sigma in the sidebar.")
+    elif data.startswith(UPLOAD_PREFIX):
+        name = data[len(UPLOAD_PREFIX):]
+        if sigma is not None:
+            ss[K.LINK_PENDING] = {"name": name, "sigma": sigma}
+        notes.append(f"The link was made with an uploaded file, {name!r}, which is not loaded here (files do not "
+                     "travel in links). Showing a sample instead, with its own sigma"
+                     + (f"; upload {name!r} on the Data page to use the link's sigma = {sigma:g}."
+                        if sigma is not None else "; upload the file on the Data page to use it."))
+    elif data in SAMPLES:
+        ss["source"] = data
+        data_here = True
+    else:
+        notes.append(f"Ignored data={data!r} from the link: not a sample here ({', '.join(SAMPLES)}).")
+    if sigma is not None and data_here:
+        ss["sigma"] = sigma
+        ss[K.LINK_SIGMA] = True
+    if notes:
+        ss[K.LINK_NOTES] = notes
+
+
+def link_sigma_for(upload_name: str) -> float | None:
+    """The sigma of a link that named this upload before it was here (once), else None."""
+    ss = st.session_state
+    pending = ss.get(K.LINK_PENDING)
+    if pending and pending["name"] == upload_name:
+        ss.pop(K.LINK_PENDING)
+        return pending["sigma"]
+    return None
+
+
+def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int) -> None:
+    """Put the settings in use into the address bar (only when they changed: each write is a browser event)."""
+    want = {"data": data, "kernel": kernel, "sigma": f"{sigma:.6g}", "ell": f"{ell:g}", "r": str(r)}
+    if dict(st.query_params) != want:
+        st.query_params.from_dict(want)
