@@ -6,8 +6,8 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.denoising import DENOISERS, NOISE_KINDS, check_image_shape
-from rskpca.ui import show_error, show_figure, show_table, start_page
-from rskpca.ui.denoise import MAX_TRAIN, denoised
+from rskpca.ui import setting, show_error, show_figure, show_table, start_page
+from rskpca.ui.denoise import MAX_TRAIN, denoised, init_image_shape, remember_image_shape
 
 settings = start_page("Denoise: pre-images of noisy images")
 ds = settings.dataset
@@ -16,30 +16,23 @@ st.markdown("Noise is added to images, each method projects the noisy images on 
             "RSKPCA's on its m weighted shadow centers, or the Gaussian fixed-point iteration of Mika et al. "
             "1999). The error is the mean squared difference from the clean images. Use the **digits** sample "
             "(8 x 8 pixels) or your own images (rows of pixels) uploaded on the Data page.")
-ss = st.session_state
-side = int(round(ds.d ** 0.5))
-# The shape is kept per data set in an app-owned key (widget keys are dropped when the user visits another page).
-saved = ss.get("_dn_shape", {}).get(ds.digest)
-if "dn_height" not in ss or "dn_width" not in ss or ss.get("_dn_shape_for") != ds.digest:
-    ss["_dn_shape_for"] = ds.digest
-    ss["dn_height"], ss["dn_width"] = saved or ((side, side) if side * side == ds.d else (1, ds.d))
+init_image_shape(ds.digest, ds.d)
 c1, c2, c3, c4 = st.columns(4)
 c1.number_input("Image height (pixels)", min_value=1, step=1, key="dn_height")
 c2.number_input("Image width (pixels)", min_value=1, step=1, key="dn_width")
 c3.selectbox("Noise", list(NOISE_KINDS), key="dn_noise", format_func=NOISE_KINDS.get)
-c4.slider("Noise level", 0.0, 0.5, 0.2, 0.01, key="dn_level",
+c4.slider("Noise level", 0.0, 0.5, step=0.01, key="dn_level",
           help="Gaussian: standard deviation as a fraction of the pixel range. Salt and pepper: fraction of pixels.")
 c5, c6, c7 = st.columns(3)
 gaussian = settings.kernel == "gaussian"
 c5.radio("Pre-image", ["ridge", "fixed-point"] if gaussian else ["ridge"], key="dn_preimage", horizontal=True,
          help="ridge: learned map (scikit-learn's inverse_transform). fixed-point: Mika et al. (1999), Gaussian "
               "kernel only, started from the ridge pre-image. Nystrom always uses ridge.")
-c6.select_slider("Ridge alpha", [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0], value=1e-3, key="dn_alpha")
+c6.select_slider("Ridge alpha", [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0], key="dn_alpha")
 c7.toggle("Fit on noisy training images", key="dn_fit_noisy",
           help="Off: fit on clean images (the shadow then keeps the m the sidebar shows). On: as scikit-learn's "
                "example, fit on noisy ones (noise spreads the points, so the shadow keeps more centers).")
-h, w = int(ss["dn_height"]), int(ss["dn_width"])
-ss.setdefault("_dn_shape", {})[ds.digest] = (h, w)
+h, w = remember_image_shape(ds.digest)
 try:
     check_image_shape(ds.d, h, w)
 except ValueError as exc:
@@ -48,11 +41,11 @@ except ValueError as exc:
 if ds.n < 10:
     show_error(f"Denoising needs at least 10 images; this data set has {ds.n} rows.")
     st.stop()
-preimage = ss["dn_preimage"] if ss.get("dn_preimage") in ("fixed-point", "ridge") and gaussian else "ridge"
+preimage = setting("dn_preimage") if gaussian else "ridge"
 try:
-    clean, results, n_train = denoised(ds.digest, ds.X, ss["dn_noise"], float(ss["dn_level"]),
-                                       bool(ss["dn_fit_noisy"]), settings.sigma, settings.ell, settings.r,
-                                       float(ss["dn_alpha"]), settings.kernel, preimage, DENOISERS)
+    clean, results, n_train = denoised(ds.digest, ds.X, setting("dn_noise"), float(setting("dn_level")),
+                                       bool(setting("dn_fit_noisy")), settings.sigma, settings.ell, settings.r,
+                                       float(setting("dn_alpha")), settings.kernel, preimage, DENOISERS)
 except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
     show_error(f"Denoising failed: {exc}")
     st.stop()

@@ -478,8 +478,10 @@ def test_every_m_says_which_rows_it_counts(monkeypatch):
 
 def test_the_first_menu_entry_is_home_and_the_app_menu_is_ours():
     at = _app()
+    from rskpca.ui.nav import VIEWS
+
     links = [link.proto.label for link in at.sidebar.get("page_link")]
-    assert links[:3] == ["Home", "Data", "Shadow centers"] and len(links) == 9
+    assert links[:3] == ["Home", "Data", "Shadow centers"] and len(links) == 1 + len(PAGES) == 1 + len(VIEWS)
     config = (ROOT / ".streamlit" / "config.toml").read_text()
     assert re.search(r"^showSidebarNavigation = false$", config, re.M)  # no automatic "app" entry
 

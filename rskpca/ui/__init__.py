@@ -15,12 +15,13 @@ import importlib
 _EXPORTS = {
     "compute": "rskpca.ui.compute",
     "Settings": "rskpca.ui.state", "sidebar": "rskpca.ui.state", "start_page": "rskpca.ui.state",
+    "setting": "rskpca.ui.state",
     **{name: "rskpca.ui.widgets" for name in (
         "choose_methods", "comparison_note", "download_csv", "plain", "reduction_note", "show_error",
         "show_errors", "show_figure", "show_table", "show_text_list", "without_slow_methods")},
 }
 
-__all__ = ["compute", "Settings", "sidebar", "start_page", "show_figure", "show_table", "reduction_note",
+__all__ = ["compute", "Settings", "sidebar", "start_page", "setting", "show_figure", "show_table", "reduction_note",
            "show_text_list", "show_error", "plain", "without_slow_methods", "download_csv",
            "choose_methods", "comparison_note", "show_errors"]
 

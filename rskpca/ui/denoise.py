@@ -6,8 +6,9 @@ import numpy as np
 import streamlit as st
 
 from rskpca.evaluation.denoising import add_noise, denoise
+from rskpca.ui import keys as K
 
-__all__ = ["MAX_TRAIN", "N_TEST", "split_images", "denoised"]
+__all__ = ["MAX_TRAIN", "N_TEST", "split_images", "denoised", "init_image_shape", "remember_image_shape"]
 
 #: Training images at most: exact KPCA builds an n x n kernel matrix and solves an n x n ridge system.
 MAX_TRAIN = 1000
@@ -32,3 +33,25 @@ def denoised(digest: str, _X: np.ndarray, noise: str, level: float, fit_on_noisy
     results = denoise(X_train, noisy[test], _X[test], sigma=sigma, ell=ell, r=r, alpha=alpha, kernel=kernel,
                       preimage=preimage, methods=methods)
     return _X[test], results, train.size
+
+
+def init_image_shape(digest: str, d: int) -> None:
+    """Set the image-shape widgets for this data set: the shape given before, else square, else one row.
+
+    The shape is kept per data set in an app-owned key, since widget keys are dropped when the
+    user visits another page.
+    """
+    ss = st.session_state
+    saved = ss.get(K.IMAGE_SHAPES, {}).get(digest)
+    if "dn_height" not in ss or "dn_width" not in ss or ss.get(K.IMAGE_SHAPE_FOR) != digest:
+        side = int(round(d ** 0.5))
+        ss[K.IMAGE_SHAPE_FOR] = digest
+        ss["dn_height"], ss["dn_width"] = saved or ((side, side) if side * side == d else (1, d))
+
+
+def remember_image_shape(digest: str) -> tuple[int, int]:
+    """The (height, width) the widgets show, remembered for this data set."""
+    ss = st.session_state
+    h, w = int(ss["dn_height"]), int(ss["dn_width"])
+    ss.setdefault(K.IMAGE_SHAPES, {})[digest] = (h, w)
+    return h, w

@@ -64,6 +64,14 @@ KEYS = {
     "bounds_max_exact": 500,
     "bounds_measured_curves": False,
     "speed_curves": False,
+    # Denoise page (the image shape is set per data set by rskpca.ui.denoise.image_shape)
+    "dn_height": None,
+    "dn_width": None,
+    "dn_noise": "gaussian",
+    "dn_level": 0.2,
+    "dn_preimage": "ridge",
+    "dn_alpha": 1e-3,
+    "dn_fit_noisy": False,
 }
 
 #: Keys that depend on the columns of the current table (reset when it changes).
@@ -85,6 +93,8 @@ LINK_SIGMA = "_sigma_from_url"        # sigma came from a link that named the da
 LINK_PENDING = "_link_pending"        # {"name", "sigma"}: a link's upload that is not here yet
 LINK_NOTES = "_url_problems"          # what of the link was not applied, and why
 CV_REQUESTED = "_cv_requested"        # Kernelization: settings whose RSKPCA cross-validation was asked for
+IMAGE_SHAPES = "_dn_shape"            # Denoise: {data digest: (height, width)} the user gave
+IMAGE_SHAPE_FOR = "_dn_shape_for"     # Denoise: the data set the shape widgets were set for
 
 APP_KEYS = {
     UPLOADED: "the accepted upload", UPLOAD_FILE_ID: "the upload already handled",
@@ -95,4 +105,5 @@ APP_KEYS = {
     LINK_READ: "the link was applied", LINK_SIGMA: "sigma came from the link",
     LINK_PENDING: "a link's upload not loaded yet", LINK_NOTES: "link settings not applied",
     CV_REQUESTED: "cross-validations asked for",
+    IMAGE_SHAPES: "image shapes given per data set", IMAGE_SHAPE_FOR: "the data the image shape is for",
 }
