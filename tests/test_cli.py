@@ -289,3 +289,29 @@ def test_console_script_help_lists_embed_and_transform():
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.strip() == "rskpca embed: error: no file at 'no/such/file.csv'; give the path of a CSV, " \
                                  "TSV, Parquet or NPY file."
+
+
+def test_retained_scale_is_sigma_over_scale(labeled_csv, capsys):
+    from rskpca.evaluation.experiments import load_labeled_csv, retained_grid
+
+    assert main(["retained", "--data", str(labeled_csv), "--sigma", "4", "--scales", "1", "0.25",
+                 "--ells", "3,5"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0.25 ")]
+    assert len(lines) == 1 and lines[0].split("|")[2].strip() == "16"  # sigma / scale
+    X, _, _ = load_labeled_csv(labeled_csv)
+    scaled = retained_grid(X, sigma=4.0, ells=[3.0, 5.0], scales=[0.25])
+    plain = retained_grid(X, sigma=16.0, ells=[3.0, 5.0], scales=[1.0])
+    assert [r["m"] for r in scaled] == [r["m"] for r in plain]
+    more = retained_grid(X, sigma=4.0, ells=[3.0, 5.0], scales=[1.0])
+    assert all(a["m"] < b["m"] for a, b in zip(scaled, more))  # a smaller scale keeps fewer centers
+
+
+def test_experiment_scale_multiplies_the_features(labeled_csv, tmp_path):
+    common = ["experiment", "--data", str(labeled_csv), "--ells", "3", "--repeats", "1", "--rank", "2",
+              "--methods", "rskpca", "--skip", "classification", "rsde"]
+    assert main(common + ["--sigma", "2", "--scale", "0.5", "--out", str(tmp_path / "a")]) == 0
+    assert main(common + ["--sigma", "4", "--out", str(tmp_path / "b")]) == 0
+    a, b = (pd.read_csv(tmp_path / f / "rows.csv") for f in ("a", "b"))
+    assert a["m"].tolist() == b["m"].tolist()  # the shadow sees sigma / scale on the stored data
+    assert "features x 0.5" in (tmp_path / "a" / "summary.md").read_text()
+    assert main(common + ["--sigma", "4", "--scale", "0", "--out", str(tmp_path / "c")]) == 2

@@ -3,6 +3,7 @@
 * ``rskpca embed data.csv --sigma median --ell 4 -r 5 -o embedding.csv`` runs kernel PCA (RSKPCA)
   on a CSV/TSV/Parquet/NPY file and writes each row's embedding and shadow center; ``--save
   model.skops`` keeps the model, and ``rskpca transform new.csv --model model.skops`` applies it.
+* ``rskpca retained`` tabulates the shadow's m / n against the data's scale and ell.
 
 * ``rskpca bench [fit]`` times shadow selection, the eigenproblem, the whole fit, exact KPCA and
   Nystrom on a grid of n, d and ell (or on a data file), prints a table and writes CSV;
@@ -214,6 +215,16 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", type=Path, default=Path("experiment-results"), help="output folder")
     e.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
     e.add_argument("--seed", type=int, default=0)
+
+    rt = sub.add_parser("retained", help="the shadow's retained fraction m/n against the data's scale and ell",
+                        description="Multiplies every feature by each --scales factor (the same as sigma / "
+                                    "factor on the file's values) and prints m / n in percent per ell.")
+    rt.add_argument("--data", type=Path, required=True, help="CSV with a 'label' column (may be .csv.gz)")
+    rt.add_argument("--sigma", type=float, help="bandwidth (default: Table 1's by file name)")
+    rt.add_argument("--scales", type=_positive_float, nargs="+", default=[1.0], help="feature scale factors")
+    rt.add_argument("--ells", type=parse_ells, default=[3.0, 4.0, 5.0], help="default 3,4,5")
+    rt.add_argument("--max-rows", type=_positive_int, help="seeded uniform subsample of the file")
+    rt.add_argument("--seed", type=int, default=0)
     return parser
 
 
@@ -391,6 +402,26 @@ def _experiment(args) -> int:
     return 0
 
 
+def _retained(args) -> int:
+    from rskpca.evaluation.experiments import DATASET_SIGMA, load_labeled_csv, retained_grid
+
+    X, _, name = load_labeled_csv(args.data, max_rows=args.max_rows, random_state=args.seed)
+    sigma = args.sigma if args.sigma is not None else DATASET_SIGMA.get(name)
+    if sigma is None:
+        raise ValueError(f"No paper sigma for data set {name!r}; pass --sigma.")
+    rows = retained_grid(X, sigma=sigma, ells=args.ells, scales=args.scales, dataset=name, progress=ProgressBar())
+    print(f"{name}: n = {X.shape[0]}, d = {X.shape[1]}, values in [{X.min():g}, {X.max():g}], sigma = {sigma:g}; "
+          "retained = m / n in %")
+    print("\n| scale | sigma / scale | sigma / median distance | " + " | ".join(f"ell {e:g}" for e in args.ells)
+          + " |")
+    print("|" + "---|" * (3 + len(args.ells)))
+    for k in range(0, len(rows), len(args.ells)):
+        group = rows[k:k + len(args.ells)]
+        print(f"| {group[0]['scale']:g} | {group[0]['sigma_over_scale']:.3g} | {group[0]['sigma_over_median']:.3g} | "
+              + " | ".join(f"{100 * r['retained']:.1f}" for r in group) + " |")
+    return 0
+
+
 def main(argv=None) -> int:
     """Entry point of the ``rskpca`` console script; returns the exit status.
 
@@ -407,7 +438,7 @@ def main(argv=None) -> int:
 
         command = embed_command if args.command == "embed" else transform_command
     else:
-        command = _bench if args.command == "bench" else _experiment
+        command = {"bench": _bench, "experiment": _experiment, "retained": _retained}[args.command]
     try:
         return command(args)
     except BrokenPipeError:  # `rskpca embed data.csv | head`: the reader left; stop quietly (Python docs' recipe)
