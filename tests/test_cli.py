@@ -160,3 +160,158 @@ def test_load_labeled_csv_subsample_and_summary(labeled_csv):
 
 def test_format_table_keeps_the_given_order():
     assert format_table([{"m": 1, "ell": 2.0}], ["m", "ell"]).splitlines()[0].split() == ["m", "ell"]
+
+
+# ---------------------------------------------------------------------------
+# rskpca embed / rskpca transform
+# ---------------------------------------------------------------------------
+
+def _model_suffixes():
+    suffixes = ["model.joblib"]
+    try:
+        import skops.io  # noqa: F401  (optional extra rskpca[skops])
+        suffixes.append("model.skops")
+    except ImportError:
+        pass
+    return suffixes
+
+
+@pytest.mark.parametrize("model_name", _model_suffixes())
+def test_embed_save_transform_round_trip_equals_in_process(model_name, labeled_csv, tmp_path, capsys):
+    from rskpca import ReducedSetKPCA
+
+    out, new_out, model = tmp_path / "emb.csv", tmp_path / "new.csv", tmp_path / model_name
+    assert main(["embed", str(labeled_csv), "--sigma", "4", "--ell", "3", "-r", "2", "-o", str(out),
+                 "--save", str(model)]) == 0
+    err = capsys.readouterr().err
+    assert "shadow kept m =" in err and "wrote" in err and "saved the model" in err  # progress on stderr
+    emb = pd.read_csv(out)
+    assert list(emb.columns) == ["pc1", "pc2", "center", "center_row", "label"]
+
+    df = pd.read_csv(labeled_csv)
+    X = df[["a", "b", "c"]]
+    est = ReducedSetKPCA(n_components=2, sigma=4.0, ell=3.0, random_state=0).fit(X)
+    np.testing.assert_allclose(emb[["pc1", "pc2"]].to_numpy(), est.transform(X), atol=1e-10)
+    assert (emb["center"].to_numpy() == est.labels_).all()
+    # center_row is the file row of the row's shadow center: within eps = sigma / ell of the row
+    centers = X.to_numpy()[emb["center_row"].to_numpy()]
+    assert (np.linalg.norm(X.to_numpy() - centers, axis=1) < 4.0 / 3.0).all()
+    assert (emb["label"] == df["label"]).all()
+
+    new = pd.DataFrame(np.random.default_rng(1).normal(4.0, 3.0, size=(20, 3)), columns=["c", "a", "b"])
+    new_path = tmp_path / "new.tsv"
+    new.to_csv(new_path, sep="\t", index=False)  # other column order, other format: taken by name
+    assert main(["transform", str(new_path), "--model", str(model), "-o", str(new_out), "-q"]) == 0
+    np.testing.assert_allclose(pd.read_csv(new_out)[["pc1", "pc2"]].to_numpy(),
+                               est.transform(new[["a", "b", "c"]]), atol=1e-10)
+
+
+def test_embed_standardize_is_kept_in_the_model(labeled_csv, tmp_path):
+    from sklearn.preprocessing import StandardScaler
+
+    from rskpca import ReducedSetKPCA
+
+    model, out = tmp_path / "m.joblib", tmp_path / "t.npy"
+    assert main(["embed", str(labeled_csv), "--sigma", "1.5", "-r", "3", "--standardize", "--label", "none",
+                 "--save", str(model), "-o", str(tmp_path / "e.parquet"), "-q"]) == 0
+    assert main(["transform", str(labeled_csv), "--model", str(model), "-o", str(out), "--label", "none",
+                 "-q"]) == 0
+    X = pd.read_csv(labeled_csv)[["a", "b", "c", "label"]].to_numpy(float)
+    Xs = StandardScaler().fit_transform(X)
+    expected = ReducedSetKPCA(n_components=3, sigma=1.5, random_state=0).fit(Xs).transform(Xs)
+    np.testing.assert_allclose(np.load(out), expected, atol=1e-10)
+    emb = pd.read_parquet(tmp_path / "e.parquet")
+    np.testing.assert_allclose(emb[["pc1", "pc2", "pc3"]].to_numpy(), expected, atol=1e-10)
+
+
+def test_embed_writes_csv_to_stdout_by_default(labeled_csv, capsys):
+    assert main(["embed", str(labeled_csv), "--sigma", "4", "-r", "2", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0] == "pc1,pc2,center,center_row,label" and captured.err == ""
+    assert len(captured.out.splitlines()) == 151
+
+
+@pytest.mark.parametrize("content, name, message", [
+    (b"\x89PNG\r\n\x1a\nxxxx", "image.csv", "looks like a PNG image"),
+    (b"", "empty.csv", "is empty"),
+    (b"a,b\nx,y\nz,w\nu,v\n", "text.csv", "No numeric columns"),
+    (b"a,b\n1,2\n3,\n", "nan.csv", "Missing values"),
+    (b"\x80\x04\x95junk", "model.pkl", "pickle"),
+])
+def test_embed_bad_file_is_one_clear_line(content, name, message, tmp_path, capsys):
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert main(["embed", str(path), "-r", "1", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["embed", "no/such.csv"], "no file at"),
+    (["embed", "{csv}", "--save", "{tmp}/model.txt"], "*.skops"),
+    (["embed", "{csv}", "--label", "species"], "--label 'species' is not a column"),
+    (["embed", "{csv}", "--sigma", "4", "--ell", "0.5", "-r", "5"], "n_components"),
+    (["embed", "{csv}", "-o", "{tmp}/no/such/folder/e.csv"], "does not exist"),
+    (["transform", "{csv}", "--model", "{tmp}/missing.joblib"], "no model file"),
+    (["transform", "{csv}", "--model", "{tmp}/garbage.joblib"], "not a readable joblib model file"),
+    (["transform", "{other}", "--model", "{tmp}/good.joblib"], "lacks the model's feature column(s) ['a'"),
+])
+def test_embed_and_transform_errors_are_one_clear_line(argv, message, labeled_csv, tmp_path, capsys):
+    (tmp_path / "garbage.joblib").write_bytes(b"not a pickle at all")
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [0.0, 1.0, 0.5]}).to_csv(other, index=False)
+    assert main(["embed", str(labeled_csv), "--save", str(tmp_path / "good.joblib"), "-o",
+                 str(tmp_path / "e.csv"), "-q"]) == 0
+    argv = [a.format(csv=labeled_csv, tmp=tmp_path, other=other) for a in argv]
+    assert main(argv + ["-q"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_skops_model_with_foreign_types_is_refused(tmp_path, labeled_csv, capsys):
+    sio = pytest.importorskip("skops.io")
+    import fractions
+
+    path = tmp_path / "evil.skops"
+    sio.dump({"payload": fractions.Fraction(1, 3)}, path)
+    assert main(["transform", str(labeled_csv), "--model", str(path), "-q"]) == 2
+    assert "does not trust: ['fractions.Fraction']" in capsys.readouterr().err
+
+
+def test_console_script_help_lists_embed_and_transform():
+    proc = subprocess.run([sys.executable, "-m", "rskpca", "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0
+    for command in ("embed", "transform", "bench", "experiment"):
+        assert command in proc.stdout
+    bad = subprocess.run([sys.executable, "-m", "rskpca", "embed", "no/such/file.csv"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip() == "rskpca embed: error: no file at 'no/such/file.csv'; give the path of a CSV, " \
+                                 "TSV, Parquet or NPY file."
+
+
+def test_retained_scale_is_sigma_over_scale(labeled_csv, capsys):
+    from rskpca.evaluation.experiments import load_labeled_csv, retained_grid
+
+    assert main(["retained", "--data", str(labeled_csv), "--sigma", "4", "--scales", "1", "0.25",
+                 "--ells", "3,5"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 0.25 ")]
+    assert len(lines) == 1 and lines[0].split("|")[2].strip() == "16"  # sigma / scale
+    X, _, _ = load_labeled_csv(labeled_csv)
+    scaled = retained_grid(X, sigma=4.0, ells=[3.0, 5.0], scales=[0.25])
+    plain = retained_grid(X, sigma=16.0, ells=[3.0, 5.0], scales=[1.0])
+    assert [r["m"] for r in scaled] == [r["m"] for r in plain]
+    more = retained_grid(X, sigma=4.0, ells=[3.0, 5.0], scales=[1.0])
+    assert all(a["m"] < b["m"] for a, b in zip(scaled, more))  # a smaller scale keeps fewer centers
+
+
+def test_experiment_scale_multiplies_the_features(labeled_csv, tmp_path):
+    common = ["experiment", "--data", str(labeled_csv), "--ells", "3", "--repeats", "1", "--rank", "2",
+              "--methods", "rskpca", "--skip", "classification", "rsde"]
+    assert main(common + ["--sigma", "2", "--scale", "0.5", "--out", str(tmp_path / "a")]) == 0
+    assert main(common + ["--sigma", "4", "--out", str(tmp_path / "b")]) == 0
+    a, b = (pd.read_csv(tmp_path / f / "rows.csv") for f in ("a", "b"))
+    assert a["m"].tolist() == b["m"].tolist()  # the shadow sees sigma / scale on the stored data
+    assert "features x 0.5" in (tmp_path / "a" / "summary.md").read_text()
+    assert main(common + ["--sigma", "4", "--scale", "0", "--out", str(tmp_path / "c")]) == 2

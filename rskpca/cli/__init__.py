@@ -1,4 +1,9 @@
-"""The ``rskpca`` command: ``rskpca bench`` and ``rskpca experiment`` (also ``python -m rskpca``).
+"""The ``rskpca`` command: ``embed``, ``transform``, ``bench`` and ``experiment`` (also ``python -m rskpca``).
+
+* ``rskpca embed data.csv --sigma median --ell 4 -r 5 -o embedding.csv`` runs kernel PCA (RSKPCA)
+  on a CSV/TSV/Parquet/NPY file and writes each row's embedding and shadow center; ``--save
+  model.skops`` keeps the model, and ``rskpca transform new.csv --model model.skops`` applies it.
+* ``rskpca retained`` tabulates the shadow's m / n against the data's scale and ell.
 
 * ``rskpca bench [fit]`` times shadow selection, the eigenproblem, the whole fit, exact KPCA and
   Nystrom on a grid of n, d and ell (or on a data file), prints a table and writes CSV;
@@ -13,6 +18,7 @@ A progress bar is drawn on stderr; results go to stdout and to the output folder
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -86,10 +92,58 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _sigma(text: str):
+    """``median`` or a positive number."""
+    return "median" if text == "median" else _positive_float(text)
+
+
+def _add_embed_parsers(sub) -> None:
+    em = sub.add_parser("embed", help="kernel PCA (RSKPCA) of a data file: the embedding and each row's shadow "
+                                      "center", description="Reads CSV, TSV (gzip allowed), Parquet or NPY with "
+                                      "the app's checks, fits ReducedSetKPCA on the numeric columns and writes "
+                                      "pc1..pcR, center (index of the row's shadow center), center_row (the "
+                                      "file row of that center) and the label column if there is one.")
+    em.add_argument("data", type=Path, help="the data file")
+    em.add_argument("--sigma", type=_sigma, default="median", help="bandwidth, or median (default)")
+    em.add_argument("--ell", type=_positive_float, default=4.0, help="shadow parameter, eps = sigma / ell "
+                                                                       "(default 4)")
+    em.add_argument("-r", "--rank", type=_positive_int, default=2, help="number of components (default 2)")
+    em.add_argument("--kernel", choices=["gaussian", "laplacian"], default="gaussian")
+    em.add_argument("--columns", nargs="+", help="feature columns (default: every numeric column but the label)")
+    em.add_argument("--standardize", action="store_true",
+                    help="scale each feature to unit variance first (kept in the saved model)")
+    em.add_argument("--save", type=Path, help="save the fitted model: *.skops (safe to load; needs "
+                                              "rskpca[skops]) or *.joblib (pickle: load only your own files)")
+    em.add_argument("--seed", type=int, default=0)
+    tr = sub.add_parser("transform", help="embed a new data file with a model saved by rskpca embed --save",
+                        description="Reads the file as embed does, takes the model's feature columns by name, "
+                                    "and writes pc1..pcR (and the label column if there is one).")
+    tr.add_argument("data", type=Path, help="the data file")
+    tr.add_argument("--model", type=Path, required=True, help="*.skops or *.joblib from rskpca embed --save")
+    for p in (em, tr):
+        p.add_argument("-o", "--output", default="-",
+                       help="output file: .csv, .tsv, .parquet or .npy; - (default) is CSV on stdout")
+        p.add_argument("--label", default="auto",
+                       help="label column copied to the output: a name, auto (guessed as in the app: "
+                            "label, target, class, ...) or none")
+        p.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rskpca`` command."""
     parser = argparse.ArgumentParser(prog="rskpca", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_embed_parsers(sub)
 
     b = sub.add_parser("bench", help="time the fit (mode fit, the default), every method (methods), or Dask "
                                      "(distributed)",
@@ -154,11 +208,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="methods for Figures 7-8 (default: rskpca rskpca_kmeans rskpca_uniform "
                         "rskpca_herding)")
     e.add_argument("--max-rows", type=_positive_int, help="seeded uniform subsample of each file")
+    e.add_argument("--scale", type=float, default=1.0,
+                   help="multiply every feature by this factor first (e.g. 0.5 maps usps' [-1, 1] pixels to a "
+                        "range of 1, as in [0, 1]); the shadow sees sigma / scale on the stored data")
     e.add_argument("--skip", nargs="*", default=[], choices=["embedding", "classification", "rsde"],
                    help="parts to leave out")
     e.add_argument("--out", type=Path, default=Path("experiment-results"), help="output folder")
     e.add_argument("--overwrite", action="store_true", help="replace an earlier run's results in --out")
     e.add_argument("--seed", type=int, default=0)
+
+    rt = sub.add_parser("retained", help="the shadow's retained fraction m/n against the data's scale and ell",
+                        description="Multiplies every feature by each --scales factor (the same as sigma / "
+                                    "factor on the file's values) and prints m / n in percent per ell.")
+    rt.add_argument("--data", type=Path, required=True, help="CSV with a 'label' column (may be .csv.gz)")
+    rt.add_argument("--sigma", type=float, help="bandwidth (default: Table 1's by file name)")
+    rt.add_argument("--scales", type=_positive_float, nargs="+", default=[1.0], help="feature scale factors")
+    rt.add_argument("--ells", type=parse_ells, default=[3.0, 4.0, 5.0], help="default 3,4,5")
+    rt.add_argument("--max-rows", type=_positive_int, help="seeded uniform subsample of the file")
+    rt.add_argument("--seed", type=int, default=0)
     return parser
 
 
@@ -263,6 +330,9 @@ def _experiment(args) -> int:
     datasets = []
     for path in args.data:  # read and check everything before the long part starts
         X, y, name = load_labeled_csv(path, max_rows=args.max_rows, random_state=args.seed)
+        if not (np.isfinite(args.scale) and args.scale > 0):
+            raise ValueError(f"--scale must be a positive number; got {args.scale}.")
+        X = X * args.scale
         sigma = args.sigma if args.sigma is not None else DATASET_SIGMA.get(name)
         if sigma is None:
             raise ValueError(f"No paper sigma for data set {name!r}; pass --sigma.")
@@ -275,7 +345,8 @@ def _experiment(args) -> int:
     rows = []
     bar = ProgressBar()
     for X, y, name, sigma in datasets:
-        print(f"{name}: n={X.shape[0]} d={X.shape[1]} sigma={sigma} classes={len(np.unique(y))}",
+        print(f"{name}: n={X.shape[0]} d={X.shape[1]} sigma={sigma} scale={args.scale} "
+              f"classes={len(np.unique(y))}",
               file=sys.stderr)
         if "embedding" not in args.skip:
             rows += embedding_experiment(X, sigma=sigma, dataset=name, ells=ells, methods=methods,
@@ -316,7 +387,8 @@ def _experiment(args) -> int:
 
     lines = ["# rskpca experiment summary", "",
              f"Command: `rskpca experiment {' '.join(sys.argv[2:]) if len(sys.argv) > 2 else ''}`", "",
-             f"ell: {ells[0]} to {ells[-1]} ({len(ells)} values); {args.repeats} random 80/20 splits "
+             f"ell: {ells[0]} to {ells[-1]} ({len(ells)} values); features x {args.scale:g}; "
+             f"{args.repeats} random 80/20 splits "
              f"(embedding); {args.folds}-fold CV (3-NN). Means over splits/folds; speedups are medians.", ""]
     for (dataset, experiment, metric), table in summarize(rows).items():
         lines += [f"## {dataset}, {experiment}: {metric}", "", markdown_table(table), ""]
@@ -332,6 +404,26 @@ def _experiment(args) -> int:
     return 0
 
 
+def _retained(args) -> int:
+    from rskpca.evaluation.experiments import DATASET_SIGMA, load_labeled_csv, retained_grid
+
+    X, _, name = load_labeled_csv(args.data, max_rows=args.max_rows, random_state=args.seed)
+    sigma = args.sigma if args.sigma is not None else DATASET_SIGMA.get(name)
+    if sigma is None:
+        raise ValueError(f"No paper sigma for data set {name!r}; pass --sigma.")
+    rows = retained_grid(X, sigma=sigma, ells=args.ells, scales=args.scales, dataset=name, progress=ProgressBar())
+    print(f"{name}: n = {X.shape[0]}, d = {X.shape[1]}, values in [{X.min():g}, {X.max():g}], sigma = {sigma:g}; "
+          "retained = m / n in %")
+    print("\n| scale | sigma / scale | sigma / median distance | " + " | ".join(f"ell {e:g}" for e in args.ells)
+          + " |")
+    print("|" + "---|" * (3 + len(args.ells)))
+    for k in range(0, len(rows), len(args.ells)):
+        group = rows[k:k + len(args.ells)]
+        print(f"| {group[0]['scale']:g} | {group[0]['sigma_over_scale']:.3g} | {group[0]['sigma_over_median']:.3g} | "
+              + " | ".join(f"{100 * r['retained']:.1f}" for r in group) + " |")
+    return 0
+
+
 def main(argv=None) -> int:
     """Entry point of the ``rskpca`` console script; returns the exit status.
 
@@ -343,10 +435,19 @@ def main(argv=None) -> int:
     if argv[:1] == ["bench"] and (len(argv) == 1 or argv[1] not in BENCH_MODES + ("-h", "--help")):
         argv.insert(1, "fit")
     args = parser.parse_args(argv)
+    if args.command in ("embed", "transform"):
+        from rskpca.cli._embed import embed_command, transform_command
+
+        command = embed_command if args.command == "embed" else transform_command
+    else:
+        command = {"bench": _bench, "experiment": _experiment, "retained": _retained}[args.command]
     try:
-        return _bench(args) if args.command == "bench" else _experiment(args)
-    except ValueError as exc:
-        print(f"rskpca {args.command}: error: {exc}", file=sys.stderr)
+        return command(args)
+    except BrokenPipeError:  # `rskpca embed data.csv | head`: the reader left; stop quietly (Python docs' recipe)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (ValueError, OSError) as exc:  # DataError is a ValueError; OSError: unwritable output, full disk
+        print(f"rskpca {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
 
 
