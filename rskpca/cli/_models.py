@@ -24,6 +24,8 @@ MODEL_SUFFIXES = {".skops": "skops", ".joblib": "joblib", ".pkl": "joblib", ".pi
 #: what ``rskpca embed --save`` writes, nothing else.
 TRUSTED_TYPES = (
     "rskpca.decomposition._reduced_set.ReducedSetKPCA",
+    # the shadow state a fitted ReducedSetKPCA keeps so that partial_fit can go on (arrays and numbers)
+    "rskpca.core.streaming_shadow.StreamingShadow",
     "sklearn.pipeline.Pipeline",
     "sklearn.preprocessing._data.StandardScaler",
 )
