@@ -17,11 +17,11 @@ import numpy as np
 import streamlit as st
 
 from rskpca.data.datasets import SAMPLES, DataError, Dataset, guess_label_column
-from rskpca.ui import compute
+from rskpca.ui import compute, selection
 from rskpca.ui.widgets import show_error
 
 __all__ = ["Settings", "sidebar", "start_page", "UPLOAD", "NO_LABEL", "KEYS", "DEFAULT_SAMPLE", "accept_upload",
-           "column_choice_keys"]
+           "column_choice_keys", "SELECTION", "table_id"]
 
 #: The source key of an uploaded file (sample names are the other sources).
 UPLOAD = "__upload__"
@@ -68,6 +68,21 @@ KEYS = {
     "run_slow": False,
     "sweep_points": 5,
 }
+
+
+#: App-owned key (no widget owns it): the linked selection, {"table", "rows", "from", "fresh"}
+#: (see :mod:`rskpca.ui.selection`).
+SELECTION = "_selection"
+
+
+def table_id() -> str:
+    """The table the data in use come from (a sample's name, or the upload's digest): what row numbers count in."""
+    ss = st.session_state
+    source = ss.get("_dataset_source", ss.get("source"))
+    if source == UPLOAD:
+        up = ss.get("_upload")
+        return "upload:" + (up["digest"] if up else "")
+    return f"sample:{source}"
 
 
 def column_choice_keys() -> tuple[str, ...]:
@@ -281,6 +296,7 @@ def sidebar() -> Settings | None:
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
     sb.metric("shadow centers m", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n", delta_color="off",
               delta_arrow="off")
+    selection.sync(table_id(), ds)
     _write_query_params(settings)
     return settings
 
