@@ -31,13 +31,15 @@ TIMEOUT = 300
 def test_rows_from_points_reads_the_first_customdata_field_of_any_trace():
     points = [
         {"curve_number": 0, "point_index": 3, "customdata": [12, 4]},       # shadow points: [row, set]
+        {"curve_number": 0, "point_index": 4, "customdata": {"0": 20, "1": 4}},  # as the browser sends a row
+                                                                            # of a base64-encoded array
         {"curve_number": 1, "point_index": 0, "customdata": [12, 0, 5.0]},  # the same row as a center
         {"curve_number": 2, "point_index": 1, "customdata": ["7", "setosa"]},  # embeddings: strings
         {"curve_number": 0, "point_index": 9, "customdata": 3},             # density points: a scalar
         {"curve_number": 3, "point_index": 0, "x": 1.0, "y": 2.0},          # a line: no row
         {"customdata": ["not a row"]},
     ]
-    assert plots.rows_from_points(points).tolist() == [3, 7, 12]
+    assert plots.rows_from_points(points).tolist() == [3, 7, 12, 20]
     assert plots.rows_from_points([]).dtype == np.int64
 
 

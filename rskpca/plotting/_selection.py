@@ -26,7 +26,13 @@ _POINT_TRACES = ("scatter", "scattergl", "scatter3d")
 
 
 def _first_of(customdata):
-    """The first field of one point's customdata (a list for several fields, a scalar for one)."""
+    """The first field of one point's customdata (a list for several fields, a scalar for one).
+
+    A row of a numeric 2-D customdata (sent base64-encoded by Plotly >= 6) comes back from
+    the browser as an object keyed by position, ``{"0": 12, "1": 4}``.
+    """
+    if isinstance(customdata, Mapping):
+        return customdata.get("0", customdata.get(0))
     if isinstance(customdata, (list, tuple, np.ndarray)):
         return customdata[0] if len(customdata) else None
     return customdata
@@ -48,7 +54,8 @@ def rows_from_points(points: Iterable[Mapping]) -> np.ndarray:
     ----------
     points : iterable of mapping
         The points of a Plotly selection event (Streamlit's ``event.selection.points``):
-        each may carry ``customdata``, whose first field is the point's row number.
+        each may carry ``customdata``, whose first field (a list's first item, a scalar,
+        or key ``"0"`` of a row of a numeric array) is the point's row number.
         Points without it (a line, a contour) are skipped; a row selected in two traces
         (a shadow center is also a data point) counts once.
 
@@ -59,8 +66,8 @@ def rows_from_points(points: Iterable[Mapping]) -> np.ndarray:
     Examples
     --------
     >>> rows_from_points([{"customdata": [7, "a"]}, {"customdata": ["3", "b"]}, {"customdata": 7},
-    ...                   {"x": 0.5}]).tolist()
-    [3, 7]
+    ...                   {"customdata": {"0": 9, "1": 2}}, {"x": 0.5}]).tolist()
+    [3, 7, 9]
     """
     rows = set()
     for point in points:
