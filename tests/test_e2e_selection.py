@@ -102,20 +102,27 @@ def test_a_box_selection_on_one_page_highlights_the_same_rows_on_the_others(app_
     assert main.get_by_text(re.compile(rf"Selected rows \({count}\)")).count() == 1
     assert main.get_by_text(re.compile(r"Centers that absorbed the selection")).count() == 1
 
-    # The same rows on the Embeddings page (every panel) and on the Data page's view.
+    # The same rows on the Embeddings page (every panel).
     go_to(page, _label(page, r"embedding"))
     assert_no_exception(page, "embeddings-with-selection")
     assert highlighted(page, "emb_scatter") == rows
     assert selected_count(page) == count
     shoot(page, "sel-02-embeddings-highlighted")
-    go_to(page, _label(page, r"^\s*data\s*$"))
-    assert highlighted(page, "data_scatter") == rows
-    shoot(page, "sel-03-data-highlighted")
 
-    # A selection made here replaces it; then one click clears it everywhere.
-    box_select(page, "data_scatter", frac=(0.5, 0.1, 0.95, 0.6))
-    rows2 = highlighted(page, "data_scatter")
-    assert rows2 and rows2 != rows and selected_count(page) == len(rows2)
+    # A selection made here (a chart inside a fragment) replaces it, and the whole page follows:
+    # the sidebar and the table outside the fragment show the new rows too.
+    box_select(page, "emb_scatter", frac=(0.05, 0.05, 0.9, 0.45))
+    assert_no_exception(page, "embeddings-after-select")
+    rows2 = highlighted(page, "emb_scatter")
+    assert rows2 and rows2 != rows, "the second box selection did not replace the first"
+    assert selected_count(page) == len(rows2)
+    assert main.get_by_text(re.compile(rf"Selected rows \({len(rows2)}\)")).count() == 1
+    shoot(page, "sel-03-embeddings-selected")
+
+    # On the Data page's view: the new rows; then one click clears the selection everywhere.
+    go_to(page, _label(page, r"^\s*data\s*$"))
+    assert highlighted(page, "data_scatter") == rows2
+    shoot(page, "sel-04-data-highlighted")
     page.get_by_test_id("stSidebar").get_by_role("button", name=re.compile("Clear selection")).click()
     wait_for_app_run(page)
     assert selected_count(page) is None
