@@ -83,12 +83,13 @@ else:
     left, right = st.columns(2)
     with left:
         selection.show_selectable(plots.density_points_figure(kde, shde, row_ids=ds.row_ids[rows],
-                                                              selected_rows=selection.rows()), key="kde_points",
-                    filename="kde_vs_shde_points")
+                                                              selected_rows=selection.rows()),
+                                  key="kde_points", filename="kde_vs_shde_points")
     with right:
         show_figure(plots.error_histogram(shde - kde), key="kde_errors", filename="kde_error_histogram")
     download_csv(pd.DataFrame({"row": ds.row_ids[rows], "kde": kde, "shde": shde}), key="kde_point_values",
                  filename="kde_vs_shde_points", label="Download the densities at the points (CSV)")
+    selection.selected_table(ds)
 
     st.subheader("Along a line through two rows")
     along_line(ds, sigma, kernel, ell)

@@ -200,10 +200,14 @@ def _select(at, rows, table="sample:two_moons"):
     at.session_state[SELECTION] = {"table": table, "rows": list(rows), "from": "test", "fresh": False}
 
 
-@pytest.mark.parametrize("page", ["pages/1_Data.py", "pages/2_Shadow_centers.py", "pages/4_Embeddings.py"])
-def test_a_selection_is_highlighted_and_listed_on_every_page(page):
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    _select(at, [0, 1, 2, 150])
+@pytest.mark.parametrize("page, sample", [("pages/1_Data.py", "two_moons"), ("pages/2_Shadow_centers.py", "two_moons"),
+                                          ("pages/3_KDE_vs_ShDE.py", "wine"), ("pages/4_Embeddings.py", "two_moons"),
+                                          ("pages/1_Data.py", "wine")])
+def test_a_selection_is_highlighted_and_listed_on_every_page(page, sample):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["dataset"] = sample
+    at.run()
+    _select(at, [0, 1, 2, 150], table=f"sample:{sample}")
     at.switch_page(page).run()
     assert not at.exception, [e.message for e in at.exception]
     highlighted = [rows for rows in _spec_overlay_rows(at).values() if rows]
