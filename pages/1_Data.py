@@ -3,8 +3,9 @@
 import pandas as pd
 import streamlit as st
 
+from rskpca import plotting as plots
 from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns, stray_text_cells
-from rskpca.ui import show_error, show_table, show_text_list, start_page
+from rskpca.ui import compute, selection, show_error, show_table, show_text_list, start_page
 from rskpca.ui.keys import UPLOAD
 from rskpca.ui.state import column_options, current_table, handle_upload, upload_error
 
@@ -51,6 +52,15 @@ show_text_list(ds.notes)
 if settings.source != UPLOAD:
     st.caption("About this sample:")
     st.text(SAMPLES[settings.source].description)
+
+st.subheader("Data view")
+flat = ds.d <= 2  # else its first two principal axes
+coords = ds.X if flat else compute.principal_axes(ds.digest, ds.X)[0]
+selection.show_selectable(plots.data_figure(
+    coords, y=ds.y, label_name=str(ds.label_name or "label"), row_ids=ds.row_ids, selected_rows=selection.rows(),
+    axis_titles=[str(f) for f in ds.feature_names] if flat else ("PC1", "PC2"),
+    title="The data" if flat else "The data on its first two principal axes"), key="data_scatter", filename="data_view")
+selection.selected_table(ds)
 
 st.subheader("Preview (first 100 rows of the table)")
 show_table(df.head(100), key="data_preview", filename="preview")

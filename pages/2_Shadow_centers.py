@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
+from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page
 from rskpca.ui.scrubber import show_scrubber
 
 settings = start_page("Shadow centers")
@@ -29,8 +29,11 @@ else:
     st.caption(f"The data have d = {ds.d} features: shown on their first two principal axes. "
                "Shadows are balls in the full space, so sets may overlap in this view; no eps-discs.")
 fig = plots.shadow_figure(coords, shadow.labels, shadow.center_indices, shadow.weights, eps=shadow.eps,
-                          projected=projected, axis_titles=titles, row_ids=ds.row_ids)
-show_figure(fig, key="shadow_scatter", filename="shadow_centers")
+                          projected=projected, axis_titles=titles, row_ids=ds.row_ids,
+                          selected_rows=selection.rows())
+selection.show_selectable(fig, key="shadow_scatter", filename="shadow_centers")
+selection.selected_table(ds)
+selection.centers_table(ds, shadow)
 
 st.subheader("Scrub ell: watch the reduced set grow and shrink")
 show_scrubber(compute.shadow_scrubber(ds.digest, ds.X, coords, sigma, kernel, titles, projected),

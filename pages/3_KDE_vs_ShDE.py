@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.ui import compute, download_csv, reduction_note, show_figure, show_table, start_page
+from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page
 from rskpca.ui.scrubber import show_scrubber
 from rskpca.ui.state import row_choice
 
@@ -82,12 +82,14 @@ else:
         st.caption(f"Densities compared at a seeded sample of {rows.size} of the {ds.n} rows.")
     left, right = st.columns(2)
     with left:
-        show_figure(plots.density_points_figure(kde, shde, row_ids=ds.row_ids[rows]), key="kde_points",
-                    filename="kde_vs_shde_points")
+        selection.show_selectable(plots.density_points_figure(kde, shde, row_ids=ds.row_ids[rows],
+                                                              selected_rows=selection.rows()),
+                                  key="kde_points", filename="kde_vs_shde_points")
     with right:
         show_figure(plots.error_histogram(shde - kde), key="kde_errors", filename="kde_error_histogram")
     download_csv(pd.DataFrame({"row": ds.row_ids[rows], "kde": kde, "shde": shde}), key="kde_point_values",
                  filename="kde_vs_shde_points", label="Download the densities at the points (CSV)")
+    selection.selected_table(ds)
 
     st.subheader("Along a line through two rows")
     along_line(ds, sigma, kernel, ell)

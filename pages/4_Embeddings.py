@@ -6,7 +6,7 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import aligned_embeddings, compare
 from rskpca.evaluation.methods import perturbs_gram
-from rskpca.ui import (choose_methods, comparison_note, compute, reduction_note, show_error, show_errors,
+from rskpca.ui import (choose_methods, comparison_note, compute, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, without_slow_methods)
 from rskpca.ui.scrubber import show_scrubber
 
@@ -53,13 +53,15 @@ def embedding_view(emb: dict, errors: dict) -> None:
         emb = {k: emb[k] for k in keep}
     y = None if ds.y is None else ds.y[rows_idx]
     fig = plots.embedding_figure(emb, y=y, label_name=str(ds.label_name or "label"),
-                                 row_ids=ds.row_ids[rows_idx], dims=dims, errors=errors)
+                                 row_ids=ds.row_ids[rows_idx], dims=dims, errors=errors,
+                                 selected_rows=selection.rows())
     st.caption("Each approximation is drawn after the least-squares map onto exact KPCA "
                "(argmin_A ||O - O~ A||_F, Section 6), so signs and rotations do not flicker as ell moves.")
-    show_figure(fig, key="emb_scatter", filename="embeddings")
+    selection.show_selectable(fig, key="emb_scatter", filename="embeddings")
 
 
 embedding_view(emb, errors)
+selection.selected_table(ds)
 
 st.subheader("Scrub ell: RSKPCA against exact KPCA at every ell")
 show_scrubber(compute.embedding_scrubber(dig, Xc, exact, sigma, kernel, r, None if ds.y is None else ds.y[rows_idx]),

@@ -8,8 +8,10 @@ checked in a plain test. Conventions shared by the builders:
   WebGL context for all its 2-D subplots; each 3-D scene uses one of its own.
   Browsers allow only a handful of contexts per page, so callers keep count
   with :func:`webgl_contexts`.
-* Original row numbers travel in ``customdata`` so hover labels and selections
-  name the row of the user's file.
+* Original row numbers travel first in ``customdata`` so hover labels and selections
+  name the row of the user's file; :func:`rows_from_points` reads them back from a
+  box or lasso selection, and every scatter builder's ``selected_rows=`` argument
+  (:func:`highlight_rows`) outlines those rows and dims the rest, in any figure.
 * Densities are evaluated on a server-side grid and drawn as heatmaps; raw
   points are never handed to a client-side density trace.
 * A method has one colour in every chart (:data:`METHOD_COLORS`, :func:`method_colors`),
@@ -33,6 +35,7 @@ from rskpca.plotting._data import (
     shadow_figure,
     weight_histogram,
 )
+from rskpca.plotting._data_view import data_figure
 from rskpca.plotting._methods import bar_figure, embedding_figure, fit_predict_figure, fit_time_figure, spectra_figure
 from rskpca.plotting._scrubber import (
     SCRUB_CENTERS,
@@ -42,6 +45,7 @@ from rskpca.plotting._scrubber import (
     shadow_scrubber_figure,
     subsample_rows,
 )
+from rskpca.plotting._selection import highlight_rows, rows_from_points
 from rskpca.plotting._style import (
     METHOD_COLORS,
     PALETTE,
@@ -60,6 +64,9 @@ __all__ = [
     "user_text",
     "webgl_contexts",
     "figure_html",
+    "data_figure",
+    "highlight_rows",
+    "rows_from_points",
     "shadow_figure",
     "weight_histogram",
     "density_grid_figure",

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
     PALETTE,
     _TYPICAL_WIDTH,
@@ -25,7 +26,7 @@ from rskpca.plotting._style import (
 
 def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = None, projected: bool = False,
                   axis_titles: Sequence[str] = ("x1", "x2"), row_ids=None, max_discs: int = 400,
-                  max_points: int = 5000, title: str | None = None) -> go.Figure:
+                  max_points: int = 5000, title: str | None = None, selected_rows=None) -> go.Figure:
     """The data coloured by shadow set, with centers sized by weight and eps-discs.
 
     Parameters
@@ -51,6 +52,8 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     max_points : int, default=5000
         Above this many points a seeded subsample is drawn (the title says so).
     title : str or None
+    selected_rows : array-like of int or None
+        Original row numbers to highlight (the rest dimmed); see :func:`highlight_rows`.
 
     Returns
     -------
@@ -119,7 +122,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
         margin=dict(l=40, r=10, t=50, b=40),
     )
-    return fig
+    return highlight_rows(fig, selected_rows)
 
 
 def _disc_outlines(centers: np.ndarray, eps: float, vertices: int = 32) -> go.Scattergl:
@@ -292,8 +295,8 @@ def density_curve_figure(t, kde, shde, *, xaxis_title: str = "x", title: str = "
     return fig
 
 
-def density_points_figure(kde, shde, *, row_ids=None) -> go.Figure:
-    """ShDE against KDE at the data points, with the line ShDE = KDE.
+def density_points_figure(kde, shde, *, row_ids=None, selected_rows=None) -> go.Figure:
+    """ShDE against KDE at the data points, with the line ShDE = KDE (``selected_rows`` highlighted).
 
     >>> import numpy as np
     >>> density_points_figure(np.ones(3), np.ones(3)).data[1].name
@@ -311,7 +314,7 @@ def density_points_figure(kde, shde, *, row_ids=None) -> go.Figure:
                              line=dict(color="gray", dash="dot")))
     fig.update_layout(title="Densities at the data points", xaxis_title="KDE", yaxis_title="ShDE",
                       margin=dict(l=40, r=10, t=50, b=40))
-    return fig
+    return highlight_rows(fig, selected_rows)
 
 
 def error_histogram(errors, *, nbins: int = 50, title: str = "ShDE - KDE at the data points") -> go.Figure:

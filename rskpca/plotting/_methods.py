@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
     PALETTE,
     _APPROX_SYMBOLS,
@@ -32,7 +33,7 @@ from rskpca.plotting._style import (
 
 def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name: str = "label",
                      row_ids=None, dims: int = 2, errors: Mapping[str, float] | None = None,
-                     cols: int = 3) -> go.Figure:
+                     cols: int = 3, selected_rows=None) -> go.Figure:
     """Side-by-side embeddings of the same rows, one panel per method.
 
     Parameters
@@ -53,6 +54,8 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
         Alignment error per method, added to the panel titles.
     cols : int, default=3
         Panels per row in 2-D (3-D scenes go two to a row).
+    selected_rows : array-like of int or None
+        Original row numbers to highlight in every panel (the rest dimmed); see :func:`highlight_rows`.
 
     Returns
     -------
@@ -139,7 +142,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                           camera_eye=dict(x=1.6, y=1.6, z=1.3))
     fig.update_layout(height=max(380, 360 * nrows), margin=dict(l=30, r=10, t=60, b=30),
                       legend=dict(title=dict(text=label_name)))
-    return fig
+    return highlight_rows(fig, selected_rows)
 
 
 def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,

@@ -93,6 +93,7 @@ LINK_SIGMA = "_sigma_from_url"        # sigma came from a link that named the da
 LINK_PENDING = "_link_pending"        # {"name", "sigma"}: a link's upload that is not here yet
 LINK_NOTES = "_url_problems"          # what of the link was not applied, and why
 CV_REQUESTED = "_cv_requested"        # Kernelization: settings whose RSKPCA cross-validation was asked for
+SELECTION = "_selection"              # the linked selection {"table", "rows", "from", "fresh"} (rskpca.ui.selection)
 IMAGE_SHAPES = "_dn_shape"            # Denoise: {data digest: (height, width)} the user gave
 IMAGE_SHAPE_FOR = "_dn_shape_for"     # Denoise: the data set the shape widgets were set for
 
@@ -105,5 +106,6 @@ APP_KEYS = {
     LINK_READ: "the link was applied", LINK_SIGMA: "sigma came from the link",
     LINK_PENDING: "a link's upload not loaded yet", LINK_NOTES: "link settings not applied",
     CV_REQUESTED: "cross-validations asked for",
+    SELECTION: "the rows selected in any chart",
     IMAGE_SHAPES: "image shapes given per data set", IMAGE_SHAPE_FOR: "the data the image shape is for",
 }

@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from rskpca.data.datasets import SAMPLES, DataError, Dataset, guess_label_column
-from rskpca.ui import compute
+from rskpca.ui import compute, selection
 from rskpca.ui import keys as K
 from rskpca.ui.keys import DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, KEYS, NO_LABEL, RANK_RANGE, UPLOAD
 from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_link, write_link
@@ -25,10 +25,21 @@ from rskpca.ui.nav import sidebar_menu
 from rskpca.ui.widgets import plain, show_error
 
 __all__ = ["Settings", "sidebar", "start_page", "accept_upload", "handle_upload", "current_table", "setting",
-           "column_options", "row_choice", "cv_requested", "request_cv", "upload_error", "ICON"]
+           "column_options", "row_choice", "cv_requested", "request_cv", "upload_error", "ICON",
+           "table_id"]
 
 #: The page icon, bundled (a material icon as favicon is fetched from Google's servers: the app runs offline).
 ICON = str(Path(__file__).with_name("icon.png"))
+
+
+def table_id() -> str:
+    """The table the data in use come from (a sample's name, or the upload's digest): what row numbers count in."""
+    ss = st.session_state
+    source = ss.get(K.DATASET_SOURCE, ss.get("source"))
+    if source == UPLOAD:
+        up = ss.get(K.UPLOADED)
+        return "upload:" + (up["digest"] if up else "")
+    return f"sample:{source}"
 
 
 @dataclass(frozen=True)
@@ -310,6 +321,7 @@ def sidebar() -> Settings | None:
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
     sb.metric("shadow centers m (on all n rows)", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n}",
               delta_color="off", delta_arrow="off")
+    selection.sync(table_id(), ds)
     up = ss.get(K.UPLOADED)
     write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel, sigma=sigma,
                ell=settings.ell, r=settings.r)

@@ -51,13 +51,16 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower() or "figure"
 
 
-def show_figure(fig: go.Figure, key: str, filename: str | None = None) -> None:
+def show_figure(fig: go.Figure, key: str, filename: str | None = None, *, on_select="ignore") -> None:
     """Draw a Plotly figure and offer it as a self-contained HTML file.
 
     The HTML (with plotly.js inlined, about 5 MB, so it opens offline) is only
     built when the button is clicked: the download's data is a callable.
+    ``on_select`` (a callback, or "rerun") turns on box and lasso selection
+    (:func:`rskpca.ui.selection.show_selectable`).
     """
-    st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None)
+    st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None, on_select=on_select,
+                    selection_mode=("box", "lasso"))
     st.download_button("Download figure (HTML)", data=lambda: figure_html(fig),
                        file_name=f"{slug(filename or key)}.html", mime="text/html", key=f"{key}__html",
                        on_click="ignore", icon=":material/download:")

@@ -1,0 +1,132 @@
+"""Linked selections in a real browser: a box dragged on one page's chart highlights the same rows on the others.
+
+``streamlit run app.py`` driven by Playwright through Debian's Chromium, with the
+server, browser and waiting helpers of ``tests/test_e2e.py`` (imported from it, so
+this file skips with it where Playwright or Chromium is missing). The rows a chart
+highlights are read from the Plotly graph in the page (``gd.data``: the traces named
+"selected" and the row numbers in their ``customdata``), so the test checks what the
+browser draws, not what the server meant to send.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from test_e2e import (  # noqa: F401 - fixtures are used by name
+    app_page,
+    app_server,
+    assert_no_exception,
+    chromium_browser,
+    go_to,
+    nav_links,
+    shoot,
+    wait_for_app_run,
+)
+
+pytestmark = pytest.mark.e2e
+
+#: Row numbers in the "selected" traces of the chart with this key, as the browser holds them.
+_HIGHLIGHTED_JS = """(key) => {
+  const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  if (!gd || !gd.data) return null;
+  // Numeric arrays travel base64-encoded ({bdata, dtype, shape}); strings as plain arrays of rows.
+  const TYPES = {i1: Int8Array, u1: Uint8Array, i2: Int16Array, u2: Uint16Array, i4: Int32Array,
+                 u4: Uint32Array, f4: Float32Array, f8: Float64Array};
+  const firstColumn = (cd) => {
+    if (Array.isArray(cd)) return cd.map((c) => Number(Array.isArray(c) ? c[0] : c));
+    const raw = Uint8Array.from(atob(cd.bdata), (ch) => ch.charCodeAt(0));
+    const values = new TYPES[cd.dtype](raw.buffer);
+    const width = cd.shape ? Number(String(cd.shape).split(',')[1] || 1) : 1;
+    return Array.from({length: values.length / width}, (_, i) => Number(values[i * width]));
+  };
+  const rows = new Set();
+  for (const t of gd.data) {
+    if (t.name === 'selected' && t.customdata) firstColumn(t.customdata).forEach((r) => rows.add(r));
+  }
+  return [...rows].sort((a, b) => a - b);
+}"""
+
+
+def highlighted(page, key: str) -> list[int] | None:
+    """The rows chart ``key`` draws as selected (None while it is not drawn)."""
+    page.locator(f".st-key-{key} .js-plotly-plot").first.wait_for(state="attached")
+    return page.evaluate(_HIGHLIGHTED_JS, key)
+
+
+def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85)) -> None:
+    """Drag a box over the plot area of chart ``key`` (the charts open in "select" drag mode)."""
+    chart = page.locator(f".st-key-{key}")
+    chart.scroll_into_view_if_needed()
+    area = chart.locator(".nsewdrag").first  # the plot area's drag layer (the first subplot's)
+    area.wait_for(state="attached")
+    box = area.bounding_box()
+    x0, y0 = box["x"] + frac[0] * box["width"], box["y"] + frac[1] * box["height"]
+    x1, y1 = box["x"] + frac[2] * box["width"], box["y"] + frac[3] * box["height"]
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    for i in range(1, 9):  # in steps, as a hand drags: plotly draws the box as the mouse moves
+        page.mouse.move(x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8)
+    page.mouse.up()
+    wait_for_app_run(page)
+
+
+def selected_count(page) -> int | None:
+    """The count the sidebar states ("Selected: N rows"), or None without a selection."""
+    found = re.search(r"Selected:\s*(\d+)\s*rows", page.get_by_test_id("stSidebar").inner_text())
+    return int(found.group(1)) if found else None
+
+
+def _label(page, pattern: str) -> str:
+    return next(lab for lab in nav_links(page) if re.search(pattern, lab, re.I))
+
+
+def test_a_box_selection_on_one_page_highlights_the_same_rows_on_the_others(app_server, app_page):
+    page = app_page
+    page.goto(app_server)
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+
+    # Select on the Shadow centers page: the data coloured by shadow set.
+    go_to(page, _label(page, r"shadow"))
+    assert highlighted(page, "shadow_scatter") == []
+    box_select(page, "shadow_scatter")
+    assert_no_exception(page, "shadow-after-select")
+    rows = highlighted(page, "shadow_scatter")
+    count = selected_count(page)
+    shoot(page, "sel-01-shadow-selected")
+    assert rows, "the box selection highlighted nothing on the chart it was made on"
+    assert count == len(rows), f"the sidebar says {count} rows, the chart outlines {len(rows)}"
+    main = page.get_by_test_id("stMain")
+    assert main.get_by_text(re.compile(rf"Selected rows \({count}\)")).count() == 1
+    assert main.get_by_text(re.compile(r"Centers that absorbed the selection")).count() == 1
+
+    # The same rows on the Embeddings page (every panel).
+    go_to(page, _label(page, r"embedding"))
+    assert_no_exception(page, "embeddings-with-selection")
+    assert highlighted(page, "emb_scatter") == rows
+    assert selected_count(page) == count
+    shoot(page, "sel-02-embeddings-highlighted")
+
+    # A selection made here (a chart inside a fragment) replaces it, and the whole page follows:
+    # the sidebar and the table outside the fragment show the new rows too.
+    box_select(page, "emb_scatter", frac=(0.05, 0.05, 0.9, 0.45))
+    assert_no_exception(page, "embeddings-after-select")
+    rows2 = highlighted(page, "emb_scatter")
+    assert rows2 and rows2 != rows, "the second box selection did not replace the first"
+    assert selected_count(page) == len(rows2)
+    assert main.get_by_text(re.compile(rf"Selected rows \({len(rows2)}\)")).count() == 1
+    shoot(page, "sel-03-embeddings-selected")
+
+    # On the Data page's view: the new rows; then one click clears the selection everywhere.
+    go_to(page, _label(page, r"^\s*data\s*$"))
+    assert highlighted(page, "data_scatter") == rows2
+    shoot(page, "sel-04-data-highlighted")
+    page.get_by_test_id("stSidebar").get_by_role("button", name=re.compile("Clear selection")).click()
+    wait_for_app_run(page)
+    assert selected_count(page) is None
+    assert highlighted(page, "data_scatter") == []
+    go_to(page, _label(page, r"shadow"))
+    assert highlighted(page, "shadow_scatter") == []
+    assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
