@@ -37,7 +37,7 @@ from rskpca.decomposition._base import (  # noqa: F401  (MAX_KERNEL_BYTES and he
     _m_from_shadow,
     _resolve_sigma,
 )
-from rskpca.core.eigen import weighted_kpca
+from rskpca.core.eigen import EIGEN_SOLVERS, kpca_on_centers
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
 from rskpca.decomposition._nystrom import DensityWeightedNystromKPCA, NystromKPCA
 from rskpca.core.rsde import herding_rsde, kmeans_rsde, uniform_rsde
@@ -58,16 +58,16 @@ class _WeightedCentersKPCA(_KPCAMixin):
     Subclasses define ``_centers_and_weights(X, rng) -> (centers, weights)``.
     """
 
-    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, "center": ["boolean"]}
+    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, "center": ["boolean"],
+                                    "eigen_solver": [StrOptions(set(EIGEN_SOLVERS))]}
 
     def _fit_centers(self, X):
         rng = check_random_state(self.random_state)
         C, w = self._centers_and_weights(X, rng)
         _check_n_components(self.n_components, C.shape[0], "centers")
         _check_kernel_budget(C.shape[0])
-        KC = kernel_matrix(C, sigma=self.sigma_, kernel=self.kernel)
-        eig = weighted_kpca(KC, w, self.n_components, center=self.center, overwrite=True,
-                            eigen_solver=self.eigen_solver, random_state=rng)
+        eig = kpca_on_centers(C, w, self.n_components, sigma=self.sigma_, kernel=self.kernel,
+                              center=self.center, eigen_solver=self.eigen_solver, random_state=rng)
         self.centers_ = C
         self.weights_ = w
         self.eigenvalues_ = eig.eigenvalues
@@ -129,8 +129,11 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         Number of centers for the non-shadow estimators (ignored by "shadow").
     order : {"input", "random"}, default="input"
         Visiting order of the shadow scan.
-    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
-        "auto": dense up to m = 500 (or for many components), ARPACK above.
+    eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
+        "auto": dense up to m = 500 (or for many components); above it the weighted
+        matrix is built once in float32 (Gaussian) and solved by ARPACK (block Krylov from
+        16 components), kept only if provably within 1e-3 (subspace sine) of the float64
+        answer, else exact float64 ARPACK (``rskpca.core.eigen.kpca_on_centers``).
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -257,7 +260,7 @@ class SubsampledKPCA(_WeightedCentersKPCA):
     ell : float, default=4.0
         Only used to pick m when ``m=None``.
     center : bool, default=True
-    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+    eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
     random_state : int, RandomState instance or None, default=None
 
     Attributes
