@@ -83,10 +83,18 @@ def test_blas_path_with_many_blocks_matches_literal():
     _assert_same_as_literal(X, 3.0, "blas")
 
 
-def test_auto_picks_grid_up_to_three_features():
+def test_auto_screens_first_and_hands_over_to_the_grid(monkeypatch):
     rng = np.random.default_rng(0)
-    assert shadow_centers(rng.normal(size=(50, 3)), sigma=1.0, ell=2.0).algorithm == "grid"
+    assert shadow_centers(rng.normal(size=(50, 3)), sigma=1.0, ell=2.0).algorithm == "blas"
     assert shadow_centers(rng.normal(size=(50, 4)), sigma=1.0, ell=2.0).algorithm == "blas"
+    # A low switch point forces the hand-over mid-scan; the grid resumes on the screen's
+    # centers and labels, and the result is still the literal algorithm's.
+    from rskpca.core import shadow as shadow_module
+    for d in (1, 2, 3):
+        monkeypatch.setitem(shadow_module.GRID_SWITCH_M, d, 5)
+        X = rng.normal(size=(3000, d))
+        s = _assert_same_as_literal(X, 0.3, "auto")
+        assert s.algorithm == "blas+grid"
 
 
 def test_grid_falls_back_when_cells_would_overflow():
