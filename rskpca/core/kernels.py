@@ -33,10 +33,15 @@ __all__ = [
     "median_heuristic",
     "float32_relative_error",
     "DEFAULT_BLOCK_ELEMENTS",
+    "PROJECTION_BLOCK_ELEMENTS",
 ]
 
 #: Kernel values computed per block (32 MiB of float64).
 DEFAULT_BLOCK_ELEMENTS = 4_000_000
+#: Block for projections (n_new x m, few components): 4 MiB of float32 stays in the
+#: outer caches between the GEMM, the exp and the product; on pendigits (m = 2949,
+#: 10^5 new rows) 1e6 elements ran 0.34 s against 0.43 s with 4e6.
+PROJECTION_BLOCK_ELEMENTS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -302,12 +307,17 @@ def float32_relative_error(C, sigma: float) -> float:
 
 
 def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
-                  block_elements: int = DEFAULT_BLOCK_ELEMENTS) -> np.ndarray:
+                  block_elements: int = DEFAULT_BLOCK_ELEMENTS, dtype=np.float64) -> np.ndarray:
     """``K(X, Y) @ V`` (or ``(K(X, Y) ** 2) @ V`` if ``squared``) without the whole matrix.
 
     Rows of X are processed in blocks holding at most ``block_elements`` kernel
     values, so memory stays bounded for n x n products (KDE at every point, the
     measured MMD and Hilbert-Schmidt norms).
+
+    ``dtype=np.float32`` (Gaussian only) computes the kernel blocks in float32: each value
+    is then within ``float32_relative_error(Y, sigma)`` of its float64 value, relative
+    (with the distances taken from Y's mean); the product with V accumulates in float32
+    and the result is returned in float64.
     """
     k = get_kernel(kernel)
     X = np.asarray(X, dtype=np.float64)
@@ -316,8 +326,36 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
     vec = V.ndim == 1
     V2 = V[:, None] if vec else V
     out = np.empty((X.shape[0], V2.shape[1]))
-    Y_sq = np.einsum("ij,ij->i", Y, Y)
     step = _row_block(Y.shape[0], block_elements)
+    if k.p == 2:
+        # Gaussian, fused: exp(power * (2 x.y - |y|^2 - |x|^2) / sigma^2) with the |y|^2 term
+        # folded into the GEMM (one extra column) and |x|^2 added in the same pass as the
+        # scaling: one GEMM, one add and one exp per block instead of six elementwise
+        # passes. Coordinates are shifted to Y's mean (the kernel is translation
+        # invariant) to keep the cancellation error small.
+        # (No clip at 0: a rounded exponent just above 0 gives k = 1 + O(rounding), which
+        # is the error of the clipped value too.)
+        power = 2.0 if squared else 1.0
+        shift = Y.mean(axis=0) if Y.shape[0] else np.zeros(Y.shape[1])
+        Ys = Y - shift
+        scale = power / sigma**2
+        Ya = np.empty((Ys.shape[0], Ys.shape[1] + 1), dtype=dtype)
+        Ya[:, :-1] = Ys * (2.0 * scale)
+        Ya[:, -1] = -scale * np.einsum("ij,ij->i", Ys, Ys)
+        Vd = V2.astype(dtype, copy=False)
+        for start in range(0, X.shape[0], step):
+            Xb = X[start:start + step] - shift
+            Xa = np.empty((Xb.shape[0], Xb.shape[1] + 1), dtype=dtype)
+            Xa[:, :-1] = Xb
+            Xa[:, -1] = 1.0
+            Kb = Xa @ Ya.T
+            Kb -= (scale * np.einsum("ij,ij->i", Xb, Xb)).astype(dtype)[:, None]
+            np.exp(Kb, out=Kb)
+            out[start:start + step] = Kb @ Vd
+        return out[:, 0] if vec else out
+    if dtype != np.float64:
+        raise ValueError("float32 kernel blocks are only offered for the Gaussian kernel.")
+    Y_sq = np.einsum("ij,ij->i", Y, Y)
     for start in range(0, X.shape[0], step):
         Xb = X[start:start + step]
         Xb_sq = np.einsum("ij,ij->i", Xb, Xb)
