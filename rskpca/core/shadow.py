@@ -323,9 +323,10 @@ def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_at_m:
     # The error of the (d + 2)-term screening dot product, inputs rounded included, is
     # below 8 (d + 4) u (||x||^2 + ||c||^2 + eps^2) with u the unit roundoff (Higham 2002).
     spread = 2.0 * float(sq.max()) + eps2
-    dtype = np.float32 if (screen_dtype == "float32" or (
-        screen_dtype == "auto" and 8.0 * (d + 4) * 2.0**-24 * spread <= _FLOAT32_MAX_MARGIN * eps2)) \
-        else np.float64
+    # (eps^2 itself must stay finite in float32: the data are scaled into [-1, 1], so a
+    # larger eps^2 makes a single center anyway.)
+    fits32 = spread < 1e30 and 8.0 * (d + 4) * 2.0**-24 * spread <= _FLOAT32_MAX_MARGIN * eps2
+    dtype = np.float32 if screen_dtype == "float32" or (screen_dtype == "auto" and fits32) else np.float64
     unit = 2.0**-24 if dtype == np.float32 else 2.0**-53
     Pa = np.empty((n, d + 2), dtype=dtype)
     Pa[:, :-2] = Xs
