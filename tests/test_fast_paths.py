@@ -83,10 +83,18 @@ def test_blas_path_with_many_blocks_matches_literal():
     _assert_same_as_literal(X, 3.0, "blas")
 
 
-def test_auto_picks_grid_up_to_three_features():
+def test_auto_screens_first_and_hands_over_to_the_grid(monkeypatch):
     rng = np.random.default_rng(0)
-    assert shadow_centers(rng.normal(size=(50, 3)), sigma=1.0, ell=2.0).algorithm == "grid"
+    assert shadow_centers(rng.normal(size=(50, 3)), sigma=1.0, ell=2.0).algorithm == "blas"
     assert shadow_centers(rng.normal(size=(50, 4)), sigma=1.0, ell=2.0).algorithm == "blas"
+    # A low switch point forces the hand-over mid-scan; the grid resumes on the screen's
+    # centers and labels, and the result is still the literal algorithm's.
+    from rskpca.core import shadow as shadow_module
+    for d in (1, 2, 3):
+        monkeypatch.setitem(shadow_module.GRID_SWITCH_M, d, 5)
+        X = rng.normal(size=(3000, d))
+        s = _assert_same_as_literal(X, 0.3, "auto")
+        assert s.algorithm == "blas+grid"
 
 
 def test_grid_falls_back_when_cells_would_overflow():
@@ -164,3 +172,182 @@ def test_partial_solver_equals_dense(monkeypatch):
     assert (dense.solver, part.solver) == ("dense", "arpack")
     np.testing.assert_allclose(part.eigenvalues, dense.eigenvalues, rtol=1e-10)
     np.testing.assert_allclose(part.dual_coef, dense.dual_coef, rtol=1e-6, atol=1e-9)
+
+
+# ---- levers of issue 13: each new path against the existing exact one -------------------
+
+from rskpca.core.eigen import kpca_on_centers  # noqa: E402
+from rskpca.core.kernels import (  # noqa: E402
+    float32_relative_error, kernel_matvec, weighted_kernel_matrix)
+from rskpca.core.metrics import alignment_error  # noqa: E402
+from rskpca.core.shadow import _blas_scan  # noqa: E402
+from rskpca.decomposition._iterative import IterativeKPCA, kernel_operator  # noqa: E402
+
+
+def _centers(m=300, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    C = np.concatenate([rng.normal(c, 1.0, size=(m // 3, d)) for c in (0.0, 4.0, 9.0)]) + 50.0
+    return C, rng.integers(1, 30, size=C.shape[0]).astype(float)
+
+
+def test_eigensolver_choice_by_components():
+    m = _core.DENSE_MAX_M + 1000
+    assert choose_eigen_solver(m, _core.BLOCK_MIN_COMPONENTS - 1) == "arpack"
+    assert choose_eigen_solver(m, _core.BLOCK_MIN_COMPONENTS) == "block"
+    assert choose_eigen_solver(m, 5, "block") == "block"
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_weighted_kernel_matrix_is_w_k_w(kernel):
+    C, w = _centers()
+    C[7] = C[3]  # a duplicate center: distance exactly 0
+    sw = np.sqrt(w)
+    expect = sw[:, None] * kernel_matrix(C, sigma=2.5, kernel=kernel) * sw[None, :]
+    # rtol: the reference's own cancellation error, u * ||c||^2 / sigma^2 with ||c|| ~ 100
+    np.testing.assert_allclose(weighted_kernel_matrix(C, w, sigma=2.5, kernel=kernel), expect,
+                               rtol=1e-10, atol=1e-300)
+
+
+def test_float32_weighted_kernel_within_its_stated_error():
+    C, w = _centers()
+    expect = weighted_kernel_matrix(C, w, sigma=2.5)
+    got = weighted_kernel_matrix(C, w, sigma=2.5, dtype=np.float32)
+    delta = float32_relative_error(C, 2.5)
+    big = expect > 1e-30  # below float32's normal range the relative error is meaningless
+    rel = np.abs(got[big].astype(float) - expect[big]) / expect[big]
+    assert rel.max() <= delta
+    assert np.all(np.diag(got) == w.astype(np.float32))
+    with pytest.raises(ValueError, match="Gaussian"):
+        weighted_kernel_matrix(C, w, sigma=2.5, kernel="laplacian", dtype=np.float32)
+
+
+@pytest.mark.parametrize("center", [True, False])
+@pytest.mark.parametrize("solver", ["arpack", "block"])
+def test_float64_partial_paths_equal_dense(solver, center):
+    C, w = _centers()
+    dense = weighted_kpca(kernel_matrix(C, sigma=2.5), w, 5, center=center, eigen_solver="dense")
+    fast = kpca_on_centers(C, w, 5, sigma=2.5, center=center, eigen_solver=solver, precision="float64")
+    assert fast.solver == solver
+    np.testing.assert_allclose(fast.mu, dense.mu, rtol=1e-10, atol=1e-14)
+    # ARPACK (tol 0) is the exact solver; the block solver stops at SUBSPACE_TOL
+    tol = 1e-9 if solver == "arpack" else 1e-6
+    np.testing.assert_allclose(fast.eigenvalues, dense.eigenvalues, rtol=tol)
+    assert alignment_error(dense.eigenvectors, fast.eigenvectors) < (1e-6 if solver == "arpack" else
+                                                                     _core.SUBSPACE_TOL)
+
+
+@pytest.mark.parametrize("solver", ["arpack", "block"])
+def test_float32_paths_within_stated_tolerance(solver):
+    C, w = _centers()
+    # r = 2: a wide gap (eigenvalues 635, 631 | 163), so the float32 answer provably passes;
+    # r = 5 on these centers (gap 151 -> 140) does not and falls back (next test).
+    dense = weighted_kpca(kernel_matrix(C, sigma=2.5), w, 2, eigen_solver="dense")
+    fast = kpca_on_centers(C, w, 2, sigma=2.5, eigen_solver=solver, precision="float32")
+    assert fast.solver == f"{solver}-float32"
+    # accepted only with a subspace sine below SUBSPACE_TOL; eigenvalues move by <= ||E||
+    np.testing.assert_allclose(fast.eigenvalues, dense.eigenvalues, rtol=1e-4)
+    X_new = np.random.default_rng(3).normal(50.0, 4.0, size=(400, 4))
+    Z = kernel_matvec(X_new, C, dense.dual_coef, sigma=2.5) - dense.mu @ dense.dual_coef
+    Z32 = kernel_matvec(X_new, C, fast.dual_coef, sigma=2.5) - fast.mu @ fast.dual_coef
+    assert alignment_error(Z, Z32) < _core.SUBSPACE_TOL
+
+
+@pytest.mark.parametrize("solver", ["arpack", "block"])
+def test_failed_residual_check_falls_back_to_exact_arpack(solver, monkeypatch):
+    C, w = _centers()
+    for r in (5, 2):  # r = 5: the float32 error over the gap fails the check by itself
+        dense = weighted_kpca(kernel_matrix(C, sigma=2.5), w, r, eigen_solver="dense")
+        fast = kpca_on_centers(C, w, r, sigma=2.5, eigen_solver=solver, precision="float32")
+        assert fast.solver == f"arpack (fallback from {solver}-float32)"
+        np.testing.assert_allclose(fast.eigenvalues, dense.eigenvalues, rtol=1e-9)
+        assert alignment_error(dense.eigenvectors, fast.eigenvectors) < 1e-6
+        monkeypatch.setattr(_core, "SUBSPACE_TOL", 1e-30)  # r = 2: no answer can pass
+
+
+def test_block_solver_that_never_converges_falls_back():
+    C, w = _centers()
+    rng = np.random.RandomState(0)
+    from rskpca.core.eigen import _block_krylov, _CenteredWeighted
+    op = _CenteredWeighted(weighted_kernel_matrix(C, w, sigma=2.5), np.sqrt(w), True)
+    assert _block_krylov(op, 6, rng, tol_of=lambda theta, resid: False, max_steps=3) is None
+
+
+def test_zero_gap_fails_the_check():
+    # Two identical, far-apart clusters: eigenvalues come in equal pairs, so the 1st/2nd
+    # component split (r = 1) has no gap and no float32 answer is provably accurate.
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(60, 2))
+    C = np.concatenate([base, base + 1e3])
+    w = np.ones(120)
+    fast = kpca_on_centers(C, w, 1, sigma=1.0, eigen_solver="arpack", precision="float32", center=False)
+    assert fast.solver.startswith("arpack (fallback")
+
+
+def test_reduced_set_float32_fit_and_transform_match_float64(monkeypatch):
+    monkeypatch.setattr(_core, "DENSE_MAX_M", 50)
+    rng = np.random.default_rng(4)
+    X = np.concatenate([rng.normal(c, 1.0, size=(700, 5)) for c in (0.0, 3.0, 6.0)])
+    from rskpca import ReducedSetKPCA
+    # r = 2: eigenvalues 153, 149 | 45, a gap the float32 error provably stays within
+    fast = ReducedSetKPCA(sigma=2.0, ell=4.0, n_components=2, random_state=0).fit(X)
+    exact = ReducedSetKPCA(sigma=2.0, ell=4.0, n_components=2, eigen_solver="dense").fit(X)
+    assert fast.eigen_solver_ == "arpack-float32" and fast.centers_.shape[0] > 50
+    np.testing.assert_allclose(fast.eigenvalues_, exact.eigenvalues_, rtol=1e-4)
+    X_new = rng.normal(3.0, 2.0, size=(500, 5))
+    assert alignment_error(exact.transform(X_new), fast.transform(X_new)) < _core.SUBSPACE_TOL
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_fused_gaussian_products_equal_the_kernel_matrix(squared):
+    rng = np.random.default_rng(5)
+    X, Y, V = rng.normal(30, 3, size=(257, 6)), rng.normal(30, 3, size=(91, 6)), rng.normal(size=(91, 3))
+    K = kernel_matrix(X, Y, sigma=4.0)
+    K = K * K if squared else K
+    np.testing.assert_allclose(kernel_matvec(X, Y, V, sigma=4.0, squared=squared, block_elements=1000),
+                               K @ V, rtol=1e-10, atol=1e-12)
+    got32 = kernel_matvec(X, Y, V, sigma=4.0, squared=squared, dtype=np.float32)
+    bound = (2 if squared else 1) * 4 * float32_relative_error(Y, 4.0) * (np.abs(K) @ np.abs(V)) + 1e-5
+    assert np.all(np.abs(got32 - K @ V) <= bound)
+    with pytest.raises(ValueError, match="Gaussian"):
+        kernel_matvec(X, Y, V, sigma=4.0, kernel="laplacian", dtype=np.float32)
+
+
+def test_float32_screen_equals_float64_screen_and_literal():
+    rng = np.random.default_rng(6)
+    for X, eps in ((rng.normal(size=(3000, 8)), 1.5), (np.round(rng.uniform(0, 4, (2000, 3)) * 4) / 4, 0.25)):
+        a = _blas_scan(X, eps, "float64")
+        b = _blas_scan(X, eps, "float32")
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+        c, _, lab = literal_shadow(X, eps)
+        np.testing.assert_array_equal(b[0], c)
+        np.testing.assert_array_equal(b[1], lab)
+
+
+def test_kernel_operator_blocks_kept_or_recomputed_agree():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 3))
+    V = rng.normal(size=(300, 2))
+    expect = kernel_matrix(X, sigma=1.3) @ V
+    for cache in (0, 30 * 300 * 8, 10**9):  # nothing, a few blocks, everything
+        op = kernel_operator(X, sigma=1.3, block_elements=9000, cache_bytes=cache)
+        np.testing.assert_allclose(op.matmat(V), expect, rtol=1e-12)
+        np.testing.assert_allclose(op.matmat(V), expect, rtol=1e-12)  # second product: from cache
+        assert op.cached_bytes() <= cache
+    assert op.cached_bytes() == 300 * 300 * 8
+    kept = IterativeKPCA(n_components=3, sigma=1.3, random_state=0).fit(X)
+    bounded = IterativeKPCA(n_components=3, sigma=1.3, cache_bytes=0, random_state=0).fit(X)
+    assert (kept.cached_kernel_bytes_, bounded.cached_kernel_bytes_) == (300 * 300 * 8, 0)
+    np.testing.assert_allclose(kept.eigenvalues_, bounded.eigenvalues_, rtol=1e-8)
+    np.testing.assert_allclose(kept.transform(X[:20]), bounded.transform(X[:20]), rtol=1e-6, atol=1e-8)
+
+
+def test_bench_speed_never_overwrites(tmp_path):
+    from rskpca.evaluation.bench_speed import fresh_path
+    first = tmp_path / "speed.csv"
+    assert fresh_path(str(first)) == str(first)
+    first.write_text("x")
+    second = fresh_path(str(first))
+    assert second == str(tmp_path / "speed-1.csv")
+    open(second, "w").write("y")
+    assert fresh_path(str(first)) == str(tmp_path / "speed-2.csv")

@@ -16,14 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import eigh
-from scipy.sparse.linalg import eigsh
+from scipy.linalg import eigh, qr
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
 from threadpoolctl import threadpool_limits
 
-from rskpca.core.kernels import CACHE_BLOCK_ELEMENTS
+from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, float32_relative_error, get_kernel, kernel_matrix,
+                                 weighted_kernel_matrix)
 
-__all__ = ["WeightedEigen", "weighted_kpca", "choose_eigen_solver", "column_signs", "fix_signs",
-           "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M"]
+__all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
+           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "SUBSPACE_TOL"]
+
+#: Accepted values of ``eigen_solver``.
+EIGEN_SOLVERS = ("auto", "dense", "arpack", "block")
 
 #: "auto" uses a dense solver up to this m, ARPACK above it (for few components). On digits
 #: (r = 5, one thread) ARPACK took 0.012 s vs 0.048 s dense at m = 800, 0.052 s vs 0.39 s at m = 1796.
@@ -46,13 +50,29 @@ class WeightedEigen:
     solver: str
 
 
+#: A float32 or block answer is kept when its subspace is provably within this angle
+#: (sine) of the exact float64 one; otherwise the exact ARPACK solver runs in float64.
+SUBSPACE_TOL = 1e-3
+#: "auto" picks the block solver from this many wanted components (ARPACK's restarts then
+#: dominate); below it ARPACK on the float32 matrix was faster (``python -m
+#: rskpca.evaluation.bench_speed``: pendigits, m = 2949, r = 5).
+BLOCK_MIN_COMPONENTS = 16
+# ARPACK's relative Ritz accuracy on a float32 matrix: its products carry ~1e-7 relative
+# rounding, so asking for less than ~1e-6 only adds restarts.
+_ARPACK_FLOAT32_TOL = 1e-6
+
+
 def choose_eigen_solver(m: int, n_components: int | None, eigen_solver: str = "auto") -> str:
-    """``"dense"`` or ``"arpack"``: ARPACK only pays for few components of a large matrix."""
+    """``"dense"``, ``"arpack"`` or ``"block"`` (block Krylov with a residual check).
+
+    Dense for small m or many components; otherwise a partial solver: ARPACK for few
+    components, the block solver from ``BLOCK_MIN_COMPONENTS``.
+    """
     if eigen_solver != "auto":
         return eigen_solver
     if n_components is None or m <= DENSE_MAX_M or n_components >= m // 4:
         return "dense"
-    return "arpack"
+    return "block" if n_components >= BLOCK_MIN_COMPONENTS else "arpack"
 
 
 def column_signs(M: np.ndarray) -> np.ndarray:
@@ -139,6 +159,11 @@ def weighted_kpca(KC: np.ndarray, w: np.ndarray, n_components: int | None, *, ce
         else:
             solver = "dense"
             vals, vecs = eigh(K, subset_by_index=[m - r, m - 1])
+    return _finish(vals, vecs, sw, total, n_components, mu, solver)
+
+
+def _finish(vals, vecs, sw, total, n_components, mu, solver) -> WeightedEigen:
+    """Sort descending, zero the tiny eigenvalues, fix signs, scale the dual coefficients."""
     order = np.argsort(vals)[::-1]
     vals, vecs = vals[order], vecs[:, order]
     vals = np.where(vals > 1e-12 * total, vals, 0.0)
@@ -152,3 +177,145 @@ def weighted_kpca(KC: np.ndarray, w: np.ndarray, n_components: int | None, *, ce
     vecs = vecs * signs
     coef = coef * signs
     return WeightedEigen(vals, vecs, coef * zero_safe_inverse(vals, power=0.5), mu, solver)
+
+
+class _CenteredWeighted(LinearOperator):
+    """``K~ = (I - s s^T / n) M (I - s s^T / n)`` applied without forming it, ``M = W K W``.
+
+    With ``a = M s / n`` and ``g = s^T a / n`` (``s = sqrt(w)``) this is
+    ``M - a s^T - s a^T + g s s^T``: a rank-two correction of the matrix built once,
+    instead of a centering pass over m^2 entries. ``M`` may be float32; products are
+    taken in its precision and returned in float64.
+    """
+
+    def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool):
+        super().__init__(dtype=np.float64, shape=M.shape)
+        self.M, self.sw = M, sw
+        n = float(sw @ sw)
+        self.a = self._raw(sw) / n if center else np.zeros_like(sw)
+        self.g = float(sw @ self.a) / n
+
+    def _raw(self, V):
+        return np.asarray(self.M @ V.astype(self.M.dtype, copy=False), dtype=np.float64)
+
+    def _matmat(self, V):
+        V = np.asarray(V, dtype=np.float64)
+        out = self._raw(V)
+        sv, av = self.sw @ V, self.a @ V
+        out -= self.a[:, None] * sv[None, :]
+        out -= self.sw[:, None] * (av - self.g * sv)[None, :]
+        return out
+
+    def _matvec(self, v):
+        return self._matmat(v.reshape(-1, 1)).ravel()
+
+    def _rmatvec(self, v):
+        return self._matvec(v)
+
+
+def _arpack(op, k, rng, tol):
+    v0 = rng.uniform(-1.0, 1.0, op.shape[0])
+    vals, vecs = eigsh(op, k=k, which="LA", v0=v0, tol=tol)
+    order = np.argsort(vals)[::-1]
+    return vals[order], vecs[:, order]
+
+
+def _block_krylov(op, k, rng, *, tol_of, max_steps=12):
+    """Randomized block Krylov (Musco & Musco 2015) with Rayleigh-Ritz after each step.
+
+    The basis grows by one block ``op @ Q_last`` per step, orthogonalised twice against
+    what it holds; every step keeps ``op`` applied to the basis, so the Ritz residuals
+    ``||op v - theta v||`` come for free. Stops when ``tol_of(theta, residuals)`` says so
+    and returns ``None`` if it never does (the caller falls back to ARPACK).
+    """
+    m = op.shape[0]
+    b = min(m, max(2 * k, 8))
+    Q, _ = qr(rng.standard_normal((m, b)), mode="economic")
+    basis, images = [Q], []
+    for _ in range(max_steps):
+        images.append(op.matmat(basis[-1]))
+        B, AB = np.hstack(basis), np.hstack(images)
+        T = B.T @ AB
+        theta, S = eigh(0.5 * (T + T.T))
+        theta, S = theta[::-1][:k], S[:, ::-1][:, :k]
+        V, AV = B @ S, AB @ S
+        resid = np.linalg.norm(AV - V * theta, axis=0)
+        if tol_of(theta, resid):
+            return theta, V
+        if B.shape[1] + b > m:
+            return None
+        Z = images[-1] - B @ (B.T @ images[-1])
+        Z -= B @ (B.T @ Z)
+        basis.append(qr(Z, mode="economic")[0])
+    return None
+
+
+def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gaussian",
+                    center: bool = True, eigen_solver: str = "auto", precision: str = "auto",
+                    random_state: np.random.RandomState | None = None) -> WeightedEigen:
+    """:func:`weighted_kpca` of the kernel matrix of centers ``C``, built in its cheapest form.
+
+    For a partial solve (``choose_eigen_solver`` gives ARPACK or the block solver) the
+    weighted matrix ``W K W`` is built once (:func:`~rskpca.core.kernels.weighted_kernel_matrix`,
+    float32 for the Gaussian when ``precision="auto"``) and centered implicitly. A float32
+    or block answer is accepted only if its subspace is within ``SUBSPACE_TOL`` of the exact
+    one by the Davis-Kahan bound ``(||R||_F + ||E||_2) / (theta_r - theta_{r+1})``, with
+    ``R`` the Ritz residuals and ``||E||_2 <= delta ||W K W||_inf`` the float32 error
+    (Davis & Kahan 1970; ``delta`` from :func:`~rskpca.core.kernels.float32_relative_error`).
+    Otherwise exact ARPACK runs on the float64 matrix. ``solver`` in the result says which ran.
+    """
+    C = np.asarray(C, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    m = C.shape[0]
+    solver = choose_eigen_solver(m, n_components, eigen_solver)
+    if solver == "dense" or n_components is None or n_components + 1 >= m or np.any(w <= 0):
+        KC = kernel_matrix(C, sigma=sigma, kernel=kernel)
+        return weighted_kpca(KC, w, n_components, center=center, eigen_solver=solver,
+                             random_state=random_state, overwrite=True)
+    if precision not in ("auto", "float32", "float64"):
+        raise ValueError(f"precision must be 'auto', 'float32' or 'float64', got {precision!r}.")
+    gaussian = get_kernel(kernel).p == 2
+    if precision == "float32" and not gaussian:
+        raise ValueError("precision='float32' is only offered for the Gaussian kernel; use 'float64'.")
+    dtype = np.float32 if precision == "float32" or (precision == "auto" and gaussian) else np.float64
+    rng = random_state if random_state is not None else np.random.RandomState(0)
+    r = int(n_components)
+    total, sw = float(w.sum()), np.sqrt(w)
+    with threadpool_limits(limits=1 if m <= SINGLE_THREAD_MAX_M else None, user_api="blas"):
+        M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=dtype)
+        op = _CenteredWeighted(M, sw, center)
+        delta = float32_relative_error(C, sigma) if dtype == np.float32 else 0.0
+        # ||W E W||_2 <= delta ||W K W||_2 (E is entrywise below delta K, K >= 0), and by
+        # Collatz-Wielandt ||W K W||_2 <= max_i (M s)_i / s_i for the positive vector s = sqrt(w),
+        # which the centering already computed (a = M s / n).
+        e_norm = 0.0
+        if delta:
+            Ms = op.a * total if center else op._raw(sw)
+            e_norm = delta * float(np.max(Ms / sw))
+
+        def accurate(theta, resid):
+            gap = theta[r - 1] - theta[r]
+            return gap > 0 and (np.linalg.norm(resid[:r]) + e_norm) <= SUBSPACE_TOL * gap
+
+        name = f"{solver}-float32" if dtype == np.float32 else solver
+        found = None
+        if solver == "block":
+            found = _block_krylov(op, r + 1, rng, tol_of=accurate)
+        elif dtype == np.float32:
+            try:
+                # ARPACK stops when every Ritz residual is below tol * |theta|: that is R.
+                theta, V = _arpack(op, r + 1, rng, tol=_ARPACK_FLOAT32_TOL)
+                found = (theta, V) if accurate(theta, _ARPACK_FLOAT32_TOL * np.abs(theta)) else None
+            except (ArpackNoConvergence, ArpackError):
+                found = None
+        else:  # float64 ARPACK: the exact solver itself
+            found = _arpack(op, r, rng, tol=0.0)
+        if found is None:
+            name = f"arpack (fallback from {name})"
+            if dtype != np.float64:
+                M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=np.float64)
+                op = _CenteredWeighted(M, sw, center)
+            found = _arpack(op, r, rng, tol=0.0)
+    vals, vecs = found[0][:r], found[1][:, :r]
+    mu = op.a / sw  # a = W mu: mu = K p, the centers' kernel means (zero when uncentered)
+    return _finish(vals, vecs, sw, total, n_components, mu, name)

@@ -45,8 +45,12 @@ __all__ = ["ShadowResult", "shadow_centers", "exact_squared_distances", "earlies
 
 #: Accepted values of ``shadow_centers(..., algorithm=)``.
 SHADOW_ALGORITHMS = ("auto", "blas", "grid")
-#: "auto" uses the grid up to this dimension (3^d neighbour cells, 2^d centers per cell).
+#: The grid is offered up to this dimension (3^d neighbour cells, 2^d centers per cell).
 GRID_MAX_DIM = 3
+#: "auto" (d <= 3) screens until this many centers exist, then the grid takes over. The
+#: screen's cost per point grows with m, the grid's does not; these are the measured
+#: crossovers (``python -m rskpca.evaluation.bench_speed``, shadow-path table).
+GRID_SWITCH_M = {1: 200, 2: 2000, 3: 8000}
 
 #: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
 #: The error of x.c - ||c||^2/2 is below ~ (d + 3) * 2^-53 * (||x||^2 + ||c||^2); the
@@ -55,6 +59,9 @@ GRID_MAX_DIM = 3
 SCREEN_REL_MARGIN = 1e-9
 _MIN_BLOCK_ROWS = 64
 _MAX_BLOCK_ROWS = 16384
+# The float32 screen is used when its margin is at most this fraction of eps^2 (more
+# unsure pairs would go to the exact test than the halved traffic saves).
+_FLOAT32_MAX_MARGIN = 0.05
 # Width of the first column chunk of centers screened (doubling after it).
 _FIRST_CHUNK = 64
 # Uncovered points resolved together in one block: their pairwise screen is F x F.
@@ -92,7 +99,8 @@ class ShadowResult:
     kernel : str
         Kernel name (it only matters for the bounds; selection uses eps).
     algorithm : str
-        The path that ran: ``"grid"`` or ``"blas"`` (identical results).
+        The path that ran: ``"grid"``, ``"blas"`` or ``"blas+grid"`` (the screen, then
+        the grid once m passed ``GRID_SWITCH_M[d]``); the results are identical.
     """
 
     centers: np.ndarray
@@ -198,8 +206,8 @@ class _CenterStore:
     ``(eps^2 - ||x - c||^2) / 2`` (up to rounding): positive means inside.
     """
 
-    def __init__(self, d: int, capacity: int = 256):
-        self.A = np.empty((capacity, d + 2))
+    def __init__(self, d: int, capacity: int = 256, dtype=np.float64):
+        self.A = np.empty((capacity, d + 2), dtype=dtype)
         self.idx = np.empty(capacity, dtype=np.intp)
         self.m = 0
 
@@ -217,8 +225,8 @@ class _CenterStore:
         self.m = need
 
 
-def _as_center_rows(Xs: np.ndarray, sq: np.ndarray) -> np.ndarray:
-    out = np.empty((Xs.shape[0], Xs.shape[1] + 2))
+def _as_center_rows(Xs: np.ndarray, sq: np.ndarray, dtype=np.float64) -> np.ndarray:
+    out = np.empty((Xs.shape[0], Xs.shape[1] + 2), dtype=dtype)
     out[:, :-2] = Xs
     out[:, -2] = -0.5 * sq
     out[:, -1] = 1.0
@@ -376,8 +384,12 @@ def _pairs_inside(G: np.ndarray, margin: float, exact_inside):
     return r[inside], c[inside]
 
 
-def _blas_scan(X: np.ndarray, eps: float):
-    """Algorithm 2 through blocked GEMM screens: (center_rows, labels)."""
+def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_at_m: int | None = None):
+    """Algorithm 2 through blocked GEMM screens: (center_rows, labels, rows done).
+
+    With ``stop_at_m`` the scan stops after the block in which the m-th center appears
+    and reports how many rows it decided; the grid finishes the rest (``_grid_scan(resume=)``).
+    """
     n, d = X.shape
     exact_eps2 = eps * eps
     eps2 = exact_eps2
@@ -385,9 +397,23 @@ def _blas_scan(X: np.ndarray, eps: float):
     Xs = (X - shift) * scale
     eps2 = eps2 * scale * scale
     sq = np.einsum("ij,ij->i", Xs, Xs)
-    Pa = _point_rows(Xs, sq, eps2)
-    margin = _screen_margin(float(sq.max()), eps2, d)
-    store = _CenterStore(d)
+    # float32 screen where its margin stays small against eps^2: half the GEMM and
+    # comparison traffic, and only pairs within the wider margin go to the exact test.
+    # The error of the (d + 2)-term screening dot product, inputs rounded included, is
+    # below 8 (d + 4) u (||x||^2 + ||c||^2 + eps^2) with u the unit roundoff (Higham 2002).
+    spread = 2.0 * float(sq.max()) + eps2
+    # (eps^2 itself must stay finite in float32: the data are scaled into [-1, 1], so a
+    # larger eps^2 makes a single center anyway.)
+    fits32 = spread < 1e30 and 8.0 * (d + 4) * 2.0**-24 * spread <= _FLOAT32_MAX_MARGIN * eps2
+    dtype = np.float32 if screen_dtype == "float32" or (screen_dtype == "auto" and fits32) else np.float64
+    unit = 2.0**-24 if dtype == np.float32 else 2.0**-53
+    Pa = np.empty((n, d + 2), dtype=dtype)
+    Pa[:, :-2] = Xs
+    Pa[:, -2] = 1.0
+    Pa[:, -1] = -0.5 * (sq - eps2)
+    rel = max(SCREEN_REL_MARGIN, 8.0 * (d + 4) * unit)
+    margin = rel * spread
+    store = _CenterStore(d, dtype=dtype)
     labels = np.empty(n, dtype=np.intp)
     start, rows = 0, _MIN_BLOCK_ROWS
     while start < n:
@@ -411,7 +437,7 @@ def _blas_scan(X: np.ndarray, eps: float):
         # 2. The uncovered points decide among themselves, in order.
         if free.size:
             g = block[free]
-            G = Pa[g] @ _as_center_rows(Xs[g], sq[g]).T
+            G = Pa[g] @ _as_center_rows(Xs[g], sq[g], dtype).T
             r, c = _pairs_inside(G, margin, lambda r, c: exact_squared_distances(
                 X[g[r]], X[g[c]]) < exact_eps2)
             is_center, owner = _resolve_in_order(free.size, r, c)
@@ -421,12 +447,14 @@ def _blas_scan(X: np.ndarray, eps: float):
             labels[g] = center_label[owner]
             store.extend(Xs[g[new_local]], sq[g[new_local]], g[new_local])
         start = stop
+        if stop_at_m is not None and store.m >= stop_at_m and start < n:
+            return store.idx[: store.m].copy(), labels, start
         # Next block: within the memory budget, and expected to hold about
         # _MAX_FREE uncovered points so little screening is thrown away.
         budget_rows = DEFAULT_BLOCK_ELEMENTS // max(store.m, 1)
         rows = int(min(_MAX_BLOCK_ROWS, budget_rows, _MAX_FREE / free_fraction))
         rows = max(_MIN_BLOCK_ROWS, rows)
-    return store.idx[: store.m].copy(), labels
+    return store.idx[: store.m].copy(), labels, n
 
 
 def _grid_cells(X: np.ndarray, eps: float):
@@ -442,8 +470,12 @@ def _grid_cells(X: np.ndarray, eps: float):
     return cells + 1, extent
 
 
-def _grid_scan(X: np.ndarray, eps: float, cells: np.ndarray, extent: np.ndarray):
-    """Algorithm 2 on a hash grid (d <= 3): (center_rows, labels)."""
+def _grid_scan(X: np.ndarray, eps: float, cells: np.ndarray, extent: np.ndarray, resume=None):
+    """Algorithm 2 on a hash grid (d <= 3): (center_rows, labels).
+
+    ``resume = (center_rows, labels, start)`` continues a scan that another path ran on
+    the rows before ``start``: its centers are put in the table, then the scan goes on.
+    """
     n, d = X.shape
     eps2 = eps * eps
     strides = np.cumprod(np.r_[1, extent[:-1]]).astype(np.int64)
@@ -465,8 +497,30 @@ def _grid_scan(X: np.ndarray, eps: float, cells: np.ndarray, extent: np.ndarray)
     center_rows = np.empty(n, dtype=np.intp)  # row of X of each center, in creation order
     m = 0
     labels = np.empty(n, dtype=np.intp)
-    rows = 4096
+
+    def insert(new_rows, m, table, per_cell):
+        """File centers ``m, m+1, ...`` (rows ``new_rows`` of X) under their cells."""
+        new_ids = m + np.arange(new_rows.size)
+        ncell = cell_of[new_rows]
+        srt = np.argsort(ncell, kind="stable")
+        ncell, new_ids = ncell[srt], new_ids[srt]
+        group_start = np.searchsorted(ncell, ncell, side="left")
+        slot = count[ncell] + (np.arange(ncell.size) - group_start)
+        if slot.size and int(slot.max()) >= per_cell:
+            grown = np.full((table.shape[0], int(slot.max()) + 1), -1, dtype=np.intp)
+            grown[:, :per_cell] = table
+            table, per_cell = grown, grown.shape[1]
+        table[ncell, slot] = new_ids
+        np.add.at(count, ncell, 1)
+        center_rows[m:m + new_rows.size] = new_rows
+        return m + new_rows.size, table, per_cell
+
     start = 0
+    if resume is not None:
+        done_rows, done_labels, start = resume
+        labels[:start] = done_labels[:start]
+        m, table, per_cell = insert(np.asarray(done_rows, dtype=np.intp), 0, table, per_cell)
+    rows = 4096
     while start < n:
         stop = min(n, start + rows)
         block = np.arange(start, stop)
@@ -509,21 +563,7 @@ def _grid_scan(X: np.ndarray, eps: float, cells: np.ndarray, extent: np.ndarray)
             center_label = np.empty(free.size, dtype=np.intp)
             center_label[new_local] = m + np.arange(new_local.size)
             labels[g] = center_label[owner]
-            new_rows = g[new_local]
-            new_ids = m + np.arange(new_rows.size)
-            ncell = cell_of[new_rows]
-            srt = np.argsort(ncell, kind="stable")
-            ncell, new_ids = ncell[srt], new_ids[srt]
-            group_start = np.searchsorted(ncell, ncell, side="left")
-            slot = count[ncell] + (np.arange(ncell.size) - group_start)
-            if slot.size and int(slot.max()) >= per_cell:
-                grown = np.full((table.shape[0], int(slot.max()) + 1), -1, dtype=np.intp)
-                grown[:, :per_cell] = table
-                table, per_cell = grown, grown.shape[1]
-            table[ncell, slot] = new_ids
-            np.add.at(count, ncell, 1)
-            center_rows[m:m + new_rows.size] = new_rows
-            m += new_rows.size
+            m, table, per_cell = insert(g[new_local], m, table, per_cell)
         start = stop
     return center_rows[:m].copy(), labels
 
@@ -538,21 +578,31 @@ def _shadow_scan(X: np.ndarray, eps: float, algorithm: str = "auto"):
 def _dispatch_backend(X: np.ndarray, eps: float, algorithm: str):
     """Run the grid or the BLAS scan, as ``algorithm`` asks and the data allows."""
     d = X.shape[1]
-    if algorithm in ("auto", "grid") and d <= GRID_MAX_DIM:
-        grid = _grid_cells(X, eps)
-        if grid is not None:
-            return (*_grid_scan(X, eps, *grid), "grid")
+    if algorithm == "blas" or d > GRID_MAX_DIM:
         if algorithm == "grid":
+            raise ValueError(
+                f"algorithm='grid' works for at most {GRID_MAX_DIM} features (3^d neighbour cells); "
+                f"X has {d}. Use algorithm='blas' (or 'auto', which picks it)."
+            )
+        return (*_blas_scan(X, eps)[:2], "blas")
+    if algorithm == "grid":
+        grid = _grid_cells(X, eps)
+        if grid is None:
             raise ValueError(
                 "algorithm='grid' needs the data span divided by eps = sigma/ell below 2^30 cells per "
                 "axis; this data is too spread out for that eps. Use algorithm='blas' (or 'auto')."
             )
-    elif algorithm == "grid":
-        raise ValueError(
-            f"algorithm='grid' works for at most {GRID_MAX_DIM} features (3^d neighbour cells); "
-            f"X has {d}. Use algorithm='blas' (or 'auto', which picks it)."
-        )
-    return (*_blas_scan(X, eps), "blas")
+        return (*_grid_scan(X, eps, *grid), "grid")
+    # auto: the screen costs O(m d) per point and the grid O(3^d) with a much larger
+    # constant, so the screen runs first and hands over to the grid once m passes the
+    # measured crossover; the grid resumes where the screen stopped (nothing is redone).
+    rows, labels, done = _blas_scan(X, eps, stop_at_m=GRID_SWITCH_M[d])
+    if done == X.shape[0]:
+        return rows, labels, "blas"
+    grid = _grid_cells(X, eps)
+    if grid is None:  # too spread out for integer cells: the screen does it all
+        return (*_blas_scan(X, eps)[:2], "blas")
+    return (*_grid_scan(X, eps, *grid, resume=(rows, labels, done)), "blas+grid")
 
 
 def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian",
@@ -581,7 +631,8 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
     algorithm : {"auto", "blas", "grid"}, default="auto"
         How candidate pairs are found; the result is identical. "grid" (a hash
         grid, cost independent of m) is for at most 3 features; "blas" (blocked
-        GEMM screens) for any; "auto" takes the grid when it applies.
+        GEMM screens) for any; "auto" starts with the screen and, for at most 3
+        features, hands over to the grid once ``GRID_SWITCH_M[d]`` centers exist.
 
     Returns
     -------
@@ -598,7 +649,7 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
     >>> s.center_indices.tolist(), s.weights.tolist(), s.labels.tolist()
     ([0, 2, 4], [2, 2, 1], [0, 0, 1, 1, 2])
     >>> s.algorithm, shadow_centers(X, sigma=1.0, ell=4.0, algorithm="blas").labels.tolist()
-    ('grid', [0, 0, 1, 1, 2])
+    ('blas', [0, 0, 1, 1, 2])
     """
     X = check_array_2d(X, name="X")
     sigma = resolve_sigma(sigma, X, random_state)

@@ -1,9 +1,11 @@
 """Exact kernel PCA through an iterative eigensolver, without holding the n x n matrix.
 
 The centered kernel matrix ``K_c = H K H`` (``H = I - 11^T/n``) is only ever
-applied to a block of vectors: each multiply recomputes the kernel in row blocks
-(:func:`rskpca.core.kernels.kernel_matvec`), so memory is O(n r + block) instead of
-O(n^2), and the time is O(n^2 d) per multiply. Two solvers are offered: the
+applied to a block of vectors, row block by row block (:func:`kernel_operator`).
+Blocks are kept between multiplies up to ``cache_bytes``, so where the matrix fits
+it is computed once (as scikit-learn does) and each multiply is a GEMM; beyond that
+the other blocks are recomputed per multiply, O(n^2 d) each, and memory stays
+O(n r + cache_bytes + block) instead of O(n^2). Two solvers are offered: the
 power method of Kar's CS771 notes on kernel PCA (IIT Kanpur, 2017) in its block
 form, and the Lanczos solver that Achlioptas, McSherry & Schoelkopf (2001) use
 on their sampled Gram matrices:
@@ -32,15 +34,20 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin
 from rskpca.core.eigen import fix_signs, zero_safe_inverse
-from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, kernel_matvec
+from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, kernel_matrix, kernel_matvec
 
 __all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpairs",
            "projection_coefficients"]
 
 
 def kernel_operator(X, *, sigma: float, kernel="gaussian",
-                    block_elements: int = DEFAULT_BLOCK_ELEMENTS) -> LinearOperator:
-    """``K`` (uncentered, n x n) as a LinearOperator; each product recomputes kernel blocks.
+                    block_elements: int = DEFAULT_BLOCK_ELEMENTS, cache_bytes: int = 0) -> LinearOperator:
+    """``K`` (uncentered, n x n) as a LinearOperator, applied row block by row block.
+
+    Blocks of ``block_elements`` kernel values are computed on first use and kept while
+    they fit in ``cache_bytes``; the others are recomputed at each product. So memory is
+    at most ``cache_bytes`` plus one block, and when the whole matrix fits, each product
+    after the first is a plain GEMM over stored blocks (no kernel re-evaluation).
 
     >>> import numpy as np
     >>> from rskpca.core.kernels import kernel_matrix
@@ -51,12 +58,32 @@ def kernel_operator(X, *, sigma: float, kernel="gaussian",
     """
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
+    step = max(1, int(block_elements) // max(n, 1))
+    cache: dict[int, np.ndarray] = {}
+    room = [int(cache_bytes)]
+
+    def block(start):
+        Kb = cache.get(start)
+        if Kb is None:
+            Kb = kernel_matrix(X[start:start + step], X, sigma=sigma, kernel=kernel)
+            if Kb.nbytes <= room[0]:
+                cache[start] = Kb
+                room[0] -= Kb.nbytes
+        return Kb
 
     def matmat(V):
-        return kernel_matvec(X, X, V, sigma=sigma, kernel=kernel, block_elements=block_elements)
+        V = np.asarray(V, dtype=np.float64)
+        vec = V.ndim == 1
+        V2 = V[:, None] if vec else V
+        out = np.empty((n, V2.shape[1]))
+        for start in range(0, n, step):
+            np.matmul(block(start), V2, out=out[start:start + step])
+        return out[:, 0] if vec else out
 
-    return LinearOperator((n, n), matvec=matmat, matmat=matmat, rmatvec=matmat, rmatmat=matmat,
-                          dtype=np.float64)
+    op = LinearOperator((n, n), matvec=matmat, matmat=matmat, rmatvec=matmat, rmatmat=matmat,
+                        dtype=np.float64)
+    op.cached_bytes = lambda: int(cache_bytes) - room[0]
+    return op
 
 
 def centered_operator(op: LinearOperator) -> LinearOperator:
@@ -199,6 +226,11 @@ class IterativeKPCA(_KPCAMixin):
         None: ARPACK's default (10 n) or 1000 orthogonal iterations.
     block_elements : int, default=4_000_000
         Kernel values computed per block (32 MB of float64).
+    cache_bytes : int, default=2**31
+        Kernel blocks kept between products, up to this many bytes (2 GiB: the whole
+        matrix up to n ~ 16,000). Where the matrix fits, each block is computed once, as
+        scikit-learn does; beyond it the remaining blocks are recomputed per product, so
+        memory stays at ``cache_bytes`` plus one block. 0 recomputes every block.
     random_state : int, RandomState instance or None, default=None
         Seeds the start vector(s) and the median heuristic's subsample.
 
@@ -225,6 +257,8 @@ class IterativeKPCA(_KPCAMixin):
         Products of the centered kernel matrix with a vector (each O(n^2 d)).
     n_iter_ : int
         Lanczos steps, or orthogonal iterations.
+    cached_kernel_bytes_ : int
+        Bytes of kernel blocks that were kept between products (at most ``cache_bytes``).
 
     See Also
     --------
@@ -249,10 +283,12 @@ class IterativeKPCA(_KPCAMixin):
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "block_elements": [Interval(Integral, 1, None, closed="left")],
+        "cache_bytes": [Interval(Integral, 0, None, closed="left")],
     }
 
     def __init__(self, n_components=2, *, sigma="median", kernel="gaussian", solver="lanczos",
-                 tol=1e-8, max_iter=None, block_elements=DEFAULT_BLOCK_ELEMENTS, random_state=None):
+                 tol=1e-8, max_iter=None, block_elements=DEFAULT_BLOCK_ELEMENTS, cache_bytes=2**31,
+                 random_state=None):
         self.n_components = n_components
         self.sigma = sigma
         self.kernel = kernel
@@ -260,6 +296,7 @@ class IterativeKPCA(_KPCAMixin):
         self.tol = tol
         self.max_iter = max_iter
         self.block_elements = block_elements
+        self.cache_bytes = cache_bytes
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -280,7 +317,7 @@ class IterativeKPCA(_KPCAMixin):
         n = X64.shape[0]
         _check_n_components(self, n, "training points")
         base = kernel_operator(X64, sigma=self.sigma_, kernel=self.kernel,
-                               block_elements=self.block_elements)
+                               block_elements=self.block_elements, cache_bytes=self.cache_bytes)
         counter = _CountingOperator(centered_operator(base))
         vals, vecs, used, n_iter = top_eigenpairs(counter, self.n_components, solver=self.solver,
                                                   tol=self.tol, max_iter=self.max_iter,
@@ -296,6 +333,7 @@ class IterativeKPCA(_KPCAMixin):
         self.solver_ = used
         self.n_matvec_ = counter.n_products
         self.n_iter_ = n_iter
+        self.cached_kernel_bytes_ = base.cached_bytes()
         return self
 
     def transform(self, X):

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import resource
 import time
 
@@ -38,7 +37,7 @@ except ImportError as exc:
 from rskpca.core.shadow import earliest_center_within
 from rskpca.decomposition import ReducedSetKPCA
 from rskpca.distributed import distributed_shadow
-from rskpca.evaluation.timing import Timing, run_times
+from rskpca.evaluation.timing import Timing, machine_load, run_times
 
 __all__ = ["lazy_clustered_rows", "run", "cost_model", "report"]
 
@@ -222,9 +221,8 @@ def report(*, rows: int = 2_000_000, features: int = 16, chunk_rows: int = 250_0
     """Measure, then return the Markdown tables and the model (``rskpca bench distributed``)."""
     if min(rows, chunk_rows, features, repeats) < 1 or large_rows < 0:
         raise ValueError("rows, chunk rows, features and repeats must be positive.")
-    load = os.getloadavg()
     meas = run(rows, features, chunk_rows, sigma, ell, list(workers), large_rows, repeats)
-    out = [f"load: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores\n",
+    out = [f"{machine_load()}\n",
            f"## ReducedSetKPCA.fit, {rows:,} x {features} mixture, chunks of {chunk_rows:,}, "
            f"sigma={sigma}, ell={ell} (median of {repeats})\n"]
     table = []

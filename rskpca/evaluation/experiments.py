@@ -21,7 +21,7 @@ fewer centers than components) gives a row with its ``error`` instead of stoppin
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 import pandas as pd

@@ -8,11 +8,12 @@ machine other jobs only ever add time.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Callable, TypeVar
 
-__all__ = ["Timing", "run_times", "best_time"]
+__all__ = ["Timing", "run_times", "best_time", "machine_load"]
 
 T = TypeVar("T")
 
@@ -60,3 +61,13 @@ def best_time(fn: Callable[[], T], timing: Timing = Timing()) -> tuple[T, float]
     """
     out, times = run_times(fn, timing)
     return out, min(times)
+
+
+def machine_load() -> str:
+    """The load averages (1, 5, 15 min) and the CPU count, printed beside every benchmark's figures.
+
+    >>> machine_load().startswith("load average")
+    True
+    """
+    load = os.getloadavg()
+    return f"load average {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} on {os.cpu_count()} CPU(s)"

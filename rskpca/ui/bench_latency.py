@@ -37,6 +37,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from rskpca.evaluation.timing import machine_load
+
 __all__ = ["PageLatency", "StackSampler", "page_files", "measure_page", "format_header", "format_row", "main"]
 
 #: The app measured: its entry file's folder (set from ``--app`` by :func:`main`; ./app.py by default).
@@ -304,8 +306,7 @@ def _use_app(app: str) -> None:
 
 
 def _uptime() -> str:
-    load = os.getloadavg()
-    return f"load average {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} on {os.cpu_count()} CPU(s)"
+    return machine_load()
 
 
 def browser_main(args) -> int:

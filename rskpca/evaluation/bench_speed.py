@@ -1,0 +1,253 @@
+"""Before/after timings of the speed levers of the reduced-set fit, measured in one run.
+
+``python -m rskpca.evaluation.bench_speed --pendigits /work/shared/datasets/pendigits.csv``
+
+Prints, with the date, the machine load (``uptime``) before and after and the command:
+
+* **fit**: scikit-learn's ``KernelPCA`` (arpack and randomized) against
+  ``ReducedSetKPCA(sigma=120, ell=4, n_components=5).fit`` on all pendigits rows, and
+  each lever of the fit (shadow screen precision, the m x m kernel, the eigensolver)
+  timed before (the float64 path: ``kernel_matrix`` + :func:`weighted_kpca`) and after
+  (:func:`kpca_on_centers`); the embedding of held-out rows is compared with the
+  float64 dense solution of the same m x m problem (``alignment_error``);
+* **shadow path**: grid, GEMM screen and ``auto`` on 1-3-d data, auto over the better;
+* **IterativeKPCA** against scikit-learn's arpack (blocks kept, and recomputed);
+* **projection**: transform time over its GEMM floor (the ``n_new x m x d`` GEMM alone).
+
+Every timing is the best of ``--repeats`` runs after one warm-up run (the memory-bounded
+IterativeKPCA on the first 4000 rows, where recomputing every block per product stays short). ``--csv PATH`` also
+writes the rows (``after_over_before``: for the projection, transform time over the GEMM
+floor; for the shadow path, auto over the better of grid and screen); an existing file is
+never overwritten (a suffix ``-1``, ``-2``... is added).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from rskpca.core.eigen import kpca_on_centers, weighted_kpca
+from rskpca.evaluation import timing
+from rskpca.evaluation.timing import machine_load
+from rskpca.core.kernels import kernel_matrix, kernel_matvec, weighted_kernel_matrix
+from rskpca.core.metrics import alignment_error
+from rskpca.core.shadow import _blas_scan, _grid_cells, _grid_scan, _dispatch_backend, shadow_centers
+from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.decomposition._reduced_set import ReducedSetKPCA
+
+SIGMA, ELL, R = 120.0, 4.0, 5
+#: UCI pendigits: the first 7494 rows are the training file, the rest the test file.
+PENDIGITS_TRAIN_ROWS = 7494
+
+
+def best_time(fn, repeats: int) -> float:
+    """Best wall time of ``repeats`` calls of ``fn`` after one warm-up call (rskpca.evaluation.timing)."""
+    return timing.best_time(fn, timing.Timing(repeats=repeats, warmup=1))[1]
+
+
+def fresh_path(path: str) -> str:
+    """``path``, or ``stem-1.ext``, ``stem-2.ext``... the first that does not exist yet."""
+    stem, ext = os.path.splitext(path)
+    k, out = 0, path
+    while os.path.exists(out):
+        k += 1
+        out = f"{stem}-{k}{ext}"
+    return out
+
+
+def load_pendigits(path: str) -> np.ndarray:
+    """Features of ``pendigits.csv`` (header row, label last), as given (not standardised)."""
+    return np.loadtxt(path, delimiter=",", skiprows=1)[:, :-1]
+
+
+def _float64_fit(X, sigma=SIGMA, ell=ELL, r=R):
+    """The fit before the levers: float64 screen, float64 kernel matrix, centering pass, ARPACK."""
+    idx, labels, _ = _blas_scan(X, sigma / ell, "float64")
+    C, w = X[idx], np.bincount(labels, minlength=idx.size).astype(float)
+    return C, weighted_kpca(kernel_matrix(C, sigma=sigma), w, r, eigen_solver="arpack", overwrite=True)
+
+
+def _embed(C, eig, X, sigma=SIGMA):
+    return kernel_matvec(X, C, eig.dual_coef, sigma=sigma) - eig.mu @ eig.dual_coef
+
+
+def fit_rows(X, repeats):
+    """Fit levers on pendigits: list of (lever, before_s, after_s, note)."""
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+
+    rows = []
+    sk = {}
+    for solver in ("arpack", "randomized"):
+        est = SkKernelPCA(n_components=R, kernel="rbf", gamma=1 / SIGMA**2, eigen_solver=solver, random_state=0)
+        sk[solver] = best_time(lambda: est.fit(X), repeats)
+    fast = ReducedSetKPCA(sigma=SIGMA, ell=ELL, n_components=R, random_state=0)
+    fit_after = best_time(lambda: fast.fit(X), repeats)
+    fit_before = best_time(lambda: _float64_fit(X), repeats)
+    rows.append(("sklearn arpack / RSKPCA fit", sk["arpack"], fit_after,
+                 f"goal >= 50x; sklearn randomized {sk['randomized']:.3f} s; solver {fast.eigen_solver_}"))
+    rows.append(("RSKPCA fit: float64 path -> levers", fit_before, fit_after, f"m = {fast.centers_.shape[0]}"))
+
+    eps = SIGMA / ELL
+    with threadpool_limits(limits=1, user_api="blas"):
+        rows.append(("shadow screen float64 -> float32", best_time(lambda: _blas_scan(X, eps, "float64"), repeats),
+                     best_time(lambda: _blas_scan(X, eps, "float32"), repeats), "same centers and labels"))
+    s = shadow_centers(X, sigma=SIGMA, ell=ELL)
+    C, w = s.centers, s.weights.astype(float)
+    with threadpool_limits(limits=1, user_api="blas"):
+        k64 = best_time(lambda: kernel_matrix(C, sigma=SIGMA), repeats)
+        rows.append(("m x m kernel: float64 -> W K W in place, float64", k64,
+                     best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA), repeats), ""))
+        rows.append(("m x m kernel: float64 -> W K W in place, float32", k64,
+                     best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA, dtype=np.float32), repeats), ""))
+    eig_before = best_time(lambda: weighted_kpca(kernel_matrix(C, sigma=SIGMA), w, R, eigen_solver="arpack",
+                                                 overwrite=True), repeats)
+    for solver, precision in (("arpack", "float64"), ("arpack", "float32"), ("block", "float32")):
+        t = best_time(lambda: kpca_on_centers(C, w, R, sigma=SIGMA, eigen_solver=solver, precision=precision),
+                      repeats)
+        used = kpca_on_centers(C, w, R, sigma=SIGMA, eigen_solver=solver, precision=precision).solver
+        rows.append((f"kernel + eigen: float64 arpack -> {solver} {precision}", eig_before, t, f"ran {used}"))
+    for solver in ("arpack", "block"):
+        r = 20
+        t0 = best_time(lambda: weighted_kpca(kernel_matrix(C, sigma=SIGMA), w, r, eigen_solver="arpack",
+                                            overwrite=True), repeats)
+        t1 = best_time(lambda: kpca_on_centers(C, w, r, sigma=SIGMA, eigen_solver=solver), repeats)
+        used = kpca_on_centers(C, w, r, sigma=SIGMA, eigen_solver=solver).solver
+        rows.append((f"r = 20: float64 arpack -> {solver}", t0, t1, f"ran {used}"))
+    return rows
+
+
+def accuracy_rows(X):
+    """Alignment error of the fast fit's embedding against the dense float64 m x m solution."""
+    out = []
+    for label, train, test in (("fit on all rows, embed test-file rows", X, X[PENDIGITS_TRAIN_ROWS:]),
+                               ("fit on training file, embed held-out test file",
+                                X[:PENDIGITS_TRAIN_ROWS], X[PENDIGITS_TRAIN_ROWS:])):
+        fast = ReducedSetKPCA(sigma=SIGMA, ell=ELL, n_components=R, random_state=0).fit(train)
+        C, w = fast.centers_, fast.weights_
+        dense = weighted_kpca(kernel_matrix(C, sigma=SIGMA), w, R, eigen_solver="dense")
+        err = alignment_error(_embed(C, dense, test), fast.transform(test))
+        lam = float(np.max(np.abs(fast.eigenvalues_ / dense.eigenvalues - 1)))
+        out.append((label, err, lam, fast.eigen_solver_))
+    return out
+
+
+def shadow_path_rows(repeats, n=200_000):
+    """(d, eps, m, path, grid_s, blas_s, auto_s) on standard normal data."""
+    rng = np.random.default_rng(0)
+    cases = {1: (0.06, 0.015, 0.004), 2: (0.7, 0.25, 0.12, 0.06), 3: (0.5, 0.25, 0.12)}
+    out = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for d, epss in cases.items():
+            X = rng.normal(size=(n, d))
+            for eps in epss:
+                cells = _grid_cells(X, eps)
+                grid = best_time(lambda: _grid_scan(X, eps, *cells), repeats)
+                blas = best_time(lambda: _blas_scan(X, eps), repeats)
+                auto = best_time(lambda: _dispatch_backend(X, eps, "auto"), repeats)
+                rows, _, path = _dispatch_backend(X, eps, "auto")
+                out.append((d, eps, rows.size, path, grid, blas, auto))
+    return out
+
+
+def iterative_rows(X, repeats, n_bounded=4000):
+    """IterativeKPCA against scikit-learn's arpack: all rows with the blocks kept, and the
+    memory-bounded mode (blocks recomputed per product) on the first ``n_bounded`` rows."""
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+
+    def sk_fit(Xs):
+        return SkKernelPCA(n_components=R, kernel="rbf", gamma=1 / SIGMA**2, eigen_solver="arpack",
+                           random_state=0).fit(Xs)
+
+    kept = IterativeKPCA(n_components=R, sigma=SIGMA, random_state=0)
+    bounded = IterativeKPCA(n_components=R, sigma=SIGMA, cache_bytes=0, random_state=0)
+    Xb = X[:n_bounded]
+    return [("IterativeKPCA blocks kept (sklearn arpack -> ours)", best_time(lambda: sk_fit(X), repeats),
+             best_time(lambda: kept.fit(X), repeats), f"{kept.cached_kernel_bytes_ / 2**20:.0f} MiB kept"),
+            (f"IterativeKPCA recomputed, n={n_bounded} (sklearn arpack -> ours)",
+             best_time(lambda: sk_fit(Xb), repeats), best_time(lambda: bounded.fit(Xb), repeats),
+             f"memory: one block; {bounded.n_matvec_} products")]
+
+
+def projection_rows(X, repeats, n_new=100_000):
+    """Transform of n_new rows: before (unfused float64), after, and the GEMM floor."""
+    est = ReducedSetKPCA(sigma=SIGMA, ell=ELL, n_components=R, random_state=0).fit(X)
+    rng = np.random.default_rng(1)
+    Xn = X[rng.integers(0, X.shape[0], n_new)] + rng.normal(scale=0.5, size=(n_new, X.shape[1]))
+    C, A = est.centers_, est.dual_coef_
+    step = max(1, 4_000_000 // C.shape[0])
+
+    def before():
+        for s in range(0, n_new, step):
+            kernel_matrix(Xn[s:s + step], C, sigma=SIGMA) @ A
+
+    def floor():
+        for s in range(0, n_new, step):
+            Xn[s:s + step] @ C.T
+
+    t_floor = best_time(floor, repeats)
+    t_before = best_time(before, repeats)
+    t_after = best_time(lambda: est.transform(Xn), repeats)
+    flops = 2.0 * n_new * C.shape[0] * C.shape[1]
+    return t_floor, t_before, t_after, flops / t_floor / 1e9, est.eigen_solver_
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pendigits", required=True, help="path of pendigits.csv")
+    parser.add_argument("--repeats", type=int, default=3, help="best of this many runs (after a warm-up)")
+    parser.add_argument("--csv", default=None, help="also write the rows here (never overwritten)")
+    parser.add_argument("--skip", nargs="*", default=(), choices=("fit", "shadow", "iterative", "projection"))
+    args = parser.parse_args(argv)
+    X = load_pendigits(args.pendigits)
+    print(f"# bench_speed {datetime.datetime.now().isoformat(timespec='seconds')}")
+    print(f"# command: python -m rskpca.evaluation.bench_speed {' '.join(argv or sys.argv[1:])}")
+    print(f"# load before: {machine_load()}")
+    print(f"# pendigits {X.shape[0]} x {X.shape[1]}, sigma={SIGMA:g}, ell={ELL:g}, r={R}; best of {args.repeats}")
+    csv = []
+    lever_rows = []
+    if "fit" not in args.skip:
+        lever_rows += fit_rows(X, args.repeats)
+    if "iterative" not in args.skip:
+        lever_rows += iterative_rows(X, args.repeats)
+    if lever_rows:
+        print(f"\n{'lever':<58} {'before_s':>9} {'after_s':>9} {'before/after':>12}  note")
+        for lever, b, a, note in lever_rows:
+            print(f"{lever:<58} {b:9.4f} {a:9.4f} {b / a:12.2f}  {note}")
+            csv.append(("lever", lever, b, a, a / b, note))
+    if "fit" not in args.skip:
+        print(f"\n{'accuracy (vs float64 dense m x m solution)':<50} {'align_err':>10} {'max_rel_eig_err':>15}  solver")
+        for label, err, lam, used in accuracy_rows(X):
+            print(f"{label:<50} {err:10.2e} {lam:15.2e}  {used}")
+            csv.append(("accuracy", label, "", "", "", f"align_err={err:.3e}; max_rel_eig_err={lam:.3e}; {used}"))
+    if "shadow" not in args.skip:
+        print(f"\n{'d':>2} {'eps':>6} {'m':>6} {'auto path':>10} {'grid_s':>8} {'screen_s':>8} {'auto_s':>8} "
+              f"{'auto/best':>9}   (n = 200,000 standard normal, one BLAS thread)")
+        for d, eps, m, path, g, b, a in shadow_path_rows(args.repeats):
+            print(f"{d:>2} {eps:6.3f} {m:6d} {path:>10} {g:8.4f} {b:8.4f} {a:8.4f} {a / min(g, b):9.2f}")
+            csv.append(("shadow", f"d={d} eps={eps} m={m}", min(g, b), a, a / min(g, b),
+                        f"before = better of grid {g:.4f} and screen {b:.4f}; after = auto ({path})"))
+    if "projection" not in args.skip:
+        t_floor, t_before, t_after, rate, used = projection_rows(X, args.repeats)
+        print(f"\nprojection of 100,000 rows (m x d GEMM floor {t_floor:.4f} s at {rate:.1f} GFlop/s, fit {used}):")
+        print(f"  before (unfused float64) {t_before:.4f} s = {t_before / t_floor:.2f}x floor; "
+              f"after {t_after:.4f} s = {t_after / t_floor:.2f}x floor (goal <= 2x)")
+        csv.append(("projection", "transform 1e5 rows", t_floor, t_after, t_after / t_floor,
+                    f"before = GEMM floor; unfused float64 transform {t_before:.4f} s"))
+    print(f"\n# load after: {machine_load()}")
+    if args.csv:
+        path = fresh_path(args.csv)
+        with open(path, "w") as fh:
+            fh.write("table,row,before_s,after_s,after_over_before,note\n")
+            for row in csv:
+                fh.write(",".join(str(v).replace(",", ";") for v in row) + "\n")
+        print(f"# wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
