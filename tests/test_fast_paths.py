@@ -11,7 +11,7 @@ from rskpca import shadow_centers
 from rskpca.core import eigen as _core
 from rskpca.core.eigen import choose_eigen_solver, weighted_kpca
 from rskpca.core.kernels import kernel_matrix
-from rskpca.core.shadow import _resolve_in_order
+from rskpca.core._shadow_screen import _resolve_in_order
 
 
 def _assert_same_as_literal(X, eps, algorithm):
@@ -180,7 +180,7 @@ from rskpca.core.eigen import kpca_on_centers  # noqa: E402
 from rskpca.core.kernels import (  # noqa: E402
     float32_relative_error, kernel_matvec, weighted_kernel_matrix)
 from rskpca.core.metrics import alignment_error  # noqa: E402
-from rskpca.core.shadow import _blas_scan  # noqa: E402
+from rskpca.core._shadow_screen import _blas_scan  # noqa: E402
 from rskpca.decomposition._iterative import IterativeKPCA, kernel_operator  # noqa: E402
 
 

@@ -36,7 +36,9 @@ from rskpca.evaluation import timing
 from rskpca.evaluation.timing import machine_load
 from rskpca.core.kernels import kernel_matrix, kernel_matvec, weighted_kernel_matrix
 from rskpca.core.metrics import alignment_error
-from rskpca.core.shadow import _blas_scan, _grid_cells, _grid_scan, _dispatch_backend, shadow_centers
+from rskpca.core._shadow_grid import _grid_cells, _grid_scan
+from rskpca.core._shadow_screen import _blas_scan
+from rskpca.core.shadow import _dispatch_backend, shadow_centers
 from rskpca.decomposition._iterative import IterativeKPCA
 from rskpca.decomposition._reduced_set import ReducedSetKPCA
 

@@ -1,0 +1,359 @@
+"""The GEMM screen of the shadow scan (Algorithm 2 for any d), and the exact predicate it defers to.
+
+Points are taken in blocks; one GEMM per block screens the block against the
+existing centers (``(eps^2 - ||x - c||^2) / 2 > 0`` with the norms folded into the
+GEMM as two extra columns), and every pair the screen cannot rule out -- within a
+rounding margin of the threshold or beyond it -- is re-decided with the exact
+float64 predicate :func:`exact_squared_distances`. The public entry is
+:func:`rskpca.core.shadow.shadow_centers`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS
+
+#: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
+#: The error of x.c - ||c||^2/2 is below ~ (d + 3) * 2^-53 * (||x||^2 + ||c||^2); the
+#: margin is wider than that, and pairs inside it are re-decided exactly, so it costs
+#: time only, never correctness.
+SCREEN_REL_MARGIN = 1e-9
+_MIN_BLOCK_ROWS = 64
+_MAX_BLOCK_ROWS = 16384
+# The float32 screen is used when its margin is at most this fraction of eps^2 (more
+# unsure pairs would go to the exact test than the halved traffic saves).
+_FLOAT32_MAX_MARGIN = 0.05
+# Width of the first column chunk of centers screened (doubling after it).
+_FIRST_CHUNK = 64
+# Uncovered points resolved together in one block: their pairwise screen is F x F.
+_MAX_FREE = 1024
+# Vectorised propagation rounds before the in-order Python loop takes over.
+_PROPAGATION_ROUNDS = 6
+
+
+def exact_squared_distances(x: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """The reference predicate's distances: ``((C - x) ** 2).sum(axis=1)`` in float64.
+
+    ``x`` may be one point (``(d,)``) against many ``C`` rows, or a ``(k, d)``
+    array paired row by row with ``C``.
+
+    >>> exact_squared_distances(np.zeros(2), np.array([[3.0, 4.0], [1.0, 0.0]])).tolist()
+    [25.0, 1.0]
+    """
+    diff = np.ascontiguousarray(np.asarray(C, dtype=np.float64) - np.asarray(x, dtype=np.float64))
+    with np.errstate(over="ignore"):  # inf is the right answer for pairs ~1e154 apart: outside
+        return (diff * diff).sum(axis=1)
+
+
+def _first_per_row(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> np.ndarray:
+    """For each row, the smallest col paired with it (-1 if none)."""
+    first = np.full(n_rows, np.iinfo(np.intp).max, dtype=np.intp)
+    np.minimum.at(first, rows, cols)
+    first[first == np.iinfo(np.intp).max] = -1
+    return first
+
+
+def _resolve_in_order(k: int, later: np.ndarray, earlier: np.ndarray):
+    """Algorithm 2 restricted to k points that no older center covers.
+
+    ``(later[t], earlier[t])`` lists every pair within eps with
+    ``earlier < later`` (local visiting order). Returns ``is_center`` (k,) and
+    ``owner`` (k,): the local index of the earliest center covering each point
+    (itself for a center). A point is a center iff none of its earlier
+    neighbours is; most points settle in a few vectorised rounds (a point whose
+    earlier neighbours are all settled settles next), the remaining chains run
+    through a plain loop in visiting order.
+    """
+    owner = np.arange(k)
+    if later.size == 0:
+        return np.ones(k, dtype=bool), owner
+    state = np.ones(k, dtype=np.int8)  # 1 center, 0 absorbed, -1 not yet known
+    state[later] = -1
+    for _ in range(_PROPAGATION_ROUNDS):
+        unknown = state == -1
+        if not unknown.any():
+            break
+        s_earlier = state[earlier]
+        covered = np.zeros(k, dtype=bool)
+        covered[later[s_earlier == 1]] = True
+        waiting = np.zeros(k, dtype=bool)
+        waiting[later[s_earlier == -1]] = True
+        state[unknown & covered] = 0
+        state[unknown & ~covered & ~waiting] = 1
+    unknown = np.flatnonzero(state == -1)
+    if unknown.size:
+        # Long dependency chains (e.g. sorted 1-d data): finish in visiting order.
+        order = np.lexsort((earlier, later))
+        later_s, earlier_s = later[order], earlier[order]
+        starts = np.searchsorted(later_s, unknown, side="left").tolist()
+        stops = np.searchsorted(later_s, unknown, side="right").tolist()
+        earlier_l = earlier_s.tolist()
+        st = state.tolist()
+        for j, a, b in zip(unknown.tolist(), starts, stops):
+            st[j] = 0 if any(st[i] == 1 for i in earlier_l[a:b]) else 1
+        state = np.asarray(st, dtype=np.int8)
+    is_center = state == 1
+    absorbed_by_center = is_center[earlier]
+    first = _first_per_row(later[absorbed_by_center], earlier[absorbed_by_center], k)
+    owner[~is_center] = first[~is_center]
+    return is_center, owner
+
+
+class _CenterStore:
+    """Growing array of centers in screening coordinates, augmented for the GEMM.
+
+    Row ``j`` holds ``[c_j, -||c_j||^2 / 2, 1]`` and a point row is
+    ``[x, 1, -(||x||^2 - eps^2) / 2]``, so one GEMM gives
+    ``(eps^2 - ||x - c||^2) / 2`` (up to rounding): positive means inside.
+    """
+
+    def __init__(self, d: int, capacity: int = 256, dtype=np.float64):
+        self.A = np.empty((capacity, d + 2), dtype=dtype)
+        self.idx = np.empty(capacity, dtype=np.intp)
+        self.m = 0
+
+    def extend(self, rows: np.ndarray, sq: np.ndarray, idx: np.ndarray) -> None:
+        need = self.m + rows.shape[0]
+        if need > self.A.shape[0]:
+            cap = max(need, 2 * self.A.shape[0])
+            for name in ("A", "idx"):
+                old = getattr(self, name)
+                new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
+                new[: self.m] = old[: self.m]
+                setattr(self, name, new)
+        self.A[self.m:need] = _as_center_rows(rows, sq)
+        self.idx[self.m:need] = idx
+        self.m = need
+
+
+def _as_center_rows(Xs: np.ndarray, sq: np.ndarray, dtype=np.float64) -> np.ndarray:
+    out = np.empty((Xs.shape[0], Xs.shape[1] + 2), dtype=dtype)
+    out[:, :-2] = Xs
+    out[:, -2] = -0.5 * sq
+    out[:, -1] = 1.0
+    return out
+
+
+def _earliest_inside(G: np.ndarray, margin: float, exact_inside) -> np.ndarray:
+    """Per row of screened values ``G`` (about ``(eps^2 - d^2) / 2``), the first column inside.
+
+    A value above ``margin`` is inside for sure, one below ``-margin`` outside for sure;
+    only values in between go to ``exact_inside(rows, cols)``. Rows scan their candidates
+    left to right, so pairs beyond a row's first hit are never looked at: the work after
+    the GEMM is one comparison and one argmax per value, not one exact distance per pair.
+    Returns -1 for rows with no center inside.
+    """
+    cand = G > -margin
+    first = cand.argmax(axis=1)
+    rows = np.flatnonzero(cand[np.arange(G.shape[0]), first])
+    cols = first[rows]
+    result = np.full(G.shape[0], -1, dtype=np.intp)
+    while rows.size:
+        sure = G[rows, cols] > margin
+        result[rows[sure]] = cols[sure]
+        rows, cols = rows[~sure], cols[~sure]
+        if not rows.size:
+            break
+        inside = exact_inside(rows, cols)
+        result[rows[inside]] = cols[inside]
+        rows, cols = rows[~inside], cols[~inside]
+        cand[rows, cols] = False  # ruled out exactly: look for the row's next candidate
+        nxt = cand[rows].argmax(axis=1)
+        ok = cand[rows, nxt]
+        rows, cols = rows[ok], nxt[ok]
+    return result
+
+
+def _earliest_center(Pa, X, block, store, margin, exact_eps2, center_rows) -> np.ndarray:
+    """Earliest existing center inside eps for each row of ``block`` (-1 if none).
+
+    ``center_rows[store.idx[j]]`` is center ``j`` in original coordinates (the exact predicate's).
+
+    Centers are screened in column chunks of doubling width, oldest first, and a row
+    leaves the screen as soon as a chunk covers it: the old centers of a region absorb
+    most of its later points, so most rows stop after the first chunk and the work falls
+    below the full ``rows x m`` GEMM.
+    """
+    covered_by = np.full(block.size, -1, dtype=np.intp)
+    rows = np.arange(block.size)
+    P = Pa[block]
+    c0, width = 0, _FIRST_CHUNK
+    while c0 < store.m and rows.size:
+        c1 = min(store.m, c0 + width)
+        G = P @ store.A[c0:c1].T
+        first = _earliest_inside(G, margin, lambda r, c: exact_squared_distances(
+            X[block[rows[r]]], center_rows[store.idx[c0 + c]]) < exact_eps2)
+        hit = first >= 0
+        covered_by[rows[hit]] = c0 + first[hit]
+        rows, P = rows[~hit], P[~hit]
+        c0, width = c1, 2 * width
+    return covered_by
+
+
+def _screen_margin(sq_max: float, eps2: float, d: int) -> float:
+    """Absolute margin of the screen on rows whose squared norms are at most ``sq_max``."""
+    rel = max(SCREEN_REL_MARGIN, 8.0 * (d + 4) * 2.0**-53)
+    return rel * (2.0 * sq_max + eps2)
+
+
+def _screen_frame(Z: np.ndarray, *others: np.ndarray):
+    """``(shift, scale)``: screen on ``(Z - shift) * scale`` with a power-of-two scale.
+
+    The shift is the mean of ``Z``; the scale also covers the ``others`` screened in the same frame.
+
+    Mean-centered coordinates have smaller norms, hence a tighter margin; the
+    power-of-two scale (exact) keeps the squared norms finite for data near the
+    float64 range. Exact re-checks always use the original coordinates.
+    """
+    shift = Z.mean(axis=0)
+    top = max(float(np.abs(A - shift).max()) for A in (Z, *others))
+    scale = 2.0 ** -np.frexp(top)[1] if top > 0 else 1.0
+    return shift, scale
+
+
+def _point_rows(Xs: np.ndarray, sq: np.ndarray, eps2: float) -> np.ndarray:
+    """``[x, 1, -(||x||^2 - eps^2) / 2]`` per row: the GEMM partner of :func:`_as_center_rows`."""
+    Pa = np.empty((Xs.shape[0], Xs.shape[1] + 2))
+    Pa[:, :-2] = Xs
+    Pa[:, -2] = 1.0
+    Pa[:, -1] = -0.5 * (sq - eps2)
+    return Pa
+
+
+def earliest_center_within(X, centers, eps: float) -> np.ndarray:
+    """Per row of X, the first row of ``centers`` strictly within ``eps`` (-1 if none).
+
+    The screen of the shadow scan (one GEMM per column chunk of centers, rows
+    leaving as soon as a chunk covers them, pairs within the rounding margin
+    re-decided with :func:`exact_squared_distances`), so the decision is the
+    shadow's own float64 predicate ``sum((c - x) ** 2) < eps ** 2``. With
+    ``centers`` the first shadow centers of a data set in creation order,
+    a row that gets ``j >= 0`` is labelled ``j`` by Algorithm 2 and a row
+    that gets -1 is not covered by any of them: the step that makes the
+    streaming (:mod:`rskpca.core.streaming_shadow`) and distributed shadows
+    exact.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    centers : ndarray of shape (m, d)
+    eps : float
+
+    Returns
+    -------
+    ndarray of shape (n,), int
+
+    Examples
+    --------
+    Ties at exactly eps are outside (strict ``<``): 2.0 lies exactly 1 from 1.0 and from 3.0.
+
+    >>> X, C = np.array([[0.5], [1.9], [2.0], [9.0]]), np.array([[0.0], [1.0], [3.0]])
+    >>> earliest_center_within(X, C, 1.0).tolist()
+    [0, 1, -1, -1]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    C = np.ascontiguousarray(centers, dtype=np.float64)
+    n, d = X.shape
+    m = C.shape[0]
+    if m == 0 or n == 0:
+        return np.full(n, -1, dtype=np.intp)
+    exact_eps2 = eps * eps
+    shift, scale = _screen_frame(C, X)
+    Xs, Cs = (X - shift) * scale, (C - shift) * scale
+    eps2 = exact_eps2 * scale * scale
+    sq_x, sq_c = np.einsum("ij,ij->i", Xs, Xs), np.einsum("ij,ij->i", Cs, Cs)
+    margin = _screen_margin(max(float(sq_x.max()), float(sq_c.max())), eps2, d)
+    store = _CenterStore(d, capacity=m)
+    store.extend(Cs, sq_c, np.arange(m))
+    Pa = _point_rows(Xs, sq_x, eps2)
+    out = np.empty(n, dtype=np.intp)
+    step = int(min(_MAX_BLOCK_ROWS, max(_MIN_BLOCK_ROWS, DEFAULT_BLOCK_ELEMENTS // m)))
+    for start in range(0, n, step):
+        block = np.arange(start, min(n, start + step))
+        out[block] = _earliest_center(Pa, X, block, store, margin, exact_eps2, C)
+    return out
+
+
+def _pairs_inside(G: np.ndarray, margin: float, exact_inside):
+    """All (row, col) with col < row whose pair is inside, deciding the unsure ones exactly."""
+    r, c = np.nonzero(np.tril(G > -margin, -1))
+    g = G[r, c]
+    inside = g > margin
+    unsure = np.flatnonzero(~inside)
+    if unsure.size:
+        inside[unsure] = exact_inside(r[unsure], c[unsure])
+    return r[inside], c[inside]
+
+
+def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_at_m: int | None = None):
+    """Algorithm 2 through blocked GEMM screens: (center_rows, labels, rows done).
+
+    With ``stop_at_m`` the scan stops after the block in which the m-th center appears
+    and reports how many rows it decided; the grid finishes the rest (``_grid_scan(resume=)``).
+    """
+    n, d = X.shape
+    exact_eps2 = eps * eps
+    eps2 = exact_eps2
+    shift, scale = _screen_frame(X)
+    Xs = (X - shift) * scale
+    eps2 = eps2 * scale * scale
+    sq = np.einsum("ij,ij->i", Xs, Xs)
+    # float32 screen where its margin stays small against eps^2: half the GEMM and
+    # comparison traffic, and only pairs within the wider margin go to the exact test.
+    # The error of the (d + 2)-term screening dot product, inputs rounded included, is
+    # below 8 (d + 4) u (||x||^2 + ||c||^2 + eps^2) with u the unit roundoff (Higham 2002).
+    spread = 2.0 * float(sq.max()) + eps2
+    # (eps^2 itself must stay finite in float32: the data are scaled into [-1, 1], so a
+    # larger eps^2 makes a single center anyway.)
+    fits32 = spread < 1e30 and 8.0 * (d + 4) * 2.0**-24 * spread <= _FLOAT32_MAX_MARGIN * eps2
+    dtype = np.float32 if screen_dtype == "float32" or (screen_dtype == "auto" and fits32) else np.float64
+    unit = 2.0**-24 if dtype == np.float32 else 2.0**-53
+    Pa = np.empty((n, d + 2), dtype=dtype)
+    Pa[:, :-2] = Xs
+    Pa[:, -2] = 1.0
+    Pa[:, -1] = -0.5 * (sq - eps2)
+    rel = max(SCREEN_REL_MARGIN, 8.0 * (d + 4) * unit)
+    margin = rel * spread
+    store = _CenterStore(d, dtype=dtype)
+    labels = np.empty(n, dtype=np.intp)
+    start, rows = 0, _MIN_BLOCK_ROWS
+    while start < n:
+        stop = min(n, start + rows)
+        block = np.arange(start, stop)
+        covered_by = np.full(stop - start, -1, dtype=np.intp)
+
+        # 1. Earliest existing center within eps, for every point in the block.
+        if store.m:
+            covered_by = _earliest_center(Pa, X, block, store, margin, exact_eps2, X)
+        free = np.flatnonzero(covered_by < 0)
+        free_fraction = max(free.size / (stop - start), 1e-3)
+        if free.size > _MAX_FREE:
+            # Too many uncovered points to screen pairwise: end the block early;
+            # the rest is screened again against the centers this part creates.
+            stop = start + int(free[_MAX_FREE])
+            block, covered_by, free = block[: stop - start], covered_by[: stop - start], free[:_MAX_FREE]
+        has = covered_by >= 0
+        labels[block[has]] = covered_by[has]
+
+        # 2. The uncovered points decide among themselves, in order.
+        if free.size:
+            g = block[free]
+            G = Pa[g] @ _as_center_rows(Xs[g], sq[g], dtype).T
+            r, c = _pairs_inside(G, margin, lambda r, c: exact_squared_distances(
+                X[g[r]], X[g[c]]) < exact_eps2)
+            is_center, owner = _resolve_in_order(free.size, r, c)
+            new_local = np.flatnonzero(is_center)
+            center_label = np.empty(free.size, dtype=np.intp)
+            center_label[new_local] = store.m + np.arange(new_local.size)
+            labels[g] = center_label[owner]
+            store.extend(Xs[g[new_local]], sq[g[new_local]], g[new_local])
+        start = stop
+        if stop_at_m is not None and store.m >= stop_at_m and start < n:
+            return store.idx[: store.m].copy(), labels, start
+        # Next block: within the memory budget, and expected to hold about
+        # _MAX_FREE uncovered points so little screening is thrown away.
+        budget_rows = DEFAULT_BLOCK_ELEMENTS // max(store.m, 1)
+        rows = int(min(_MAX_BLOCK_ROWS, budget_rows, _MAX_FREE / free_fraction))
+        rows = max(_MIN_BLOCK_ROWS, rows)
+    return store.idx[: store.m].copy(), labels, n
