@@ -221,8 +221,8 @@ class _Session:
 
     def go_to(self, label: str) -> float:
         """Open a page through its sidebar link; returns seconds until it settled."""
-        link = self.page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink").filter(
-            has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")).first
+        # The app draws its own menu with st.page_link (rskpca.ui.nav); a link's text starts with its icon's name.
+        link = self._menu().filter(has_text=re.compile(rf"{re.escape(label)}\s*$")).first
         start = self.now()
         link.click()
         last, _ = self.settle(start)
@@ -276,9 +276,12 @@ class _Session:
     def sidebar_text(self) -> str:
         return self.page.get_by_test_id("stSidebar").inner_text()
 
+    def _menu(self):
+        return self.page.get_by_test_id("stSidebar").get_by_test_id("stPageLink")
+
     def nav_labels(self) -> list[str]:
-        links = self.page.get_by_test_id("stSidebarNav").get_by_test_id("stSidebarNavLink")
-        return [links.nth(i).inner_text().strip() for i in range(links.count())]
+        links = self._menu()
+        return [re.sub(r"^[a-z_]+\s+", "", links.nth(i).inner_text().strip()) for i in range(links.count())]
 
     def exception_text(self) -> str:
         exc = self.page.get_by_test_id("stException")
