@@ -192,9 +192,19 @@ def _centers(m=300, d=4, seed=0):
 
 def test_eigensolver_choice_by_components():
     m = _core.DENSE_MAX_M + 1000
-    assert choose_eigen_solver(m, _core.BLOCK_MIN_COMPONENTS - 1) == "arpack"
-    assert choose_eigen_solver(m, _core.BLOCK_MIN_COMPONENTS) == "block"
+    assert choose_eigen_solver(m, 5) == "arpack"
+    assert choose_eigen_solver(m, 40) == "arpack"  # the block solver only when asked for
     assert choose_eigen_solver(m, 5, "block") == "block"
+
+
+def test_auto_precision_is_float32_only_for_few_components():
+    # "auto" solves a partial problem (m above DENSE_MAX_M, few components) on the float32 matrix
+    # only below FLOAT32_MAX_COMPONENTS: with more, the certificate fails and float64 reruns anyway.
+    C, w = _centers(m=_core.DENSE_MAX_M + 100)
+    few = _core.kpca_on_centers(C, w, 5, sigma=2.5)
+    many = _core.kpca_on_centers(C, w, _core.FLOAT32_MAX_COMPONENTS, sigma=2.5)
+    assert "float32" in few.solver
+    assert many.solver == "arpack"
 
 
 @pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])

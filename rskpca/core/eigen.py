@@ -24,7 +24,8 @@ from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, float32_relative_error, g
                                  weighted_kernel_matrix)
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
-           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "SUBSPACE_TOL"]
+           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "SUBSPACE_TOL",
+           "FLOAT32_MAX_COMPONENTS"]
 
 #: Accepted values of ``eigen_solver``.
 EIGEN_SOLVERS = ("auto", "dense", "arpack", "block")
@@ -53,10 +54,13 @@ class WeightedEigen:
 #: A float32 or block answer is kept when its subspace is provably within this angle
 #: (sine) of the exact float64 one; otherwise the exact ARPACK solver runs in float64.
 SUBSPACE_TOL = 1e-3
-#: "auto" picks the block solver from this many wanted components (ARPACK's restarts then
-#: dominate); below it ARPACK on the float32 matrix was faster (``python -m
-#: rskpca.evaluation.bench_speed``: pendigits, m = 2949, r = 5).
-BLOCK_MIN_COMPONENTS = 16
+#: "auto" solves the float32 matrix only below this many components. With more, the
+#: eigengap between component r and r + 1 is small, the float32 answer fails its accuracy
+#: certificate and the exact float64 ARPACK runs after it: on pendigits (m = 2949, r = 20)
+#: 0.41 s (float32 ARPACK, then the fallback) and 0.96 s (block, then the fallback) against
+#: 0.30 s for float64 ARPACK alone (``python -m rskpca.evaluation.bench_speed``). The block
+#: solver is therefore never chosen by "auto" (ask for ``eigen_solver="block"``).
+FLOAT32_MAX_COMPONENTS = 16
 # ARPACK's relative Ritz accuracy on a float32 matrix: its products carry ~1e-7 relative
 # rounding, so asking for less than ~1e-6 only adds restarts.
 _ARPACK_FLOAT32_TOL = 1e-6
@@ -65,14 +69,14 @@ _ARPACK_FLOAT32_TOL = 1e-6
 def choose_eigen_solver(m: int, n_components: int | None, eigen_solver: str = "auto") -> str:
     """``"dense"``, ``"arpack"`` or ``"block"`` (block Krylov with a residual check).
 
-    Dense for small m or many components; otherwise a partial solver: ARPACK for few
-    components, the block solver from ``BLOCK_MIN_COMPONENTS``.
+    Dense for small m or many components; otherwise ARPACK. The block solver runs only
+    when asked for (see :data:`FLOAT32_MAX_COMPONENTS`).
     """
     if eigen_solver != "auto":
         return eigen_solver
     if n_components is None or m <= DENSE_MAX_M or n_components >= m // 4:
         return "dense"
-    return "block" if n_components >= BLOCK_MIN_COMPONENTS else "arpack"
+    return "arpack"
 
 
 def column_signs(M: np.ndarray) -> np.ndarray:
@@ -277,7 +281,8 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     gaussian = get_kernel(kernel).p == 2
     if precision == "float32" and not gaussian:
         raise ValueError("precision='float32' is only offered for the Gaussian kernel; use 'float64'.")
-    dtype = np.float32 if precision == "float32" or (precision == "auto" and gaussian) else np.float64
+    dtype = np.float32 if precision == "float32" or (
+        precision == "auto" and gaussian and int(n_components) < FLOAT32_MAX_COMPONENTS) else np.float64
     rng = random_state if random_state is not None else np.random.RandomState(0)
     r = int(n_components)
     total, sw = float(w.sum()), np.sqrt(w)
