@@ -6,7 +6,8 @@ Layer 2 of 6: imports ``rskpca.core`` only.
 from rskpca.decomposition._iterative import IterativeKPCA
 from rskpca.decomposition._nystrom import DensityWeightedNystromKPCA, NystromKPCA
 from rskpca.decomposition._exact import KernelPCA
-from rskpca.decomposition._reduced_set import ReducedSetKPCA, SubsampledKPCA
+from rskpca.decomposition._reduced_set import ReducedSetKPCA
+from rskpca.decomposition._subsampled import SubsampledKPCA
 
 __all__ = [
     "ReducedSetKPCA",

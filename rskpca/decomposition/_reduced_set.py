@@ -35,12 +35,11 @@ from rskpca.decomposition._base import (
     _check_kernel_budget,
     _check_n_components,
     _KPCAMixin,
-    _m_from_shadow,
 )
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin, centers_embedding
 from rskpca.core.eigen import EIGEN_SOLVERS, kpca_on_centers
 
-__all__ = ["ReducedSetKPCA", "SubsampledKPCA"]
+__all__ = ["ReducedSetKPCA"]
 
 
 class _WeightedCentersKPCA(_PreimageMixin, _KPCAMixin):
@@ -378,100 +377,3 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
 #: Fitted attributes of the m x m solve, refreshed on demand after partial_fit.
 _EIGEN_ATTRIBUTES = ("eigenvalues_", "eigenvectors_", "dual_coef_", "center_means_", "eigen_solver_",
                      "normalized_eigenvalues_", "X_transformed_fit_", "inverse_dual_coef_")
-
-
-class SubsampledKPCA(_WeightedCentersKPCA):
-    """Kernel PCA on m rows drawn uniformly, without weights (Section 6 baseline).
-
-    Parameters
-    ----------
-    n_components : int or None, default=None
-    sigma : float or "median", default="median"
-    kernel : {"gaussian", "laplacian"}, default="gaussian"
-    m : int or None, default=None
-        Rows kept; None uses the m the shadow gives at ``ell``.
-    ell : float, default=4.0
-        Only used to pick m when ``m=None``.
-    center : bool, default=True
-    eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
-    random_state : int, RandomState instance or None, default=None
-    fit_inverse_transform : bool, default=False
-        Learn ``inverse_transform`` by kernel ridge on the m kept rows (as
-        :class:`ReducedSetKPCA`).
-    alpha : float, default=1.0
-        Ridge penalty of that regression.
-
-    Attributes
-    ----------
-    sigma_ : float
-        Bandwidth used.
-    m_ : int
-        Rows kept.
-    centers_ : ndarray of shape (m_, n_features)
-        The rows kept, in their original order.
-    weights_ : ndarray of shape (m_,)
-        All ones: each kept row stands for itself only.
-    center_indices_ : ndarray of shape (m_,)
-        Rows of the training data kept.
-    eigenvalues_ : ndarray of shape (n_components,)
-        Eigenvalues of the centered m x m kernel matrix of the kept rows.
-    normalized_eigenvalues_ : ndarray of shape (n_components,)
-        ``eigenvalues_ / m``.
-    eigenvectors_ : ndarray of shape (m_, n_components)
-        Orthonormal eigenvectors of that matrix.
-    dual_coef_ : ndarray of shape (m_, n_components)
-        Projection weights, ``eigenvectors_ / sqrt(eigenvalues_)``.
-    center_means_ : ndarray of shape (m_,)
-        Kernel row means of the kept rows (zeros when uncentered).
-    eigen_solver_ : str
-        The solver that ran: "dense" or "arpack".
-    X_transformed_fit_ : ndarray of shape (m_, n_components)
-        Embeddings of the centers (only with ``fit_inverse_transform=True``).
-    inverse_dual_coef_ : ndarray of shape (m_, n_features_in_)
-        Coefficients of the learned pre-image map (only with ``fit_inverse_transform=True``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rskpca import SubsampledKPCA
-    >>> X = np.random.default_rng(0).normal(size=(300, 2))
-    >>> SubsampledKPCA(n_components=2, sigma=1.0, m=50, random_state=0).fit(X).centers_.shape
-    (50, 2)
-    """
-
-    _parameter_constraints: dict = {**_WeightedCentersKPCA._parameter_constraints, **_M_OR_ELL}
-
-    def __init__(self, n_components=None, *, sigma="median", kernel="gaussian", m=None, ell=4.0,
-                 center=True, eigen_solver="auto", random_state=None, fit_inverse_transform=False, alpha=1.0):
-        self.n_components = n_components
-        self.sigma = sigma
-        self.kernel = kernel
-        self.m = m
-        self.ell = ell
-        self.center = center
-        self.eigen_solver = eigen_solver
-        self.random_state = random_state
-        self.fit_inverse_transform = fit_inverse_transform
-        self.alpha = alpha
-
-    def _centers_and_weights(self, X, rng):
-        m = _m_from_shadow(self, X)
-        idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
-        self.center_indices_ = idx
-        return np.asarray(X[idx], dtype=np.float64), np.ones(m)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Draw m rows and fit KPCA on them.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        self : SubsampledKPCA
-        """
-        X = self._validate_fit_input(X)
-        return self._fit_centers(X)
