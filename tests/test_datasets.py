@@ -15,7 +15,6 @@ from rskpca.data.datasets import (
     SAMPLES,
     DataError,
     Dataset,
-    _generate_sample,
     column_summary,
     data_digest,
     guess_label_column,
@@ -26,6 +25,7 @@ from rskpca.data.datasets import (
     read_table,
     stray_text_cells,
 )
+from rskpca.data.samples import _generate_sample
 
 # A 1x1 PNG, the start of a real image file.
 PNG_BYTES = bytes.fromhex(
@@ -75,11 +75,11 @@ def test_sample_csv_equals_generator_up_to_rounding():
 
 
 def test_missing_sample_file_is_rebuilt_in_memory(monkeypatch, tmp_path):
-    import rskpca.data.datasets as datasets
+    import rskpca.data.samples as samples
 
     stored = pd.read_csv(SAMPLE_DIR / SAMPLES["blobs"].filename)
-    monkeypatch.setattr(datasets, "SAMPLE_DIR", tmp_path)  # e.g. an install without sample_data/
-    df = datasets.load_sample("blobs")
+    monkeypatch.setattr(samples, "SAMPLE_DIR", tmp_path)  # e.g. an install without sample_data/
+    df = samples.load_sample("blobs")
     assert df.shape == stored.shape
     np.testing.assert_allclose(df[["x", "y"]].to_numpy(), stored[["x", "y"]].to_numpy(), atol=1e-5)
     np.testing.assert_array_equal(df["label"], stored["label"])
