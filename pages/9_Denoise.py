@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.denoising import DENOISERS, NOISE_KINDS, check_image_shape
+from rskpca.evaluation.denoising import DENOISERS, MIN_IMAGE_PIXELS, NOISE_KINDS, check_image_shape
 from rskpca.ui import setting, show_error, show_figure, show_table, start_page
 from rskpca.ui.denoise import MAX_TRAIN, denoised, init_image_shape, remember_image_shape
 
@@ -16,6 +16,11 @@ st.markdown("Noise is added to images, each method projects the noisy images on 
             "RSKPCA's on its m weighted shadow centers, or the Gaussian fixed-point iteration of Mika et al. "
             "1999). The error is the mean squared difference from the clean images. Use the **digits** sample "
             "(8 x 8 pixels) or your own images (rows of pixels) uploaded on the Data page.")
+if ds.d < MIN_IMAGE_PIXELS:
+    st.info(f"This page denoises images, one image per row of pixels; the data in use has {ds.d} feature "
+            f"column(s), fewer than a {int(MIN_IMAGE_PIXELS ** 0.5)} x {int(MIN_IMAGE_PIXELS ** 0.5)} image. Pick the "
+            "digits sample in the sidebar (8 x 8 images) or upload your own images on the Data page.")
+    st.stop()
 init_image_shape(ds.digest, ds.d)
 c1, c2, c3, c4 = st.columns(4)
 c1.number_input("Image height (pixels)", min_value=1, step=1, key="dn_height")

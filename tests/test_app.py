@@ -77,6 +77,9 @@ def test_every_page_renders(sample, ell):
         at.switch_page(page).run()
         _ok(at, page)
         assert not _errors(at), f"{page}: {_errors(at)}"
+        if page.endswith("9_Denoise.py") and sample == "two_moons":  # 2 columns are no image: said, not drawn
+            assert any("digits sample" in i.value for i in at.info), page
+            continue
         if not page.endswith(("1_Data.py", "8_Learn.py")):
             assert _charts(at), f"{page} drew no chart"
         # every chart comes with an HTML download and every table with a CSV one

@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 
 from rskpca.decomposition import KernelPCA, NystromKPCA, ReducedSetKPCA
 
-__all__ = ["NOISE_KINDS", "DENOISERS", "add_noise", "check_image_shape", "denoise"]
+__all__ = ["NOISE_KINDS", "DENOISERS", "add_noise", "check_image_shape", "MIN_IMAGE_PIXELS", "denoise"]
 
 #: Noise models: Gaussian (level = standard deviation as a fraction of the pixel range) and
 #: salt and pepper (level = fraction of pixels set to the darkest or the brightest value).
@@ -48,6 +48,11 @@ def add_noise(X: np.ndarray, kind: str, level: float, *, random_state=None) -> n
     hit = rng.random_sample(X.shape) < level
     noisy[hit] = np.where(rng.random_sample(int(hit.sum())) < 0.5, lo, hi)
     return noisy
+
+
+#: Fewer columns than this (a 4 x 4 image) are not taken for images: two moons' 2 features would
+#: show as 1 x 2 "images" whose denoising errors mean nothing.
+MIN_IMAGE_PIXELS = 16
 
 
 def check_image_shape(n_features: int, height: int, width: int) -> None:
