@@ -6,12 +6,12 @@ ell = 2, where the shadow keeps about a fifth of the rows) to keep this file fas
 """
 
 import base64
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from charts import chart_keys, chart_specs, drawn_charts
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +37,7 @@ def _errors(at: AppTest) -> list[str]:
 
 
 def _charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return chart_specs(at)
 
 
 def _array(values) -> np.ndarray:
@@ -301,7 +301,7 @@ def test_speedups_page_offers_the_other_speedups_and_shows_the_construction_brea
     at.switch_page("pages/6_Speedups.py").run()
     _ok(at)
     assert at.multiselect(key="speed_groups").value == ["rskpca", "baseline"]  # the default
-    assert "speed_fit_parts" not in [c.key for c in at.get("plotly_chart")]
+    assert "speed_fit_parts" not in chart_keys(at)
     at.multiselect(key="speed_groups").set_value(["rskpca", "extra"]).run()
     _ok(at)
     assert not _errors(at), _errors(at)
@@ -314,7 +314,7 @@ def test_speedups_page_offers_the_other_speedups_and_shows_the_construction_brea
     rsc = table.set_index("method").loc["Reduced-set construction"]
     assert rsc["train_exact_kpca_s"] > 0 and rsc["train_construction_s"] > 0
     assert rsc["train_exact_kpca_s"] + rsc["train_construction_s"] <= rsc["train_s"] * 1.001
-    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if c.key == "speed_fit_parts")
+    spec = next(spec for key, spec in drawn_charts(at) if key == "speed_fit_parts")
     assert spec["layout"]["barmode"] == "stack"
     parts = {t["name"]: dict(zip(t["x"], _array(t["y"]))) for t in spec["data"]}
     assert parts["exact KPCA part"]["Reduced-set construction"] == pytest.approx(rsc["train_exact_kpca_s"])

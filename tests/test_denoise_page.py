@@ -1,10 +1,10 @@
 """AppTest of the Denoise page: digits images, noise kinds, the sidebar's ell drives RSKPCA, bad image shape."""
 
-import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from charts import chart_specs
 from test_app import APP, TIMEOUT, _errors, _ok
 
 PAGE = "pages/9_Denoise.py"
@@ -34,7 +34,7 @@ def test_digits_page_shows_every_method_with_images(digits_page):
     mse = _metrics(at)
     assert list(mse) == ["noisy input", "linear PCA", "exact KPCA", "RSKPCA", "Nystrom"]
     assert mse["linear PCA"] < mse["noisy input"] and mse["exact KPCA"] < mse["noisy input"]
-    (spec,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    (spec,) = chart_specs(at)
     heatmaps = [t for t in spec["data"] if t["type"] == "heatmap"]
     assert len(heatmaps) == 6  # clean + five rows
     table = at.dataframe[0].value
@@ -66,4 +66,4 @@ def test_wrong_image_shape_is_a_clear_error():
     _ok(at, "bad shape")
     (msg,) = _errors(at)
     assert "56 pixels" in msg and "64 feature columns" in msg and "8 x 8" in msg
-    assert not at.get("plotly_chart")
+    assert not chart_specs(at)

@@ -151,17 +151,37 @@ def assert_no_exception(page, where: str) -> None:
     assert "Traceback (most recent call last)" not in page.locator("body").inner_text(), where
 
 
+#: The iframes of the app's live charts (rskpca.ui.live_chart), titled with the component's name.
+LIVE_CHARTS = "iframe[title$='rskpca_live_chart']"
+#: JavaScript: the Plotly graph div of the chart with key ``key``, in the page or in its live chart's iframe.
+PLOT_OF_KEY = """const plotOf = (key) => {
+  const box = document.querySelector('.st-key-' + key);
+  if (!box) return null;
+  const frame = box.querySelector('iframe');
+  return frame ? (frame.contentDocument && frame.contentDocument.querySelector('.js-plotly-plot'))
+               : box.querySelector('.js-plotly-plot');
+};"""
+
+
+def chart_frame(page, key: str):
+    """What holds the Plotly chart with key ``key``: its live chart's frame, or the page itself."""
+    box = page.locator(f".st-key-{key}")
+    return box.frame_locator("iframe") if box.locator("iframe").count() else box
+
+
 def assert_charts_render(page, where: str) -> int:
     """Every Plotly chart on the page has drawn an SVG or a WebGL canvas; returns how many."""
     charts = page.get_by_test_id("stPlotlyChart")
-    n = charts.count()
-    for i in range(n):
-        chart = charts.nth(i)
+    frames = page.locator(LIVE_CHARTS)
+    n, n_live = charts.count(), frames.count()
+    for i in range(n + n_live):
+        chart = charts.nth(i) if i < n else frames.nth(i - n)
+        inside = chart if i < n else page.frame_locator(LIVE_CHARTS).nth(i - n)
         chart.scroll_into_view_if_needed()
-        chart.locator(".main-svg, canvas").first.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+        inside.locator(".main-svg, canvas").first.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
         box = chart.bounding_box()
         assert box and box["width"] > 50 and box["height"] > 50, f"{where}: chart {i} has no size: {box}"
-    return n
+    return n + n_live
 
 
 def shoot(page, name: str) -> Path:

@@ -8,6 +8,7 @@ import pytest
 from test_e2e import (  # noqa: F401  (fixtures are used by name)
     app_page,
     app_server,
+    LIVE_CHARTS,
     assert_charts_render,
     assert_no_exception,
     chromium_browser,
@@ -28,7 +29,7 @@ def test_denoise_page_renders_images(app_server, app_page):
     go_to(page, "Denoise")
     assert_no_exception(page, "denoise")
     assert assert_charts_render(page, "denoise") == 1
-    chart = page.get_by_test_id("stPlotlyChart").first
+    chart = page.frame_locator(LIVE_CHARTS).first
     # Plotly draws each heatmap as an <image> inside its SVG: clean + noisy + four methods.
     images = chart.locator("g.hm image")
     images.nth(5).wait_for(state="attached")

@@ -17,7 +17,9 @@ import pytest
 from test_e2e import (  # noqa: F401 - fixtures are used by name
     app_page,
     app_server,
+    PLOT_OF_KEY,
     assert_no_exception,
+    chart_frame,
     chromium_browser,
     go_to,
     nav_links,
@@ -29,7 +31,8 @@ pytestmark = pytest.mark.e2e
 
 #: Row numbers in the "selected" traces of the chart with this key, as the browser holds them.
 _HIGHLIGHTED_JS = """(key) => {
-  const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  """ + PLOT_OF_KEY + """
+  const gd = plotOf(key);
   if (!gd || !gd.data) return null;
   // Numeric arrays travel base64-encoded ({bdata, dtype, shape}); strings as plain arrays of rows.
   const TYPES = {i1: Int8Array, u1: Uint8Array, i2: Int16Array, u2: Uint16Array, i4: Int32Array,
@@ -51,15 +54,15 @@ _HIGHLIGHTED_JS = """(key) => {
 
 def highlighted(page, key: str) -> list[int] | None:
     """The rows chart ``key`` draws as selected (None while it is not drawn)."""
-    page.locator(f".st-key-{key} .js-plotly-plot").first.wait_for(state="attached")
+    chart_frame(page, key).locator(".js-plotly-plot").first.wait_for(state="attached")
+    page.wait_for_function("(key) => { " + PLOT_OF_KEY + " const gd = plotOf(key); return gd && gd.data; }", arg=key)
     return page.evaluate(_HIGHLIGHTED_JS, key)
 
 
 def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85)) -> None:
     """Drag a box over the plot area of chart ``key`` (the charts open in "select" drag mode)."""
-    chart = page.locator(f".st-key-{key}")
-    chart.scroll_into_view_if_needed()
-    area = chart.locator(".nsewdrag").first  # the plot area's drag layer (the first subplot's)
+    page.locator(f".st-key-{key}").scroll_into_view_if_needed()
+    area = chart_frame(page, key).locator(".nsewdrag").first  # the plot area's drag layer (the first subplot's)
     area.wait_for(state="attached")
     box = area.bounding_box()
     x0, y0 = box["x"] + frac[0] * box["width"], box["y"] + frac[1] * box["height"]

@@ -6,13 +6,13 @@ selection set in the session as the chart's callback would set it.
 """
 
 import base64
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+from charts import chart_specs
 from streamlit.testing.v1 import AppTest
 
 from rskpca import plotting as plots
@@ -185,8 +185,7 @@ def _decoded(values) -> np.ndarray:
 def _spec_overlay_rows(at) -> dict[int, list[int]]:
     """Per chart on the page: the rows drawn in its "selected" traces."""
     out = {}
-    for i, c in enumerate(at.get("plotly_chart")):
-        spec = json.loads(c.proto.spec)
+    for i, spec in enumerate(chart_specs(at)):
         rows = []
         for t in spec["data"]:
             if t.get("name") == "selected":

@@ -49,19 +49,29 @@ QUIET_MS = 600
 CHANGE_TIMEOUT_S = 300.0
 
 # Records, in the page's clock: key/mouse releases, every script-state change of the app,
-# and every Plotly redraw (plotly_afterplot on each chart, hooked as charts appear).
+# and every Plotly redraw (plotly_afterplot on each chart, hooked as charts appear, in the page
+# and in the iframes of live charts).
 _INIT_SCRIPT = """
 (() => {
-  const lat = window.__lat = {events: []};
-  const rec = (kind) => lat.events.push([kind, performance.now()]);
-  document.addEventListener('keyup', () => rec('release'), true);
-  document.addEventListener('mouseup', () => rec('release'), true);
+  // Charts drawn inside a component's iframe (rskpca.ui.live_chart) record into the top page's log,
+  // in the top page's clock.
+  let top = window;
+  try { if (window.top !== window && window.top.document) top = window.top; } catch (e) { top = window; }
+  const lat = top.__lat = top.__lat || {events: []};
+  const rec = (kind) => lat.events.push([kind, performance.timeOrigin + performance.now() - top.performance.timeOrigin]);
+  const keyOf = (el) => {
+    const box = el && el.closest('[class*="st-key-"]');
+    return box ? [...box.classList].find(c => c.startsWith('st-key-')).slice(7) : null;
+  };
+  if (top === window) {
+    document.addEventListener('keyup', () => rec('release'), true);
+    document.addEventListener('mouseup', () => rec('release'), true);
+  }
   const hook = () => {
     for (const gd of document.querySelectorAll('.js-plotly-plot')) {
       if (!gd.__latHooked && typeof gd.on === 'function') {
         gd.__latHooked = true;
-        const box = gd.closest('[class*="st-key-"]');
-        const key = box ? [...box.classList].find(c => c.startsWith('st-key-')).slice(7) : '?';
+        const key = keyOf(gd) || keyOf(window.frameElement) || '?';
         gd.on('plotly_afterplot', () => rec('plot:' + key));
       }
     }

@@ -5,13 +5,13 @@ the *original row numbers* of the selected rows and the table they belong to, so
 survives page switches and means the same rows in every view (a view of a sample shows
 those of its rows that are selected). Changing the data set drops it, with a notice.
 
-Charts are drawn by :func:`show_selectable`: ``st.plotly_chart(..., on_select=callback,
-selection_mode=("box", "lasso"))``. The callback runs only when the user changes the
+Charts are drawn by :func:`show_selectable`: a live chart (:mod:`rskpca.ui.live_chart`)
+with box and lasso selection on. The callback runs only when the user changes the
 chart's selection (not on every rerun), reads the row numbers from the points'
 ``customdata`` (:func:`rskpca.plotting.rows_from_points`) and stores them; the figure
-builders then draw them highlighted (their ``selected_rows=`` argument). Drawing the
-highlight changes the figure, so Streamlit gives the chart a fresh, empty selection:
-the stored rows, not the chart, are what every view shows.
+builders then draw them highlighted (their ``selected_rows=`` argument), which redraws
+the chart without the selection box: the stored rows, not the chart, are what every
+view shows.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from rskpca.evaluation.methods import METHODS
 from rskpca.plotting import figure_html
 from rskpca.evaluation.methods import SLOW_AT_LARGE_M
 from rskpca.ui import compute
+from rskpca.ui.live_chart import live_chart
 
 __all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods",
            "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
@@ -51,16 +52,16 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower() or "figure"
 
 
-def show_figure(fig: go.Figure, key: str, filename: str | None = None, *, on_select="ignore") -> None:
+def show_figure(fig: go.Figure, key: str, filename: str | None = None, *, on_select=None) -> None:
     """Draw a Plotly figure and offer it as a self-contained HTML file.
 
-    The HTML (with plotly.js inlined, about 5 MB, so it opens offline) is only
-    built when the button is clicked: the download's data is a callable.
-    ``on_select`` (a callback, or "rerun") turns on box and lasso selection
-    (:func:`rskpca.ui.selection.show_selectable`).
+    The chart is a live chart (:mod:`rskpca.ui.live_chart`): when a rerun brings a
+    new figure for the same key, the browser redraws it in place, once. The HTML
+    (with plotly.js inlined, about 5 MB, so it opens offline) is only built when
+    the button is clicked: the download's data is a callable. ``on_select`` (a
+    callback) turns on box and lasso selection (:func:`rskpca.ui.selection.show_selectable`).
     """
-    st.plotly_chart(fig, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None, on_select=on_select,
-                    selection_mode=("box", "lasso"))
+    live_chart(fig, key, config=PLOTLY_CONFIG, on_select=on_select)
     st.download_button("Download figure (HTML)", data=lambda: figure_html(fig),
                        file_name=f"{slug(filename or key)}.html", mime="text/html", key=f"{key}__html",
                        on_click="ignore", icon=":material/download:")

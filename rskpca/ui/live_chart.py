@@ -1,0 +1,82 @@
+"""A Plotly chart that is redrawn in place when its figure changes, instead of mounted again.
+
+``st.plotly_chart`` gives a chart a new identity whenever its figure changes, so
+the browser builds it from scratch on every rerun that changes it, then draws it
+a second time; a WebGL chart also creates a new WebGL context each time (about
+0.2 s without a GPU). For the charts that follow the sidebar's ell that is most
+of what a user waits for (see ``python -m rskpca.ui.bench_latency --browser``).
+
+:func:`show_live_figure` draws a figure in a small Streamlit component (an
+iframe holding plotly.js, from the installed plotly package) that stays on the
+page across reruns and draws each new figure with one ``Plotly.react``. Box and
+lasso selections come back in the shape of ``st.plotly_chart``'s selection event.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+import plotly.io as pio
+import streamlit.components.v1 as components
+
+__all__ = ["live_chart", "figure_spec", "asset_dir"]
+
+_HTML = Path(__file__).with_name("live_chart.html")
+_component = None
+
+
+def asset_dir() -> Path:
+    """The folder the component is served from: its page and the plotly.js of the installed plotly.
+
+    Made once per plotly version and page text in the temporary folder, since the
+    component's files must lie in one folder and plotly.js belongs to the plotly package.
+    """
+    page = _HTML.read_bytes()
+    folder = Path(tempfile.gettempdir()) / f"rskpca-live-chart-{plotly.__version__}-{hash(page) & 0xFFFFFFFF:08x}"
+    if not (folder / "index.html").is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+        staged = folder / f"plotly.min.js.{id(folder)}"
+        shutil.copyfile(source, staged)
+        staged.replace(folder / "plotly.min.js")
+        staged = folder / f"index.html.{id(folder)}"
+        staged.write_bytes(page)
+        staged.replace(folder / "index.html")  # written last: its presence means the folder is complete
+    return folder
+
+
+def _declared():
+    global _component
+    if _component is None:
+        _component = components.declare_component("rskpca_live_chart", path=str(asset_dir()))
+    return _component
+
+
+def figure_spec(fig: go.Figure | dict) -> dict:
+    """The figure a live chart with key ``key`` draws, as the JSON the browser gets (for tests and tools)."""
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+def live_chart(fig: go.Figure, key: str, *, config: dict, on_select=None) -> None:
+    """Draw ``fig`` in a chart that keeps its place across reruns.
+
+    Parameters
+    ----------
+    fig : go.Figure
+    key : str
+        The chart's key: it keeps its place (and its selection) while the key stays on the page.
+    config : dict
+        Plotly's ``config`` (mode bar, image export).
+    on_select : callable or None
+        Called with no arguments after a box or lasso selection; it also turns them on. The
+        selection is then ``st.session_state[key]``, shaped as ``st.plotly_chart``'s event:
+        ``{"selection": {"points": [{"customdata": [...], "curve_number": ..., "point_index": ...}]}}``.
+    """
+    spec = pio.to_json(fig, validate=False)
+    _declared()(spec=spec, config=json.dumps(config), selectable=on_select is not None, key=key, default=None,
+                on_change=on_select)
