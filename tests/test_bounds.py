@@ -430,3 +430,22 @@ def test_chain_on_the_papers_datasets(name):
             assert res[key].n_measured == 300 and "subsample of 300" in res[key].note
         if res["5.4"].applies:
             _assert_chain(res["5.4"])
+
+
+def test_the_samples_own_terms_are_remembered_across_ell_and_give_the_same_values():
+    # The rows measured do not depend on ell, so their kernel sum and spectrum are reused at a new ell;
+    # the values must be those of a computation from scratch.
+    from rskpca.bounds import _measurements
+
+    X = np.random.default_rng(5).normal(size=(300, 3))
+    ells = (3.0, 4.5)
+    _measurements._sample_terms.clear()
+    remembered = {ell: theorem_bounds(X, shadow_centers(X, sigma=1.5, ell=ell), n_components=3, max_exact=200)
+                  for ell in ells}
+    assert len(_measurements._sample_terms) == 3  # two kernel sums (plain, squared) and one spectrum
+    for ell in ells:
+        _measurements._sample_terms.clear()
+        fresh = theorem_bounds(X, shadow_centers(X, sigma=1.5, ell=ell), n_components=3, max_exact=200)
+        for th in fresh:  # bit for bit (NaN where Theorem 5.4's gap condition fails)
+            np.testing.assert_equal(remembered[ell][th].measured, fresh[th].measured, err_msg=f"{ell} {th}")
+            np.testing.assert_equal(remembered[ell][th].a_posteriori, fresh[th].a_posteriori, err_msg=f"{ell} {th}")

@@ -10,6 +10,9 @@ compared with bounds that can be tiny.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from numbers import Integral
 
@@ -95,6 +98,41 @@ def weighted_kernel_sum(A, wA, B, wB, sigma, kernel, *, squared=False) -> float:
     return total
 
 
+# --------------------------------------------------------------------------- terms that do not depend on ell
+
+#: How many samples' own kernel terms are kept (see :func:`sample_term`).
+SAMPLE_TERMS_KEPT = 8
+_sample_terms: OrderedDict = OrderedDict()
+_sample_terms_lock = threading.Lock()
+
+
+def sample_term(X: np.ndarray, sigma: float, kernel: RadialKernel, what: tuple, compute):
+    """``compute()``, remembered for the last few ``(X, sigma, kernel, what)``.
+
+    The rows a measurement uses are drawn without looking at the shadow, so at a new
+    ell the sample is the same and so are its own terms: the sum of its kernel matrix
+    and the spectrum of ``K/s``. Remembering them makes a sweep over ell, or an app
+    user moving the ell slider, pay only for what ell changes (the centers' terms).
+    Keyed by a digest of X's bytes; arrays are returned read-only.
+    """
+    X = np.ascontiguousarray(X)
+    key = (hashlib.blake2b(X.view(np.uint8), digest_size=16).digest(), X.shape, float(sigma), kernel.name,
+           kernel.p, what)
+    with _sample_terms_lock:
+        if key in _sample_terms:
+            _sample_terms.move_to_end(key)
+            return _sample_terms[key]
+    value = compute()
+    for part in (value if isinstance(value, tuple) else (value,)):
+        if isinstance(part, np.ndarray):
+            part.flags.writeable = False
+    with _sample_terms_lock:
+        _sample_terms[key] = value
+        while len(_sample_terms) > SAMPLE_TERMS_KEPT:
+            _sample_terms.popitem(last=False)
+    return value
+
+
 # --------------------------------------------------------------------------- the sample
 
 
@@ -144,8 +182,8 @@ class Sample:
         """
         cached = self._spectra.get("vectors")
         if cached is None or cached[0] < n_vectors:
-            K = accurate_kernel(self.X, self.X, self.sigma, self.kernel)
-            lam, A = eigen_top(K, n_vectors)
+            lam, A = sample_term(self.X, self.sigma, self.kernel, ("eigen_top", n_vectors),
+                                 lambda: eigen_top(accurate_kernel(self.X, self.X, self.sigma, self.kernel), n_vectors))
             sw = np.sqrt(self.weights.astype(np.float64))
             KW = accurate_kernel(self.centers, self.centers, self.sigma, self.kernel)
             KW *= sw[:, None]
@@ -238,7 +276,7 @@ def quantization_gap(S: Sample, *, squared: bool) -> float:
     ones = np.ones(S.s)
     w = S.weights.astype(np.float64)
     opts = dict(sigma=S.sigma, kernel=S.kernel, squared=squared)
-    xx = weighted_kernel_sum(S.X, ones, S.X, ones, **opts)
+    xx = sample_term(S.X, S.sigma, S.kernel, ("sum", squared), lambda: weighted_kernel_sum(S.X, ones, S.X, ones, **opts))
     xc = weighted_kernel_sum(S.X, ones, S.centers, w, **opts)
     cc = weighted_kernel_sum(S.centers, w, S.centers, w, **opts)
     return max(xx - 2.0 * xc + cc, 0.0)  # rounding can leave a tiny negative
