@@ -446,3 +446,35 @@ def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page)
     page.mouse.click(where["x"], where["y"])
     wait_for_app_run(page)
     assert float(ell_value(page)) == pytest.approx(4.0), f"the sidebar's ell is {ell_value(page)}"
+
+
+_LIVE_STATE = """
+(key) => {
+  const frame = document.querySelector('.st-key-' + key + ' iframe');
+  if (!frame) return null;
+  if (!frame.__marked) frame.__marked = Math.random();  // the same element keeps its mark
+  const gd = frame.contentDocument.querySelector('.js-plotly-plot');
+  const centers = gd._fullData.find(t => t.name === 'centers');
+  return {mark: frame.__marked, drawn: Number(gd.dataset.drawn), m: centers._length, title: gd.layout.title.text};
+}
+"""
+
+
+def test_an_ell_change_redraws_the_live_chart_in_place_once(app_server, app_page):
+    """The chart that follows ell keeps its element (no remount) and draws the new figure once."""
+    page = app_page
+    page.goto(f"{app_server}/?dataset=two_moons")
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+    go_to(page, next(lab for lab in nav_links(page) if re.search(r"shadow", lab, re.I)))
+    assert_no_exception(page, "live chart")
+    chart_frame(page, "shadow_scatter").locator(".js-plotly-plot").first.wait_for(state="attached")
+    before = page.evaluate(_LIVE_STATE, "shadow_scatter")
+    move_ell(page, -10)  # ell 4 -> 3: fewer, larger shadows
+    page.wait_for_timeout(500)
+    after = page.evaluate(_LIVE_STATE, "shadow_scatter")
+    assert after["mark"] == before["mark"], "the chart was mounted again instead of redrawn in place"
+    assert after["m"] < before["m"] and after["title"] != before["title"], f"not redrawn: {before} -> {after}"
+    # One draw per change that reached the chart (keys pressed during a rerun may be merged into one run).
+    assert 1 <= after["drawn"] - before["drawn"] <= 10, f"{before} -> {after}"
+    assert not page.page_errors, page.page_errors

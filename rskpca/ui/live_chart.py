@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit.components.v1 as components
 
-__all__ = ["live_chart", "figure_spec", "asset_dir"]
+__all__ = ["live_chart", "asset_dir"]
 
 _HTML = Path(__file__).with_name("live_chart.html")
 _component = None
@@ -55,11 +55,6 @@ def _declared():
     if _component is None:
         _component = components.declare_component("rskpca_live_chart", path=str(asset_dir()))
     return _component
-
-
-def figure_spec(fig: go.Figure | dict) -> dict:
-    """The figure a live chart with key ``key`` draws, as the JSON the browser gets (for tests and tools)."""
-    return json.loads(pio.to_json(fig, validate=False))
 
 
 def live_chart(fig: go.Figure, key: str, *, config: dict, on_select=None) -> None:
