@@ -6,6 +6,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page
+from rskpca.ui.heavy import grid_work_allowed
 from rskpca.ui.scrubber import show_scrubber
 
 settings = start_page("Shadow centers")
@@ -36,17 +37,21 @@ selection.selected_table(ds)
 selection.centers_table(ds, shadow)
 
 st.subheader("Scrub ell: watch the reduced set grow and shrink")
-show_scrubber(compute.shadow_scrubber(ds.digest, ds.X, coords, sigma, kernel, titles, projected),
-              key="shadow_scrubber", what="the shadow centers (circle area grows with the weight)")
+over_grid = grid_work_allowed(ds, sigma, kernel, ell, what="The scrubber and the curve of m over ell",
+                              key="shadow_grid_go")
+if over_grid:
+    show_scrubber(compute.shadow_scrubber(ds.digest, ds.X, coords, sigma, kernel, titles, projected),
+                  key="shadow_scrubber", what="the shadow centers (circle area grows with the weight)")
 
 left, right = st.columns(2)
 with left:
     show_figure(plots.weight_histogram(shadow.weights), key="shadow_weights", filename="shadow_weights")
-with right:
-    rows = compute.shadow_rows(ds.digest, ds.X, sigma, kernel, compute.ell_curve(19))
-    show_figure(plots.lines_over_ell([{**r, "method": "shadow"} for r in rows], y="retained",
-                                     title="Fraction of data kept (m/n) over ell", yaxis_title="m / n",
-                                     current_ell=ell), key="shadow_m_curve", filename="shadow_m_over_ell")
+if over_grid:
+    with right:
+        rows = compute.shadow_rows(ds.digest, ds.X, sigma, kernel, compute.ell_curve(19))
+        show_figure(plots.lines_over_ell([{**r, "method": "shadow"} for r in rows], y="retained",
+                                         title="Fraction of data kept (m/n) over ell", yaxis_title="m / n",
+                                         current_ell=ell), key="shadow_m_curve", filename="shadow_m_over_ell")
 
 centers = pd.DataFrame({"center": range(shadow.m), "row": ds.row_ids[shadow.center_indices],
                         "weight": shadow.weights})

@@ -6,6 +6,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page
+from rskpca.ui.heavy import grid_work_allowed
 from rskpca.ui.scrubber import show_scrubber
 from rskpca.ui.state import row_choice
 
@@ -50,8 +51,9 @@ def along_line(ds, sigma: float, kernel: str, ell: float) -> None:
 
 
 st.subheader("Scrub ell: the ShDE against the KDE at every ell")
-show_scrubber(compute.density_scrubber(ds.digest, ds.X, sigma, kernel, [str(n) for n in ds.feature_names][:2]),
-              key="kde_scrubber", what="the ShDE's error against the KDE")
+if grid_work_allowed(ds, sigma, kernel, ell, what="The scrubber", key="kde_grid_go"):
+    show_scrubber(compute.density_scrubber(ds.digest, ds.X, sigma, kernel, [str(n) for n in ds.feature_names][:2]),
+                  key="kde_scrubber", what="the ShDE's error against the KDE")
 
 st.subheader(f"At ell = {ell:g}")
 GRID = 80

@@ -508,3 +508,29 @@ def test_every_session_key_is_registered_and_pages_do_not_touch_session_state():
     for module in (ROOT / "rskpca" / "ui").glob("*.py"):
         for key in literal.findall(module.read_text()):
             assert key in KEYS or key in APP_KEYS, f"{module.name}: session key {key!r} is not registered"
+
+
+def test_work_over_the_ell_grid_on_big_data_says_its_cost_and_waits_for_a_click(monkeypatch):
+    # Above HEAVY_ROWS the scrubbers and the m-over-ell curve wait for a click; lowered here so two moons counts.
+    from rskpca.ui import heavy
+
+    monkeypatch.setattr(heavy, "HEAVY_ROWS", 500)
+    at = _app(dataset="two_moons", ell=4)
+    asking = lambda: [i.value for i in at.info if "values of ell" in i.value]  # noqa: E731
+    at.switch_page("pages/2_Shadow_centers.py").run()
+    _ok(at)
+    (note,) = asking()
+    assert "19 values of ell on all n = 1,000 rows" in note and "At ell = 4 one took" in note, note
+    assert chart_keys(at) == ["shadow_scatter", "shadow_weights"]  # the rest of the page is drawn
+    at.button(key="shadow_grid_go").click().run()
+    _ok(at)
+    assert {"shadow_scrubber", "shadow_m_curve"} <= set(chart_keys(at)) and not asking()
+    # The answer holds for this data, sigma and kernel: the KDE page's scrubber does not ask again ...
+    at.switch_page("pages/3_KDE_vs_ShDE.py").run()
+    assert "kde_scrubber" in chart_keys(at) and not asking()
+    # ... but another sigma is another grid.
+    at.number_input(key="sigma").set_value(0.3).run()
+    _ok(at)
+    assert "kde_scrubber" not in chart_keys(at) and len(asking()) == 1
+    at.button(key="kde_grid_go").click().run()
+    assert "kde_scrubber" in chart_keys(at) and not asking()

@@ -26,7 +26,8 @@ from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, perturbs_gram
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = [
-    "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "principal_axes",
+    "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "timed_shadow",
+    "principal_axes",
     "comparison_rows", "comparison_set", "exact_kpca", "method_result", "fit_methods", "rank_message", "ell_curve",
     "kde_grid", "shde_grid", "densities_at",
     "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
@@ -66,9 +67,17 @@ def median_sigma(digest: str, _X: np.ndarray) -> float:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: str):
-    """Shadow centers (Algorithm 2) at this sigma and ell."""
-    return shadow_centers(_X, sigma=sigma, ell=ell, kernel=kernel)
+def timed_shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: str):
+    """``(shadow, seconds)``: shadow centers (Algorithm 2) at this sigma and ell, and what they took."""
+    t0 = time.perf_counter()
+    result = shadow_centers(_X, sigma=sigma, ell=ell, kernel=kernel)
+    return result, time.perf_counter() - t0
+
+
+def shadow(digest: str, X: np.ndarray, sigma: float, ell: float, kernel: str):
+    """Shadow centers (Algorithm 2) at this sigma and ell (cached: the sidebar, the pages and the curves over
+    ell share one computation per ell)."""
+    return timed_shadow(digest, X, sigma, ell, kernel)[0]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -239,9 +248,8 @@ def _sweep_point(digest: str, _X: np.ndarray, _exact, sigma: float, kernel: str,
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def _shadow_point(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float):
-    t0 = time.perf_counter()
-    s = shadow_centers(_X, sigma=sigma, ell=ell, kernel=kernel)
-    return {"ell": ell, "m": s.m, "retained": s.m / s.n, "eps": s.eps, "shadow_seconds": time.perf_counter() - t0}
+    s, seconds = timed_shadow(digest, _X, sigma, ell, kernel)
+    return {"ell": ell, "m": s.m, "retained": s.m / s.n, "eps": s.eps, "shadow_seconds": seconds}
 
 
 def _with_progress(label: str, ells, point):

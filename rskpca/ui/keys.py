@@ -96,6 +96,7 @@ CV_REQUESTED = "_cv_requested"        # Kernelization: settings whose RSKPCA cro
 SELECTION = "_selection"              # the linked selection {"table", "rows", "from", "fresh"} (rskpca.ui.selection)
 IMAGE_SHAPES = "_dn_shape"            # Denoise: {data digest: (height, width)} the user gave
 IMAGE_SHAPE_FOR = "_dn_shape_for"     # Denoise: the data set the shape widgets were set for
+GRID_ALLOWED = "_grid_allowed"        # {(digest, sigma, kernel)} whose work over the ell grid the user asked for
 
 APP_KEYS = {
     UPLOADED: "the accepted upload", UPLOAD_FILE_ID: "the upload already handled",
@@ -108,4 +109,5 @@ APP_KEYS = {
     CV_REQUESTED: "cross-validations asked for",
     SELECTION: "the rows selected in any chart",
     IMAGE_SHAPES: "image shapes given per data set", IMAGE_SHAPE_FOR: "the data the image shape is for",
+    GRID_ALLOWED: "data whose work over the ell grid was asked for",
 }
