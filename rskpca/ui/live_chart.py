@@ -14,7 +14,9 @@ lasso selections come back in the shape of ``st.plotly_chart``'s selection event
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -36,15 +38,16 @@ def asset_dir() -> Path:
     Made once per plotly version and page text in the temporary folder, since the
     component's files must lie in one folder and plotly.js belongs to the plotly package.
     """
-    page = _HTML.read_bytes()
-    folder = Path(tempfile.gettempdir()) / f"rskpca-live-chart-{plotly.__version__}-{hash(page) & 0xFFFFFFFF:08x}"
+    page = _HTML.read_text().replace("__PLOTLY_VERSION__", plotly.__version__.replace(".", "_")).encode()
+    digest = hashlib.sha256(page).hexdigest()[:12]
+    folder = Path(tempfile.gettempdir()) / f"rskpca-live-chart-{plotly.__version__}-{digest}"
     if not (folder / "index.html").is_file():
         folder.mkdir(parents=True, exist_ok=True)
         source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-        staged = folder / f"plotly.min.js.{id(folder)}"
+        staged = folder / f"plotly.min.js.{os.getpid()}"
         shutil.copyfile(source, staged)
         staged.replace(folder / "plotly.min.js")
-        staged = folder / f"index.html.{id(folder)}"
+        staged = folder / f"index.html.{os.getpid()}"
         staged.write_bytes(page)
         staged.replace(folder / "index.html")  # written last: its presence means the folder is complete
     return folder
