@@ -361,3 +361,22 @@ def test_bench_speed_never_overwrites(tmp_path):
     assert second == str(tmp_path / "speed-1.csv")
     open(second, "w").write("y")
     assert fresh_path(str(first)) == str(tmp_path / "speed-2.csv")
+
+
+def test_auto_hands_over_when_the_growth_of_m_says_the_grid_will_cost_less():
+    from rskpca.core.shadow import _grid_pays_off
+
+    n = 200_000
+    # m still growing fast at 5% of the rows: the mean m over the rest will pass the crossover.
+    rule = _grid_pays_off(n, crossover=2000)
+    assert not rule(5_000, 900) and rule(10_000, 1500)
+    # m has levelled off below the crossover: keep screening to the end ...
+    rule = _grid_pays_off(n, crossover=2000)
+    assert not any(rule(done, 1800) for done in range(5_000, n, 5_000))
+    # ... and reaching it with few rows left is no reason to pay for the grid's sort of all n rows.
+    rule = _grid_pays_off(n, crossover=200)
+    for done in range(10_000, 190_000, 10_000):
+        assert not rule(done, 150 + done // 10_000)
+    assert not rule(195_000, 206)
+    # Before the growth can be read, only a clear case hands over.
+    assert not _grid_pays_off(n, crossover=200)(1_000, 300) and _grid_pays_off(n, crossover=200)(1_000, 400)

@@ -286,11 +286,11 @@ def _pairs_inside(G: np.ndarray, margin: float, exact_inside):
     return r[inside], c[inside]
 
 
-def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_at_m: int | None = None):
+def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_rule=None):
     """Algorithm 2 through blocked GEMM screens: (center_rows, labels, rows done).
 
-    With ``stop_at_m`` the scan stops after the block in which the m-th center appears
-    and reports how many rows it decided; the grid finishes the rest (``_grid_scan(resume=)``).
+    ``stop_rule(rows_done, m)``, asked after every block, can end the scan early; it then
+    reports how many rows it decided and the grid finishes the rest (``_grid_scan(resume=)``).
     """
     n, d = X.shape
     exact_eps2 = eps * eps
@@ -349,7 +349,7 @@ def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_at_m:
             labels[g] = center_label[owner]
             store.extend(Xs[g[new_local]], sq[g[new_local]], g[new_local])
         start = stop
-        if stop_at_m is not None and store.m >= stop_at_m and start < n:
+        if stop_rule is not None and start < n and stop_rule(start, store.m):
             return store.idx[: store.m].copy(), labels, start
         # Next block: within the memory budget, and expected to hold about
         # _MAX_FREE uncovered points so little screening is thrown away.

@@ -51,10 +51,16 @@ __all__ = ["ShadowResult", "shadow_centers", "exact_squared_distances", "earlies
 SHADOW_ALGORITHMS = ("auto", "blas", "grid")
 #: The grid is offered up to this dimension (3^d neighbour cells, 2^d centers per cell).
 GRID_MAX_DIM = 3
-#: "auto" (d <= 3) screens until this many centers exist, then the grid takes over. The
-#: screen's cost per point grows with m, the grid's does not; these are the measured
-#: crossovers (``python -m rskpca.evaluation.bench_speed``, shadow-path table).
-GRID_SWITCH_M = {1: 200, 2: 2000, 3: 8000}
+#: "auto" (d <= 3) screens while the screen is expected to stay cheaper than the grid. The
+#: screen costs about one unit per point and center, the grid about this many units per point
+#: whatever m is: the measured crossovers in mean m over the scan (n = 200,000 standard normal,
+#: ``python -m rskpca.evaluation.bench_speed``, shadow-path table).
+GRID_SWITCH_M = {1: 200, 2: 2000, 3: 7000}
+#: The growth of m is extrapolated only once this many rows (and 1% of them) are done.
+_GROWTH_MIN_ROWS = 2048
+#: The share of the grid's cost it pays for all rows even when it takes over late (sorting the
+#: cells): a hand-over near the end of the scan costs about this much of a whole grid scan.
+_GRID_FIXED_SHARE = 0.3
 
 # Up to this n * d the scan runs on one BLAS thread: its GEMMs are too small to share,
 # and threads that wait on each other cost more than they give on a busy 2-core machine.
@@ -83,7 +89,7 @@ class ShadowResult:
         Kernel name (it only matters for the bounds; selection uses eps).
     algorithm : str
         The path that ran: ``"grid"``, ``"blas"`` or ``"blas+grid"`` (the screen, then
-        the grid once m passed ``GRID_SWITCH_M[d]``); the results are identical.
+        the grid once that was expected to cost less, see ``GRID_SWITCH_M``); the results are identical.
     """
 
     centers: np.ndarray
@@ -120,6 +126,33 @@ def _shadow_scan(X: np.ndarray, eps: float, algorithm: str = "auto"):
         return _dispatch_backend(X, eps, algorithm)
 
 
+def _grid_pays_off(n: int, crossover: float):
+    """The screen's stop rule for "auto": hand over once the grid is expected to cost less.
+
+    In units of one screened (point, center) pair, the screen's cost for the rows left is
+    their count times the mean m over them; the grid's is ``crossover`` per row, a share
+    :data:`_GRID_FIXED_SHARE` of which it pays for all n rows even when it starts late.
+    m grows along the scan like ``i^alpha`` (fitted from halfway through the rows done to
+    now), which predicts the mean m over the rest. Only the path changes: both give the
+    same result.
+    """
+    seen: list[tuple[int, int]] = []
+
+    def stop(done: int, m: int) -> bool:
+        seen.append((done, m))
+        if done < max(_GROWTH_MIN_ROWS, n // 100) or m == 0:
+            return m >= 2 * crossover  # too early to extrapolate: only a clear case
+        half = next((mm for dd, mm in seen if 2 * dd >= done), m)  # m about halfway
+        alpha = min(1.0, max(0.0, np.log(max(m, 1) / max(half, 1)) / np.log(2.0)))
+        ratio = n / done
+        rest = n - done
+        mean_rest = m * (ratio ** (alpha + 1.0) - 1.0) / ((alpha + 1.0) * (ratio - 1.0))
+        grid = crossover * (_GRID_FIXED_SHARE * n + (1.0 - _GRID_FIXED_SHARE) * rest)
+        return mean_rest * rest >= grid
+
+    return stop
+
+
 def _dispatch_backend(X: np.ndarray, eps: float, algorithm: str):
     """Run the grid or the BLAS scan, as ``algorithm`` asks and the data allows."""
     d = X.shape[1]
@@ -139,9 +172,9 @@ def _dispatch_backend(X: np.ndarray, eps: float, algorithm: str):
             )
         return (*_grid_scan(X, eps, *grid), "grid")
     # auto: the screen costs O(m d) per point and the grid O(3^d) with a much larger
-    # constant, so the screen runs first and hands over to the grid once m passes the
-    # measured crossover; the grid resumes where the screen stopped (nothing is redone).
-    rows, labels, done = _blas_scan(X, eps, stop_at_m=GRID_SWITCH_M[d])
+    # constant, so the screen runs first and hands over to the grid once the grid is expected
+    # to cost less for the rest; the grid resumes where the screen stopped (nothing is redone).
+    rows, labels, done = _blas_scan(X, eps, stop_rule=_grid_pays_off(X.shape[0], GRID_SWITCH_M[d]))
     if done == X.shape[0]:
         return rows, labels, "blas"
     grid = _grid_cells(X, eps)
@@ -177,7 +210,8 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
         How candidate pairs are found; the result is identical. "grid" (a hash
         grid, cost independent of m) is for at most 3 features; "blas" (blocked
         GEMM screens) for any; "auto" starts with the screen and, for at most 3
-        features, hands over to the grid once ``GRID_SWITCH_M[d]`` centers exist.
+        features, hands over to the grid once the growth of m so far says the grid will
+        cost less for the rest (``GRID_SWITCH_M``).
 
     Returns
     -------
