@@ -217,8 +217,12 @@ class _CenteredWeighted(LinearOperator):
         return self._matvec(v)
 
 
-def _arpack(op, k, rng, tol):
+def _arpack(op, k, rng, tol, start=None):
+    """Top k eigenpairs by ARPACK; ``start`` (m x j), approximate eigenvectors, seeds the Krylov space."""
     v0 = rng.uniform(-1.0, 1.0, op.shape[0])
+    if start is not None:
+        # Mostly in the wanted subspace (a little noise keeps every direction reachable).
+        v0 = start @ rng.uniform(0.5, 1.0, start.shape[1]) + 1e-3 * v0 / np.sqrt(op.shape[0])
     vals, vecs = eigsh(op, k=k, which="LA", v0=v0, tol=tol)
     order = np.argsort(vals)[::-1]
     return vals[order], vecs[:, order]
@@ -303,13 +307,14 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
             return gap > 0 and (np.linalg.norm(resid[:r]) + e_norm) <= SUBSPACE_TOL * gap
 
         name = f"{solver}-float32" if dtype == np.float32 else solver
-        found = None
+        found, candidate = None, None
         if solver == "block":
             found = _block_krylov(op, r + 1, rng, tol_of=accurate)
         elif dtype == np.float32:
             try:
                 # ARPACK stops when every Ritz residual is below tol * |theta|: that is R.
                 theta, V = _arpack(op, r + 1, rng, tol=_ARPACK_FLOAT32_TOL)
+                candidate = V[:, :r]
                 found = (theta, V) if accurate(theta, _ARPACK_FLOAT32_TOL * np.abs(theta)) else None
             except (ArpackNoConvergence, ArpackError):
                 found = None
@@ -320,7 +325,8 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
             if dtype != np.float64:
                 M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=np.float64)
                 op = _CenteredWeighted(M, sw, center)
-            found = _arpack(op, r, rng, tol=0.0)
+            # The float32 vectors, though not certified, start the exact solve close to its answer.
+            found = _arpack(op, r, rng, tol=0.0, start=candidate)
     vals, vecs = found[0][:r], found[1][:, :r]
     mu = op.a / sw  # a = W mu: mu = K p, the centers' kernel means (zero when uncentered)
     return _finish(vals, vecs, sw, total, n_components, mu, name)
