@@ -477,4 +477,12 @@ def test_an_ell_change_redraws_the_live_chart_in_place_once(app_server, app_page
     assert after["m"] < before["m"] and after["title"] != before["title"], f"not redrawn: {before} -> {after}"
     # One draw per change that reached the chart (keys pressed during a rerun may be merged into one run).
     assert 1 <= after["drawn"] - before["drawn"] <= 10, f"{before} -> {after}"
+    # The mode bar: a Fullscreen button (the component gets no element toolbar), and never plotly.js's
+    # "Share chart", which would post the user's data to Plotly's cloud.
+    frame = chart_frame(page, "shadow_scatter")
+    frame.locator(".js-plotly-plot").first.hover()
+    buttons = frame.locator(".modebar-btn")
+    buttons.first.wait_for(state="attached")
+    titles = [buttons.nth(i).get_attribute("data-title") for i in range(buttons.count())]
+    assert "Fullscreen" in titles and not any("share" in (t or "").lower() for t in titles), titles
     assert not page.page_errors, page.page_errors

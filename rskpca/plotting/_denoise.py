@@ -64,7 +64,8 @@ def denoise_figure(rows: Sequence[dict], clean: np.ndarray, image_shape: tuple[i
     for i, images in enumerate([clean] + [np.asarray(r["images"], dtype=np.float64) for r in rows], start=1):
         strip = _strip(images[:k], h, w)
         fig.add_trace(go.Heatmap(z=strip, zmin=zmin, zmax=zmax, colorscale="gray_r", showscale=False,
-                                 name=titles[i - 1], hovertemplate="pixel value %{z:.3g}<extra></extra>"),
+                                 name=titles[i - 1], hovertemplate="pixel value %{z:.3g}<extra></extra>",
+                                 hoverongaps=False),  # the gaps between images are NaN: no label there
                       row=i, col=1)
         fig.update_yaxes(autorange="reversed", scaleanchor=f"x{i if i > 1 else ''}", showticklabels=False,
                          ticks="", showgrid=False, zeroline=False, row=i, col=1)

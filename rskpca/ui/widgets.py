@@ -38,11 +38,20 @@ def show_error(message: str) -> None:
 
 
 def show_errors(messages) -> None:
-    """:func:`show_error` for each message."""
-    for message in messages:
-        show_error(message)
+    """:func:`show_error` for each message, in one container that is always drawn.
 
-PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+    Every helper here that shows something only sometimes draws one element either way
+    (a container or an empty slot): Streamlit places elements by position, so an element
+    that comes and goes above a chart would make the chart below it mounted again
+    instead of redrawn in place (:mod:`rskpca.ui.live_chart`).
+    """
+    with st.container():
+        for message in messages:
+            show_error(message)
+
+#: Plotly's ``config`` for every chart. plotly.js offers a "Share chart" button by default that posts the
+#: figure (the user's data) to Plotly's cloud: never shown.
+PLOTLY_CONFIG = {"displaylogo": False, "showSendToCloud": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 #: Above this m/n the shadow barely reduces the data and the app says so.
 LITTLE_REDUCTION = 0.5
 
@@ -81,9 +90,10 @@ def download_csv(df: pd.DataFrame, key: str, filename: str | None = None, label:
 
 
 def reduction_note(m: int, n: int) -> None:
-    """Warn when the shadow keeps most of the data (so there is little to gain)."""
+    """Warn when the shadow keeps most of the data (so there is little to gain); an empty slot otherwise."""
+    slot = st.empty()  # drawn either way: see show_errors
     if n and m / n > LITTLE_REDUCTION:
-        st.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little "
+        slot.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little "
                    "speedup. Raise sigma or lower ell for fewer centers (in high dimensions points are far "
                    "apart relative to sigma, so the shadows rarely cover anything).")
 
@@ -126,12 +136,13 @@ def without_slow_methods(names, m: int) -> list[str]:
     Those methods cost about n * m * iterations to train: seconds to minutes at
     m in the thousands, which would freeze every ell change.
     """
+    slot = st.container()  # drawn either way: see show_errors
     slow = [name for name in names if name in SLOW_AT_LARGE_M]
     if m <= compute.SLOW_M or not slow:
         return list(names)
     labels = ", ".join(METHODS[name].label for name in slow)
-    st.toggle(f"Also run {labels} at m = {m} (k-means / herding with m centers: slow)", key="run_slow")
+    slot.toggle(f"Also run {labels} at m = {m} (k-means / herding with m centers: slow)", key="run_slow")
     if st.session_state["run_slow"]:
         return list(names)
-    st.caption(f"Skipped at m = {m} > {compute.SLOW_M} to keep the page live: {labels}.")
+    slot.caption(f"Skipped at m = {m} > {compute.SLOW_M} to keep the page live: {labels}.")
     return [name for name in names if name not in slow]
