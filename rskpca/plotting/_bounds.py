@@ -23,6 +23,9 @@ from rskpca.plotting._style import (
 
 # --------------------------------------------------------------------------- bounds and sweeps
 
+#: Values below this fraction of the largest one in a bounds chart are 0 up to float64 rounding.
+ROUNDING_FLOOR = 1e-12
+
 
 def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
     """Bound values at one ell: per theorem, the a-priori, a-posteriori and measured numbers.
@@ -46,12 +49,27 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
     ...                       "applies": False, "note": "Does not apply: the gap is 0 (see Thm 3); lower D."}])
     >>> [t.name for t in fig.data], fig.layout.annotations[0].text
     (['a_priori', 'a_posteriori', 'measured'], 'bound does not apply:<br>the gap is 0')
+    >>> fig = bounds_figure([{"theorem": "5.2", "a_priori": 0.5, "a_posteriori": 0.0, "measured": 1e-32}])
+    >>> fig.data[2].y, fig.layout.title.text.split("<sup>")[1]
+    ((None,), 'not drawn (0, or below 1e-12 of the largest value): Thm 5.2 a-posteriori, Thm 5.2 measured</sup>')
     """
     theorems = [f"Thm {r['theorem']}" for r in rows]
     fig = go.Figure()
     values = []
+    # A log axis cannot show 0, and a measured value that is 0 up to rounding (1e-32, say) would
+    # stretch it over thirty decades: such values are not drawn, and the title says which.
+    top = max((v for r in rows for kind in _BOUND_KINDS if (v := _finite_or_none(r.get(kind))) is not None),
+              default=0.0)
+    hidden = []
     for kind in _BOUND_KINDS:
-        vals = [_finite_or_none(r.get(kind)) for r in rows]
+        vals = []
+        for theorem, row in zip(theorems, rows):
+            raw, v = row.get(kind), _finite_or_none(row.get(kind))
+            if v is not None and v < ROUNDING_FLOOR * top:
+                v = None
+            if v is None and raw is not None and np.isfinite(float(raw)):
+                hidden.append(f"{theorem} {kind.replace('_', '-')}")
+            vals.append(v)
         values += vals
         fig.add_trace(go.Bar(x=theorems, y=vals, name=kind, marker_color=_BOUND_COLORS[kind]))
     for i, row in enumerate(rows):
@@ -63,8 +81,12 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
                                text=f"bound does not apply:<br>{_short_reason(row.get('note'))}",
                                font=dict(size=11), align="center", bgcolor="rgba(255,255,255,0.85)",
                                bordercolor="gray", borderwidth=1)
-    fig.update_layout(barmode="group", title="Bounds and measured values at the current ell",
-                      yaxis_title="value (log scale)", margin=dict(l=40, r=10, t=50, b=40))
+    title = "Bounds and measured values at the current ell"
+    if hidden:
+        title += (f"<br><sup>not drawn (0, or below {ROUNDING_FLOOR:g} of the largest value): "
+                  f"{', '.join(hidden)}</sup>")
+    fig.update_layout(barmode="group", title=title, yaxis_title="value (log scale)",
+                      margin=dict(l=40, r=10, t=70 if hidden else 50, b=40))
     fig.update_yaxes(**_log_axis(values))
     return fig
 
