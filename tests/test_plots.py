@@ -481,3 +481,15 @@ def test_bound_panels_over_ell_name_the_bounded_quantity():
                       "||P^D(K_n) - P^D(K-bar_n)||_HS"]
     assert all(fig.layout[f"yaxis{'' if p == 1 else p}"].automargin for p in (1, 2, 3, 4))
     assert fig.layout.xaxis.title.text == "ell"
+
+
+def test_denoise_figure_rows_are_as_tall_as_their_images():
+    # Wide, flat images get a thin strip, not a fixed row height with empty bands around them.
+    rng = np.random.default_rng(0)
+
+    def height(shape):
+        clean = rng.random((8, shape[0] * shape[1]))
+        rows = [{"method": m, "images": clean, "mse": 0.1, "fit_s": 0.1} for m in ("noisy input", "RSKPCA")]
+        return plots.denoise_figure(rows, clean, shape).layout.height
+
+    assert height((4, 16)) < height((8, 8)) < height((16, 4))
