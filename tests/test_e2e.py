@@ -405,12 +405,17 @@ _STRIP_POINT = """
 """
 
 
-def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page):
-    page = app_page
-    page.goto(f"{app_server}/?dataset=two_moons")
+def open_view(page, app_server: str, label: str, dataset: str = "two_moons") -> None:
+    """Open the app on a bundled sample, then the view whose sidebar label matches ``label``."""
+    page.goto(f"{app_server}/?dataset={dataset}")
     page.get_by_test_id("stAppViewContainer").wait_for()
     wait_for_app_run(page)
-    go_to(page, next(lab for lab in nav_links(page) if re.search(r"shadow", lab, re.I)))
+    go_to(page, next(lab for lab in nav_links(page) if re.search(label, lab, re.I)))
+
+
+def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page):
+    page = app_page
+    open_view(page, app_server, r"shadow")
     chart = page.locator(".st-key-shadow_scrubber").get_by_test_id("stPlotlyChart")
     chart.scroll_into_view_if_needed()
     chart.locator(".slider-grip-rect").wait_for()
@@ -463,10 +468,7 @@ _LIVE_STATE = """
 def test_an_ell_change_redraws_the_live_chart_in_place_once(app_server, app_page):
     """The chart that follows ell keeps its element (no remount) and draws the new figure once."""
     page = app_page
-    page.goto(f"{app_server}/?dataset=two_moons")
-    page.get_by_test_id("stAppViewContainer").wait_for()
-    wait_for_app_run(page)
-    go_to(page, next(lab for lab in nav_links(page) if re.search(r"shadow", lab, re.I)))
+    open_view(page, app_server, r"shadow")
     assert_no_exception(page, "live chart")
     chart_frame(page, "shadow_scatter").locator(".js-plotly-plot").first.wait_for(state="attached")
     before = page.evaluate(_LIVE_STATE, "shadow_scatter")

@@ -14,6 +14,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from numbers import Integral
 
 import numpy as np
@@ -106,18 +107,16 @@ _sample_terms: OrderedDict = OrderedDict()
 _sample_terms_lock = threading.Lock()
 
 
-def sample_term(X: np.ndarray, sigma: float, kernel: RadialKernel, what: tuple, compute):
-    """``compute()``, remembered for the last few ``(X, sigma, kernel, what)``.
+def sample_term(S: "Sample", what: tuple, compute):
+    """``compute()``, remembered for the last few ``(S.X, sigma, kernel, what)``.
 
     The rows a measurement uses are drawn without looking at the shadow, so at a new
     ell the sample is the same and so are its own terms: the sum of its kernel matrix
     and the spectrum of ``K/s``. Remembering them makes a sweep over ell, or an app
     user moving the ell slider, pay only for what ell changes (the centers' terms).
-    Keyed by a digest of X's bytes; arrays are returned read-only.
+    Keyed by :attr:`Sample.rows_key` (a digest of the rows); arrays are returned read-only.
     """
-    X = np.ascontiguousarray(X)
-    key = (hashlib.blake2b(X.view(np.uint8), digest_size=16).digest(), X.shape, float(sigma), kernel.name,
-           kernel.p, what)
+    key = (S.rows_key, what)
     with _sample_terms_lock:
         if key in _sample_terms:
             _sample_terms.move_to_end(key)
@@ -151,6 +150,13 @@ class Sample:
     eps: float
     _spectra: dict = field(default_factory=dict)
 
+    @cached_property
+    def rows_key(self) -> tuple:
+        """Identifies the rows and the kernel, not the shadow: the key of :func:`sample_term`."""
+        X = np.ascontiguousarray(self.X)
+        return (hashlib.blake2b(X.view(np.uint8), digest_size=16).digest(), X.shape, self.sigma,
+                self.kernel.name, self.kernel.p)
+
     @property
     def s(self) -> int:
         """Number of rows used."""
@@ -182,7 +188,7 @@ class Sample:
         """
         cached = self._spectra.get("vectors")
         if cached is None or cached[0] < n_vectors:
-            lam, A = sample_term(self.X, self.sigma, self.kernel, ("eigen_top", n_vectors),
+            lam, A = sample_term(self, ("eigen_top", n_vectors),
                                  lambda: eigen_top(accurate_kernel(self.X, self.X, self.sigma, self.kernel), n_vectors))
             sw = np.sqrt(self.weights.astype(np.float64))
             KW = accurate_kernel(self.centers, self.centers, self.sigma, self.kernel)
@@ -276,7 +282,7 @@ def quantization_gap(S: Sample, *, squared: bool) -> float:
     ones = np.ones(S.s)
     w = S.weights.astype(np.float64)
     opts = dict(sigma=S.sigma, kernel=S.kernel, squared=squared)
-    xx = sample_term(S.X, S.sigma, S.kernel, ("sum", squared), lambda: weighted_kernel_sum(S.X, ones, S.X, ones, **opts))
+    xx = sample_term(S, ("sum", squared), lambda: weighted_kernel_sum(S.X, ones, S.X, ones, **opts))
     xc = weighted_kernel_sum(S.X, ones, S.centers, w, **opts)
     cc = weighted_kernel_sum(S.centers, w, S.centers, w, **opts)
     return max(xx - 2.0 * xc + cc, 0.0)  # rounding can leave a tiny negative

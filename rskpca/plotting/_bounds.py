@@ -50,8 +50,13 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
     >>> [t.name for t in fig.data], fig.layout.annotations[0].text
     (['a_priori', 'a_posteriori', 'measured'], 'bound does not apply:<br>the gap is 0')
     >>> fig = bounds_figure([{"theorem": "5.2", "a_priori": 0.5, "a_posteriori": 0.0, "measured": 1e-32}])
-    >>> fig.data[2].y, fig.layout.title.text.split("<sup>")[1]
-    ((None,), 'not drawn (0, or below 1e-12 of the largest value): Thm 5.2 a-posteriori, Thm 5.2 measured</sup>')
+    >>> fig.data[2].y
+    (None,)
+    >>> for line in fig.layout.title.text.split("<br>"):
+    ...     print(line.removeprefix("<sup>").removesuffix("</sup>"))
+    Bounds and measured values at the current ell
+    not drawn (0, or below 1e-12 of the largest value): a-posteriori of Thm 5.2; measured of
+    Thm 5.2
     """
     theorems = [f"Thm {r['theorem']}" for r in rows]
     fig = go.Figure()
@@ -60,7 +65,7 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
     # stretch it over thirty decades: such values are not drawn, and the title says which.
     top = max((v for r in rows for kind in _BOUND_KINDS if (v := _finite_or_none(r.get(kind))) is not None),
               default=0.0)
-    hidden = []
+    hidden: dict[str, list[str]] = {}
     for kind in _BOUND_KINDS:
         vals = []
         for theorem, row in zip(theorems, rows):
@@ -68,7 +73,7 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
             if v is not None and v < ROUNDING_FLOOR * top:
                 v = None
             if v is None and raw is not None and np.isfinite(float(raw)):
-                hidden.append(f"{theorem} {kind.replace('_', '-')}")
+                hidden.setdefault(kind.replace("_", "-"), []).append(theorem.removeprefix("Thm "))
             vals.append(v)
         values += vals
         fig.add_trace(go.Bar(x=theorems, y=vals, name=kind, marker_color=_BOUND_COLORS[kind]))
@@ -83,10 +88,11 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
                                bordercolor="gray", borderwidth=1)
     title = "Bounds and measured values at the current ell"
     if hidden:
-        title += (f"<br><sup>not drawn (0, or below {ROUNDING_FLOOR:g} of the largest value): "
-                  f"{', '.join(hidden)}</sup>")
+        said = "; ".join(f"{kind} of Thm {', '.join(ths)}" for kind, ths in hidden.items())
+        lines = textwrap.wrap(f"not drawn (0, or below {ROUNDING_FLOOR:g} of the largest value): {said}", 90)
+        title += "".join(f"<br><sup>{line}</sup>" for line in lines)
     fig.update_layout(barmode="group", title=title, yaxis_title="value (log scale)",
-                      margin=dict(l=40, r=10, t=70 if hidden else 50, b=40))
+                      margin=dict(l=40, r=10, t=50 + 15 * len(hidden and lines), b=40))
     fig.update_yaxes(**_log_axis(values))
     return fig
 

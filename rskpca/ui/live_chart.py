@@ -6,7 +6,8 @@ a second time; a WebGL chart also creates a new WebGL context each time (about
 0.2 s without a GPU). For the charts that follow the sidebar's ell that is most
 of what a user waits for (see ``python -m rskpca.ui.bench_latency --browser``).
 
-:func:`show_live_figure` draws a figure in a small Streamlit component (an
+:func:`live_chart` (through :func:`rskpca.ui.widgets.show_figure`) draws a figure in a small
+Streamlit component (an
 iframe holding plotly.js, from the installed plotly package) that stays on the
 page across reruns and draws each new figure with one ``Plotly.react``. Box and
 lasso selections come back in the shape of ``st.plotly_chart``'s selection event.

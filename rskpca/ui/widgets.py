@@ -37,17 +37,17 @@ def show_error(message: str) -> None:
     st.error(plain(message), icon=":material/error:")
 
 
-def show_errors(messages) -> None:
-    """:func:`show_error` for each message, in one container that is always drawn.
+# Every helper here that shows something only sometimes draws one element either way (a
+# container or an empty slot): Streamlit places elements by position, so an element that comes
+# and goes above a chart would make the chart below it mounted again instead of redrawn in place
+# (rskpca.ui.live_chart).
 
-    Every helper here that shows something only sometimes draws one element either way
-    (a container or an empty slot): Streamlit places elements by position, so an element
-    that comes and goes above a chart would make the chart below it mounted again
-    instead of redrawn in place (:mod:`rskpca.ui.live_chart`).
-    """
+def show_errors(messages) -> None:
+    """:func:`show_error` for each message, in one container that is always drawn."""
     with st.container():
         for message in messages:
             show_error(message)
+
 
 #: Plotly's ``config`` for every chart. plotly.js offers a "Share chart" button by default that posts the
 #: figure (the user's data) to Plotly's cloud: never shown.
@@ -91,7 +91,7 @@ def download_csv(df: pd.DataFrame, key: str, filename: str | None = None, label:
 
 def reduction_note(m: int, n: int) -> None:
     """Warn when the shadow keeps most of the data (so there is little to gain); an empty slot otherwise."""
-    slot = st.empty()  # drawn either way: see show_errors
+    slot = st.empty()  # drawn either way: see the note above show_errors
     if n and m / n > LITTLE_REDUCTION:
         slot.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little "
                    "speedup. Raise sigma or lower ell for fewer centers (in high dimensions points are far "
@@ -136,7 +136,7 @@ def without_slow_methods(names, m: int) -> list[str]:
     Those methods cost about n * m * iterations to train: seconds to minutes at
     m in the thousands, which would freeze every ell change.
     """
-    slot = st.container()  # drawn either way: see show_errors
+    slot = st.container()  # drawn either way: see the note above show_errors
     slow = [name for name in names if name in SLOW_AT_LARGE_M]
     if m <= compute.SLOW_M or not slow:
         return list(names)
