@@ -1,8 +1,8 @@
 """The charts an AppTest run drew, in page order: Streamlit's own and the app's live charts.
 
 Most charts are live charts (:mod:`rskpca.ui.live_chart`, a component whose figure travels as
-the JSON argument ``spec``); the ell scrubbers are ``st.plotly_chart``. Both are returned
-as ``(key, figure dict)``.
+the JSON argument ``spec``; the ell scrubbers too); any ``st.plotly_chart`` left is read as
+well. Both are returned as ``(key, figure dict)``.
 """
 
 import json

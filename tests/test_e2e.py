@@ -384,25 +384,35 @@ _RUN_COUNTER = """
 
 _DRAWN = """
 (key) => {
-  const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
+  PLOT_OF_KEY
+  const gd = plotOf(key);
+  const frame = document.querySelector('.st-key-' + key + ' iframe');
+  if (frame && !frame.__marked) frame.__marked = Math.random();  // the same element keeps its mark
   // _fullData holds the decoded arrays actually drawn (data may still hold base64 specs).
   const centers = gd._fullData.find(t => t.name === 'centers');
   return {frames: (gd._transitionData && gd._transitionData._frames || []).length,
           n: centers._length, first: Array.from(centers.x).slice(0, 3),
-          title: gd.layout.title.text, active: gd.layout.sliders[0].active};
+          title: gd.layout.title.text, active: gd.layout.sliders[0].active,
+          mark: frame ? frame.__marked : null, drawn: Number(gd.dataset.drawn || 0),
+          strip: Array.from(gd._fullData.find(t => t.name.startsWith('m/n over ell')).y)};
 }
-"""
+""".replace("PLOT_OF_KEY", PLOT_OF_KEY)
 
 
 _STRIP_POINT = """
 ({key, index}) => {
-  const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
+  PLOT_OF_KEY
+  const gd = plotOf(key);
   const trace = gd._fullData.find(t => t.name.startsWith('m/n over ell'));
   const xa = gd._fullLayout[trace.xaxis.replace('x', 'xaxis')], ya = gd._fullLayout[trace.yaxis.replace('y', 'yaxis')];
   const box = gd.getBoundingClientRect();
-  return {x: box.left + xa._offset + xa.l2p(trace.x[index]), y: box.top + ya._offset + ya.l2p(trace.y[index])};
+  // In a live chart's iframe the chart's box is in the frame's coordinates: add the frame's place.
+  const frame = document.querySelector('.st-key-' + key + ' iframe');
+  const at = frame ? frame.getBoundingClientRect() : {left: 0, top: 0};
+  return {x: at.left + box.left + xa._offset + xa.l2p(trace.x[index]),
+          y: at.top + box.top + ya._offset + ya.l2p(trace.y[index])};
 }
-"""
+""".replace("PLOT_OF_KEY", PLOT_OF_KEY)
 
 
 def open_view(page, app_server: str, label: str, dataset: str = "two_moons") -> None:
@@ -416,8 +426,8 @@ def open_view(page, app_server: str, label: str, dataset: str = "two_moons") -> 
 def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page):
     page = app_page
     open_view(page, app_server, r"shadow")
-    chart = page.locator(".st-key-shadow_scrubber").get_by_test_id("stPlotlyChart")
-    chart.scroll_into_view_if_needed()
+    page.locator(".st-key-shadow_scrubber").scroll_into_view_if_needed()
+    chart = chart_frame(page, "shadow_scrubber")
     chart.locator(".slider-grip-rect").wait_for()
     assert_no_exception(page, "scrubber")
     before = page.evaluate(_DRAWN, "shadow_scrubber")
@@ -451,6 +461,28 @@ def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page)
     page.mouse.click(where["x"], where["y"])
     wait_for_app_run(page)
     assert float(ell_value(page)) == pytest.approx(4.0), f"the sidebar's ell is {ell_value(page)}"
+
+
+def test_a_sigma_change_redraws_the_scrubber_in_place(app_server, app_page):
+    """A new sigma brings new frames: the scrubber keeps its element and draws them with one Plotly.react."""
+    page = app_page
+    open_view(page, app_server, r"shadow")
+    page.locator(".st-key-shadow_scrubber").scroll_into_view_if_needed()
+    chart_frame(page, "shadow_scrubber").locator(".slider-grip-rect").wait_for()
+    before = page.evaluate(_DRAWN, "shadow_scrubber")
+    slider = page.locator(".st-key-sigma_slider").get_by_role("slider")
+    slider.focus()
+    for _ in range(20):
+        page.keyboard.press("ArrowRight")
+    wait_for_app_run(page)
+    page.wait_for_timeout(800)
+    after = page.evaluate(_DRAWN, "shadow_scrubber")
+    assert after["mark"] is not None and after["mark"] == before["mark"], \
+        "the scrubber was mounted again instead of redrawn in place"
+    assert after["drawn"] > before["drawn"] and after["frames"] == 19, f"{before} -> {after}"
+    # a larger sigma: larger shadows, fewer centers at every ell of the grid
+    assert sum(after["strip"]) < sum(before["strip"]), f"not redrawn: {before} -> {after}"
+    assert not page.page_errors, page.page_errors
 
 
 _LIVE_STATE = """

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import plotly.io as pio
 import streamlit as st
 
 from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bounds
@@ -324,7 +325,8 @@ def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, cl
 # --------------------------------------------------------------------------- ell scrubbers
 # Results at every ell of a fixed grid, computed once per (data, sigma, kernel[, r]) and cached per
 # ell, so the browser can play them as animation frames (rskpca.plotting._scrubber). The grid, not
-# the sidebar's ell, keys them: moving ell never recomputes a scrubber.
+# the sidebar's ell, keys them: moving ell never recomputes a scrubber. The figure is cached as its
+# JSON text, what the live chart sends: a rerun draws it without serializing it again.
 
 #: The scrubbers' ell grid (the sidebar's range in steps of 0.5).
 SCRUB_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 19), 2))
@@ -346,30 +348,31 @@ def _shadow_frame(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: f
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _shadow_scrubber(digest: str, _X2: np.ndarray, _frames, sigma: float, kernel: str, axis_titles: tuple,
-                     projected: bool) -> dict:
+                     projected: bool) -> str:
     from rskpca.plotting import shadow_scrubber_figure
 
-    return shadow_scrubber_figure(_X2, _frames, axis_titles=axis_titles, projected=projected).to_dict()
+    return pio.to_json(shadow_scrubber_figure(_X2, _frames, axis_titles=axis_titles, projected=projected),
+                       validate=False)
 
 
 def shadow_scrubber(digest: str, X: np.ndarray, X2: np.ndarray, sigma: float, kernel: str, axis_titles,
-                    projected: bool) -> dict:
-    """The shadow-centers scrubber's figure (a dict): frames over :data:`SCRUB_ELLS`, with progress."""
+                    projected: bool) -> str:
+    """The shadow-centers scrubber's figure (JSON text): frames over :data:`SCRUB_ELLS`, with progress."""
     frames = _with_progress("Shadow centers over the ell grid", SCRUB_ELLS,
                             lambda ell: [_shadow_frame(digest, X, sigma, kernel, ell)])
     return _shadow_scrubber(digest, X2, frames, sigma, kernel, tuple(str(t) for t in axis_titles), projected)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _density_scrubber(key: str, _frames, _kde, _gx, _gy, axis_titles: tuple, note: str) -> dict:
+def _density_scrubber(key: str, _frames, _kde, _gx, _gy, axis_titles: tuple, note: str) -> str:
     from rskpca.plotting import density_scrubber_figure
 
-    return density_scrubber_figure(_frames, kde=_kde, gx=_gx, gy=_gy, axis_titles=axis_titles,
-                                   note=note).to_dict()
+    return pio.to_json(density_scrubber_figure(_frames, kde=_kde, gx=_gx, gy=_gy, axis_titles=axis_titles,
+                                               note=note), validate=False)
 
 
-def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis_titles) -> dict:
-    """The KDE-vs-ShDE scrubber's figure: ShDE on a grid (d <= 2) or at sampled points, over :data:`SCRUB_ELLS`."""
+def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis_titles) -> str:
+    """The KDE-vs-ShDE scrubber's figure (JSON text): ShDE on a grid (d <= 2) or at sampled points, over :data:`SCRUB_ELLS`."""
     from rskpca.plotting import SCRUB_POINTS, subsample_rows
 
     if X.shape[1] <= 2:
@@ -397,14 +400,15 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _embedding_scrubber(key: str, _exact, _frames, _y, note: str) -> dict:
+def _embedding_scrubber(key: str, _exact, _frames, _y, note: str) -> str:
     from rskpca.plotting import embedding_scrubber_figure
 
-    return embedding_scrubber_figure(_exact, _frames, y=_y, note=note).to_dict()
+    return pio.to_json(embedding_scrubber_figure(_exact, _frames, y=_y, note=note), validate=False)
 
 
-def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, y=None) -> dict:
-    """The embedding scrubber's figure: RSKPCA aligned to exact KPCA at each ell of :data:`SCRUB_EMBED_ELLS`.
+def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, y=None) -> str:
+    """The embedding scrubber's figure (JSON text): RSKPCA aligned to exact KPCA at each ell of
+    :data:`SCRUB_EMBED_ELLS` ("" when no ell of the grid has r centers or more).
 
     Ells whose shadow has fewer than r centers (RSKPCA cannot give r components) are left out.
     """
@@ -424,7 +428,7 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
 
     frames = _with_progress("RSKPCA over the ell grid", SCRUB_EMBED_ELLS, point)
     if not frames:
-        return {}
+        return ""
     note = f" ({rows.size} of {X.shape[0]} rows drawn)" if rows.size < X.shape[0] else ""
     return _embedding_scrubber(f"{digest}:{sigma!r}:{kernel}:{r}", exact.embedding[rows, :2], frames,
                                None if y is None else np.asarray(y)[rows], note)

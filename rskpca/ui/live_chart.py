@@ -11,6 +11,11 @@ Streamlit component (an
 iframe holding plotly.js, from the installed plotly package) that stays on the
 page across reruns and draws each new figure with one ``Plotly.react``. Box and
 lasso selections come back in the shape of ``st.plotly_chart``'s selection event.
+
+Figures with frames (the ell scrubbers, :mod:`rskpca.ui.scrubber`) are drawn the same
+way: ``Plotly.react`` takes the frames with the figure, and the figure's slider plays
+them in the browser. A new sigma then redraws the scrubber in place too, instead of
+mounting a new ``st.plotly_chart`` (two draws and a new WebGL context each time).
 """
 
 from __future__ import annotations
@@ -61,12 +66,14 @@ def _declared():
     return _component
 
 
-def live_chart(fig: go.Figure, key: str, *, config: dict, on_select=None) -> None:
+def live_chart(fig: go.Figure | dict | str, key: str, *, config: dict, on_select=None, on_click=None) -> None:
     """Draw ``fig`` in a chart that keeps its place across reruns.
 
     Parameters
     ----------
-    fig : go.Figure
+    fig : go.Figure, dict or str
+        The figure, or its JSON text (``plotly.io.to_json``): a caller that draws the same
+        figure on every rerun can serialize it once and cache the text.
     key : str
         The chart's key: it keeps its place (and its selection) while the key stays on the page.
     config : dict
@@ -75,7 +82,12 @@ def live_chart(fig: go.Figure, key: str, *, config: dict, on_select=None) -> Non
         Called with no arguments after a box or lasso selection; it also turns them on. The
         selection is then ``st.session_state[key]``, shaped as ``st.plotly_chart``'s event:
         ``{"selection": {"points": [{"customdata": [...], "curve_number": ..., "point_index": ...}]}}``.
+    on_click : callable or None
+        Called with no arguments after a click on a point (the value then holds that one point,
+        in the same shape). At most one of ``on_select`` and ``on_click``.
     """
-    spec = pio.to_json(fig, validate=False)
-    _declared()(spec=spec, config=json.dumps(config), selectable=on_select is not None, key=key, default=None,
-                on_change=on_select)
+    if on_select is not None and on_click is not None:
+        raise ValueError("pass on_select or on_click, not both: a chart takes box selections or clicks.")
+    spec = fig if isinstance(fig, str) else pio.to_json(fig, validate=False)
+    _declared()(spec=spec, config=json.dumps(config), selectable=on_select is not None,
+                clickable=on_click is not None, key=key, default=None, on_change=on_select or on_click)

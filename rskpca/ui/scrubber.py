@@ -2,18 +2,25 @@
 
 Dragging the figure's slider redraws in the browser only (no script run). A
 click on a point of the m/n strip under it sets the sidebar's ell to that
-point's ell (a selection callback, which runs before the next script run, so
+point's ell (a click callback, which runs before the next script run, so
 the sidebar's slider can still be set).
+
+The scrubber is a live chart (:mod:`rskpca.ui.live_chart`): its figure, frames
+included, comes as JSON text cached with the frames (:mod:`rskpca.ui.compute`), so
+a rerun that does not change it costs neither serialization nor a redraw, and a
+new sigma or rank redraws it in place with one ``Plotly.react`` instead of
+mounting a new chart.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
 
 from rskpca.plotting import figure_html
+from rskpca.ui.live_chart import live_chart
 from rskpca.ui.state import ELL_RANGE
 from rskpca.ui.widgets import PLOTLY_CONFIG, slug
 
@@ -48,16 +55,15 @@ def _use_selected_ell(key: str) -> None:
         st.session_state["ell"] = ell
 
 
-def show_scrubber(figure: dict, key: str, what: str) -> None:
-    """Draw a scrubber figure (from :mod:`rskpca.ui.compute`) with its instructions."""
-    if not figure:
+def show_scrubber(spec: str, key: str, what: str) -> None:
+    """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute`) with its instructions."""
+    if not spec:
         return
     st.caption(f"**Scrub ell**: drag the slider under the chart to watch {what} change with ell, drawn in "
                "your browser without waiting for the server (Play runs through the grid). Click a point of "
                "the m/n curve to use that ell in the sidebar.")
-    st.plotly_chart(figure, key=key, width="stretch", config=PLOTLY_CONFIG, theme=None,
-                    on_select=partial(_use_selected_ell, key), selection_mode="points")
+    live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key))
     # The downloaded page plays the frames too (plotly.js inlined): built only when clicked.
-    st.download_button("Download figure (HTML)", data=lambda: figure_html(go.Figure(figure)),
+    st.download_button("Download figure (HTML)", data=lambda: figure_html(pio.from_json(spec, skip_invalid=True)),
                        file_name=f"{slug(key)}.html", mime="text/html", key=f"{key}__html",
                        on_click="ignore", icon=":material/download:")
