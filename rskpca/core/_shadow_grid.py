@@ -89,7 +89,7 @@ def _grid_scan(X: np.ndarray, eps: float, cells: np.ndarray, extent: np.ndarray,
 
         # 1. Existing centers in the 3^d surrounding cells.
         cand = table[neighbours[bcell]].reshape(stop - start, -1)
-        r, col = np.nonzero(cand >= 0)
+        r, col = np.divmod(np.flatnonzero(cand >= 0), cand.shape[1])  # 2-d nonzero is ~10x slower
         cid = cand[r, col]
         inside = exact_squared_distances(X[block[r]], X[center_rows[cid]]) < eps2
         covered_by = _first_per_row(r[inside], cid[inside], stop - start)

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import eigh, qr
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
-from threadpoolctl import threadpool_limits
 
+from rskpca.core._threads import blas_threads
 from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, float32_relative_error, get_kernel, kernel_matrix,
                                  weighted_kernel_matrix)
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
-           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "SUBSPACE_TOL",
+           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "PASS_THREADS",
+           "SUBSPACE_TOL",
            "FLOAT32_MAX_COMPONENTS"]
 
 #: Accepted values of ``eigen_solver``.
@@ -38,6 +39,12 @@ DENSE_MAX_M = 500
 #: the 2-core development machine under load: m = 234 dense took 0.08 s on 2 threads and
 #: 0.014 s on 1; m = 2607 (pendigits, ell = 4) ARPACK took 0.33 s vs 0.23 s, dense 17.8 s vs 2.1 s.
 SINGLE_THREAD_MAX_M = 20_000
+#: ...except the passes over the whole m x m matrix in :func:`kpca_on_centers`, which
+#: take every BLAS thread: there each thread has m^2 / 2 entries of work. pendigits
+#: (m = 2949, float32) on the 2-core machine, quiet: one product with 12 vectors 7.0 ms
+#: on one thread, 3.3 ms on two; one with a single vector (ARPACK) 1.6 ms and 1.0 ms
+#: (``python -m rskpca.evaluation.bench_speed --pendigits ...``, eigen rows).
+PASS_THREADS = "all"
 
 
 @dataclass
@@ -154,7 +161,7 @@ def weighted_kpca(KC: np.ndarray, w: np.ndarray, n_components: int | None, *, ce
 
     r = m if n_components is None else int(n_components)
     solver = choose_eigen_solver(m, n_components, eigen_solver)
-    with threadpool_limits(limits=1 if m <= SINGLE_THREAD_MAX_M else None, user_api="blas"):
+    with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None):
         if solver == "arpack" and r < m:
             # Partial solver: only the r wanted pairs, O(m^2 r) per restart instead of O(m^3).
             rng = random_state if random_state is not None else np.random.RandomState(0)
@@ -192,23 +199,32 @@ class _CenteredWeighted(LinearOperator):
     taken in its precision and returned in float64.
     """
 
-    def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool):
+    def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool, threads=None):
         super().__init__(dtype=np.float64, shape=M.shape)
-        self.M, self.sw = M, sw
+        self.M, self.sw, self.threads = M, sw, threads
         n = float(sw @ sw)
         self.a = self._raw(sw) / n if center else np.zeros_like(sw)
         self.g = float(sw @ self.a) / n
 
     def _raw(self, V):
-        return np.asarray(self.M @ V.astype(self.M.dtype, copy=False), dtype=np.float64)
+        with blas_threads(self.threads):
+            return np.asarray(self.M @ V.astype(self.M.dtype, copy=False), dtype=np.float64)
 
-    def _matmat(self, V):
-        V = np.asarray(V, dtype=np.float64)
-        out = self._raw(V)
+    def _correct(self, out, V):
         sv, av = self.sw @ V, self.a @ V
         out -= self.a[:, None] * sv[None, :]
         out -= self.sw[:, None] * (av - self.g * sv)[None, :]
         return out
+
+    def _matmat(self, V):
+        V = np.asarray(V, dtype=np.float64)
+        return self._correct(self._raw(V), V)
+
+    def columns(self, cols):
+        """``K~[:, cols]``: columns of the operator read from ``M``, no product taken."""
+        E = np.zeros((self.shape[0], len(cols)))
+        E[cols, np.arange(len(cols))] = 1.0
+        return self._correct(np.asarray(self.M[:, cols], dtype=np.float64), E)
 
     def _matvec(self, v):
         return self._matmat(v.reshape(-1, 1)).ravel()
@@ -231,30 +247,39 @@ def _arpack(op, k, rng, tol, start=None):
 def _block_krylov(op, k, rng, *, tol_of, max_steps=12):
     """Randomized block Krylov (Musco & Musco 2015) with Rayleigh-Ritz after each step.
 
-    The basis grows by one block ``op @ Q_last`` per step, orthogonalised twice against
-    what it holds; every step keeps ``op`` applied to the basis, so the Ritz residuals
-    ``||op v - theta v||`` come for free. Stops when ``tol_of(theta, residuals)`` says so
-    and returns ``None`` if it never does (the caller falls back to ARPACK).
+    The first block is ``b`` unit vectors at random rows, so its image is ``b`` columns
+    of the operator, read without a product: one pass over the m x m matrix saved, about
+    a fifth of the work on pendigits. The basis then grows by one block ``op @ Q_last``
+    per step, orthogonalised twice against what it holds; every step keeps ``op``
+    applied to the basis, so the Ritz residuals ``||op v - theta v||`` come for free.
+    Stops when ``tol_of(theta, residuals)`` says so and returns ``None`` if it never
+    does (the caller falls back to ARPACK).
     """
     m = op.shape[0]
     b = min(m, max(2 * k, 8))
-    Q, _ = qr(rng.standard_normal((m, b)), mode="economic")
-    basis, images = [Q], []
+    width = min(m, b * (max_steps + 1))
+    B, AB = np.zeros((m, width)), np.empty((m, width))  # the basis and op applied to it
+    cols = np.sort(rng.choice(m, size=b, replace=False))
+    B[cols, np.arange(b)] = 1.0
+    AB[:, :b] = op.columns(cols)
+    filled = b
     for _ in range(max_steps):
-        images.append(op.matmat(basis[-1]))
-        B, AB = np.hstack(basis), np.hstack(images)
-        T = B.T @ AB
+        Bf, ABf = B[:, :filled], AB[:, :filled]
+        T = Bf.T @ ABf
         theta, S = eigh(0.5 * (T + T.T))
         theta, S = theta[::-1][:k], S[:, ::-1][:, :k]
-        V, AV = B @ S, AB @ S
+        V, AV = Bf @ S, ABf @ S
         resid = np.linalg.norm(AV - V * theta, axis=0)
         if tol_of(theta, resid):
             return theta, V
-        if B.shape[1] + b > m:
+        if filled + b > width:
             return None
-        Z = images[-1] - B @ (B.T @ images[-1])
-        Z -= B @ (B.T @ Z)
-        basis.append(qr(Z, mode="economic")[0])
+        last = ABf[:, filled - b:]
+        Z = last - Bf @ (Bf.T @ last)
+        Z -= Bf @ (Bf.T @ Z)
+        B[:, filled:filled + b] = qr(Z, mode="economic")[0]
+        AB[:, filled:filled + b] = op.matmat(B[:, filled:filled + b])
+        filled += b
     return None
 
 
@@ -290,9 +315,9 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     rng = random_state if random_state is not None else np.random.RandomState(0)
     r = int(n_components)
     total, sw = float(w.sum()), np.sqrt(w)
-    with threadpool_limits(limits=1 if m <= SINGLE_THREAD_MAX_M else None, user_api="blas"):
+    with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None):
         M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=dtype)
-        op = _CenteredWeighted(M, sw, center)
+        op = _CenteredWeighted(M, sw, center, threads=PASS_THREADS)
         delta = float32_relative_error(C, sigma) if dtype == np.float32 else 0.0
         # ||W E W||_2 <= delta ||W K W||_2 (E is entrywise below delta K, K >= 0), and by
         # Collatz-Wielandt ||W K W||_2 <= max_i (M s)_i / s_i for the positive vector s = sqrt(w),
@@ -324,7 +349,7 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
             name = f"arpack (fallback from {name})"
             if dtype != np.float64:
                 M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=np.float64)
-                op = _CenteredWeighted(M, sw, center)
+                op = _CenteredWeighted(M, sw, center, threads=PASS_THREADS)
             # The float32 vectors, though not certified, start the exact solve close to its answer.
             found = _arpack(op, r, rng, tol=0.0, start=candidate)
     vals, vecs = found[0][:r], found[1][:, :r]

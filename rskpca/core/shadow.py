@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
+from rskpca.core._threads import blas_threads
 from rskpca.core._validation import check_array_2d, check_positive
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_screen import SCREEN_REL_MARGIN, _blas_scan, earliest_center_within, exact_squared_distances
@@ -122,7 +122,7 @@ class ShadowResult:
 def _shadow_scan(X: np.ndarray, eps: float, algorithm: str = "auto"):
     """Fast Algorithm 2 on float64 X in visiting order: (center_rows, labels, algorithm used)."""
     threads = 1 if X.size <= _SINGLE_THREAD_MAX_ND else None
-    with threadpool_limits(limits=threads, user_api="blas"):
+    with blas_threads(threads):
         return _dispatch_backend(X, eps, algorithm)
 
 
