@@ -63,6 +63,10 @@ def test_density_and_embedding_scrubbers():
                                           y=np.arange(20) % 3)
     assert np.allclose(fig.frames[0].data[0].x, 2 * E[:, 0].astype(np.float32))
     assert "alignment error 0.1" in fig.frames[0].layout.title.text
+    # classes travel as numbers with a stepped colour scale, not one colour string per point
+    color = fig.data[0].marker.color
+    assert color.dtype == np.float32 and sorted(set(color.tolist())) == [0.0, 1.0, 2.0]
+    assert fig.data[1].marker.colorscale == fig.data[0].marker.colorscale
     with pytest.raises(ValueError, match="frames is empty"):
         plots.embedding_scrubber_figure(E, [])
 

@@ -10,13 +10,13 @@ from plotly.subplots import make_subplots
 
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
-    PALETTE,
     _TYPICAL_WIDTH,
     _as_2d,
     _check_len,
     _count_axis,
     _row_ids,
     _scatter_type,
+    cyclic_color_marker,
     user_text,
 )
 
@@ -86,13 +86,10 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     # (not one colour string per point), and the eps-discs are one outline trace, not one shape each.
     drawn = np.arange(n) if n <= max_points else np.sort(
         np.random.default_rng(0).choice(n, size=max_points, replace=False))
-    ncol = len(PALETTE)
-    colorscale = [[edge, c] for i, c in enumerate(PALETTE) for edge in (i / ncol, (i + 1) / ncol)]
     fig = go.Figure()
     fig.add_trace(go.Scattergl(
         x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers", name="points",
-        marker=dict(color=(labels[drawn] % ncol).astype(np.float32), colorscale=colorscale, cmin=0, cmax=ncol,
-                    size=5, opacity=0.6),
+        marker=dict(**cyclic_color_marker(labels[drawn]), size=5, opacity=0.6),
         customdata=np.column_stack([rid[drawn], labels[drawn]]).astype(np.float32),  # exact below 2**24
         hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
     ))

@@ -24,7 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rskpca.plotting._style import PALETTE, _as_2d, user_text
+from rskpca.plotting._style import _as_2d, cyclic_color_marker, user_text
 
 __all__ = ["subsample_rows", "shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
            "SCRUB_POINTS", "SCRUB_CENTERS"]
@@ -283,14 +283,14 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     if E.shape[1] < 2:
         raise ValueError("exact needs at least 2 components to draw an embedding.")
     if y is None:
-        color = "#3b5bdb"
+        color = dict(color="#3b5bdb")
     else:
         _, codes = np.unique(np.asarray(y).astype(str), return_inverse=True)
-        color = np.array(PALETTE, dtype=object)[codes % len(PALETTE)].tolist()
+        color = cyclic_color_marker(codes)
     fig = make_subplots(rows=2, cols=2, row_heights=[0.78, 0.22], vertical_spacing=0.12,
                         specs=[[{}, {}], [{"colspan": 2}, None]],
                         subplot_titles=("exact KPCA", method_label, ""))
-    marker = dict(size=4, color=color, opacity=0.7)
+    marker = dict(size=4, opacity=0.7, **color)
     fig.add_trace(go.Scattergl(x=_f32(E[:, 0]), y=_f32(E[:, 1]), mode="markers", name="exact KPCA",
                                marker=marker, hoverinfo="skip"), row=1, col=1)
     data = []

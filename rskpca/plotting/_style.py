@@ -190,6 +190,22 @@ def _row_ids(row_ids, n: int) -> np.ndarray:
     return np.arange(n) if row_ids is None else _check_len(row_ids, n, "row_ids")
 
 
+def cyclic_color_marker(codes) -> dict:
+    """Marker colours for integer codes (classes, shadow sets), cycling through :data:`PALETTE`.
+
+    The colours travel as small numbers (float32, base64 in the JSON) with a stepped colour
+    scale, not as one colour string per point: plotly validates each string (about 20 ms per
+    thousand points) and the JSON grows by about ten bytes per point.
+
+    >>> m = cyclic_color_marker([0, 1, 25])
+    >>> m["color"].tolist(), m["cmin"], m["cmax"] == len(PALETTE)
+    ([0.0, 1.0, 1.0], 0, True)
+    """
+    ncol = len(PALETTE)
+    colorscale = [[edge, c] for i, c in enumerate(PALETTE) for edge in (i / ncol, (i + 1) / ncol)]
+    return dict(color=(np.asarray(codes) % ncol).astype(np.float32), colorscale=colorscale, cmin=0, cmax=ncol)
+
+
 def _class_groups(y, n: int, max_classes: int = len(PALETTE)):
     """``[(name, mask)]`` for a categorical label with few values, else None (continuous)."""
     y = _check_len(y, n, "y")
