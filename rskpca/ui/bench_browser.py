@@ -318,6 +318,8 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
             found = re.search(r"n = \d+ rows, d = \d+", session.sidebar_text())
             described = f"{csv.name if csv is not None else sample}: {found.group(0) if found else '?'}"
             labels = session.nav_labels()
+            # Every step a new value while the range lasts (rank r, 5..20, runs out after 15 steps).
+            direction = dict.fromkeys(controls, 1)
             for label in pages:
                 if label not in labels:
                     results.append(BrowserLatency(label, "-", float("nan"), error=f"no page {label!r} in {labels}"))
@@ -328,7 +330,10 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                     results.append(row)
                     try:
                         for i in range(changes):
-                            seconds, nbytes, runs = session.step(control, 1)  # every step a new value
+                            seconds, nbytes, runs = session.step(control, direction[control])
+                            if runs == 0:  # the control is at the end of its range: step the other way
+                                direction[control] = -direction[control]
+                                seconds, nbytes, runs = session.step(control, direction[control])
                             row.seconds.append(seconds)
                             row.payload_bytes.append(nbytes)
                             row.runs.append(runs)
