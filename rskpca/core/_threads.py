@@ -8,6 +8,7 @@ library loaded after that first use is not limited by it.
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from threadpoolctl import ThreadpoolController
@@ -17,6 +18,7 @@ __all__ = ["blas_threads", "all_threads", "map_row_blocks"]
 _controller: ThreadpoolController | None = None
 _all_threads = 1
 _pool: ThreadPoolExecutor | None = None
+_POOL_NAME = "rskpca-blocks"
 
 
 def blas_threads(limits: int | str | None):
@@ -64,12 +66,14 @@ def map_row_blocks(fn, starts) -> None:
     global _pool
     starts = list(starts)
     threads = min(all_threads(), len(starts))
+    if threading.current_thread().name.startswith(_POOL_NAME):
+        threads = 1  # called from one of the pool's own tasks: waiting on the pool could deadlock
     with blas_threads(1):
         if threads <= 1:
             for start in starts:
                 fn(start)
             return
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=_all_threads, thread_name_prefix="rskpca-blocks")
+            _pool = ThreadPoolExecutor(max_workers=_all_threads, thread_name_prefix=_POOL_NAME)
         for _ in _pool.map(fn, starts):
             pass

@@ -1,0 +1,84 @@
+"""The threaded passes (row blocks of W K W, row slices of the shadow screen) give the same
+bits as one thread, and the thread helpers neither hide errors nor deadlock."""
+
+import numpy as np
+import pytest
+
+from reference import literal_shadow
+from rskpca import shadow_centers
+from rskpca.core import _shadow_screen, _threads
+from rskpca.core.eigen import _CenteredWeighted
+from rskpca.core.kernels import weighted_kernel_matrix
+
+
+@pytest.fixture
+def threads(monkeypatch):
+    """Set how many threads the helpers use (whatever the machine has)."""
+    _threads.all_threads()  # make the controller first, so the patch is not overwritten
+
+    def use(n):
+        monkeypatch.setattr(_threads, "_all_threads", n)
+    return use
+
+
+def test_map_row_blocks_runs_every_block_and_propagates_errors(threads):
+    threads(3)
+    seen = []
+    _threads.map_row_blocks(seen.append, range(7))
+    assert sorted(seen) == list(range(7))
+
+    def boom(start):
+        if start == 2:
+            raise ValueError("block 2 failed")
+    with pytest.raises(ValueError, match="block 2 failed"):
+        _threads.map_row_blocks(boom, range(4))
+
+
+def test_nested_map_row_blocks_runs_in_place_instead_of_deadlocking(threads):
+    threads(2)
+    out = np.zeros((4, 4))
+
+    def outer(i):
+        def inner(j):
+            out[i, j] = i * 10 + j
+        _threads.map_row_blocks(inner, range(4))  # both pool threads busy here: must not wait on the pool
+    _threads.map_row_blocks(outer, range(4))
+    assert out.tolist() == [[i * 10 + j for j in range(4)] for i in range(4)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_weighted_kernel_matrix_same_bits_on_one_or_several_threads(threads, dtype):
+    rng = np.random.default_rng(0)
+    C, w = rng.normal(size=(700, 5)), rng.integers(1, 9, 700).astype(float)  # 2 row blocks of 374
+    threads(1)
+    one = weighted_kernel_matrix(C, w, sigma=2.0, dtype=dtype)
+    threads(2)
+    two = weighted_kernel_matrix(C, w, sigma=2.0, dtype=dtype)
+    np.testing.assert_array_equal(one, two)
+
+
+@pytest.mark.parametrize("screen", ["float32", "float64"])
+def test_threaded_screen_equals_literal_algorithm_2(threads, monkeypatch, screen):
+    monkeypatch.setattr(_shadow_screen, "_THREADED_MIN_PAIRS", 0)  # split even tiny blocks
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(3000, 4)), 1)  # ties and duplicates included
+    eps = 0.8
+    threads(3)
+    rows, labels, _ = _shadow_screen._blas_scan(X, eps, screen)
+    c, _, lab = literal_shadow(X, eps)
+    np.testing.assert_array_equal(rows, c)
+    np.testing.assert_array_equal(labels, lab)
+    threads(1)
+    s = shadow_centers(X, sigma=eps * 4.0, ell=4.0, algorithm="blas")
+    np.testing.assert_array_equal(s.center_indices, c)
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_operator_columns_are_its_products_with_unit_vectors(center):
+    rng = np.random.default_rng(2)
+    C, w = rng.normal(size=(60, 3)), rng.integers(1, 5, 60).astype(float)
+    op = _CenteredWeighted(weighted_kernel_matrix(C, w, sigma=1.5), np.sqrt(w), center)
+    cols = np.array([0, 7, 59])
+    E = np.zeros((60, 3))
+    E[cols, np.arange(3)] = 1.0
+    np.testing.assert_allclose(op.columns(cols), op.matmat(E), rtol=1e-12, atol=1e-12)
