@@ -28,6 +28,10 @@ def test_shadow_figure_marks_every_center_and_draws_eps_discs(blobs):
     ring = ring[~np.isnan(ring[:, 0])].reshape(s.m, -1, 2)
     radii = np.linalg.norm(ring - blobs[s.center_indices][:, None, :], axis=2)
     assert np.allclose(radii, s.eps, rtol=1e-5)
+    # each polygon within half a pixel of its circle at the chart's usual width, no finer
+    segments = ring.shape[1] - 1
+    r_px = s.eps / np.ptp(blobs, axis=0).max() * 900
+    assert r_px * (1 - np.cos(np.pi / segments)) <= 0.5 and segments < 31
     # marker area grows with the weight: the heaviest center has the largest marker
     assert np.argmax(centers.marker.size) == np.argmax(s.weights)
     # original row numbers travel with the points for hover labels

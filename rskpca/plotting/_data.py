@@ -104,7 +104,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     drew_discs = eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
         and idx.size <= max_discs
     if drew_discs:
-        fig.add_trace(_disc_outlines(X2[idx], eps))
+        fig.add_trace(_disc_outlines(X2[idx], eps, float(np.max(np.ptp(X2[:, :2], axis=0)))))
         # Equal axis scales keep the discs round.
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
     note = ""
@@ -122,8 +122,29 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     return highlight_rows(fig, selected_rows)
 
 
-def _disc_outlines(centers: np.ndarray, eps: float, vertices: int = 32) -> go.Scattergl:
-    """Circles of radius eps around the centers as one line trace (gaps between circles)."""
+def _disc_segments(eps: float, extent: float, *, width_px: int = _TYPICAL_WIDTH, low: int = 12,
+                   high: int = 31) -> int:
+    """Segments per eps-circle for polygons within half a pixel of the circle at the chart's usual width.
+
+    A circle of r pixels drawn with k segments strays r (1 - cos(pi / k)) from it. The outlines
+    are sent again at every ell (m circles), so a small circle is not drawn with 31 segments.
+
+    >>> _disc_segments(0.05, 3.0), _disc_segments(0.2, 3.0), _disc_segments(2.0, 3.0)
+    (13, 25, 31)
+    """
+    r_px = eps / max(extent, 1e-300) * width_px
+    if r_px <= 0.5:
+        return low
+    return int(np.clip(np.ceil(np.pi / np.arccos(1.0 - 0.5 / r_px)), low, high))
+
+
+def _disc_outlines(centers: np.ndarray, eps: float, extent: float) -> go.Scattergl:
+    """Circles of radius eps around the centers as one line trace (gaps between circles).
+
+    ``extent`` is the larger side of the data's box (the axes share one scale), which sets
+    how large a circle is on screen and so how many segments it needs (:func:`_disc_segments`).
+    """
+    vertices = _disc_segments(eps, extent) + 1  # the first vertex again closes the polygon
     t = np.linspace(0.0, 2.0 * np.pi, vertices)
     ring = np.column_stack([np.cos(t), np.sin(t)]) * eps
     pts = np.full((centers.shape[0], vertices + 1, 2), np.nan)
