@@ -244,7 +244,7 @@ def _arpack(op, k, rng, tol, start=None):
     return vals[order], vecs[:, order]
 
 
-def _block_krylov(op, k, rng, *, tol_of, max_steps=12):
+def _block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12):
     """Randomized block Krylov (Musco & Musco 2015) with Rayleigh-Ritz after each step.
 
     The first block is ``b`` unit vectors at random rows, so its image is ``b`` columns
@@ -252,8 +252,9 @@ def _block_krylov(op, k, rng, *, tol_of, max_steps=12):
     a fifth of the work on pendigits. The basis then grows by one block ``op @ Q_last``
     per step, orthogonalised twice against what it holds; every step keeps ``op``
     applied to the basis, so the Ritz residuals ``||op v - theta v||`` come for free.
-    Stops when ``tol_of(theta, residuals)`` says so and returns ``None`` if it never
-    does (the caller falls back to ARPACK).
+    Returns ``(theta, V, True)`` once ``tol_of(theta, residuals)`` holds, else the last
+    Ritz pairs with ``False`` (the caller falls back to ARPACK, started from them), after
+    ``max_steps`` or as soon as ``hopeless(theta, residuals)`` says more steps cannot help.
     """
     m = op.shape[0]
     b = min(m, max(2 * k, 8))
@@ -271,16 +272,16 @@ def _block_krylov(op, k, rng, *, tol_of, max_steps=12):
         V, AV = Bf @ S, ABf @ S
         resid = np.linalg.norm(AV - V * theta, axis=0)
         if tol_of(theta, resid):
-            return theta, V
-        if filled + b > width:
-            return None
+            return theta, V, True
+        if filled + b > width or (hopeless is not None and hopeless(theta, resid)):
+            return theta, V, False
         last = ABf[:, filled - b:]
         Z = last - Bf @ (Bf.T @ last)
         Z -= Bf @ (Bf.T @ Z)
         B[:, filled:filled + b] = qr(Z, mode="economic")[0]
         AB[:, filled:filled + b] = op.matmat(B[:, filled:filled + b])
         filled += b
-    return None
+    return theta, V, False
 
 
 def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gaussian",
@@ -331,10 +332,17 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
             gap = theta[r - 1] - theta[r]
             return gap > 0 and (np.linalg.norm(resid[:r]) + e_norm) <= SUBSPACE_TOL * gap
 
+        def hopeless(theta, resid):
+            # The residuals alone would pass, so the Ritz values (and the gap) are already
+            # accurate: if the float32 error alone fails, no further step can pass.
+            gap = theta[r - 1] - theta[r]
+            return gap <= 0 or np.linalg.norm(resid[:r]) <= SUBSPACE_TOL * gap < e_norm
+
         name = f"{solver}-float32" if dtype == np.float32 else solver
         found, candidate = None, None
         if solver == "block":
-            found = _block_krylov(op, r + 1, rng, tol_of=accurate)
+            theta, V, ok = _block_krylov(op, r + 1, rng, tol_of=accurate, hopeless=hopeless)
+            found, candidate = ((theta, V) if ok else None), V[:, :r]
         elif dtype == np.float32:
             try:
                 # ARPACK stops when every Ritz residual is below tol * |theta|: that is R.
