@@ -8,7 +8,7 @@ from reference import literal_shadow
 from rskpca import shadow_centers
 from rskpca.core import _shadow_screen, _threads
 from rskpca.core.eigen import _CenteredWeighted
-from rskpca.core.kernels import weighted_kernel_matrix
+from rskpca.core.kernels import kernel_matvec, weighted_kernel_matrix
 
 
 @pytest.fixture
@@ -55,6 +55,16 @@ def test_weighted_kernel_matrix_same_bits_on_one_or_several_threads(threads, dty
     threads(2)
     two = weighted_kernel_matrix(C, w, sigma=2.0, dtype=dtype)
     np.testing.assert_array_equal(one, two)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernel_matvec_same_bits_on_one_or_several_threads(threads, dtype):
+    rng = np.random.default_rng(3)
+    X, Y, V = rng.normal(size=(900, 4)), rng.normal(size=(50, 4)), rng.normal(size=(50, 3))
+    threads(1)
+    one = kernel_matvec(X, Y, V, sigma=2.0, dtype=dtype, block_elements=5000)  # 9 blocks of 100 rows
+    threads(3)
+    np.testing.assert_array_equal(one, kernel_matvec(X, Y, V, sigma=2.0, dtype=dtype, block_elements=5000))
 
 
 @pytest.mark.parametrize("screen", ["float32", "float64"])

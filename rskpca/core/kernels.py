@@ -366,7 +366,8 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
         Ya[:, :-1] = Ys * (2.0 * scale)
         Ya[:, -1] = -scale * np.einsum("ij,ij->i", Ys, Ys)
         Vd = V2.astype(dtype, copy=False)
-        for start in range(0, X.shape[0], step):
+
+        def block(start):
             Xb = X[start:start + step] - shift
             Xa = np.empty((Xb.shape[0], Xb.shape[1] + 1), dtype=dtype)
             Xa[:, :-1] = Xb
@@ -375,6 +376,9 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
             Kb -= (scale * np.einsum("ij,ij->i", Xb, Xb)).astype(dtype)[:, None]
             np.exp(Kb, out=Kb)
             out[start:start + step] = Kb @ Vd
+
+        # The exp is as long as the GEMM and numpy runs it on one core: blocks go to threads.
+        map_row_blocks(block, range(0, X.shape[0], step))
         return out[:, 0] if vec else out
     if dtype != np.float64:
         raise ValueError("float32 kernel blocks are only offered for the Gaussian kernel.")
