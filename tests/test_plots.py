@@ -74,6 +74,13 @@ def test_large_scatters_use_webgl_and_count_contexts():
     assert plots.webgl_contexts(fig) == 1
     Z = {"a": X, "b": X, "c": X}
     assert plots.webgl_contexts(plots.embedding_figure(Z)) == 1
+    # panels of one figure count together: 5 x 300 points are WebGL, 3 x 300 are SVG
+    small = X[:300]
+    assert {t.type for t in plots.embedding_figure(dict.fromkeys("abcde", small)).data} == {"scattergl"}
+    assert {t.type for t in plots.embedding_figure(dict.fromkeys("abc", small)).data} == {"scatter"}
+    g = np.linspace(0, 1, 5)
+    fig = plots.density_grid_figure(g, g, np.ones((5, 5)), np.ones((5, 5)), points=X[:700], centers=X[:400])
+    assert {t.type for t in fig.data if t.name in ("data", "centers")} == {"scattergl"}
     assert plots.webgl_contexts(plots.embedding_figure({"a": np.c_[X, X[:, 0]]}, dims=3)) == 1
 
 

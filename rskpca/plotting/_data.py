@@ -253,16 +253,17 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
     fig.add_trace(go.Heatmap(z=diff.astype(np.float32), zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
                              name="ShDE - KDE", colorbar=bar | dict(x=_DENSITY_DOMAINS[2][1] + 0.01),
                              **common), 1, 3)
-    if points is not None:
-        P = _as_2d(points, "points")
-        fig.add_trace(_scatter_type(P.shape[0])(x=P[:, 0], y=P[:, 1], mode="markers", name="data",
-                                                marker=dict(size=3, color="white", opacity=0.6),
-                                                hoverinfo="skip"), 1, 1)
-    if centers is not None:
-        Cn = _as_2d(centers, "centers")
-        fig.add_trace(_scatter_type(Cn.shape[0])(x=Cn[:, 0], y=Cn[:, 1], mode="markers", name="centers",
-                                 marker=dict(size=6, color="white", line=dict(color="black", width=1)),
-                                 hoverinfo="skip"), 1, 2)
+    P = None if points is None else _as_2d(points, "points")
+    Cn = None if centers is None else _as_2d(centers, "centers")
+    # WebGL by the points of both panels together (one canvas), as SVG styles every point at each redraw.
+    scatter = _scatter_type(sum(0 if A is None else A.shape[0] for A in (P, Cn)))
+    if P is not None:
+        fig.add_trace(scatter(x=P[:, 0], y=P[:, 1], mode="markers", name="data",
+                              marker=dict(size=3, color="white", opacity=0.6), hoverinfo="skip"), 1, 1)
+    if Cn is not None:
+        fig.add_trace(scatter(x=Cn[:, 0], y=Cn[:, 1], mode="markers", name="centers",
+                              marker=dict(size=6, color="white", line=dict(color="black", width=1)),
+                              hoverinfo="skip"), 1, 2)
     x_range = [float(gx.min()), float(gx.max())]
     y_range = [float(gy.min()), float(gy.max())]
     for col, domain in enumerate(_DENSITY_DOMAINS, start=1):

@@ -104,6 +104,9 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     custom = np.column_stack([rid.astype(str), y_text])
     # Collected and added in one call: add_trace per trace re-validates the whole figure each time.
     traces, trace_rows, trace_cols = [], [], []
+    # WebGL by the points of all panels: they share one canvas, while SVG styles every point (1,000
+    # rows in five panels took 0.15 s of styling per redraw in Chromium).
+    scatter = _scatter_type(n * k_panels)
     for p, (name, A) in enumerate(zip(names, arrays)):
         r, c = p // ncols + 1, p % ncols + 1
         parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
@@ -119,7 +122,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                       showlegend=gname is not None and p == 0)
             if dims == 2:
                 # float32 halves the base64 payload; the eye cannot tell the difference.
-                trace = _scatter_type(n)(x=A[mask, 0].astype(np.float32), y=A[mask, 1].astype(np.float32), **kw)
+                trace = scatter(x=A[mask, 0].astype(np.float32), y=A[mask, 1].astype(np.float32), **kw)
             else:
                 trace = go.Scatter3d(x=A[mask, 0], y=A[mask, 1], z=A[mask, 2], **kw)
             traces.append(trace)
