@@ -207,6 +207,19 @@ def test_auto_precision_is_float32_only_for_few_components():
     assert many.solver == "arpack"
 
 
+def test_auto_solves_large_float32_problems_with_the_block_solver(monkeypatch):
+    C, w = _centers(m=_core.DENSE_MAX_M + 100)
+    assert "block" not in _core.kpca_on_centers(C, w, 2, sigma=2.5).solver
+    monkeypatch.setattr(_core, "BLOCK_MIN_M", C.shape[0])
+    auto = _core.kpca_on_centers(C, w, 2, sigma=2.5)
+    assert auto.solver == "block-float32"
+    exact = _core.kpca_on_centers(C, w, 2, sigma=2.5, eigen_solver="arpack", precision="float64")
+    np.testing.assert_allclose(auto.eigenvalues, exact.eigenvalues, rtol=1e-5)
+    assert alignment_error(exact.eigenvectors, auto.eigenvectors) < 1e-3
+    # many components stay float64 ARPACK whatever m
+    assert _core.kpca_on_centers(C, w, _core.FLOAT32_MAX_COMPONENTS, sigma=2.5).solver == "arpack"
+
+
 @pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
 def test_weighted_kernel_matrix_is_w_k_w(kernel):
     C, w = _centers()
