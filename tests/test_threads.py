@@ -14,8 +14,6 @@ from rskpca.core.kernels import kernel_matvec, weighted_kernel_matrix
 @pytest.fixture
 def threads(monkeypatch):
     """Set how many threads the helpers use (whatever the machine has)."""
-    _threads.all_threads()  # make the controller first, so the patch is not overwritten
-
     def use(n):
         monkeypatch.setattr(_threads, "_all_threads", n)
     return use

@@ -1,9 +1,11 @@
 """BLAS thread limits at the cost of a context switch, not of a library scan; row blocks on threads.
 
 ``threadpoolctl.threadpool_limits`` inspects every loaded shared library on each
-call: 1.3 ms here, which a 40 ms fit paid four times. One controller, made on first
-use (numpy's and scipy's OpenBLAS are loaded by then), limits in 0.03 ms. A BLAS
-library loaded after that first use is not limited by it.
+call: 1.3 ms here, which a 40 ms fit paid four times. One controller, made when this
+module is imported (after numpy's and scipy's OpenBLAS are loaded), limits in 0.03 ms.
+A BLAS library loaded later is not limited by it. The thread count it finds then is
+"all" (:func:`all_threads`): taken at import, so that the package's own one-thread
+limits do not hide it; a limit active while rskpca is imported becomes it.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy  # noqa: F401  (both OpenBLAS builds loaded before the controller looks for them)
+import scipy.linalg  # noqa: F401
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["blas_threads", "all_threads", "map_row_blocks"]
 
-_controller: ThreadpoolController | None = None
-_all_threads = 1
+_controller = ThreadpoolController()
+_all_threads = max([lib.num_threads for lib in _controller.lib_controllers] or [1])
 _pool: ThreadPoolExecutor | None = None
 _POOL_NAME = "rskpca-blocks"
 
@@ -24,8 +28,8 @@ _POOL_NAME = "rskpca-blocks"
 def blas_threads(limits: int | str | None):
     """Context manager: at most ``limits`` BLAS threads inside (None: as they are).
 
-    ``"all"``: as many as the libraries had when first asked (their default, one per
-    core unless the user set ``OPENBLAS_NUM_THREADS`` and the like), also inside an
+    ``"all"``: as many as the libraries had at import (their default, one per core
+    unless the user set ``OPENBLAS_NUM_THREADS`` and the like), also inside an
     enclosing one-thread limit.
 
     >>> import numpy as np
@@ -33,18 +37,13 @@ def blas_threads(limits: int | str | None):
     ...     float(np.ones((2, 2)) @ np.ones(2) @ np.ones(2))
     4.0
     """
-    global _controller, _all_threads
-    if _controller is None:
-        _controller = ThreadpoolController()
-        _all_threads = max([lib.num_threads for lib in _controller.lib_controllers] or [1])
     if limits == "all":
         limits = _all_threads
     return _controller.limit(limits=limits, user_api="blas")
 
 
 def all_threads() -> int:
-    """The BLAS libraries' thread count when first asked (see :func:`blas_threads`)."""
-    blas_threads(None)
+    """The BLAS libraries' thread count at import (see :func:`blas_threads`)."""
     return _all_threads
 
 
