@@ -1,6 +1,8 @@
 """The threaded passes (row blocks of W K W, row slices of the shadow screen) give the same
 bits as one thread, and the thread helpers neither hide errors nor deadlock."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,13 @@ def test_operator_columns_are_its_products_with_unit_vectors(center):
     E = np.zeros((60, 3))
     E[cols, np.arange(3)] = 1.0
     np.testing.assert_allclose(op.columns(cols), op.matmat(E), rtol=1e-12, atol=1e-12)
+
+
+def test_one_thread_per_task_keeps_blocks_in_the_calling_thread(threads):
+    threads(4)
+    names = set()
+    with _threads.one_thread_per_task():
+        _threads.map_row_blocks(lambda start: names.add(threading.current_thread().name), range(8))
+    assert names == {threading.current_thread().name}
+    _threads.map_row_blocks(lambda start: names.add(threading.current_thread().name), range(8))
+    assert any(name.startswith("rskpca-blocks") for name in names)  # and back to threads after it

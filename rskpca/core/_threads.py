@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy  # noqa: F401  (both OpenBLAS builds loaded before the controller looks for them)
 import scipy.linalg  # noqa: F401
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["blas_threads", "all_threads", "map_row_blocks"]
+__all__ = ["blas_threads", "all_threads", "map_row_blocks", "one_thread_per_task"]
 
 _controller = ThreadpoolController()
 _all_threads = max([lib.num_threads for lib in _controller.lib_controllers] or [1])
 _pool: ThreadPoolExecutor | None = None
 _POOL_NAME = "rskpca-blocks"
+_one_per_task = 0  # > 0 while some caller runs its own threads (see one_thread_per_task)
 
 
 def blas_threads(limits: int | str | None):
@@ -65,7 +67,7 @@ def map_row_blocks(fn, starts) -> None:
     global _pool
     starts = list(starts)
     threads = min(all_threads(), len(starts))
-    if threading.current_thread().name.startswith(_POOL_NAME):
+    if _one_per_task or threading.current_thread().name.startswith(_POOL_NAME):
         threads = 1  # called from one of the pool's own tasks: waiting on the pool could deadlock
     with blas_threads(1):
         if threads <= 1:
@@ -76,3 +78,20 @@ def map_row_blocks(fn, starts) -> None:
             _pool = ThreadPoolExecutor(max_workers=_all_threads, thread_name_prefix=_POOL_NAME)
         for _ in _pool.map(fn, starts):
             pass
+
+
+@contextmanager
+def one_thread_per_task():
+    """One BLAS thread and no row-block threads inside, for callers that run tasks on threads.
+
+    Dask's threaded scheduler already uses every core; a BLAS pool or a block pool in each
+    of its tasks oversubscribes them. Process-wide while active (Dask's threads do not
+    inherit a context variable).
+    """
+    global _one_per_task
+    with blas_threads(1):
+        _one_per_task += 1
+        try:
+            yield
+        finally:
+            _one_per_task -= 1

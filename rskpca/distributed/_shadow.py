@@ -41,8 +41,7 @@ import numpy as np
 import dask
 import dask.array as da
 
-from threadpoolctl import threadpool_limits
-
+from rskpca.core._threads import one_thread_per_task
 from rskpca.core._validation import check_positive
 from rskpca.core.kernels import get_kernel
 from rskpca.core.shadow import ShadowResult
@@ -220,10 +219,11 @@ def distributed_shadow(X, *, sigma: float, ell: float, kernel: str = "gaussian",
               for b, a, r in zip(X.to_delayed().ravel(), starts, row_chunks) if r > 0]
     sizes = [r for r in row_chunks if r > 0]
 
-    # One BLAS thread per task: Dask's local threads already use every core, and BLAS pools
-    # called from several threads at once oversubscribe them (minutes instead of seconds here).
-    # Cluster workers start with one BLAS thread already; this covers the threaded scheduler.
-    with threadpool_limits(limits=1, user_api="blas"):
+    # One BLAS thread per task and no block threads: Dask's local threads already use every
+    # core, and BLAS pools called from several threads at once oversubscribe them (minutes
+    # instead of seconds here). Cluster workers start with one BLAS thread already; this
+    # covers the threaded scheduler.
+    with one_thread_per_task():
         return _rounds(pieces, sizes, prefix_rows, eps, d, scheduler, sigma, ell, kernel, n)
 
 
