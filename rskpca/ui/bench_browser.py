@@ -34,7 +34,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CHROMIUM_ARGS", "ELL_PAGES", "AppServer", "BrowserLatency", "measure_in_browser", "format_browser_table"]
+__all__ = ["CHROMIUM_ARGS", "ELL_PAGES", "AppServer", "BrowserLatency", "measure_in_browser", "format_browser_table",
+           "step_new_value"]
 
 CHROMIUM = os.environ.get("RSKPCA_CHROMIUM", "/usr/bin/chromium")
 # Headless Chromium >= 144 has no software WebGL fallback unless told: without
@@ -300,6 +301,27 @@ class _Session:
         self.context.close()
 
 
+def step_new_value(session, control: str, direction: dict) -> tuple[float, int, int]:
+    """One step of ``control`` in ``direction[control]``; at the end of its range, one the other way.
+
+    A step that starts no script run left the value where it was (the end of the range):
+    the direction is turned for this and later steps, so every step times a new value
+    while the range lasts (rank r, 5..20, runs out after 15 steps).
+
+    >>> class AtTheTop:
+    ...     def step(self, control, sign):
+    ...         return (0.0, 0, 0) if sign > 0 else (0.2, 100, 1)
+    >>> way = {"r": 1}
+    >>> step_new_value(AtTheTop(), "r", way), way
+    ((0.2, 100, 1), {'r': -1})
+    """
+    seconds, nbytes, runs = session.step(control, direction[control])
+    if runs == 0:
+        direction[control] = -direction[control]
+        seconds, nbytes, runs = session.step(control, direction[control])
+    return seconds, nbytes, runs
+
+
 def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path | None = None,
                        max_rows: int | None = None, pages=ELL_PAGES, controls=("ell",), changes: int = 5,
                        log=print) -> tuple[str, list[BrowserLatency]]:
@@ -318,8 +340,7 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
             found = re.search(r"n = \d+ rows, d = \d+", session.sidebar_text())
             described = f"{csv.name if csv is not None else sample}: {found.group(0) if found else '?'}"
             labels = session.nav_labels()
-            # Every step a new value while the range lasts (rank r, 5..20, runs out after 15 steps).
-            direction = dict.fromkeys(controls, 1)
+            direction = dict.fromkeys(controls, 1)  # see step_new_value
             for label in pages:
                 if label not in labels:
                     results.append(BrowserLatency(label, "-", float("nan"), error=f"no page {label!r} in {labels}"))
@@ -330,10 +351,7 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                     results.append(row)
                     try:
                         for i in range(changes):
-                            seconds, nbytes, runs = session.step(control, direction[control])
-                            if runs == 0:  # the control is at the end of its range: step the other way
-                                direction[control] = -direction[control]
-                                seconds, nbytes, runs = session.step(control, direction[control])
+                            seconds, nbytes, runs = step_new_value(session, control, direction)
                             row.seconds.append(seconds)
                             row.payload_bytes.append(nbytes)
                             row.runs.append(runs)
