@@ -2,6 +2,7 @@
 bits as one thread, and the thread helpers neither hide errors nor deadlock."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -100,5 +101,22 @@ def test_one_thread_per_task_keeps_blocks_in_the_calling_thread(threads):
     with _threads.one_thread_per_task():
         _threads.map_row_blocks(lambda start: names.add(threading.current_thread().name), range(8))
     assert names == {threading.current_thread().name}
-    _threads.map_row_blocks(lambda start: names.add(threading.current_thread().name), range(8))
+
+    def slow(start):
+        time.sleep(0.02)  # long enough for the helpers to start and take some blocks
+        names.add(threading.current_thread().name)
+    _threads.map_row_blocks(slow, range(8))
     assert any(name.startswith("rskpca-blocks") for name in names)  # and back to threads after it
+
+
+def test_helpers_that_never_start_do_not_hold_the_call(threads, monkeypatch):
+    # On a busy machine the pool's threads may not run for a while: the caller must not wait
+    # for them to start, only for blocks they took.
+    class Stalled:
+        def submit(self, fn):
+            pass  # never runs
+    threads(2)
+    monkeypatch.setattr(_threads, "_pool", Stalled())
+    done = []
+    _threads.map_row_blocks(done.append, range(5))
+    assert done == [0, 1, 2, 3, 4]

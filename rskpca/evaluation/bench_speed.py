@@ -29,8 +29,8 @@ import os
 import sys
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from rskpca.core._threads import all_threads, one_thread_per_task
 from rskpca.core.eigen import kpca_on_centers, weighted_kpca
 from rskpca.evaluation import timing
 from rskpca.evaluation.timing import machine_load
@@ -93,19 +93,27 @@ def fit_rows(X, repeats):
     rows.append(("sklearn arpack / RSKPCA fit", sk["arpack"], fit_after,
                  f"goal >= 50x; sklearn randomized {sk['randomized']:.3f} s; solver {fast.eigen_solver_}"))
     rows.append(("RSKPCA fit: float64 path -> levers", fit_before, fit_after, f"m = {fast.centers_.shape[0]}"))
+    with one_thread_per_task():
+        fit_one = best_time(lambda: fast.fit(X), repeats)
+    rows.append(("RSKPCA fit: one thread -> all threads", fit_one, fit_after, f"{all_threads()} BLAS threads"))
 
     eps = SIGMA / ELL
-    with threadpool_limits(limits=1, user_api="blas"):
-        rows.append(("shadow screen float64 -> float32", best_time(lambda: _blas_scan(X, eps, "float64"), repeats),
-                     best_time(lambda: _blas_scan(X, eps, "float32"), repeats), "same centers and labels"))
     s = shadow_centers(X, sigma=SIGMA, ell=ELL)
     C, w = s.centers, s.weights.astype(float)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_thread_per_task():  # the precision levers on one thread, the thread lever after them
+        rows.append(("shadow screen float64 -> float32", best_time(lambda: _blas_scan(X, eps, "float64"), repeats),
+                     best_time(lambda: _blas_scan(X, eps, "float32"), repeats), "same centers and labels; one thread"))
+        screen_one = best_time(lambda: _blas_scan(X, eps), repeats)
         k64 = best_time(lambda: kernel_matrix(C, sigma=SIGMA), repeats)
         rows.append(("m x m kernel: float64 -> W K W in place, float64", k64,
-                     best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA), repeats), ""))
-        rows.append(("m x m kernel: float64 -> W K W in place, float32", k64,
-                     best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA, dtype=np.float32), repeats), ""))
+                     best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA), repeats), "one thread"))
+        wkw_one = best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA, dtype=np.float32), repeats)
+        rows.append(("m x m kernel: float64 -> W K W in place, float32", k64, wkw_one, "one thread"))
+    rows.append(("shadow screen: one thread -> all threads", screen_one, best_time(lambda: _blas_scan(X, eps), repeats),
+                 "rows of a block on threads"))
+    rows.append(("W K W float32: one thread -> all threads", wkw_one,
+                 best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA, dtype=np.float32), repeats),
+                 "row blocks on threads"))
     eig_before = best_time(lambda: weighted_kpca(kernel_matrix(C, sigma=SIGMA), w, R, eigen_solver="arpack",
                                                  overwrite=True), repeats)
     for solver, precision in (("arpack", "float64"), ("arpack", "float32"), ("block", "float32")):
@@ -143,7 +151,7 @@ def shadow_path_rows(repeats, n=200_000):
     rng = np.random.default_rng(0)
     cases = {1: (0.06, 0.03, 0.015, 0.004), 2: (0.7, 0.25, 0.12, 0.09, 0.06), 3: (0.5, 0.25, 0.18, 0.12)}
     out = []
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_thread_per_task():
         for d, epss in cases.items():
             X = rng.normal(size=(n, d))
             for eps in epss:
