@@ -120,3 +120,17 @@ def test_helpers_that_never_start_do_not_hold_the_call(threads, monkeypatch):
     done = []
     _threads.map_row_blocks(done.append, range(5))
     assert done == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_parallel_passes_equal_one_product(threads, dtype):
+    rng = np.random.default_rng(4)
+    C, w = rng.normal(size=(600, 3)), rng.integers(1, 5, 600).astype(float)
+    M = weighted_kernel_matrix(C, w, sigma=1.5, dtype=dtype)
+    threads(3)
+    one = _CenteredWeighted(M, np.sqrt(w), True)
+    split = _CenteredWeighted(M, np.sqrt(w), True, parallel=True)  # 3 blocks of 256 rows at most
+    V = rng.normal(size=(600, 7))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(split.matmat(V), one.matmat(V), rtol=tol, atol=tol * np.abs(M).max())
+    np.testing.assert_allclose(split.matvec(V[:, 0]), one.matvec(V[:, 0]), rtol=tol, atol=tol * np.abs(M).max())

@@ -19,12 +19,12 @@ import numpy as np
 from scipy.linalg import eigh, qr
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
 
-from rskpca.core._threads import blas_threads
+from rskpca.core._threads import blas_threads, map_row_blocks
 from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, float32_relative_error, get_kernel, kernel_matrix,
                                  weighted_kernel_matrix)
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
-           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "PASS_THREADS",
+           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "PARALLEL_PASS_MIN_M",
            "SUBSPACE_TOL", "BLOCK_MIN_M",
            "FLOAT32_MAX_COMPONENTS"]
 
@@ -39,12 +39,15 @@ DENSE_MAX_M = 500
 #: the 2-core development machine under load: m = 234 dense took 0.08 s on 2 threads and
 #: 0.014 s on 1; m = 2607 (pendigits, ell = 4) ARPACK took 0.33 s vs 0.23 s, dense 17.8 s vs 2.1 s.
 SINGLE_THREAD_MAX_M = 20_000
-#: ...except the passes over the whole m x m matrix in :func:`kpca_on_centers`, which
-#: take every BLAS thread: there each thread has m^2 / 2 entries of work. pendigits
-#: (m = 2949, float32) on the 2-core machine, quiet: one product with 12 vectors 7.0 ms
-#: on one thread, 3.3 ms on two; one with a single vector (ARPACK) 1.6 ms and 1.0 ms
-#: (``python -m rskpca.evaluation.bench_speed --pendigits ...``, eigen rows).
-PASS_THREADS = "all"
+#: ...except the passes over the whole m x m matrix in :func:`kpca_on_centers` from this
+#: m on: their row blocks go to threads (:func:`~rskpca.core._threads.map_row_blocks`,
+#: which never waits for a thread the machine is too busy to run, unlike a BLAS pool).
+#: pendigits (m = 2949, float32) on the 2-core machine, quiet: one product with 12 vectors
+#: 7.0 ms on one thread, 3.3 ms on two; one with a single vector (ARPACK) 1.6 ms and 1.0 ms.
+PARALLEL_PASS_MIN_M = 1_000
+# Rows of M per threaded block of a pass: a few hundred rows (a few MB) per GEMM keep the
+# per-block overhead small and leave enough blocks to balance two or more threads.
+_PASS_BLOCK_ROWS = 256
 
 
 @dataclass
@@ -205,16 +208,25 @@ class _CenteredWeighted(LinearOperator):
     taken in its precision and returned in float64.
     """
 
-    def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool, threads=None):
+    def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool, parallel: bool = False):
         super().__init__(dtype=np.float64, shape=M.shape)
-        self.M, self.sw, self.threads = M, sw, threads
+        self.M, self.sw, self.parallel = M, sw, parallel
         n = float(sw @ sw)
         self.a = self._raw(sw) / n if center else np.zeros_like(sw)
         self.g = float(sw @ self.a) / n
 
     def _raw(self, V):
-        with blas_threads(self.threads):
-            return np.asarray(self.M @ V.astype(self.M.dtype, copy=False), dtype=np.float64)
+        V = V.astype(self.M.dtype, copy=False)
+        if not self.parallel:
+            return np.asarray(self.M @ V, dtype=np.float64)
+        out = np.empty((self.M.shape[0],) + V.shape[1:], dtype=self.M.dtype)
+
+        def block(start):
+            rows = slice(start, start + _PASS_BLOCK_ROWS)
+            np.matmul(self.M[rows], V, out=out[rows])
+
+        map_row_blocks(block, range(0, self.M.shape[0], _PASS_BLOCK_ROWS))
+        return np.asarray(out, dtype=np.float64)
 
     def _correct(self, out, V):
         sv, av = self.sw @ V, self.a @ V
@@ -326,7 +338,7 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     total, sw = float(w.sum()), np.sqrt(w)
     with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None):
         M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=dtype)
-        op = _CenteredWeighted(M, sw, center, threads=PASS_THREADS)
+        op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M)
         delta = float32_relative_error(C, sigma) if dtype == np.float32 else 0.0
         # ||W E W||_2 <= delta ||W K W||_2 (E is entrywise below delta K, K >= 0), and by
         # Collatz-Wielandt ||W K W||_2 <= max_i (M s)_i / s_i for the positive vector s = sqrt(w),
@@ -365,7 +377,7 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
             name = f"arpack (fallback from {name})"
             if dtype != np.float64:
                 M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=np.float64)
-                op = _CenteredWeighted(M, sw, center, threads=PASS_THREADS)
+                op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M)
             # The float32 vectors, though not certified, start the exact solve close to its answer.
             found = _arpack(op, r, rng, tol=0.0, start=candidate)
     vals, vecs = found[0][:r], found[1][:, :r]
