@@ -406,3 +406,16 @@ def test_auto_hands_over_when_the_growth_of_m_says_the_grid_will_cost_less():
     assert not rule(195_000, 206)
     # Before the growth can be read, only a clear case hands over.
     assert not _grid_pays_off(n, crossover=200)(1_000, 300) and _grid_pays_off(n, crossover=200)(1_000, 400)
+
+
+@pytest.mark.parametrize("kernel,dtype", [("gaussian", np.float64), ("gaussian", np.float32),
+                                          ("laplacian", np.float64)])
+def test_weighted_kernel_matrix_times_is_the_product(kernel, dtype):
+    # the product taken block by block, with the exact diagonal, equals one product after
+    rng = np.random.default_rng(5)
+    C, w = rng.normal(size=(300, 4)), rng.integers(1, 7, 300).astype(float)
+    K, Kv = weighted_kernel_matrix(C, w, sigma=1.7, kernel=kernel, dtype=dtype, times=np.sqrt(w))
+    np.testing.assert_array_equal(K, weighted_kernel_matrix(C, w, sigma=1.7, kernel=kernel, dtype=dtype))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(Kv, K.astype(np.float64) @ np.sqrt(w), rtol=tol)
+    assert Kv.dtype == dtype

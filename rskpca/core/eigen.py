@@ -208,11 +208,12 @@ class _CenteredWeighted(LinearOperator):
     taken in its precision and returned in float64.
     """
 
-    def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool, parallel: bool = False):
+    def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool, parallel: bool = False, M_sw=None):
         super().__init__(dtype=np.float64, shape=M.shape)
         self.M, self.sw, self.parallel = M, sw, parallel
         n = float(sw @ sw)
-        self.a = self._raw(sw) / n if center else np.zeros_like(sw)
+        M_sw = self._raw(sw) if M_sw is None else np.asarray(M_sw, dtype=np.float64)  # M s, if not given
+        self.a = M_sw / n if center else np.zeros_like(sw)
         self.g = float(sw @ self.a) / n
 
     def _raw(self, V):
@@ -239,10 +240,14 @@ class _CenteredWeighted(LinearOperator):
         return self._correct(self._raw(V), V)
 
     def columns(self, cols):
-        """``K~[:, cols]``: columns of the operator read from ``M``, no product taken."""
+        """``K~[:, cols]``: columns of the operator read from ``M``, no product taken.
+
+        Read as rows (``M`` is symmetric): a gather of whole rows instead of one cache
+        line per entry of a column (2.5 ms for 12 columns of pendigits' M).
+        """
         E = np.zeros((self.shape[0], len(cols)))
         E[cols, np.arange(len(cols))] = 1.0
-        return self._correct(np.asarray(self.M[:, cols], dtype=np.float64), E)
+        return self._correct(np.asarray(self.M[cols].T, dtype=np.float64), E)
 
     def _matvec(self, v):
         return self._matmat(v.reshape(-1, 1)).ravel()
@@ -281,11 +286,15 @@ def _block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12):
     cols = np.sort(rng.choice(m, size=b, replace=False))
     B[cols, np.arange(b)] = 1.0
     AB[:, :b] = op.columns(cols)
-    filled = b
+    filled, known = b, 0
+    T = np.empty((width, width))  # B^T op B, grown by the new block's rows and columns
     for _ in range(max_steps):
         Bf, ABf = B[:, :filled], AB[:, :filled]
-        T = Bf.T @ ABf
-        theta, S = eigh(0.5 * (T + T.T))
+        new = Bf.T @ ABf[:, known:]
+        T[:filled, known:filled] = new
+        T[known:filled, :known] = new[:known].T
+        known = filled
+        theta, S = eigh(0.5 * (T[:filled, :filled] + T[:filled, :filled].T))
         theta, S = theta[::-1][:k], S[:, ::-1][:, :k]
         V, AV = Bf @ S, ABf @ S
         resid = np.linalg.norm(AV - V * theta, axis=0)
@@ -337,15 +346,15 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     r = int(n_components)
     total, sw = float(w.sum()), np.sqrt(w)
     with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None):
-        M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=dtype)
-        op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M)
+        M, M_sw = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=dtype, times=sw)
+        op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
         delta = float32_relative_error(C, sigma) if dtype == np.float32 else 0.0
         # ||W E W||_2 <= delta ||W K W||_2 (E is entrywise below delta K, K >= 0), and by
         # Collatz-Wielandt ||W K W||_2 <= max_i (M s)_i / s_i for the positive vector s = sqrt(w),
         # which the centering already computed (a = M s / n).
         e_norm = 0.0
         if delta:
-            Ms = op.a * total if center else op._raw(sw)
+            Ms = np.asarray(M_sw, dtype=np.float64)
             e_norm = delta * float(np.max(Ms / sw))
 
         def accurate(theta, resid):

@@ -244,8 +244,12 @@ def kernel_matrix(X, Y=None, *, sigma: float, kernel="gaussian", dtype=np.float6
     return K
 
 
-def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.float64) -> np.ndarray:
+def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.float64, times=None):
     """``W K W`` with ``W = diag(sqrt(w))``, built once, in place, row block by row block.
+
+    With a vector ``times``, returns ``(W K W, W K W @ times)``, the product taken block
+    by block while each block is in cache: one pass over the matrix saved (the eigensolver's
+    centering needs ``W K W sqrt(w)``; 2.7 ms of pendigits' 45 ms solve).
 
     The weights go into the exponent, ``sqrt(w_i w_j) k(c_i, c_j) = exp(log sqrt(w_i) +
     log sqrt(w_j) - ||c_i - c_j||^p / sigma^p)``, so each block takes one GEMM and a few
@@ -279,6 +283,10 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
     m = C.shape[0]
     K = np.empty((m, m), dtype=dtype)
     step = _row_block(m, 262_144)
+    diagonal = (w * k.kappa).astype(dtype)  # exact: k(c, c) = kappa
+    if times is not None:
+        times_d = np.asarray(times, dtype=dtype)
+        product = np.empty(m, dtype=dtype)
     if k.p == 2:
         # exponent = (2 c_i.c_j - |c_i|^2 - |c_j|^2) / sigma^2 + log sqrt(w_i) + log sqrt(w_j)
         u = (half_log_w - sq / sigma**2).astype(dtype)
@@ -294,6 +302,10 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
             # a rounded d^2 below 0 would give an entry above sqrt(w_i w_j): cap it
             np.minimum(Kb, cap[start:start + step, None] + cap[None, :], out=Kb)
             np.exp(Kb, out=Kb)
+            rows = np.arange(start, min(m, start + step))
+            Kb[rows - start, rows] = diagonal[rows]
+            if times is not None:
+                np.matmul(Kb, times_d, out=product[start:start + step])
 
         # numpy's exp and the other passes run on one core: the row blocks go to threads
         # (pendigits, m = 2949, float32: 21 ms on one, 12 ms on two).
@@ -309,9 +321,11 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
             k.from_squared_distances(Kb, sigma, out=Kb)
             Kb *= np.sqrt(w[start:stop])[:, None]
             Kb *= np.sqrt(w)[None, :]
-    idx = np.arange(m)
-    K[idx, idx] = w * k.kappa  # exact diagonal: k(c, c) = kappa
-    return K
+        idx = np.arange(m)
+        K[idx, idx] = diagonal
+        if times is not None:
+            product = K @ times_d
+    return K if times is None else (K, product)
 
 
 def float32_relative_error(C, sigma: float) -> float:
