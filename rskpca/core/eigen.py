@@ -288,8 +288,13 @@ def _block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12):
     AB[:, :b] = op.columns(cols)
     filled, known = b, 0
     T = np.empty((width, width))  # B^T op B, grown by the new block's rows and columns
-    for _ in range(max_steps):
+    for step in range(max_steps):
         Bf, ABf = B[:, :filled], AB[:, :filled]
+        if step == 0 and max_steps > 1 and filled + b <= width:
+            # b unit vectors hold no answer worth a Rayleigh-Ritz step: grow the basis first
+            _extend(B, AB, op, filled, b)
+            filled += b
+            continue
         new = Bf.T @ ABf[:, known:]
         T[:filled, known:filled] = new
         T[known:filled, :known] = new[:known].T
@@ -302,13 +307,18 @@ def _block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12):
             return theta, V, True
         if filled + b > width or (hopeless is not None and hopeless(theta, resid)):
             return theta, V, False
-        last = ABf[:, filled - b:]
-        Z = last - Bf @ (Bf.T @ last)
-        Z -= Bf @ (Bf.T @ Z)
-        B[:, filled:filled + b] = qr(Z, mode="economic")[0]
-        AB[:, filled:filled + b] = op.matmat(B[:, filled:filled + b])
+        _extend(B, AB, op, filled, b)
         filled += b
     return theta, V, False
+
+
+def _extend(B, AB, op, filled, b):
+    """Next block of the Krylov basis: op's last block, orthogonalised twice against the basis."""
+    Bf, last = B[:, :filled], AB[:, filled - b:filled]
+    Z = last - Bf @ (Bf.T @ last)
+    Z -= Bf @ (Bf.T @ Z)
+    B[:, filled:filled + b] = qr(Z, mode="economic")[0]
+    AB[:, filled:filled + b] = op.matmat(B[:, filled:filled + b])
 
 
 def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gaussian",
