@@ -235,13 +235,26 @@ def test_float32_weighted_kernel_within_its_stated_error():
     C, w = _centers()
     expect = weighted_kernel_matrix(C, w, sigma=2.5)
     got = weighted_kernel_matrix(C, w, sigma=2.5, dtype=np.float32)
-    delta = float32_relative_error(C, 2.5)
+    delta = float32_relative_error(C, 2.5, w)
     big = expect > 1e-30  # below float32's normal range the relative error is meaningless
     rel = np.abs(got[big].astype(float) - expect[big]) / expect[big]
     assert rel.max() <= delta
     assert np.all(np.diag(got) == w.astype(np.float32))
     with pytest.raises(ValueError, match="Gaussian"):
         weighted_kernel_matrix(C, w, sigma=2.5, kernel="laplacian", dtype=np.float32)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_float32_bound_holds_for_heavy_weights_on_data_inside_sigma(seed):
+    # Here the log-weights, not the distances, carry the exponent's rounding: the bound
+    # without its log w term was exceeded 4.8 times.
+    rng = np.random.default_rng(seed)
+    C = rng.normal(size=(400, 3)) * 0.05
+    w = rng.integers(1, 20_000, 400).astype(float)
+    w[0] = 0.25  # fractional weights count by |log w|
+    expect = weighted_kernel_matrix(C, w, sigma=1.0)
+    got = weighted_kernel_matrix(C, w, sigma=1.0, dtype=np.float32).astype(float)
+    assert np.max(np.abs(got - expect) / expect) <= float32_relative_error(C, 1.0, w)
 
 
 @pytest.mark.parametrize("center", [True, False])

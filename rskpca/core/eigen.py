@@ -358,7 +358,7 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None):
         M, M_sw = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=dtype, times=sw)
         op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
-        delta = float32_relative_error(C, sigma) if dtype == np.float32 else 0.0
+        delta = float32_relative_error(C, sigma, w) if dtype == np.float32 else 0.0
         # ||W E W||_2 <= delta ||W K W||_2 (E is entrywise below delta K, K >= 0), and by
         # Collatz-Wielandt ||W K W||_2 <= max_i (M s)_i / s_i for the positive vector s = sqrt(w),
         # which the centering already computed (a = M s / n).
