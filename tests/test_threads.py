@@ -1,5 +1,5 @@
-"""The threaded passes (row blocks of W K W, row slices of the shadow screen) give the same
-bits as one thread, and the thread helpers neither hide errors nor deadlock."""
+"""The threaded passes (row blocks of W K W, of the projection and of the eigensolver) give
+the same bits as one thread, and the thread helpers neither hide errors nor deadlock."""
 
 import threading
 import time
@@ -7,9 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from reference import literal_shadow
-from rskpca import shadow_centers
-from rskpca.core import _shadow_screen, _threads
+from rskpca.core import _threads
 from rskpca.core.eigen import _CenteredWeighted
 from rskpca.core.kernels import kernel_matvec, weighted_kernel_matrix
 
@@ -66,22 +64,6 @@ def test_kernel_matvec_same_bits_on_one_or_several_threads(threads, dtype):
     one = kernel_matvec(X, Y, V, sigma=2.0, dtype=dtype, block_elements=5000)  # 9 blocks of 100 rows
     threads(3)
     np.testing.assert_array_equal(one, kernel_matvec(X, Y, V, sigma=2.0, dtype=dtype, block_elements=5000))
-
-
-@pytest.mark.parametrize("screen", ["float32", "float64"])
-def test_threaded_screen_equals_literal_algorithm_2(threads, monkeypatch, screen):
-    monkeypatch.setattr(_shadow_screen, "_THREADED_MIN_PAIRS", 0)  # split even tiny blocks
-    rng = np.random.default_rng(1)
-    X = np.round(rng.normal(size=(3000, 4)), 1)  # ties and duplicates included
-    eps = 0.8
-    threads(3)
-    rows, labels, _ = _shadow_screen._blas_scan(X, eps, screen)
-    c, _, lab = literal_shadow(X, eps)
-    np.testing.assert_array_equal(rows, c)
-    np.testing.assert_array_equal(labels, lab)
-    threads(1)
-    s = shadow_centers(X, sigma=eps * 4.0, ell=4.0, algorithm="blas")
-    np.testing.assert_array_equal(s.center_indices, c)
 
 
 @pytest.mark.parametrize("center", [True, False])

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._threads import all_threads, map_row_blocks
 from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS
 
 #: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
@@ -29,8 +28,6 @@ _FLOAT32_MAX_MARGIN = 0.05
 _FIRST_CHUNK = 64
 # Uncovered points resolved together in one block: their pairwise screen is F x F.
 _MAX_FREE = 1024
-# Fewest (point, center) values screened in one block for the screen to use threads.
-_THREADED_MIN_PAIRS = 1 << 18
 # Vectorised propagation rounds before the in-order Python loop takes over.
 _PROPAGATION_ROUNDS = 6
 
@@ -194,26 +191,6 @@ def _earliest_center(Pa, X, block, store, margin, exact_eps2, center_rows) -> np
     return covered_by
 
 
-def _earliest_center_in_threads(Pa, X, block, store, margin, exact_eps2) -> np.ndarray:
-    """:func:`_earliest_center` of the shadow scan's own rows, row slices on threads.
-
-    Rows of one block are independent against the centers that exist before it, and the
-    screen is GEMMs and comparisons that release the GIL: on two cores pendigits' scan
-    went from 22 to ~15 ms. Below :data:`_THREADED_MIN_PAIRS` screened values the
-    hand-off costs more than it saves.
-    """
-    out = np.empty(block.size, dtype=np.intp)
-    parts = all_threads() if block.size * store.m >= _THREADED_MIN_PAIRS else 1
-    bounds = np.linspace(0, block.size, parts + 1).astype(int)
-
-    def part(i):
-        lo, hi = bounds[i], bounds[i + 1]
-        out[lo:hi] = _earliest_center(Pa, X, block[lo:hi], store, margin, exact_eps2, X)
-
-    map_row_blocks(part, range(parts))
-    return out
-
-
 def _screen_margin(sq_max: float, eps2: float, d: int) -> float:
     """Absolute margin of the screen on rows whose squared norms are at most ``sq_max``."""
     rel = max(SCREEN_REL_MARGIN, 8.0 * (d + 4) * 2.0**-53)
@@ -352,7 +329,7 @@ def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_rule=
 
         # 1. Earliest existing center within eps, for every point in the block.
         if store.m:
-            covered_by = _earliest_center_in_threads(Pa, X, block, store, margin, exact_eps2)
+            covered_by = _earliest_center(Pa, X, block, store, margin, exact_eps2, X)
         free = np.flatnonzero(covered_by < 0)
         free_fraction = max(free.size / (stop - start), 1e-3)
         if free.size > _MAX_FREE:

@@ -72,10 +72,12 @@ SUBSPACE_TOL = 1e-3
 FLOAT32_MAX_COMPONENTS = 16
 #: "auto" solves a float32 problem with the block solver from this m on, ARPACK below it.
 #: ARPACK streams the matrix once per product; the block solver reads it once per block of
-#: 12 products, at about four times a single product's cost. While the float32 matrix fits
-#: in the last-level cache (32 MB here: m of about 2,900) the single products are cheap.
-#: CPU time on pendigits, r = 5, one thread: m = 2,436 46 ms ARPACK, 51 ms block;
-#: m = 2,949 75 ms, 60 ms; m = 4,819 202 ms, 183 ms (r = 2 and 8 alike).
+#: 12 products, at about four times a single product's cost on one thread, and its row
+#: blocks go to threads (ARPACK's single products gain nothing from them). While the
+#: float32 matrix fits in the last-level cache (32 MB here: m of about 2,900) the single
+#: products are cheap. pendigits, r = 5, kernel matrix included, 2-core machine: m = 2,436
+#: ARPACK 36-39 ms, block 32-47 ms (quiet, then load 1.3); m = 2,949 63-64 ms, 38-47 ms;
+#: m = 4,819 189 ms, 152 ms. CPU time on one thread: m = 2,949 75 ms, 60 ms.
 BLOCK_MIN_M = 2_900
 # ARPACK's relative Ritz accuracy on a float32 matrix: its products carry ~1e-7 relative
 # rounding, so asking for less than ~1e-6 only adds restarts.
@@ -218,7 +220,8 @@ class _CenteredWeighted(LinearOperator):
 
     def _raw(self, V):
         V = V.astype(self.M.dtype, copy=False)
-        if not self.parallel:
+        if not self.parallel or V.ndim == 1 or V.shape[1] == 1:
+            # one vector (ARPACK): a memory-bound GEMV that row blocks on threads made slower
             return np.asarray(self.M @ V, dtype=np.float64)
         out = np.empty((self.M.shape[0],) + V.shape[1:], dtype=self.M.dtype)
 
