@@ -6,7 +6,7 @@ point's ell (a click callback, which runs before the next script run, so
 the sidebar's slider can still be set).
 
 The scrubber is a live chart (:mod:`rskpca.ui.live_chart`): its figure, frames
-included, comes as JSON text cached with the frames (:mod:`rskpca.ui.compute`), so
+included, comes as JSON text cached with the frames (:mod:`rskpca.ui.compute.scrubbers`), so
 a rerun that does not change it costs neither serialization nor a redraw, and a
 new sigma or rank redraws it in place with one ``Plotly.react`` instead of
 mounting a new chart.
@@ -56,7 +56,7 @@ def _use_selected_ell(key: str) -> None:
 
 
 def show_scrubber(spec: str, key: str, what: str) -> None:
-    """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute`) with its instructions."""
+    """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubbers`) with its instructions."""
     if not spec:
         return
     st.caption(f"**Scrub ell**: drag the slider under the chart to watch {what} change with ell, drawn in "

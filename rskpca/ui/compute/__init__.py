@@ -1,4 +1,5 @@
-"""Cached computations for the app: the only module that uses ``st.cache_data``.
+"""Cached computations for the app: the only package that uses ``st.cache_data`` (this module and
+:mod:`rskpca.ui.compute.scrubbers`, whose names it re-exports).
 
 Every function is keyed by the data set's full content digest plus the
 parameters it depends on; arrays are passed as ``_``-prefixed arguments, which
@@ -15,7 +16,6 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-import plotly.io as pio
 import streamlit as st
 
 from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bounds
@@ -34,6 +34,7 @@ __all__ = [
     "rank_message", "ell_curve",
     "kde_grid", "shde_grid", "densities_at",
     "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
+    "SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "shadow_scrubber", "density_scrubber", "embedding_scrubber",
 ]
 
 #: Exact kernel PCA (n x n) runs on at most this many rows; comparisons use the same rows for every method.
@@ -342,113 +343,13 @@ def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, cl
                                      n_components=r, ell=4.0 if ell is None else ell, folds=folds)
 
 
-# --------------------------------------------------------------------------- ell scrubbers
-# Results at every ell of a fixed grid, computed once per (data, sigma, kernel[, r]) and cached per
-# ell, so the browser can play them as animation frames (rskpca.plotting._scrubber). The grid, not
-# the sidebar's ell, keys them: moving ell never recomputes a scrubber. The figure is cached as its
-# JSON text, what the live chart sends: a rerun draws it without serializing it again.
-
-#: The scrubbers' ell grid (the sidebar's range in steps of 0.5).
-SCRUB_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 19), 2))
-#: The embedding scrubber fits RSKPCA at each ell, so it uses a coarser grid (steps of 1).
-SCRUB_EMBED_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 10), 2))
-#: Grid cells per axis of the density scrubber (coarser than the page's 80: frames multiply it).
-SCRUB_GRID = 50
-
-
-def _active(ells, ell: float) -> int:
-    return int(np.argmin(np.abs(np.asarray(ells) - ell)))
-
-
-@st.cache_data(max_entries=512, show_spinner=False)
-def _shadow_frame(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float) -> dict:
-    s = shadow(digest, _X, sigma, ell, kernel)
-    return {"ell": ell, "center_indices": s.center_indices, "weights": s.weights, "m": s.m, "n": s.n}
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _shadow_scrubber(digest: str, _X2: np.ndarray, _frames, sigma: float, kernel: str, axis_titles: tuple,
-                     projected: bool) -> str:
-    from rskpca.plotting import shadow_scrubber_figure
-
-    return pio.to_json(shadow_scrubber_figure(_X2, _frames, axis_titles=axis_titles, projected=projected),
-                       validate=False)
-
-
-def shadow_scrubber(digest: str, X: np.ndarray, X2: np.ndarray, sigma: float, kernel: str, axis_titles,
-                    projected: bool) -> str:
-    """The shadow-centers scrubber's figure (JSON text): frames over :data:`SCRUB_ELLS`, with progress."""
-    frames = _with_progress("Shadow centers over the ell grid", SCRUB_ELLS,
-                            lambda ell: [_shadow_frame(digest, X, sigma, kernel, ell)])
-    return _shadow_scrubber(digest, X2, frames, sigma, kernel, tuple(str(t) for t in axis_titles), projected)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _density_scrubber(key: str, _frames, _kde, _gx, _gy, axis_titles: tuple, note: str) -> str:
-    from rskpca.plotting import density_scrubber_figure
-
-    return pio.to_json(density_scrubber_figure(_frames, kde=_kde, gx=_gx, gy=_gy, axis_titles=axis_titles,
-                                               note=note), validate=False)
-
-
-def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis_titles) -> str:
-    """The KDE-vs-ShDE scrubber's figure (JSON text): ShDE on a grid (d <= 2) or at sampled points, over :data:`SCRUB_ELLS`."""
-    from rskpca.plotting import SCRUB_POINTS, subsample_rows
-
-    if X.shape[1] <= 2:
-        axes, kde = kde_grid(digest, X, sigma, kernel, SCRUB_GRID)
-
-        def point(ell):
-            s = shadow(digest, X, sigma, ell, kernel)
-            return [{"ell": ell, "m": s.m, "n": s.n, "shde": shde_grid(digest, X, sigma, kernel, ell, SCRUB_GRID)}]
-
-        gx, gy, note = axes[0], (axes[1] if len(axes) > 1 else None), ""
-    else:
-        rows = subsample_rows(X.shape[0], min(SCRUB_POINTS, 1000), seed=1)
-        P, key = X[rows], f"scrub{rows.size}"
-        kde = kde_at(digest, X, sigma, kernel, P, key)
-
-        def point(ell):
-            s = shadow(digest, X, sigma, ell, kernel)
-            return [{"ell": ell, "m": s.m, "n": s.n, "shde": shde_at(digest, X, sigma, kernel, ell, P, key)}]
-
-        gx = gy = None
-        note = f" ({rows.size} of {X.shape[0]} points)" if rows.size < X.shape[0] else ""
-    frames = _with_progress("ShDE over the ell grid", SCRUB_ELLS, point)
-    return _density_scrubber(f"{digest}:{sigma!r}:{kernel}", frames, kde, gx, gy,
-                             tuple(str(t) for t in axis_titles), note)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _embedding_scrubber(key: str, _exact, _frames, _y, note: str) -> str:
-    from rskpca.plotting import embedding_scrubber_figure
-
-    return pio.to_json(embedding_scrubber_figure(_exact, _frames, y=_y, note=note), validate=False)
-
-
-def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, y=None) -> str:
-    """The embedding scrubber's figure (JSON text): RSKPCA aligned to exact KPCA at each ell of
-    :data:`SCRUB_EMBED_ELLS` ("" when no ell of the grid has r centers or more).
-
-    Ells whose shadow has fewer than r centers (RSKPCA cannot give r components) are left out.
-    """
-    from rskpca.core.metrics import align
-    from rskpca.plotting import SCRUB_POINTS, subsample_rows
-
-    rows = subsample_rows(X.shape[0], min(SCRUB_POINTS, 1500), seed=2)
-
-    def point(ell):
-        s = shadow(digest, X, sigma, ell, kernel)
-        if s.m < r:
-            return []
-        res = method_result(digest, X, "rskpca", sigma, kernel, r, ell, s.m)
-        emb = align(exact.embedding, res.embedding)
-        err = np.linalg.norm(exact.embedding - emb) / max(np.linalg.norm(exact.embedding), 1e-300)
-        return [{"ell": ell, "m": s.m, "n": s.n, "embedding": emb[rows, :2], "error": float(err)}]
-
-    frames = _with_progress("RSKPCA over the ell grid", SCRUB_EMBED_ELLS, point)
-    if not frames:
-        return ""
-    note = f" ({rows.size} of {X.shape[0]} rows drawn)" if rows.size < X.shape[0] else ""
-    return _embedding_scrubber(f"{digest}:{sigma!r}:{kernel}:{r}", exact.embedding[rows, :2], frames,
-                               None if y is None else np.asarray(y)[rows], note)
+# The ell scrubbers' computations live beside (rskpca.ui.compute.scrubbers); imported last, as they
+# use the functions above.
+from rskpca.ui.compute.scrubbers import (  # noqa: E402
+    SCRUB_ELLS,
+    SCRUB_EMBED_ELLS,
+    SCRUB_GRID,
+    density_scrubber,
+    embedding_scrubber,
+    shadow_scrubber,
+)
