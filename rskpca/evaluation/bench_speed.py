@@ -103,14 +103,11 @@ def fit_rows(X, repeats):
     with one_thread_per_task():  # the precision levers on one thread, the thread lever after them
         rows.append(("shadow screen float64 -> float32", best_time(lambda: _blas_scan(X, eps, "float64"), repeats),
                      best_time(lambda: _blas_scan(X, eps, "float32"), repeats), "same centers and labels; one thread"))
-        screen_one = best_time(lambda: _blas_scan(X, eps), repeats)
         k64 = best_time(lambda: kernel_matrix(C, sigma=SIGMA), repeats)
         rows.append(("m x m kernel: float64 -> W K W in place, float64", k64,
                      best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA), repeats), "one thread"))
         wkw_one = best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA, dtype=np.float32), repeats)
         rows.append(("m x m kernel: float64 -> W K W in place, float32", k64, wkw_one, "one thread"))
-    rows.append(("shadow screen: one thread -> all threads", screen_one, best_time(lambda: _blas_scan(X, eps), repeats),
-                 "rows of a block on threads"))
     rows.append(("W K W float32: one thread -> all threads", wkw_one,
                  best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA, dtype=np.float32), repeats),
                  "row blocks on threads"))
