@@ -9,7 +9,7 @@ import pytest
 
 from rskpca.core import _threads
 from rskpca.core.eigen import _CenteredWeighted
-from rskpca.core.kernels import kernel_matvec, weighted_kernel_matrix
+from rskpca.core.kernels import kernel_matrix, kernel_matvec, weighted_kernel_matrix
 
 
 @pytest.fixture
@@ -54,6 +54,18 @@ def test_weighted_kernel_matrix_same_bits_on_one_or_several_threads(threads, dty
     threads(2)
     two = weighted_kernel_matrix(C, w, sigma=2.0, dtype=dtype)
     np.testing.assert_array_equal(one, two)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_kernel_matrix_same_bits_on_one_or_several_threads(threads, kernel):
+    rng = np.random.default_rng(6)
+    X, Y = rng.normal(size=(900, 4)), rng.normal(size=(600, 4))
+    X[5] = Y[7]  # a duplicate pair: the Laplacian's refinement runs in a block
+    threads(1)
+    one_xy, one_xx = kernel_matrix(X, Y, sigma=2.0, kernel=kernel), kernel_matrix(X, sigma=2.0, kernel=kernel)
+    threads(3)
+    np.testing.assert_array_equal(one_xy, kernel_matrix(X, Y, sigma=2.0, kernel=kernel))
+    np.testing.assert_array_equal(one_xx, kernel_matrix(X, sigma=2.0, kernel=kernel))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

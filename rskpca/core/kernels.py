@@ -231,7 +231,8 @@ def kernel_matrix(X, Y=None, *, sigma: float, kernel="gaussian", dtype=np.float6
     # Row blocks small enough to stay in cache while the elementwise passes run:
     # several times faster than whole-matrix passes once the matrix exceeds memory caches.
     step = _row_block(Y.shape[0], CACHE_BLOCK_ELEMENTS)
-    for start in range(0, X.shape[0], step):
+
+    def block(start):
         stop = min(X.shape[0], start + step)
         Kb = K[start:stop]
         squared_distances(X[start:stop], Y, X_sq=X_sq[start:stop], Y_sq=Y_sq, out=Kb)
@@ -241,6 +242,8 @@ def kernel_matrix(X, Y=None, *, sigma: float, kernel="gaussian", dtype=np.float6
             idx = np.arange(start, stop)
             Kb[idx - start, idx] = 0.0
         k.from_squared_distances(Kb, sigma, out=Kb)
+
+    map_row_blocks(block, range(0, X.shape[0], step))  # the elementwise passes on every core
     return K
 
 
