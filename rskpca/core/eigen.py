@@ -39,11 +39,12 @@ DENSE_MAX_M = 500
 #: the 2-core development machine under load: m = 234 dense took 0.08 s on 2 threads and
 #: 0.014 s on 1; m = 2607 (pendigits, ell = 4) ARPACK took 0.33 s vs 0.23 s, dense 17.8 s vs 2.1 s.
 SINGLE_THREAD_MAX_M = 20_000
-#: ...except the passes over the whole m x m matrix in :func:`kpca_on_centers` from this
-#: m on: their row blocks go to threads (:func:`~rskpca.core._threads.map_row_blocks`,
-#: which never waits for a thread the machine is too busy to run, unlike a BLAS pool).
-#: pendigits (m = 2949, float32) on the 2-core machine, quiet: one product with 12 vectors
-#: 7.0 ms on one thread, 3.3 ms on two; one with a single vector (ARPACK) 1.6 ms and 1.0 ms.
+#: ...except the block solver's passes over the whole m x m matrix from this m on: their
+#: row blocks go to threads (:func:`~rskpca.core._threads.map_row_blocks`, which never
+#: waits for a thread the machine is too busy to run, unlike a BLAS pool). pendigits
+#: (m = 2949, float32) on the 2-core machine, quiet: one product with 12 vectors 7.0 ms on
+#: one thread, 3.3 ms on two. ARPACK's single-vector products stay whole: split, its solve
+#: took 64 ms against 63 ms.
 PARALLEL_PASS_MIN_M = 1_000
 # Rows of M per threaded block of a pass: a few hundred rows (a few MB) per GEMM keep the
 # per-block overhead small and leave enough blocks to balance two or more threads.
