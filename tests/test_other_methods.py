@@ -391,3 +391,18 @@ def test_reduced_set_construction_without_the_mean(blobs, exact):
     est = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=25, include_mean=False).fit(blobs)
     assert est.mean_coef_ is None and est.residuals_.shape[1] == 2
     assert _error(exact, est, blobs) < 0.01
+
+
+@pytest.mark.parametrize("cls", ["NystromKPCA", "DensityWeightedNystromKPCA"])
+def test_nystrom_landmark_problem_on_the_fast_path_matches_the_dense_one(cls):
+    # "auto" solves the landmarks' m x m problem as RSKPCA solves its centers' (float32 with its
+    # certificate above DENSE_MAX_M): the embedding equals the dense float64 one within it.
+    import rskpca.decomposition as dec
+    rng = np.random.default_rng(7)
+    X = np.concatenate([rng.normal(c, 1.0, size=(400, 4)) for c in (0.0, 4.0)])
+    kwargs = dict(n_components=2, sigma=3.0, m=600, random_state=0)
+    fast = getattr(dec, cls)(**kwargs).fit(X)
+    dense = getattr(dec, cls)(eigen_solver="dense", **kwargs).fit(X)
+    assert fast.m_ > 500 and fast.eigen_solver_ != "dense"
+    np.testing.assert_allclose(fast.eigenvalues_, dense.eigenvalues_, rtol=1e-4)
+    assert alignment_error(dense.transform(X), fast.transform(X)) < 1e-3

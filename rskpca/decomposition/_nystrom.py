@@ -20,7 +20,7 @@ from rskpca.decomposition._base import (
     _KPCAMixin,
     _m_from_shadow,
 )
-from rskpca.core.eigen import weighted_kpca, zero_safe_inverse
+from rskpca.core.eigen import kpca_on_centers, zero_safe_inverse
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
 from rskpca.core.rsde import kmeans_rsde
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
@@ -64,9 +64,10 @@ class _NystromBase(_PreimageMixin, _KPCAMixin):
         self.m_ = int(Z.shape[0])
         _check_n_components(self, Z.shape[0], "landmarks")
         _check_kernel_budget(Z.shape[0])
-        KZ = kernel_matrix(Z, sigma=self.sigma_, kernel=self.kernel)
-        eig = weighted_kpca(KZ, s, self.n_components, center=self.center, overwrite=True,
-                            eigen_solver=self.eigen_solver, random_state=rng)
+        # The landmarks' weighted m x m problem is RSKPCA's: its fast paths (float32 kernel
+        # matrix with an accuracy certificate, block solver) apply as they are.
+        eig = kpca_on_centers(Z, s, self.n_components, sigma=self.sigma_, kernel=self.kernel, center=self.center,
+                              eigen_solver=self.eigen_solver, random_state=rng)
         p = s / s.sum()
         KXZ = kernel_matrix(X64, Z, sigma=self.sigma_, kernel=self.kernel)
         if self.center:
@@ -140,6 +141,8 @@ class NystromKPCA(_NystromBase):
     ell : float, default=4.0
     center : bool, default=True
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        The landmarks' m x m problem is solved as :class:`ReducedSetKPCA` solves its
+        centers' ("auto": a float32 matrix kept only with its accuracy certificate).
     random_state : int, RandomState instance or None, default=None
     fit_inverse_transform : bool, default=False
         Learn ``inverse_transform`` by kernel ridge on the m landmarks, each
@@ -218,6 +221,8 @@ class DensityWeightedNystromKPCA(_NystromBase):
     ell : float, default=4.0
     center : bool, default=True
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        The landmarks' m x m problem is solved as :class:`ReducedSetKPCA` solves its
+        centers' ("auto": a float32 matrix kept only with its accuracy certificate).
     random_state : int, RandomState instance or None, default=None
     fit_inverse_transform : bool, default=False
         Learn ``inverse_transform`` by kernel ridge on the m landmarks, each
