@@ -297,14 +297,17 @@ def test_bad_input_gets_clear_errors():
 # --------------------------------------------------------------------------- property tests
 
 
-def _assert_chain(b: BoundValue):
-    """measured <= a-posteriori <= a-priori, compared in the squared domain (see TOL_SQ)."""
+def _assert_chain(b: BoundValue, rounding_sq: float = 0.0):
+    """measured <= a-posteriori <= a-priori, compared in the squared domain (see TOL_SQ).
+
+    ``rounding_sq``: the squared measured value's own floating-point error where it is larger (5.4).
+    """
     assert np.isfinite(b.measured), b
     if b.theorem == "5.2":  # already a sum of squares: compare directly
         assert b.measured <= b.a_posteriori + 1e-12, b
         assert b.a_posteriori <= b.a_priori + 1e-12, b
         return
-    assert b.measured**2 <= b.a_posteriori**2 + TOL_SQ, b
+    assert b.measured**2 <= b.a_posteriori**2 + TOL_SQ + rounding_sq, b
     if np.isfinite(b.a_priori):
         assert b.a_posteriori <= b.a_priori * (1 + 1e-12) + 1e-15, b
 
@@ -352,10 +355,24 @@ def _check_all(X, sigma, ell, kernel, D):
         assert res[key].applies
         _assert_chain(res[key])
     if res["5.4"].applies:
-        _assert_chain(res["5.4"])
+        _assert_chain(res["5.4"], rounding_sq=_projector_rounding_sq(X, s, D))
     else:
         assert np.isnan(res["5.4"].a_posteriori) and res["5.4"].note.startswith("Does not apply")
     return res
+
+
+def _projector_rounding_sq(X, s, D):
+    """Floating-point error of a measured ``||P^D(K_n) - P^D(K-bar_n)||_HS^2``.
+
+    It is measured as ``r + r_bar - 2 ||M||_F^2``, M the overlaps of the eigenbases scaled by
+    ``1 / sqrt(lambda_k)``: each of its D^2 terms carries ~u lambda_1 / lambda_D relative error,
+    and at P = P-bar the difference cancels to that error. Found by hypothesis: three distinct
+    values, D = 3, an exact quantization (bound 0), lambda_3 / lambda_1 = 1.9e-4: measured
+    1.4e-6, i.e. 2e-12 in the squared domain.
+    """
+    lam = np.sort(np.linalg.eigvalsh(kernel_matrix(X, sigma=s.sigma, kernel=s.kernel) / X.shape[0]))[::-1]
+    lam_d = lam[min(D, lam.size) - 1]
+    return 16 * D * D * np.finfo(float).eps * lam[0] / max(lam_d, np.finfo(float).tiny)
 
 
 _settings = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
