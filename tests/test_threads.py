@@ -45,14 +45,14 @@ def test_nested_map_row_blocks_runs_in_place_instead_of_deadlocking(threads):
     assert out.tolist() == [[i * 10 + j for j in range(4)] for i in range(4)]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_weighted_kernel_matrix_same_bits_on_one_or_several_threads(threads, dtype):
+@pytest.mark.parametrize("kernel,dtype", [("gaussian", np.float32), ("gaussian", np.float64), ("laplacian", np.float64)])
+def test_weighted_kernel_matrix_same_bits_on_one_or_several_threads(threads, kernel, dtype):
     rng = np.random.default_rng(0)
     C, w = rng.normal(size=(700, 5)), rng.integers(1, 9, 700).astype(float)  # 2 row blocks of 374
     threads(1)
-    one = weighted_kernel_matrix(C, w, sigma=2.0, dtype=dtype)
+    one = weighted_kernel_matrix(C, w, sigma=2.0, kernel=kernel, dtype=dtype)
     threads(2)
-    two = weighted_kernel_matrix(C, w, sigma=2.0, dtype=dtype)
+    two = weighted_kernel_matrix(C, w, sigma=2.0, kernel=kernel, dtype=dtype)
     np.testing.assert_array_equal(one, two)
 
 
