@@ -177,8 +177,8 @@ def test_partial_solver_equals_dense(monkeypatch):
 # ---- levers of issue 13: each new path against the existing exact one -------------------
 
 from rskpca.core.eigen import kpca_on_centers  # noqa: E402
-from rskpca.core.kernels import (  # noqa: E402
-    float32_relative_error, kernel_matvec, weighted_kernel_matrix)
+from rskpca.core.kernels import float32_relative_error, kernel_matvec  # noqa: E402
+from rskpca.core.weighted_kernel import weighted_kernel_matrix  # noqa: E402
 from rskpca.core.metrics import alignment_error  # noqa: E402
 from rskpca.core._shadow_screen import _blas_scan  # noqa: E402
 from rskpca.decomposition._iterative import IterativeKPCA, kernel_operator  # noqa: E402

@@ -9,7 +9,8 @@ import pytest
 
 from rskpca.core import _threads
 from rskpca.core.eigen import _CenteredWeighted
-from rskpca.core.kernels import kernel_matrix, kernel_matvec, weighted_kernel_matrix
+from rskpca.core.kernels import kernel_matrix, kernel_matvec
+from rskpca.core.weighted_kernel import weighted_kernel_matrix
 
 
 @pytest.fixture
@@ -128,3 +129,30 @@ def test_parallel_passes_equal_one_product(threads, dtype):
     tol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(split.matmat(V), one.matmat(V), rtol=tol, atol=tol * np.abs(M).max())
     np.testing.assert_allclose(split.matvec(V[:, 0]), one.matvec(V[:, 0]), rtol=tol, atol=tol * np.abs(M).max())
+
+
+def test_shadow_screen_parts_on_threads_give_the_one_thread_result(threads, monkeypatch):
+    # blocks above 2 x 512 rows are screened in parts, shared with a helper thread (which
+    # takes a part only if it starts in time: the split itself is what is checked)
+    from rskpca.core import _shadow_screen
+    from rskpca.core.shadow import shadow_centers
+    X = np.random.default_rng(8).normal(size=(30_000, 6))
+    threads(1)
+    one = shadow_centers(X, sigma=3.0, ell=1.5, algorithm="blas")
+    blocks, parts = [], []
+    real_block, real_part = _shadow_screen._earliest_center_on_threads, _shadow_screen._earliest_center
+
+    def spy_block(Pa, X_, block, *rest):
+        blocks.append(block.size)
+        return real_block(Pa, X_, block, *rest)
+
+    def spy_part(Pa, X_, block, *rest):
+        parts.append(block.size)
+        return real_part(Pa, X_, block, *rest)
+    monkeypatch.setattr(_shadow_screen, "_earliest_center_on_threads", spy_block)
+    monkeypatch.setattr(_shadow_screen, "_earliest_center", spy_part)
+    threads(2)
+    two = shadow_centers(X, sigma=3.0, ell=1.5, algorithm="blas")
+    assert len(parts) > len(blocks) and sum(parts) == sum(blocks)
+    np.testing.assert_array_equal(one.labels, two.labels)
+    np.testing.assert_array_equal(one.center_indices, two.center_indices)

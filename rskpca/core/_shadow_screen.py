@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rskpca.core._threads import all_threads, map_row_blocks
 from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS
 
 #: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
@@ -30,6 +31,9 @@ _FIRST_CHUNK = 64
 _MAX_FREE = 1024
 # Vectorised propagation rounds before the in-order Python loop takes over.
 _PROPAGATION_ROUNDS = 6
+# A block screened against the existing centers is split between threads from this many
+# rows per thread (below, the threads' hand-off costs more than the screen).
+_MIN_THREAD_ROWS = 512
 
 
 def exact_squared_distances(x: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -191,6 +195,26 @@ def _earliest_center(Pa, X, block, store, margin, exact_eps2, center_rows) -> np
     return covered_by
 
 
+def _earliest_center_on_threads(Pa, X, block, store, margin, exact_eps2) -> np.ndarray:
+    """:func:`_earliest_center` on row parts of ``block`` shared between threads.
+
+    The rows of a block are independent once the centers are fixed (the store only grows
+    after the block is screened), so the parts run side by side and give the same result.
+    """
+    parts = min(all_threads(), block.size // _MIN_THREAD_ROWS)
+    if parts <= 1:
+        return _earliest_center(Pa, X, block, store, margin, exact_eps2, X)
+    covered_by = np.empty(block.size, dtype=np.intp)
+    step = -(-block.size // parts)
+
+    def part(start):
+        rows = slice(start, start + step)
+        covered_by[rows] = _earliest_center(Pa, X, block[rows], store, margin, exact_eps2, X)
+
+    map_row_blocks(part, range(0, block.size, step))
+    return covered_by
+
+
 def _screen_margin(sq_max: float, eps2: float, d: int) -> float:
     """Absolute margin of the screen on rows whose squared norms are at most ``sq_max``."""
     rel = max(SCREEN_REL_MARGIN, 8.0 * (d + 4) * 2.0**-53)
@@ -329,7 +353,7 @@ def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_rule=
 
         # 1. Earliest existing center within eps, for every point in the block.
         if store.m:
-            covered_by = _earliest_center(Pa, X, block, store, margin, exact_eps2, X)
+            covered_by = _earliest_center_on_threads(Pa, X, block, store, margin, exact_eps2)
         free = np.flatnonzero(covered_by < 0)
         free_fraction = max(free.size / (stop - start), 1e-3)
         if free.size > _MAX_FREE:

@@ -20,8 +20,8 @@ from scipy.linalg import eigh, qr
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
 
 from rskpca.core._threads import blas_threads, map_row_blocks
-from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, float32_relative_error, get_kernel, kernel_matrix,
-                                 weighted_kernel_matrix)
+from rskpca.core.kernels import CACHE_BLOCK_ELEMENTS, float32_relative_error, get_kernel, kernel_matrix
+from rskpca.core.weighted_kernel import SymmetricBlocks, weighted_kernel_blocks, weighted_kernel_matrix
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
            "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "PARALLEL_PASS_MIN_M",
@@ -208,7 +208,8 @@ class _CenteredWeighted(LinearOperator):
     With ``a = M s / n`` and ``g = s^T a / n`` (``s = sqrt(w)``) this is
     ``M - a s^T - s a^T + g s s^T``: a rank-two correction of the matrix built once,
     instead of a centering pass over m^2 entries. ``M`` may be float32; products are
-    taken in its precision and returned in float64.
+    taken in its precision and returned in float64. ``M`` may be an ndarray or
+    :class:`~rskpca.core.weighted_kernel.SymmetricBlocks` (its lower half).
     """
 
     def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool, parallel: bool = False, M_sw=None):
@@ -221,6 +222,8 @@ class _CenteredWeighted(LinearOperator):
 
     def _raw(self, V):
         V = V.astype(self.M.dtype, copy=False)
+        if isinstance(self.M, SymmetricBlocks):
+            return np.asarray(self.M.matmat(V), dtype=np.float64)
         if not self.parallel or V.ndim == 1 or V.shape[1] == 1:
             # one vector (ARPACK): a memory-bound GEMV that row blocks on threads made slower
             return np.asarray(self.M @ V, dtype=np.float64)
@@ -251,7 +254,8 @@ class _CenteredWeighted(LinearOperator):
         """
         E = np.zeros((self.shape[0], len(cols)))
         E[cols, np.arange(len(cols))] = 1.0
-        return self._correct(np.asarray(self.M[cols].T, dtype=np.float64), E)
+        rows = self.M.rows(cols) if isinstance(self.M, SymmetricBlocks) else self.M[cols]
+        return self._correct(np.asarray(rows.T, dtype=np.float64), E)
 
     def _matvec(self, v):
         return self._matmat(v.reshape(-1, 1)).ravel()
@@ -284,9 +288,11 @@ def _block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12):
     ``max_steps`` or as soon as ``hopeless(theta, residuals)`` says more steps cannot help.
     """
     m = op.shape[0]
-    b = min(m, max(2 * k, 8))
+    b = min(m, block_width(k))
     width = min(m, b * (max_steps + 1))
-    B, AB = np.zeros((m, width)), np.empty((m, width))  # the basis and op applied to it
+    # The basis and op applied to it, column-major: the columns a solve never reaches (most
+    # of them) are never touched, so their pages are never faulted in (1.5 ms on pendigits).
+    B, AB = np.zeros((m, width), order="F"), np.empty((m, width), order="F")
     cols = np.sort(rng.choice(m, size=b, replace=False))
     B[cols, np.arange(b)] = 1.0
     AB[:, :b] = op.columns(cols)
@@ -314,6 +320,16 @@ def _block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12):
         _extend(B, AB, op, filled, b)
         filled += b
     return theta, V, False
+
+
+def block_width(k: int) -> int:
+    """Columns per Krylov block for k wanted pairs: at least 2k, rounded up to a multiple of 8.
+
+    OpenBLAS's float32 GEMM kernels work in column panels of 8: a pass over pendigits' M
+    (m = 2949) took 2.9 ms with 16 columns against 3.4 ms with 12, and the wider block
+    also needs fewer passes (``python -m rskpca.evaluation.bench_speed``, kernel + eigen rows).
+    """
+    return 8 * -(-max(2 * k, 8) // 8)
 
 
 def _extend(B, AB, op, filled, b):
@@ -360,7 +376,10 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     r = int(n_components)
     total, sw = float(w.sum()), np.sqrt(w)
     with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None):
-        M, M_sw = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=dtype, times=sw)
+        # The block solver's products stream the whole matrix: its lower half serves them
+        # with half the traffic and half the build. ARPACK's one-vector products stay dense.
+        build = weighted_kernel_blocks if solver == "block" else weighted_kernel_matrix
+        M, M_sw = build(C, w, sigma=sigma, kernel=kernel, dtype=dtype, times=sw)
         op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
         delta = float32_relative_error(C, sigma, w) if dtype == np.float32 else 0.0
         # ||W E W||_2 <= delta ||W K W||_2 (E is entrywise below delta K, K >= 0), and by

@@ -31,7 +31,6 @@ __all__ = [
     "get_kernel",
     "squared_distances",
     "kernel_matrix",
-    "weighted_kernel_matrix",
     "kernel_matvec",
     "kernel_row_means",
     "median_heuristic",
@@ -249,94 +248,14 @@ def kernel_matrix(X, Y=None, *, sigma: float, kernel="gaussian", dtype=np.float6
     return K
 
 
-def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.float64, times=None):
-    """``W K W`` with ``W = diag(sqrt(w))``, built once, in place, row block by row block.
-
-    With a vector ``times``, returns ``(W K W, W K W @ times)``, the product taken block
-    by block while each block is in cache: one pass over the matrix saved (the eigensolver's
-    centering needs ``W K W sqrt(w)``; 2.7 ms of pendigits' 45 ms solve).
-
-    The weights go into the exponent, ``sqrt(w_i w_j) k(c_i, c_j) = exp(log sqrt(w_i) +
-    log sqrt(w_j) - ||c_i - c_j||^p / sigma^p)``, so each block takes one GEMM and a few
-    cache-resident elementwise passes; no m x m temporary for the weighting. The centers
-    are shifted to their mean first (the kernel is translation invariant): smaller norms,
-    smaller cancellation error in ``||x||^2 + ||y||^2 - 2 x.y``.
-
-    ``dtype=np.float32`` halves the memory traffic. Its error, relative to each entry, is
-    about ``delta = (4 + 2 * (d + 2) * max ||c||^2 / sigma^2) * 2^-24`` (distance rounding
-    times the exponent's slope, plus the exp itself), and since ``K`` is entrywise positive,
-    ``||W E W||_2 <= delta * ||W K W||_2`` (see :func:`float32_relative_error`). Only the
-    Gaussian is offered in float32: the Laplacian takes ``sqrt(d^2)``, which turns the
-    rounding of a near-duplicate pair's ``d^2`` (2^-24 ||c||^2) into an error of
-    ``2^-12 ||c|| / sigma`` in k, far above ``delta``.
-
-    >>> import numpy as np
-    >>> C = np.array([[0.0], [1.0]]); w = np.array([4.0, 1.0])
-    >>> np.round(weighted_kernel_matrix(C, w, sigma=1.0), 4).tolist()
-    [[4.0, 0.7358], [0.7358, 1.0]]
-    """
-    k = get_kernel(kernel)
-    if dtype == np.float32 and k.p != 2:
-        raise ValueError("float32 weighted kernels are only offered for the Gaussian kernel; "
-                         "use dtype=np.float64 for the Laplacian.")
-    C = np.asarray(C, dtype=np.float64)
-    C = (C - C.mean(axis=0)).astype(dtype)
-    w = np.asarray(w, dtype=np.float64)
-    with np.errstate(divide="ignore"):  # w = 0 gives log 0 = -inf and exactly 0 entries
-        half_log_w = 0.5 * np.log(w)
-    sq = np.einsum("ij,ij->i", C, C)
-    m = C.shape[0]
-    K = np.empty((m, m), dtype=dtype)
-    step = _row_block(m, 262_144)
-    diagonal = (w * k.kappa).astype(dtype)  # exact: k(c, c) = kappa
-    if times is not None:
-        times_d = np.asarray(times, dtype=dtype)
-        product = np.empty(m, dtype=dtype)
-    if k.p == 2:
-        # exponent = (2 c_i.c_j - |c_i|^2 - |c_j|^2) / sigma^2 + log sqrt(w_i) + log sqrt(w_j)
-        u = (half_log_w - sq / sigma**2).astype(dtype)
-        cap = half_log_w.astype(dtype)
-        two_over_s2 = dtype(2.0 / sigma**2)
-
-        def fill(Kb, rows):
-            np.matmul(C[rows], C.T, out=Kb)
-            Kb *= two_over_s2
-            Kb += u[rows, None]
-            Kb += u[None, :]
-            # a rounded d^2 below 0 would give an entry above sqrt(w_i w_j): cap it
-            np.minimum(Kb, cap[rows, None] + cap[None, :], out=Kb)
-            np.exp(Kb, out=Kb)
-    else:
-        sw = np.sqrt(w)
-
-        def fill(Kb, rows):
-            squared_distances(C[rows], C, X_sq=sq[rows], Y_sq=sq, out=Kb)
-            refine_near_pairs(Kb, C[rows], C, sq[rows], sq)
-            k.from_squared_distances(Kb, sigma, out=Kb)
-            Kb *= sw[rows, None]
-            Kb *= sw[None, :]
-
-    def block(start):
-        rows = slice(start, min(m, start + step))
-        Kb = K[rows]
-        fill(Kb, rows)
-        idx = np.arange(rows.start, rows.stop)
-        Kb[idx - start, idx] = diagonal[idx]
-        if times is not None:
-            np.matmul(Kb, times_d, out=product[rows])
-
-    # numpy's exp and the other passes run on one core: the row blocks go to threads
-    # (pendigits, m = 2949, float32: 21 ms on one, 12 ms on two).
-    map_row_blocks(block, range(0, m, step))
-    return K if times is None else (K, product)
-
-
 def float32_relative_error(C, sigma: float, w=None) -> float:
-    """Entrywise relative error bound of :func:`weighted_kernel_matrix` in float32 (Gaussian).
+    """Entrywise relative error bound of the float32 weighted kernel matrix (Gaussian).
 
-    ``delta = (4 + 2 (d + 2) max ||c - mean||^2 / sigma^2 + 3 max |log w|) u``, ``u = 2^-24``:
-    the GEMM's ``||x||^2 + ||y||^2 - 2 x.y`` is off by at most ``(d + 2) u (||x||^2 + ||y||^2)``
-    (Higham 2002, inner products), which the exponent divides by ``sigma^2``; the exponent
+    Of :func:`rskpca.core.weighted_kernel.weighted_kernel_matrix` and of :func:`kernel_matvec`'s
+    blocks. ``delta = (4 + 2 (d + 3) max ||c - mean||^2 / sigma^2 + 3 max |log w|) u``,
+    ``u = 2^-24``: the GEMM's ``||x||^2 + ||y||^2 - 2 x.y`` is off by at most
+    ``(d + 2) u (||x||^2 + ||y||^2)`` (Higham 2002, inner products), plus one rounding of the
+    operand that carries the factor ``2 / sigma^2``, which the exponent divides by ``sigma^2``; the exponent
     also carries the log-weights ``log sqrt(w_i) + log sqrt(w_j)``, and each of its roundings
     is relative to partial sums that hold them (the ``log w`` term: without it, weights up to
     2e4 on data well inside sigma measured 4.8 times the bound); exp and the final rounding
@@ -347,7 +266,7 @@ def float32_relative_error(C, sigma: float, w=None) -> float:
     top = float(np.einsum("ij,ij->i", Cc, Cc).max(initial=0.0))
     d = C.shape[1]
     log_w = 0.0 if w is None or len(w) == 0 else float(np.max(np.abs(np.log(np.asarray(w, dtype=np.float64)))))
-    return (4.0 + 2.0 * (d + 2) * top / sigma**2 + 3.0 * log_w) * 2.0**-24
+    return (4.0 + 2.0 * (d + 3) * top / sigma**2 + 3.0 * log_w) * 2.0**-24
 
 
 def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,

@@ -34,7 +34,8 @@ from rskpca.core._threads import all_threads, one_thread_per_task
 from rskpca.core.eigen import kpca_on_centers, weighted_kpca
 from rskpca.evaluation import timing
 from rskpca.evaluation.timing import machine_load
-from rskpca.core.kernels import kernel_matrix, kernel_matvec, weighted_kernel_matrix
+from rskpca.core.kernels import kernel_matrix, kernel_matvec
+from rskpca.core.weighted_kernel import weighted_kernel_matrix
 from rskpca.core.metrics import alignment_error
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_screen import _blas_scan
