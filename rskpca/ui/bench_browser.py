@@ -94,6 +94,19 @@ _INIT_SCRIPT = """
 """
 
 
+# Live charts (rskpca.ui.live_chart) still loading plotly.js or not yet drawn: the page is not settled
+# while one is (a first visit draws nothing for a second or more while plotly.js compiles, and the
+# quiet period alone took that for settled).
+_LIVE_CHARTS_LOADING = """[...document.querySelectorAll('iframe')]
+  .filter((f) => (f.src || '').includes('rskpca_live_chart'))
+  .filter((f) => {
+    try {
+      const chart = f.contentDocument && f.contentDocument.getElementById('chart');
+      return !chart || (!chart.dataset.drawn && !chart.textContent);
+    } catch (e) { return false; }
+  }).length"""
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -214,17 +227,18 @@ class _Session:
         # A release starts a run a moment later; allow up to 3 s for it to begin.
         run_deadline = time.monotonic() + (3.0 if expect_run else 0.0)
         while True:
-            events, state, now = page.evaluate(
+            events, state, now, loading = page.evaluate(
                 "(t) => [window.__lat.events.filter(e => e[1] >= t),"
                 " (document.querySelector(\"[data-testid='stApp']\") || {getAttribute: () => ''})"
-                ".getAttribute('data-test-script-state'), performance.now()]", min(since, runs_since))
+                ".getAttribute('data-test-script-state'), performance.now(), " + _LIVE_CHARTS_LOADING + "]",
+                min(since, runs_since))
             runs = sum(1 for kind, _ in events if kind == "state:running")
             events = [e for e in events if e[1] >= since]
             self.redraws = sum(1 for kind, _ in events if kind.startswith("plot"))
             self.redrawn = sorted(kind[5:] for kind, _ in events if kind.startswith("plot"))
             last = max((t for kind, t in events if kind != "release"), default=since)
             started = runs > 0 or time.monotonic() > run_deadline
-            if started and state == "notRunning" and now - last >= QUIET_MS:
+            if started and state == "notRunning" and not loading and now - last >= QUIET_MS:
                 return last, runs
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the page did not settle within {CHANGE_TIMEOUT_S:g} s")
