@@ -415,6 +415,15 @@ _STRIP_POINT = """
 """.replace("PLOT_OF_KEY", PLOT_OF_KEY)
 
 
+_OPENED = """
+(key) => {
+  const frame = document.querySelector('.st-key-' + key + ' iframe');
+  const chart = frame && frame.contentDocument && frame.contentDocument.getElementById('chart');
+  return Boolean(chart && chart.dataset.opened);
+}
+"""
+
+
 def open_view(page, app_server: str, label: str, dataset: str = "two_moons") -> None:
     """Open the app on a bundled sample, then the view whose sidebar label matches ``label``."""
     page.goto(f"{app_server}/?dataset={dataset}")
@@ -430,10 +439,15 @@ def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page)
     chart = chart_frame(page, "shadow_scrubber")
     chart.locator(".slider-grip-rect").wait_for()
     assert_no_exception(page, "scrubber")
+    ell_before = ell_value(page)
+    # It opens at the sidebar's ell (the frame and the slider), not at the grid's first ell.
+    page.wait_for_function(_OPENED, arg="shadow_scrubber")
     before = page.evaluate(_DRAWN, "shadow_scrubber")
     assert before["frames"] == 19, f"the scrubber should ship one frame per ell of the grid: {before}"
+    grid_index = round((float(ell_before) - 1.0) / 0.5)
+    assert before["active"] == grid_index and before["title"].startswith(f"ell = {float(ell_before):g}:"), \
+        f"the scrubber did not open at the sidebar's ell {ell_before}: {before}"
     page.evaluate(_RUN_COUNTER)
-    ell_before = ell_value(page)
 
     # Drag the slider's grip most of the way along its rail, as a person would.
     grip = chart.locator(".slider-grip-rect").bounding_box()

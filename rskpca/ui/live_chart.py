@@ -66,7 +66,8 @@ def _declared():
     return _component
 
 
-def live_chart(fig: go.Figure | dict | str, key: str, *, config: dict, on_select=None, on_click=None) -> None:
+def live_chart(fig: go.Figure | dict | str, key: str, *, config: dict, on_select=None, on_click=None,
+               start: float | None = None) -> None:
     """Draw ``fig`` in a chart that keeps its place across reruns.
 
     Parameters
@@ -85,9 +86,14 @@ def live_chart(fig: go.Figure | dict | str, key: str, *, config: dict, on_select
     on_click : callable or None
         Called with no arguments after a click on a point (the value then holds that one point,
         in the same shape). At most one of ``on_select`` and ``on_click``.
+    start : float or None
+        For a figure with frames named by numbers (a scrubber's ells): each time a new figure
+        is drawn, it opens at the frame whose number is nearest to this (its slider too),
+        instead of the first. A rerun that keeps the figure leaves the frame the user chose.
     """
     if on_select is not None and on_click is not None:
         raise ValueError("pass on_select or on_click, not both: a chart takes box selections or clicks.")
     spec = fig if isinstance(fig, str) else pio.to_json(fig, validate=False)
     _declared()(spec=spec, config=json.dumps(config), selectable=on_select is not None,
-                clickable=on_click is not None, key=key, default=None, on_change=on_select or on_click)
+                clickable=on_click is not None, start=start, key=key, default=None,
+                on_change=on_select or on_click)

@@ -55,14 +55,17 @@ def _use_selected_ell(key: str) -> None:
         st.session_state["ell"] = ell
 
 
-def show_scrubber(spec: str, key: str, what: str) -> None:
-    """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubbers`) with its instructions."""
+def show_scrubber(spec: str, key: str, what: str, ell: float | None = None) -> None:
+    """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubbers`) with its instructions.
+
+    ``ell``: the sidebar's; a new figure opens at the frame of the grid nearest to it.
+    """
     if not spec:
         return
     st.caption(f"**Scrub ell**: drag the slider under the chart to watch {what} change with ell, drawn in "
                "your browser without waiting for the server (Play runs through the grid). Click a point of "
                "the m/n curve to use that ell in the sidebar.")
-    live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key))
+    live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key), start=ell)
     # The downloaded page plays the frames too (plotly.js inlined): built only when clicked.
     st.download_button("Download figure (HTML)", data=lambda: figure_html(pio.from_json(spec, skip_invalid=True)),
                        file_name=f"{slug(key)}.html", mime="text/html", key=f"{key}__html",
