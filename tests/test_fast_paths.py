@@ -303,20 +303,22 @@ def test_failed_residual_check_falls_back_to_exact_arpack(solver, monkeypatch):
 def test_block_solver_that_never_converges_falls_back():
     C, w = _centers()
     rng = np.random.RandomState(0)
-    from rskpca.core.eigen import _block_krylov, _CenteredWeighted
+    from rskpca.core._block_krylov import block_krylov
+    from rskpca.core.eigen import _CenteredWeighted
     op = _CenteredWeighted(weighted_kernel_matrix(C, w, sigma=2.5), np.sqrt(w), True)
-    assert _block_krylov(op, 6, rng, tol_of=lambda theta, resid: False, max_steps=3)[2] is False
+    assert block_krylov(op, 6, rng, tol_of=lambda theta, resid: False, max_steps=3)[2] is False
 
 
 def test_hopeless_block_solve_stops_without_another_pass(monkeypatch):
     # Once the float32 error alone fails the check, more steps are wasted passes: the
     # fallback starts at once, from the Ritz vectors so far.
     C, w = _centers()
-    from rskpca.core.eigen import _block_krylov, _CenteredWeighted
+    from rskpca.core._block_krylov import block_krylov
+    from rskpca.core.eigen import _CenteredWeighted
     op = _CenteredWeighted(weighted_kernel_matrix(C, w, sigma=2.5), np.sqrt(w), True)
     passes = []
     monkeypatch.setattr(op, "_matmat", lambda V: passes.append(V.shape[1]) or op.M @ V)
-    theta, V, ok = _block_krylov(op, 6, np.random.RandomState(0), tol_of=lambda t, r: False,
+    theta, V, ok = block_krylov(op, 6, np.random.RandomState(0), tol_of=lambda t, r: False,
                                  hopeless=lambda t, r: len(passes) == 1)
     assert not ok and len(passes) == 1 and V.shape == (C.shape[0], 6)
 
