@@ -156,3 +156,29 @@ def test_shadow_screen_parts_on_threads_give_the_one_thread_result(threads, monk
     assert len(parts) > len(blocks) and sum(parts) == sum(blocks)
     np.testing.assert_array_equal(one.labels, two.labels)
     np.testing.assert_array_equal(one.center_indices, two.center_indices)
+
+
+def test_one_thread_limits_left_out_of_order_by_two_sessions_restore_the_count():
+    # Two script threads (two browser sessions) enter one-thread sections and leave them in the
+    # other order: the limit holds while either is inside and is lifted after the last (BLAS
+    # thread counts are process-wide; a plain save-and-restore left it at 1 for good).
+    def blas_counts():
+        return [lib.num_threads for lib in _threads._controller.lib_controllers
+                if lib.user_api == "blas"]
+    before = blas_counts()
+    first, second = _threads.blas_threads(1), _threads.blas_threads(1)
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert set(blas_counts()) <= {1}, "lifted while the second session was still inside"
+    second.__exit__(None, None, None)
+    assert blas_counts() == before
+
+
+def test_one_thread_limit_is_released_when_the_section_raises():
+    before = [lib.num_threads for lib in _threads._controller.lib_controllers]
+    with pytest.raises(RuntimeError):
+        with _threads.blas_threads(1):
+            raise RuntimeError("inside")
+    assert [lib.num_threads for lib in _threads._controller.lib_controllers] == before
+    assert _threads._one_holders == 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy  # noqa: F401  (both OpenBLAS builds loaded before the controller looks for them)
 import scipy.linalg  # noqa: F401
@@ -34,14 +34,46 @@ def blas_threads(limits: int | str | None):
     unless the user set ``OPENBLAS_NUM_THREADS`` and the like), also inside an
     enclosing one-thread limit.
 
+    BLAS thread counts are process-wide, and the app runs one script thread per browser
+    session: the one-thread limit is therefore counted (:func:`_one_blas_thread`), so that
+    sections entered and left out of order by different threads neither lift it while one
+    of them is still inside nor leave it on when the last one is gone.
+
     >>> import numpy as np
     >>> with blas_threads(1):
     ...     float(np.ones((2, 2)) @ np.ones(2) @ np.ones(2))
     4.0
     """
+    if limits == 1:
+        return _one_blas_thread()
+    if limits is None:
+        return nullcontext()
     if limits == "all":
         limits = _all_threads
     return _controller.limit(limits=limits, user_api="blas")
+
+
+_one_lock = threading.Lock()
+_one_holders = 0
+_one_limiter = None
+
+
+@contextmanager
+def _one_blas_thread():
+    """One BLAS thread while any caller, on any thread, is inside; the libraries' own count after the last."""
+    global _one_holders, _one_limiter
+    with _one_lock:
+        if _one_holders == 0:
+            _one_limiter = _controller.limit(limits=1, user_api="blas")
+        _one_holders += 1
+    try:
+        yield
+    finally:
+        with _one_lock:
+            _one_holders -= 1
+            if _one_holders == 0:
+                _one_limiter.restore_original_limits()
+                _one_limiter = None
 
 
 def all_threads() -> int:
