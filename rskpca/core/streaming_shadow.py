@@ -55,6 +55,9 @@ def screen_then_residue(X: np.ndarray, centers: np.ndarray, eps: float):
     ([0, 1, 1, 2], [1, 3])
     """
     m = centers.shape[0]
+    if m == 0:  # the first batch: every row is residue (no screen, no copy of X)
+        s = shadow_centers(X, sigma=eps, ell=1.0)
+        return s.labels, s.center_indices
     labels = earliest_center_within(X, centers, eps)
     residue = np.flatnonzero(labels < 0)
     if residue.size == 0:
