@@ -55,17 +55,32 @@ def _use_selected_ell(key: str) -> None:
         st.session_state["ell"] = ell
 
 
+def _opening_ell(key: str, spec: str, ell: float | None) -> float | None:
+    """The sidebar's ell when this figure was first shown here: the same value on every rerun that keeps it.
+
+    The chart's arguments travel as one message, which Streamlit sends again only when it
+    changes: a value following every ell change would resend the whole figure, frames and
+    all (an ell change on two moons sent 347 kB instead of 153 kB).
+    """
+    opened = st.session_state.setdefault("_scrubber_opened_at", {})
+    fingerprint = (len(spec), hash(spec))
+    if key not in opened or opened[key][0] != fingerprint:
+        opened[key] = (fingerprint, ell)
+    return opened[key][1]
+
+
 def show_scrubber(spec: str, key: str, what: str, ell: float | None = None) -> None:
     """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubbers`) with its instructions.
 
-    ``ell``: the sidebar's; a new figure opens at the frame of the grid nearest to it.
+    ``ell``: the sidebar's; a new figure opens at the frame of the grid nearest to it (see
+    :func:`_opening_ell`).
     """
     if not spec:
         return
     st.caption(f"**Scrub ell**: drag the slider under the chart to watch {what} change with ell, drawn in "
                "your browser without waiting for the server (Play runs through the grid). Click a point of "
                "the m/n curve to use that ell in the sidebar.")
-    live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key), start=ell)
+    live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key), start=_opening_ell(key, spec, ell))
     # The downloaded page plays the frames too (plotly.js inlined): built only when clicked.
     st.download_button("Download figure (HTML)", data=lambda: figure_html(pio.from_json(spec, skip_invalid=True)),
                        file_name=f"{slug(key)}.html", mime="text/html", key=f"{key}__html",
