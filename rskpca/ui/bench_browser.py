@@ -226,6 +226,7 @@ class _Session:
         deadline = time.monotonic() + CHANGE_TIMEOUT_S
         # A release starts a run a moment later; allow up to 3 s for it to begin.
         run_deadline = time.monotonic() + (3.0 if expect_run else 0.0)
+        busy_until = since
         while True:
             events, state, now, loading = page.evaluate(
                 "(t) => [window.__lat.events.filter(e => e[1] >= t),"
@@ -238,7 +239,9 @@ class _Session:
             self.redrawn = sorted(kind[5:] for kind, _ in events if kind.startswith("plot"))
             last = max((t for kind, t in events if kind != "release"), default=since)
             started = runs > 0 or time.monotonic() > run_deadline
-            if started and state == "notRunning" and not loading and now - last >= QUIET_MS:
+            if loading:  # quiet is counted from the last moment a live chart was still loading too
+                busy_until = now
+            if started and state == "notRunning" and now - max(last, busy_until) >= QUIET_MS:
                 return last, runs
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the page did not settle within {CHANGE_TIMEOUT_S:g} s")
