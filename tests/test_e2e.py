@@ -447,6 +447,7 @@ def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page)
     grid_index = round((float(ell_before) - 1.0) / 0.5)
     assert before["active"] == grid_index and before["title"].startswith(f"ell = {float(ell_before):g}:"), \
         f"the scrubber did not open at the sidebar's ell {ell_before}: {before}"
+    assert f"m = {before['n']} " in before["title"], f"the drawn centers are not that frame's: {before}"
     page.evaluate(_RUN_COUNTER)
 
     # Drag the slider's grip most of the way along its rail, as a person would.
