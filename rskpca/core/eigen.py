@@ -73,14 +73,14 @@ SUBSPACE_TOL = 1e-3
 #: 0.30 s for float64 ARPACK alone (``python -m rskpca.evaluation.bench_speed``).
 FLOAT32_MAX_COMPONENTS = 16
 #: "auto" solves a float32 problem with the block solver from this m on, ARPACK below it.
-#: ARPACK streams the matrix once per product; the block solver reads it once per block of
-#: 12 products, at about four times a single product's cost on one thread, and its row
-#: blocks go to threads (ARPACK's single products gain nothing from them). While the
-#: float32 matrix fits in the last-level cache (32 MB here: m of about 2,900) the single
-#: products are cheap. pendigits, r = 5, kernel matrix included, 2-core machine: m = 2,436
-#: ARPACK 36-39 ms, block 32-47 ms (quiet, then load 1.3); m = 2,949 63-64 ms, 38-47 ms;
-#: m = 4,819 189 ms, 152 ms. CPU time on one thread: m = 2,949 75 ms, 60 ms.
-BLOCK_MIN_M = 2_900
+#: ARPACK streams the matrix once per product; the block solver reads the lower half of it
+#: (:class:`~rskpca.core.weighted_kernel.SymmetricBlocks`, half built) once per block of 16
+#: products, on threads. Below this m, ARPACK's single products of a cache-resident matrix
+#: are cheaper. pendigits, r = 5, kernel matrix included, median of 15 on the 2-core machine:
+#: m = 1,426 ARPACK 8.2 ms, block 10.8; m = 1,803 (5,000 rows) 11.6, 14.3; m = 2,146 22.8, 18.8;
+#: m = 2,607 (the training file) 41.7, 27.6; it was 2,900 before the half-built matrix
+#: (``python -m rskpca.evaluation.bench_speed``, "arpack -> block" rows: ell = 3 and 3.5).
+BLOCK_MIN_M = 2_000
 # ARPACK's relative Ritz accuracy on a float32 matrix: its products carry ~1e-7 relative
 # rounding, so asking for less than ~1e-6 only adds restarts.
 _ARPACK_FLOAT32_TOL = 1e-6

@@ -133,7 +133,7 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
     eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
         "auto": dense up to m = 500 (or for many components); above it the weighted
         matrix is built once in float32 (Gaussian, below 16 components) and solved by
-        ARPACK, or by block Krylov from m = 2,900 (``BLOCK_MIN_M``), kept only if provably
+        ARPACK, or by block Krylov from m = 2,000 (``BLOCK_MIN_M``), kept only if provably
         within 1e-3 (subspace sine) of the float64 answer, else exact float64 ARPACK
         (``rskpca.core.eigen.kpca_on_centers``).
     random_state : int, RandomState instance or None, default=None

@@ -31,7 +31,7 @@ import sys
 import numpy as np
 
 from rskpca.core._threads import all_threads, one_thread_per_task
-from rskpca.core.eigen import kpca_on_centers, weighted_kpca
+from rskpca.core.eigen import BLOCK_MIN_M, kpca_on_centers, weighted_kpca
 from rskpca.evaluation import timing
 from rskpca.evaluation.timing import machine_load
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
@@ -126,6 +126,15 @@ def fit_rows(X, repeats):
         t1 = best_time(lambda: kpca_on_centers(C, w, r, sigma=SIGMA, eigen_solver=solver), repeats)
         used = kpca_on_centers(C, w, r, sigma=SIGMA, eigen_solver=solver).solver
         rows.append((f"r = 20: float64 arpack -> {solver}", t0, t1, f"ran {used}"))
+    # Where "auto" hands float32 problems from ARPACK to the block solver (BLOCK_MIN_M): m by ell.
+    for ell in (3.0, 3.5):
+        s = shadow_centers(X, sigma=SIGMA, ell=ell)
+        Cs, ws = s.centers, s.weights.astype(float)
+        t_arpack, t_block = (best_time(lambda: kpca_on_centers(Cs, ws, R, sigma=SIGMA, eigen_solver=solver,
+                                                                precision="float32"), repeats)
+                             for solver in ("arpack", "block"))
+        rows.append((f"kernel + eigen float32, m = {s.m}: arpack -> block", t_arpack, t_block,
+                     f"ell = {ell:g}; auto picks block from m = {BLOCK_MIN_M}"))
     return rows
 
 
