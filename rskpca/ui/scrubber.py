@@ -21,6 +21,7 @@ import streamlit as st
 
 from rskpca.plotting import figure_html
 from rskpca.ui.live_chart import live_chart
+from rskpca.ui.keys import SCRUBBER_OPENED_AT
 from rskpca.ui.state import ELL_RANGE
 from rskpca.ui.widgets import PLOTLY_CONFIG, slug
 
@@ -62,7 +63,7 @@ def _opening_ell(key: str, spec: str, ell: float | None) -> float | None:
     changes: a value following every ell change would resend the whole figure, frames and
     all (an ell change on two moons sent 347 kB instead of 153 kB).
     """
-    opened = st.session_state.setdefault("_scrubber_opened_at", {})
+    opened = st.session_state.setdefault(SCRUBBER_OPENED_AT, {})
     fingerprint = (len(spec), hash(spec))
     if key not in opened or opened[key][0] != fingerprint:
         opened[key] = (fingerprint, ell)
