@@ -415,6 +415,15 @@ _STRIP_POINT = """
 """.replace("PLOT_OF_KEY", PLOT_OF_KEY)
 
 
+_SHOWS_ELL = """
+({key, ell}) => {
+  const frame = document.querySelector('.st-key-' + key + ' iframe');
+  const doc = frame && frame.contentDocument;
+  const gd = doc && doc.querySelector('.js-plotly-plot');
+  return Boolean(gd && gd.layout && gd.layout.title && gd.layout.title.text.startsWith('ell = ' + ell + ':'));
+}
+"""
+
 _OPENED = """
 (key) => {
   const frame = document.querySelector('.st-key-' + key + ' iframe');
@@ -471,11 +480,22 @@ def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page)
     assert ell_value(page) == ell_before, "dragging alone should not move the sidebar's ell"
     assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
 
-    # A click on the m/n strip uses that ell: one script run, and the sidebar's ell follows.
-    where = page.evaluate(_STRIP_POINT, {"key": "shadow_scrubber", "index": 6})  # the 7th grid point: ell = 4
+    # A click on the m/n strip uses that ell: one script run, and the sidebar's ell follows. (The strip
+    # is brought into view first: a click below the viewport reaches nothing.)
+    page.locator(".st-key-shadow_scrubber__html").scroll_into_view_if_needed()
+    where = page.evaluate(_STRIP_POINT, {"key": "shadow_scrubber", "index": 10})  # the 11th grid point: ell = 6
+    assert 0 < where["y"] < page.viewport_size["height"], where
     page.mouse.click(where["x"], where["y"])
     wait_for_app_run(page)
-    assert float(ell_value(page)) == pytest.approx(4.0), f"the sidebar's ell is {ell_value(page)}"
+    assert float(ell_value(page)) == pytest.approx(6.0), f"the sidebar's ell is {ell_value(page)}"
+    # ... and the scrubber follows the sidebar's ell in the browser: to the clicked ell, then to a
+    # new ell set with the sidebar's slider (no figure sent again: the frames are already there).
+    page.wait_for_function(_SHOWS_ELL, arg={"key": "shadow_scrubber", "ell": "6"})
+    move_ell(page, -10)  # 6 -> 5
+    wait_for_app_run(page)
+    page.wait_for_function(_SHOWS_ELL, arg={"key": "shadow_scrubber", "ell": "5"})
+    after_move = page.evaluate(_DRAWN, "shadow_scrubber")
+    assert after_move["active"] == 8 and after_move["mark"] == before["mark"], after_move
 
 
 def test_a_sigma_change_redraws_the_scrubber_in_place(app_server, app_page):

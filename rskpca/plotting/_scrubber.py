@@ -61,7 +61,7 @@ def _with_scrubber(fig: go.Figure, ells, retained, frame_data, frame_traces, tit
     retained = np.asarray(retained, dtype=np.float64)
     fig.add_trace(go.Scatter(x=ells, y=retained, mode="lines+markers", name="m/n over ell (click: use this ell)",
                              customdata=ells, marker=dict(size=9, color="#3b5bdb"), line=dict(color="#3b5bdb"),
-                             hovertemplate="ell %{x:g}: m/n %{y:.1%}<br>click to use this ell<extra></extra>"),
+                             hovertemplate="ell %{x:.3~g}: m/n %{y:.1%}<br>click to use this ell<extra></extra>"),
                   row=strip_row, col=1)
     fig.add_trace(go.Scatter(x=[ells[active]], y=[retained[active]], mode="markers", name="this frame",
                              marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="#e03131", width=3)),
@@ -88,7 +88,7 @@ def _with_scrubber(fig: go.Figure, ells, retained, frame_data, frame_traces, tit
                                    dict(label="Pause", method="animate",
                                         args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False),
                                                            transition=dict(duration=0))])])],
-        margin=dict(l=40, r=10, t=60, b=40), showlegend=False,
+        margin=dict(l=40, r=10, t=60, b=40), showlegend=False, height=540,
     )
     fig.update_yaxes(title_text="m / n", tickformat=".0%", row=strip_row, col=1)
     fig.update_xaxes(title_text="ell", row=strip_row, col=1)
@@ -142,7 +142,7 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
     X2 = X2[:, :2]
     frames = _check_frames(frames)
     rows = subsample_rows(n, max_points)
-    fig = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.12)
+    fig = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.2)
     fig.add_trace(go.Scattergl(x=_f32(X2[rows, 0]), y=_f32(X2[rows, 1]), mode="markers", name="points",
                                marker=dict(size=4, color="#adb5bd", opacity=0.6), hoverinfo="skip"), row=1, col=1)
     data, titles, retained = [], [], []
@@ -207,7 +207,7 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
     """
     frames = _check_frames(frames)
     kde = np.asarray(kde, dtype=np.float64)
-    fig = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.12)
+    fig = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.2)
     data = []
     if gx is not None and gy is not None:
         lim = max(float(np.max(np.abs(np.asarray(fr["shde"]) - kde))) for fr in frames) or 1.0
@@ -287,7 +287,7 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     else:
         _, codes = np.unique(np.asarray(y).astype(str), return_inverse=True)
         color = cyclic_color_marker(codes)
-    fig = make_subplots(rows=2, cols=2, row_heights=[0.78, 0.22], vertical_spacing=0.12,
+    fig = make_subplots(rows=2, cols=2, row_heights=[0.78, 0.22], vertical_spacing=0.2,
                         specs=[[{}, {}], [{"colspan": 2}, None]],
                         subplot_titles=("exact KPCA", method_label, ""))
     marker = dict(size=4, opacity=0.7, **color)

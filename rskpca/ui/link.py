@@ -21,8 +21,9 @@ from rskpca.ui import keys as K
 __all__ = ["KERNEL_CONVENTIONS", "UPLOAD_PREFIX", "read_link", "write_link", "link_sigma_for", "data_param"]
 
 KERNEL_CONVENTIONS = {
-    "gaussian": r"k(x,y)=\exp\left(-\|x-y\|^2/\sigma^2\right)",
-    "laplacian": r"k(x,y)=\exp\left(-\|x-y\|/\sigma\right)",
+    # as exponents: the exp(...) form ran 8 px past the sidebar and lost its closing bracket
+    "gaussian": r"k(x,y)=e^{-\|x-y\|^2/\sigma^2}",
+    "laplacian": r"k(x,y)=e^{-\|x-y\|/\sigma}",
 }
 #: ``data=upload:<name>`` names an uploaded file.
 UPLOAD_PREFIX = "upload:"

@@ -27,6 +27,9 @@ from rskpca.ui.widgets import PLOTLY_CONFIG, slug
 
 __all__ = ["show_scrubber", "selected_ell"]
 
+#: The sidebar's ell slider (a key of rskpca.ui.keys.KEYS), which the scrubbers follow in the browser.
+ELL_KEY = "ell"
+
 
 def selected_ell(selection) -> float | None:
     """The ell of the first selected point that carries one in its customdata (None if none does).
@@ -53,7 +56,7 @@ def selected_ell(selection) -> float | None:
 def _use_selected_ell(key: str) -> None:
     ell = selected_ell(st.session_state.get(key))
     if ell is not None:
-        st.session_state["ell"] = ell
+        st.session_state[ELL_KEY] = ell
 
 
 def _opening_ell(key: str, spec: str, ell: float | None) -> float | None:
@@ -74,14 +77,17 @@ def show_scrubber(spec: str, key: str, what: str, ell: float | None = None) -> N
     """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubbers`) with its instructions.
 
     ``ell``: the sidebar's; a new figure opens at the frame of the grid nearest to it (see
-    :func:`_opening_ell`).
+    :func:`_opening_ell`), and the chart then follows the sidebar's slider in the browser
+    (``live_chart(follow=)``): a new ell, from the slider or from a click on the m/n strip,
+    steps the scrubber to it without sending the figure again.
     """
     if not spec:
         return
     st.caption(f"**Scrub ell**: drag the slider under the chart to watch {what} change with ell, drawn in "
                "your browser without waiting for the server (Play runs through the grid). Click a point of "
                "the m/n curve to use that ell in the sidebar.")
-    live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key), start=_opening_ell(key, spec, ell))
+    live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key),
+               start=_opening_ell(key, spec, ell), follow=f".st-key-{ELL_KEY} input[type='range']")
     # The downloaded page plays the frames too (plotly.js inlined): built only when clicked.
     st.download_button("Download figure (HTML)", data=lambda: figure_html(pio.from_json(spec, skip_invalid=True)),
                        file_name=f"{slug(key)}.html", mime="text/html", key=f"{key}__html",
