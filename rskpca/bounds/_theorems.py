@@ -141,17 +141,18 @@ def _projection(S: Sample, D: int) -> BoundValue:
         exact = (f"with the measured ||K_n - K-bar_n||_HS = {hs:.3g} it holds and gives {hs / gap:.3g}"
                  if hs < gap / 2 else f"the measured ||K_n - K-bar_n||_HS = {hs:.3g} is too large as well")
         return result(False, nan, nan,
-                      f"Does not apply: the condition 2 sqrt(kappa) mean e_i = {hs_post:.3g} < delta_D / 2 = "
-                      f"{gap / 2:.3g} fails (Zwald & Blanchard need the perturbation below half the gap; "
-                      f"{exact}); increase ell or lower D.")
+                      f"Does not apply: its condition 2 sqrt(kappa) mean e_i < delta_D / 2 does not hold "
+                      f"({hs_post:.3g} against {gap / 2:.3g}; Zwald & Blanchard need the perturbation below half "
+                      f"the gap; {exact}); increase ell or lower D.")
     why = (f"delta_D = {gap:.4g}. a-posteriori = 2 sqrt(kappa) mean e_i / delta_D (Zwald & Blanchard, Thm 3, "
            f"with ||K_n - K-bar_n||_HS <= 2 sqrt(kappa) mean e_i); with the measured HS norm instead it would be "
            f"{_hs_measured(S) / gap:.4g}.")
     if hs_prior >= gap / 2:
         min_ell = _min_ell_for_projection(S.kernel, gap)
         hint = f" (it holds for ell > {min_ell:.4g})" if np.isfinite(min_ell) else ""
-        why += (f" The a-priori condition 2 sqrt(2 kappa (kappa - phi(1/ell^p))) = {hs_prior:.3g} < "
-                f"delta_D / 2 fails at ell = {S.ell:.4g}{hint}, so only the a-posteriori bound applies.")
+        why += (f" The a-priori condition 2 sqrt(2 kappa (kappa - phi(1/ell^p))) < delta_D / 2 does not hold "
+                f"at ell = {S.ell:.4g} ({hs_prior:.3g} against {gap / 2:.3g}){hint}, so only the a-posteriori "
+                f"bound applies.")
         return result(True, nan, hs_post / gap, why)
     return result(True, hs_prior / gap, hs_post / gap, why)
 
