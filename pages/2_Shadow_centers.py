@@ -41,7 +41,7 @@ over_grid = grid_work_allowed(ds, sigma, kernel, ell, what="The scrubber and the
                               key="shadow_grid_go")
 if over_grid:
     show_scrubber(compute.shadow_scrubber(ds.digest, ds.X, coords, sigma, kernel, titles, projected),
-                  key="shadow_scrubber", what="the shadow centers (circle area grows with the weight)", ell=ell)
+                  key="shadow_scrubber", what="the shadow centers (circle area grows with the weight)")
 
 left, right = st.columns(2)
 with left:

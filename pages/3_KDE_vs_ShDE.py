@@ -53,7 +53,7 @@ def along_line(ds, sigma: float, kernel: str, ell: float) -> None:
 st.subheader("Scrub ell: the ShDE against the KDE at every ell")
 if grid_work_allowed(ds, sigma, kernel, ell, what="The scrubber", key="kde_grid_go"):
     show_scrubber(compute.density_scrubber(ds.digest, ds.X, sigma, kernel, [str(n) for n in ds.feature_names][:2]),
-                  key="kde_scrubber", what="the ShDE's error against the KDE", ell=ell)
+                  key="kde_scrubber", what="the ShDE's error against the KDE")
 
 st.subheader(f"At ell = {ell:g}")
 GRID = 80

@@ -68,7 +68,7 @@ selection.selected_table(ds)
 
 st.subheader("Scrub ell: RSKPCA against exact KPCA at every ell")
 show_scrubber(compute.embedding_scrubber(dig, Xc, exact, sigma, kernel, r, None if ds.y is None else ds.y[rows_idx]),
-              key="emb_scrubber", what="RSKPCA's embedding (aligned to exact KPCA)", ell=ell)
+              key="emb_scrubber", what="RSKPCA's embedding (aligned to exact KPCA)")
 
 left, right = st.columns(2)
 with left:

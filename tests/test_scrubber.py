@@ -76,15 +76,3 @@ def test_selected_ell_reads_the_clicked_point():
     assert selected_ell({"selection": {"points": [{"customdata": 99.0}]}}) is None  # outside the slider
     assert selected_ell(None) is None
 
-
-def test_the_opening_ell_stays_while_the_figure_does(monkeypatch):
-    # The chart's arguments go as one message, resent only when they change: the ell a scrubber
-    # opens at must not follow every ell change (that resent the figure, frames and all, each time).
-    import types
-
-    from rskpca.ui import scrubber
-    monkeypatch.setattr(scrubber, "st", types.SimpleNamespace(session_state={}))
-    assert scrubber._opening_ell("k", "figure A", 4.0) == 4.0
-    assert scrubber._opening_ell("k", "figure A", 5.5) == 4.0  # same figure: the same value
-    assert scrubber._opening_ell("k", "figure B", 5.5) == 5.5  # a new figure (sigma) opens at the new ell
-    assert scrubber._opening_ell("other", "figure A", 2.0) == 2.0  # per chart

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from rskpca.core._threads import map_row_blocks
-from rskpca.core.kernels import CACHE_BLOCK_ELEMENTS, get_kernel, refine_near_pairs, squared_distances
+from rskpca.core.kernels import CACHE_BLOCK_ELEMENTS, _row_block, get_kernel, refine_near_pairs, squared_distances
 
 __all__ = ["weighted_kernel_matrix", "weighted_kernel_blocks", "SymmetricBlocks", "SYMMETRIC_BLOCK_ROWS"]
 
@@ -70,11 +70,6 @@ def _block_filler(C, w, sigma: float, kernel, dtype):
     return fill
 
 
-def _cache_rows(n_cols: int) -> int:
-    # blocks small enough to stay in cache through the elementwise passes
-    return max(1, CACHE_BLOCK_ELEMENTS // max(n_cols, 1))
-
-
 def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.float64, times=None):
     """``W K W`` with ``W = diag(sqrt(w))``, built once, in place, row block by row block.
 
@@ -104,7 +99,7 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
     fill = _block_filler(C, w, sigma, kernel, dtype)
     m = len(w)
     K = np.empty((m, m), dtype=dtype)
-    step = _cache_rows(m)
+    step = _row_block(m, CACHE_BLOCK_ELEMENTS)
     if times is not None:
         times_d = np.asarray(times, dtype=dtype)
         product = np.empty(m, dtype=dtype)
@@ -202,7 +197,7 @@ def weighted_kernel_blocks(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
     fill = _block_filler(C, w, sigma, kernel, dtype)
     m = len(w)
     K = np.empty((m, m), dtype=dtype)
-    step = min(block_rows, _cache_rows(m))
+    step = min(block_rows, _row_block(m, CACHE_BLOCK_ELEMENTS))
     pieces = [(start, min(start + step, panel + block_rows, m), min(m, panel + block_rows))
               for panel in range(0, m, block_rows) for start in range(panel, min(m, panel + block_rows), step)]
     if times is not None:

@@ -67,7 +67,7 @@ def _declared():
 
 
 def live_chart(fig: go.Figure | dict | str, key: str, *, config: dict, on_select=None, on_click=None,
-               start: float | None = None, follow: str | None = None) -> None:
+               follow: str | None = None) -> None:
     """Draw ``fig`` in a chart that keeps its place across reruns.
 
     Parameters
@@ -86,20 +86,16 @@ def live_chart(fig: go.Figure | dict | str, key: str, *, config: dict, on_select
     on_click : callable or None
         Called with no arguments after a click on a point (the value then holds that one point,
         in the same shape). At most one of ``on_select`` and ``on_click``.
-    start : float or None
-        For a figure with frames named by numbers (a scrubber's ells): each time a new figure
-        is drawn, it opens at the frame whose number is nearest to this (its slider too),
-        instead of the first. A rerun that keeps the figure leaves the frame the user chose.
     follow : str or None
-        For such a figure: the CSS selector, in the app's page, of a slider's range input whose
-        value the chart follows in the browser: when it changes, the chart steps
-        to the nearest frame (when in view), without the value travelling in the arguments
-        (which would resend the whole figure). Its value, when found, is also where a new
-        figure opens, before ``start``.
+        For a figure with frames named by numbers (a scrubber's ells): the CSS selector, in the
+        app's page, of a slider's range input. A new figure opens at the frame nearest its value
+        (instead of the first), and the chart follows it in the browser: when it changes, the
+        chart steps to the nearest frame (when in view), without the value travelling in the
+        arguments, which would resend the whole figure.
     """
     if on_select is not None and on_click is not None:
         raise ValueError("pass on_select or on_click, not both: a chart takes box selections or clicks.")
     spec = fig if isinstance(fig, str) else pio.to_json(fig, validate=False)
     _declared()(spec=spec, config=json.dumps(config), selectable=on_select is not None,
-                clickable=on_click is not None, start=start, follow=follow, key=key, default=None,
+                clickable=on_click is not None, follow=follow, key=key, default=None,
                 on_change=on_select or on_click)

@@ -21,7 +21,6 @@ import streamlit as st
 
 from rskpca.plotting import figure_html
 from rskpca.ui.live_chart import live_chart
-from rskpca.ui.keys import SCRUBBER_OPENED_AT
 from rskpca.ui.state import ELL_RANGE
 from rskpca.ui.widgets import PLOTLY_CONFIG, slug
 
@@ -59,27 +58,14 @@ def _use_selected_ell(key: str) -> None:
         st.session_state[ELL_KEY] = ell
 
 
-def _opening_ell(key: str, spec: str, ell: float | None) -> float | None:
-    """The sidebar's ell when this figure was first shown here: the same value on every rerun that keeps it.
-
-    The chart's arguments travel as one message, which Streamlit sends again only when it
-    changes: a value following every ell change would resend the whole figure, frames and
-    all (an ell change on two moons sent 347 kB instead of 153 kB).
-    """
-    opened = st.session_state.setdefault(SCRUBBER_OPENED_AT, {})
-    fingerprint = (len(spec), hash(spec))
-    if key not in opened or opened[key][0] != fingerprint:
-        opened[key] = (fingerprint, ell)
-    return opened[key][1]
-
-
-def show_scrubber(spec: str, key: str, what: str, ell: float | None = None) -> None:
+def show_scrubber(spec: str, key: str, what: str) -> None:
     """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubbers`) with its instructions.
 
-    ``ell``: the sidebar's; a new figure opens at the frame of the grid nearest to it (see
-    :func:`_opening_ell`), and the chart then follows the sidebar's slider in the browser
-    (``live_chart(follow=)``): a new ell, from the slider or from a click on the m/n strip,
-    steps the scrubber to it without sending the figure again.
+    The chart shows the frame nearest the sidebar's ell and follows the sidebar's slider in the
+    browser (``live_chart(follow=)``): a new ell, from the slider or from a click on the m/n
+    strip, steps it to that frame without sending the figure again (a value passed with the
+    chart's arguments would: Streamlit resent the whole scrubber, 347 kB per ell change on
+    two moons instead of 152 kB).
     """
     if not spec:
         return
@@ -87,7 +73,7 @@ def show_scrubber(spec: str, key: str, what: str, ell: float | None = None) -> N
                "your browser without waiting for the server (Play runs through the grid). Click a point of "
                "the m/n curve to use that ell in the sidebar.")
     live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key),
-               start=_opening_ell(key, spec, ell), follow=f".st-key-{ELL_KEY} input[type='range']")
+               follow=f".st-key-{ELL_KEY} input[type='range']")
     # The downloaded page plays the frames too (plotly.js inlined): built only when clicked.
     st.download_button("Download figure (HTML)", data=lambda: figure_html(pio.from_json(spec, skip_invalid=True)),
                        file_name=f"{slug(key)}.html", mime="text/html", key=f"{key}__html",
