@@ -228,6 +228,18 @@ def test_rank_above_m_is_one_message_in_the_sidebars_words():
         assert "n_components" not in errors[0]
 
 
+def test_the_smallest_sigma_the_sidebar_allows_runs_every_page_without_error():
+    # sigma = 1e-9 on two moons: the fused Gaussian overflowed exp and Embeddings and
+    # Speedups raised "SVD did not converge" on the NaN embeddings.
+    at = _app(data="two_moons", sigma=1e-9, ell=4.0, r=2)
+    assert _sigma(at) == pytest.approx(1e-9)
+    for page in ("pages/2_Shadow_centers.py", "pages/3_KDE_vs_ShDE.py", "pages/4_Embeddings.py",
+                 "pages/5_Bounds.py", "pages/6_Speedups.py"):
+        at.switch_page(page).run()
+        _ok(at, page)
+        assert not _errors(at), (page, _errors(at))
+
+
 def test_sweeps_over_ell_on_demand():
     at = _app(dataset="blobs")
     at.switch_page("pages/6_Speedups.py").run()

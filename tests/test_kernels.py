@@ -188,3 +188,41 @@ def test_laplacian_is_accurate_on_near_duplicates():
     v = rng.normal(size=20)
     np.testing.assert_allclose(kernel_matvec(X, Y, v, sigma=2.0, kernel="laplacian", block_elements=100),
                                direct @ v, rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("sigma", [1e-9, 1e-5])
+def test_sigma_tiny_against_the_data_gives_exact_kernels_not_nan(sigma):
+    # The fused Gaussian's exponent carries a rounding error of u ||x||^2 / sigma^2: at
+    # sigma = 1e-9 on two moons it overflowed exp, and the app's Embeddings page raised on
+    # the NaN. Past FUSED_MAX_RELATIVE_ERROR the clipped, near-pair-refined distances are
+    # used (exact to rounding); below it each path stays within its stated bound.
+    from rskpca import NystromKPCA, ReducedSetKPCA
+    from rskpca.core.kernels import FUSED_MAX_RELATIVE_ERROR, gaussian_relative_error, kernel_matvec
+    from rskpca.core.weighted_kernel import weighted_kernel_blocks, weighted_kernel_matrix
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)) + 1.0
+    X[5] = X[3] + [0.1 * sigma, 0.0]  # a near pair: k = exp(-0.01) = 0.990, not 0 or 1
+    w = rng.integers(1, 9, 60).astype(float)
+    sw = np.sqrt(w)
+
+    def rtol(dtype, weights=None, fallbacks=()):
+        # the stated bound of the first fused precision within reach, else exact (distances)
+        for dt in (dtype, *fallbacks):
+            bound = gaussian_relative_error(X, sigma, weights, dtype=dt)
+            if bound <= FUSED_MAX_RELATIVE_ERROR:
+                return bound
+        return 1e-9
+
+    expect = brute_force(X, X, sigma, "gaussian")
+    assert expect[3, 5] == pytest.approx(np.exp(-0.01))
+    np.testing.assert_allclose(kernel_matrix(X, sigma=sigma), expect, rtol=rtol(np.float64), atol=1e-300)
+    V = np.abs(rng.normal(size=(60, 3)))  # positive: the products' relative error is the entries'
+    for dtype in (np.float64, np.float32):
+        np.testing.assert_allclose(kernel_matvec(X, X, V, sigma=sigma, dtype=dtype), expect @ V,
+                                   rtol=rtol(dtype, fallbacks=[np.float64]) + 1e-6 * (dtype == np.float32))
+        got = weighted_kernel_matrix(X, w, sigma=sigma, dtype=dtype)
+        np.testing.assert_allclose(got, sw[:, None] * expect * sw[None, :], rtol=rtol(dtype, w) + 1e-7, atol=1e-30)
+        np.testing.assert_allclose(weighted_kernel_blocks(X, w, sigma=sigma, dtype=dtype).to_dense(), got)
+    for est in (ReducedSetKPCA(sigma=sigma, ell=4, n_components=2), NystromKPCA(sigma=sigma, n_components=2)):
+        assert np.all(np.isfinite(est.fit_transform(X))), type(est).__name__

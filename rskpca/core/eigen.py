@@ -21,7 +21,8 @@ from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator
 
 from rskpca.core._block_krylov import block_krylov
 from rskpca.core._threads import blas_threads, map_row_blocks
-from rskpca.core.kernels import CACHE_BLOCK_ELEMENTS, float32_relative_error, get_kernel, kernel_matrix
+from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, FUSED_MAX_RELATIVE_ERROR, float32_relative_error, get_kernel,
+                                 kernel_matrix)
 from rskpca.core.weighted_kernel import SymmetricBlocks, weighted_kernel_blocks, weighted_kernel_matrix
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
@@ -303,8 +304,11 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     gaussian = get_kernel(kernel).p == 2
     if precision == "float32" and not gaussian:
         raise ValueError("precision='float32' is only offered for the Gaussian kernel; use 'float64'.")
+    delta32 = float32_relative_error(C, sigma, w) if gaussian else np.inf
     dtype = np.float32 if precision == "float32" or (
-        precision == "auto" and gaussian and int(n_components) < FLOAT32_MAX_COMPONENTS) else np.float64
+        precision == "auto" and gaussian and int(n_components) < FLOAT32_MAX_COMPONENTS
+        # (sigma tiny against the centers' spread: float32 could not pass the check below)
+        and delta32 <= FUSED_MAX_RELATIVE_ERROR) else np.float64
     if eigen_solver == "auto" and dtype == np.float32 and m >= BLOCK_MIN_M:
         solver = "block"
     rng = random_state if random_state is not None else np.random.RandomState(0)
@@ -316,7 +320,7 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
         build = weighted_kernel_blocks if solver == "block" else weighted_kernel_matrix
         M, M_sw = build(C, w, sigma=sigma, kernel=kernel, dtype=dtype, times=sw)
         op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
-        delta = float32_relative_error(C, sigma, w) if dtype == np.float32 else 0.0
+        delta = delta32 if dtype == np.float32 else 0.0
         # ||W E W||_2 <= delta ||W K W||_2 (E is entrywise below delta K, K >= 0), and by
         # Collatz-Wielandt ||W K W||_2 <= max_i (M s)_i / s_i for the positive vector s = sqrt(w),
         # which the centering already computed (a = M s / n).

@@ -37,6 +37,8 @@ __all__ = [
     "refine_near_pairs",
     "resolve_sigma",
     "float32_relative_error",
+    "gaussian_relative_error",
+    "FUSED_MAX_RELATIVE_ERROR",
     "DEFAULT_BLOCK_ELEMENTS",
     "CACHE_BLOCK_ELEMENTS",
     "PROJECTION_BLOCK_ELEMENTS",
@@ -54,6 +56,12 @@ CACHE_BLOCK_ELEMENTS = 262_144
 #: digits through its 1,797 rows (Nystrom's projection) 10.2 ms against 19.3 ms (one block of
 #: 4e6, nothing for the threads to share).
 PROJECTION_BLOCK_ELEMENTS = 1_000_000
+#: The fused Gaussian (one GEMM, the norms folded in, no clip) is used while its entrywise
+#: relative error bound stays below this; beyond it (sigma tiny against the data's spread:
+#: the exponent's cancellation error grows as ||x||^2 / sigma^2, and at sigma = 1e-9 on
+#: two moons it overflowed exp into inf and NaN) the kernel is taken from the clipped,
+#: near-pair-refined squared distances, which is exact to rounding at any sigma.
+FUSED_MAX_RELATIVE_ERROR = 2.0**-10
 
 
 @dataclass(frozen=True)
@@ -232,12 +240,15 @@ def kernel_matrix(X, Y=None, *, sigma: float, kernel="gaussian", dtype=np.float6
     # Row blocks small enough to stay in cache while the elementwise passes run:
     # several times faster than whole-matrix passes once the matrix exceeds memory caches.
     step = _row_block(Y.shape[0], CACHE_BLOCK_ELEMENTS)
+    # Near pairs' rounding matters to the Laplacian always, to the Gaussian once sigma is
+    # tiny against the data (then ||x||^2 u / sigma^2 is no longer small).
+    refine = k.p == 1 or gaussian_relative_error(X, sigma, dtype=dtype, others=Y) > FUSED_MAX_RELATIVE_ERROR
 
     def block(start):
         stop = min(X.shape[0], start + step)
         Kb = K[start:stop]
         squared_distances(X[start:stop], Y, X_sq=X_sq[start:stop], Y_sq=Y_sq, out=Kb)
-        if k.p == 1:
+        if refine:
             refine_near_pairs(Kb, X[start:stop], Y, X_sq[start:stop], Y_sq)
         if same:  # exact zeros on the diagonal despite rounding
             idx = np.arange(start, stop)
@@ -248,25 +259,50 @@ def kernel_matrix(X, Y=None, *, sigma: float, kernel="gaussian", dtype=np.float6
     return K
 
 
-def float32_relative_error(C, sigma: float, w=None) -> float:
-    """Entrywise relative error bound of the float32 weighted kernel matrix (Gaussian).
+def gaussian_relative_error(C, sigma: float, w=None, *, dtype=np.float32, others=None) -> float:
+    """Entrywise relative error bound of the fused Gaussian blocks computed in ``dtype``.
 
     Of :func:`rskpca.core.weighted_kernel.weighted_kernel_matrix` and of :func:`kernel_matvec`'s
     blocks. ``delta = (4 + 2 (d + 3) max ||c - mean||^2 / sigma^2 + 3 max |log w|) u``,
-    ``u = 2^-24``: the GEMM's ``||x||^2 + ||y||^2 - 2 x.y`` is off by at most
-    ``(d + 2) u (||x||^2 + ||y||^2)`` (Higham 2002, inner products), plus one rounding of the
-    operand that carries the factor ``2 / sigma^2``, which the exponent divides by ``sigma^2``; the exponent
-    also carries the log-weights ``log sqrt(w_i) + log sqrt(w_j)``, and each of its roundings
-    is relative to partial sums that hold them (the ``log w`` term: without it, weights up to
-    2e4 on data well inside sigma measured 4.8 times the bound); exp and the final rounding
-    add a few ``u``. ``w`` omitted: unit weights.
+    ``u`` the unit roundoff of ``dtype`` (``2^-24`` for float32): the GEMM's
+    ``||x||^2 + ||y||^2 - 2 x.y`` is off by at most ``(d + 2) u (||x||^2 + ||y||^2)``
+    (Higham 2002, inner products), plus one rounding of the operand that carries the factor
+    ``2 / sigma^2``, which the exponent divides by ``sigma^2``; the exponent also carries the
+    log-weights ``log sqrt(w_i) + log sqrt(w_j)``, and each of its roundings is relative to
+    partial sums that hold them (the ``log w`` term: without it, weights up to 2e4 on data
+    well inside sigma measured 4.8 times the bound); exp and the final rounding add a few
+    ``u``. ``w`` omitted: unit weights. ``others``: rows paired with ``C`` (the new points of
+    a projection), measured from ``C``'s mean as well.
     """
     C = np.asarray(C, dtype=np.float64)
-    Cc = C - C.mean(axis=0)
-    top = float(np.einsum("ij,ij->i", Cc, Cc).max(initial=0.0))
+    shift = C.mean(axis=0) if C.shape[0] else np.zeros(C.shape[1])
+    top = float(np.einsum("ij,ij->i", C - shift, C - shift).max(initial=0.0))
+    if others is not None:
+        O = np.asarray(others, dtype=np.float64) - shift
+        top = 0.5 * (top + float(np.einsum("ij,ij->i", O, O).max(initial=0.0)))
     d = C.shape[1]
-    log_w = 0.0 if w is None or len(w) == 0 else float(np.max(np.abs(np.log(np.asarray(w, dtype=np.float64)))))
-    return (4.0 + 2.0 * (d + 3) * top / sigma**2 + 3.0 * log_w) * 2.0**-24
+    w = np.asarray([] if w is None else w, dtype=np.float64)
+    # (a zero weight's entries are exactly 0 in every path: only positive weights count)
+    log_w = float(np.abs(np.log(w[w > 0])).max(initial=0.0))
+    return (4.0 + 2.0 * (d + 3) * top / sigma**2 + 3.0 * log_w) * float(np.finfo(dtype).eps) / 2.0
+
+
+def float32_relative_error(C, sigma: float, w=None) -> float:
+    """:func:`gaussian_relative_error` of float32 blocks (``u = 2^-24``).
+
+    >>> round(float32_relative_error([[0.0], [2.0]], sigma=1.0) * 2**24, 1)
+    12.0
+    """
+    return gaussian_relative_error(C, sigma, w, dtype=np.float32)
+
+
+def _fused_gaussian_dtype(Y, X, sigma: float, dtype):
+    """``dtype``, else float64, if its fused Gaussian blocks of X against Y stay within
+    :data:`FUSED_MAX_RELATIVE_ERROR`; None if neither does (the exact path is needed)."""
+    for dt in dict.fromkeys((np.dtype(dtype), np.dtype(np.float64))):
+        if gaussian_relative_error(Y, sigma, dtype=dt, others=X) <= FUSED_MAX_RELATIVE_ERROR:
+            return dt
+    return None
 
 
 def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
@@ -290,15 +326,20 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
     V2 = V[:, None] if vec else V
     out = np.empty((X.shape[0], V2.shape[1]))
     step = _row_block(Y.shape[0], block_elements)
-    if k.p == 2:
+    if k.p != 2 and dtype != np.float64:
+        raise ValueError("float32 kernel blocks are only offered for the Gaussian kernel.")
+    power = 2.0 if squared else 1.0
+    fused = _fused_gaussian_dtype(Y, X, sigma / np.sqrt(power), dtype) if k.p == 2 else None
+    if fused is not None:
+        dtype = fused
         # Gaussian, fused: exp(power * (2 x.y - |y|^2 - |x|^2) / sigma^2) with the |y|^2 term
         # folded into the GEMM (one extra column) and |x|^2 added in the same pass as the
         # scaling: one GEMM, one add and one exp per block instead of six elementwise
         # passes. Coordinates are shifted to Y's mean (the kernel is translation
         # invariant) to keep the cancellation error small.
         # (No clip at 0: a rounded exponent just above 0 gives k = 1 + O(rounding), which
-        # is the error of the clipped value too.)
-        power = 2.0 if squared else 1.0
+        # is the error of the clipped value too; where the rounding could be larger,
+        # _fused_gaussian_dtype sends the blocks down the exact path below.)
         shift = Y.mean(axis=0) if Y.shape[0] else np.zeros(Y.shape[1])
         Ys = Y - shift
         scale = power / sigma**2
@@ -320,15 +361,15 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
         # The exp is as long as the GEMM and numpy runs it on one core: blocks go to threads.
         map_row_blocks(block, range(0, X.shape[0], step))
         return out[:, 0] if vec else out
-    if dtype != np.float64:
-        raise ValueError("float32 kernel blocks are only offered for the Gaussian kernel.")
+    # The Laplacian, and the Gaussian where sigma is tiny against the data: distances
+    # clipped at 0 and near pairs recomputed from their differences, so every value is in
+    # [0, 1] and within rounding of exact at any sigma.
     Y_sq = np.einsum("ij,ij->i", Y, Y)
     for start in range(0, X.shape[0], step):
         Xb = X[start:start + step]
         Xb_sq = np.einsum("ij,ij->i", Xb, Xb)
         Kb = squared_distances(Xb, Y, X_sq=Xb_sq, Y_sq=Y_sq)
-        if k.p == 1:
-            refine_near_pairs(Kb, Xb, Y, Xb_sq, Y_sq)
+        refine_near_pairs(Kb, Xb, Y, Xb_sq, Y_sq)
         k.from_squared_distances(Kb, sigma, out=Kb)
         if squared:
             Kb *= Kb

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from rskpca.core._threads import map_row_blocks
-from rskpca.core.kernels import CACHE_BLOCK_ELEMENTS, _row_block, get_kernel, refine_near_pairs, squared_distances
+from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, FUSED_MAX_RELATIVE_ERROR, _row_block, gaussian_relative_error,
+                                 get_kernel, refine_near_pairs, squared_distances)
 
 __all__ = ["weighted_kernel_matrix", "weighted_kernel_blocks", "SymmetricBlocks", "SYMMETRIC_BLOCK_ROWS"]
 
@@ -32,14 +33,15 @@ def _block_filler(C, w, sigma: float, kernel, dtype):
     if dtype == np.float32 and k.p != 2:
         raise ValueError("float32 weighted kernels are only offered for the Gaussian kernel; "
                          "use dtype=np.float64 for the Laplacian.")
-    C = np.asarray(C, dtype=np.float64)
-    C = (C - C.mean(axis=0)).astype(dtype)
+    C64 = np.asarray(C, dtype=np.float64)
+    C64 = C64 - C64.mean(axis=0)
+    C = C64.astype(dtype)
     w = np.asarray(w, dtype=np.float64)
     with np.errstate(divide="ignore"):  # w = 0 gives log 0 = -inf and exactly 0 entries
         half_log_w = 0.5 * np.log(w)
     sq = np.einsum("ij,ij->i", C, C)
     diagonal = (w * k.kappa).astype(dtype)  # exact: k(c, c) = kappa
-    if k.p == 2:
+    if k.p == 2 and gaussian_relative_error(C64, sigma, w, dtype=dtype) <= FUSED_MAX_RELATIVE_ERROR:
         # exponent = (2 / sigma^2) c_i.c_j + u_i + u_j, u = log sqrt(w) - |c|^2 / sigma^2: the
         # scale rides on one GEMM operand (one rounding of it, in float32_relative_error's
         # d + 3), so a block takes one GEMM, two adds and the exp. A rounded exponent just
@@ -53,14 +55,20 @@ def _block_filler(C, w, sigma: float, kernel, dtype):
             Kb += u[None, :stop]
             np.exp(Kb, out=Kb)
     else:
-        sw = np.sqrt(w)
+        # the Laplacian, and the Gaussian with sigma tiny against the centers' spread
+        # (the fused exponent's rounding would no longer be small): exact at any sigma
+        # (in float64 whatever the storage: float32 coordinates would merge near pairs)
+        sw, sq64 = np.sqrt(w), np.einsum("ij,ij->i", C64, C64)
 
         def values(Kb, rows, stop):
-            squared_distances(C[rows], C[:stop], X_sq=sq[rows], Y_sq=sq[:stop], out=Kb)
-            refine_near_pairs(Kb, C[rows], C[:stop], sq[rows], sq[:stop])
-            k.from_squared_distances(Kb, sigma, out=Kb)
-            Kb *= sw[rows, None]
-            Kb *= sw[None, :stop]
+            D = squared_distances(C64[rows], C64[:stop], X_sq=sq64[rows], Y_sq=sq64[:stop],
+                                  out=Kb if Kb.dtype == np.float64 else None)
+            refine_near_pairs(D, C64[rows], C64[:stop], sq64[rows], sq64[:stop])
+            k.from_squared_distances(D, sigma, out=D)
+            D *= sw[rows, None]
+            D *= sw[None, :stop]
+            if D is not Kb:
+                Kb[...] = D
 
     def fill(Kb, rows, stop):
         values(Kb, rows, stop)
