@@ -23,13 +23,15 @@ if r < 2:
     show_error("The embedding plot needs at least 2 components: raise the rank r in the sidebar.")
     st.stop()
 
-exact = compute.exact_reference(dig, Xc, sigma, kernel, r)  # one solver: times are the Speedups page's
+# One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
+# they are the Speedups page's.
+exact = compute.exact_embedding(dig, Xc, sigma, kernel, r)
 names = without_slow_methods(chosen, shadow.m)
 measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "
     "on a few thousand rows, so on demand)", key="gram_error")
 fitted, failures = compute.fit_methods(dig, Xc, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
-                                       gram_error=measure_gram)
+                                       gram_error=measure_gram, shared_rank=True)
 show_errors(failures)
 results = [exact, *fitted]
 

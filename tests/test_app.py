@@ -240,6 +240,44 @@ def test_the_smallest_sigma_the_sidebar_allows_runs_every_page_without_error():
         assert not _errors(at), (page, _errors(at))
 
 
+def test_embeddings_moves_r_within_a_rank_bucket_without_a_fit(monkeypatch):
+    # Embeddings shows no times, so it fits at compute.computed_rank (r = 3, 4, 5 all fit 5
+    # components) and cuts the result to r: moving r there is a cache hit, not a refit.
+    import rskpca.ui.compute as compute
+
+    at = _app(data="two_moons", ell=4.0, r=5)
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at)
+    calls = []
+    for name in ("fit_method", "fit_exact"):
+        original = getattr(compute, name)
+        monkeypatch.setattr(compute, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    for r in (3, 4):
+        at.sidebar.number_input(key="r").set_value(r).run()
+        _ok(at, f"r = {r}")
+        assert calls == [], f"r = {r} refitted: {calls}"
+        spectra = next(s for s in _charts(at) if "spectr" in (s["layout"].get("title") or {}).get("text", "").lower())
+        assert {len(_array(t["y"])) for t in spectra["data"]} == {r}, "the spectrum shows r components"
+    at.sidebar.number_input(key="r").set_value(6).run()  # the next bucket: fitted at 10, shown at 6
+    _ok(at)
+    assert "fit_exact" in calls and "fit_method" in calls
+
+
+def test_first_components_of_a_larger_fit_are_the_smaller_fit():
+    from rskpca.core.metrics import alignment_error
+    from rskpca.evaluation.compare import fit_exact, fit_method
+    from rskpca.ui.compute import _first_components
+
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    for small, big in [(fit_exact(X, n_components=3, sigma=1.5), fit_exact(X, n_components=5, sigma=1.5)),
+                       (fit_method("rskpca", X, n_components=3, sigma=1.5, ell=4.0),
+                        fit_method("rskpca", X, n_components=5, sigma=1.5, ell=4.0))]:
+        cut = _first_components(big, 3)
+        assert cut.embedding.shape == small.embedding.shape
+        assert alignment_error(small.embedding, cut.embedding) < 1e-6
+        np.testing.assert_allclose(cut.normalized_eigenvalues, small.normalized_eigenvalues, rtol=1e-6)
+
+
 def test_sweeps_over_ell_on_demand():
     at = _app(dataset="blobs")
     at.switch_page("pages/6_Speedups.py").run()

@@ -30,7 +30,8 @@ from rskpca.ui.keys import ELL_RANGE
 __all__ = [
     "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "timed_shadow",
     "principal_axes",
-    "comparison_rows", "comparison_set", "exact_reference", "exact_kpca", "method_result", "fit_methods",
+    "comparison_rows", "comparison_set", "exact_reference", "exact_embedding", "exact_kpca", "method_result",
+    "fit_methods", "RANK_BUCKETS", "computed_rank",
     "rank_message", "ell_curve",
     "kde_grid", "shde_grid", "densities_at",
     "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
@@ -137,6 +138,35 @@ def exact_kpca(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
     return replace(ref, train_s=min(per_solver.values()), solver_train_s=per_solver)
 
 
+#: Ranks computed for the pages that show results, not times (Embeddings): a rank r is fitted at
+#: the first of these at least r (at most the method's limit) and its first r components shown, so
+#: moving r within a bucket costs no fit (top-r eigenpairs are the first r of the top R).
+RANK_BUCKETS = (2, 5, 10, 20)
+
+
+def computed_rank(r: int, limit: int) -> int:
+    """The rank fitted for rank ``r`` (see :data:`RANK_BUCKETS`): at least r, at most ``limit`` unless r is.
+
+    >>> computed_rank(3, 1000), computed_rank(5, 1000), computed_rank(6, 8), computed_rank(6, 4)
+    (5, 5, 8, 6)
+    """
+    bucket = next((b for b in RANK_BUCKETS if b >= r), r)
+    return max(r, min(bucket, limit))
+
+
+def _first_components(result, r: int):
+    """``result`` with its embedding and spectrum cut to the first r components (times are the fit's)."""
+    if result.embedding.shape[1] == r:
+        return result
+    return replace(result, embedding=result.embedding[:, :r], normalized_eigenvalues=result.normalized_eigenvalues[:r])
+
+
+def exact_embedding(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int):
+    """:func:`exact_reference` for a page that shows the embedding only: fitted at
+    :func:`computed_rank` (shared by neighbouring ranks) and cut to r components."""
+    return _first_components(exact_reference(digest, X, sigma, kernel, computed_rank(r, X.shape[0] - 1)), r)
+
+
 @st.cache_data(max_entries=128, show_spinner="Fitting the methods at this ell...")
 def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
                   gram_error: bool = False):
@@ -157,10 +187,12 @@ def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float) -> str:
 
 
 def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
-                gram_error: bool = False):
+                gram_error: bool = False, shared_rank: bool = False):
     """Every named method fitted at ell (each cached) -> ``(results, messages)`` for the page to show.
 
     ``gram_error`` measures the Gram matrix error of the methods that perturb it.
+    ``shared_rank``: fitted at :func:`computed_rank` and cut to r components, for a page
+    that shows no times (they would be the larger rank's).
     A method that cannot run is a message, not an exception; when r > m the
     reduced methods all fail for the same reason, which is said once
     (:func:`rank_message`).
@@ -168,8 +200,9 @@ def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str,
     results, failures = [], []
     for name in names:
         try:
-            results.append(method_result(digest, X, name, sigma, kernel, r, ell, m,
-                                         bool(gram_error) and perturbs_gram(name)))
+            rank = computed_rank(r, m) if shared_rank else r
+            results.append(_first_components(method_result(digest, X, name, sigma, kernel, rank, ell, m,
+                                                           bool(gram_error) and perturbs_gram(name)), r))
         except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
             failures.append(f"{METHODS[name].label}: {exc}")
     if failures and r > m:

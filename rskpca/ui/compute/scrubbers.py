@@ -13,7 +13,8 @@ import numpy as np
 import plotly.io as pio
 import streamlit as st
 
-from rskpca.ui.compute import _with_progress, kde_at, kde_grid, method_result, shadow, shde_at, shde_grid
+from rskpca.ui.compute import (_first_components, _with_progress, computed_rank, kde_at, kde_grid, method_result, shadow,
+                               shde_at, shde_grid)
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "shadow_scrubber", "density_scrubber",
@@ -108,7 +109,8 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
         s = shadow(digest, X, sigma, ell, kernel)
         if s.m < r:
             return []
-        res = method_result(digest, X, "rskpca", sigma, kernel, r, ell, s.m)
+        # fitted at the rank Embeddings fits (its result at this ell is a frame, and r moves cheaply)
+        res = _first_components(method_result(digest, X, "rskpca", sigma, kernel, computed_rank(r, s.m), ell, s.m), r)
         emb = align(exact.embedding, res.embedding)
         err = np.linalg.norm(exact.embedding - emb) / max(np.linalg.norm(exact.embedding), 1e-300)
         return [{"ell": ell, "m": s.m, "n": s.n, "embedding": emb[rows, :2], "error": float(err)}]
