@@ -199,7 +199,8 @@ def test_eigensolver_choice_by_components():
 
 def test_auto_precision_is_float32_only_for_few_components():
     # "auto" solves a partial problem (m above DENSE_MAX_M, few components) on the float32 matrix
-    # only below FLOAT32_MAX_COMPONENTS: with more, the certificate fails and float64 reruns anyway.
+    # only below FLOAT32_MAX_COMPONENTS: with more, the certificate fails and the float64 refinement
+    # after it costs more than float64 ARPACK alone.
     C, w = _centers(m=_core.DENSE_MAX_M + 100)
     few = _core.kpca_on_centers(C, w, 5, sigma=2.5)
     many = _core.kpca_on_centers(C, w, _core.FLOAT32_MAX_COMPONENTS, sigma=2.5)
@@ -289,15 +290,22 @@ def test_float32_paths_within_stated_tolerance(solver):
 
 
 @pytest.mark.parametrize("solver", ["arpack", "block"])
-def test_failed_residual_check_falls_back_to_exact_arpack(solver, monkeypatch):
+def test_failed_residual_check_is_refined_in_float64_then_falls_back_to_exact_arpack(solver, monkeypatch):
     C, w = _centers()
-    for r in (5, 2):  # r = 5: the float32 error over the gap fails the check by itself
-        dense = weighted_kpca(kernel_matrix(C, sigma=2.5), w, r, eigen_solver="dense")
-        fast = kpca_on_centers(C, w, r, sigma=2.5, eigen_solver=solver, precision="float32")
-        assert fast.solver == f"arpack (fallback from {solver}-float32)"
-        np.testing.assert_allclose(fast.eigenvalues, dense.eigenvalues, rtol=1e-9)
-        assert alignment_error(dense.eigenvectors, fast.eigenvectors) < 1e-6
-        monkeypatch.setattr(_core, "SUBSPACE_TOL", 1e-30)  # r = 2: no answer can pass
+    dense = weighted_kpca(kernel_matrix(C, sigma=2.5), w, 5, eigen_solver="dense")
+    # r = 5: the float32 error over the gap fails the check by itself; block steps from the
+    # float32 vectors on the float64 matrix pass the same check (no float32 error left).
+    fast = kpca_on_centers(C, w, 5, sigma=2.5, eigen_solver=solver, precision="float32")
+    assert fast.solver == f"block (refined from {solver}-float32)"
+    assert alignment_error(dense.eigenvectors, fast.eigenvectors) < _core.SUBSPACE_TOL
+    np.testing.assert_allclose(fast.eigenvalues, dense.eigenvalues, rtol=1e-6)
+    # No answer can pass: the exact float64 ARPACK runs, started from the float32 vectors.
+    monkeypatch.setattr(_core, "SUBSPACE_TOL", 1e-30)
+    dense = weighted_kpca(kernel_matrix(C, sigma=2.5), w, 2, eigen_solver="dense")
+    fast = kpca_on_centers(C, w, 2, sigma=2.5, eigen_solver=solver, precision="float32")
+    assert fast.solver == f"arpack (fallback from {solver}-float32)"
+    np.testing.assert_allclose(fast.eigenvalues, dense.eigenvalues, rtol=1e-9)
+    assert alignment_error(dense.eigenvectors, fast.eigenvectors) < 1e-6
 
 
 def test_block_solver_that_never_converges_falls_back():

@@ -14,12 +14,15 @@ from scipy.linalg import qr
 __all__ = ["block_krylov", "block_width"]
 
 
-def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12):
+def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None):
     """Randomized block Krylov (Musco & Musco 2015) with Rayleigh-Ritz after each step.
 
     The first block is ``b`` unit vectors at random rows, so its image is ``b`` columns
     of the operator, read without a product: one pass over the m x m matrix saved, about
-    a fifth of the work on pendigits. The basis then grows by one block ``op @ Q_last``
+    a fifth of the work on pendigits. With ``start`` (m x j, j <= b: approximate
+    eigenvectors, say of a float32 copy of the operator) the first block is those
+    vectors and random ones, orthonormalised, and the first check comes after that one
+    pass: a good start is certified in one or two. The basis then grows by one block ``op @ Q_last``
     per step, orthogonalised twice against what it holds; every step keeps ``op``
     applied to the basis, so the Ritz residuals ``||op v - theta v||`` come for free.
     Returns ``(theta, V, True)`` once ``tol_of(theta, residuals)`` holds, else the last
@@ -32,14 +35,20 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12):
     # The basis and op applied to it, column-major: the columns a solve never reaches (most
     # of them) are never touched, so their pages are never faulted in (1.5 ms on pendigits).
     B, AB = np.zeros((m, width), order="F"), np.empty((m, width), order="F")
-    cols = np.sort(rng.choice(m, size=b, replace=False))
-    B[cols, np.arange(b)] = 1.0
-    AB[:, :b] = op.columns(cols)
+    if start is None:
+        cols = np.sort(rng.choice(m, size=b, replace=False))
+        B[cols, np.arange(b)] = 1.0
+        AB[:, :b] = op.columns(cols)
+    else:
+        j = min(b, start.shape[1])
+        Z = np.concatenate([start[:, :j], rng.standard_normal((m, b - j))], axis=1)
+        B[:, :b] = qr(Z, mode="economic")[0]
+        AB[:, :b] = op.matmat(B[:, :b])
     filled, known = b, 0
     T = np.empty((width, width))  # B^T op B, grown by the new block's rows and columns
     for step in range(max_steps):
         Bf, ABf = B[:, :filled], AB[:, :filled]
-        if step == 0 and max_steps > 1 and filled + b <= width:
+        if start is None and step == 0 and max_steps > 1 and filled + b <= width:
             # b unit vectors hold no answer worth a Rayleigh-Ritz step: grow the basis first
             _extend(B, AB, op, filled, b)
             filled += b

@@ -67,12 +67,13 @@ class WeightedEigen:
 #: A float32 or block answer is kept when its subspace is provably within this angle
 #: (sine) of the exact float64 one; otherwise the exact ARPACK solver runs in float64.
 SUBSPACE_TOL = 1e-3
-#: "auto" solves the float32 matrix only below this many components. With more, the
-#: eigengap between component r and r + 1 is small, the float32 answer fails its accuracy
-#: certificate and the exact float64 ARPACK runs after it: on pendigits (m = 2949, r = 20)
-#: 0.41 s (float32 ARPACK, then the fallback) and 0.96 s (block, then the fallback) against
-#: 0.30 s for float64 ARPACK alone (``python -m rskpca.evaluation.bench_speed``).
-FLOAT32_MAX_COMPONENTS = 16
+#: "auto" solves the float32 matrix first only below this many components. With many, the
+#: eigengap between component r and r + 1 is small and the float32 answer fails its accuracy
+#: certificate; block steps from its vectors on the float64 matrix then certify it. On
+#: pendigits (m = 2949) float32 first took 142 / 196 / 495 ms against float64 ARPACK's
+#: 225 / 343 / 481 ms at r = 16 / 30 / 50 (``python -m rskpca.evaluation.bench_speed``,
+#: rows "r = ...: float64 -> float32 first").
+FLOAT32_MAX_COMPONENTS = 40
 #: "auto" solves a float32 problem with the block solver from this m on, ARPACK below it.
 #: ARPACK streams the matrix once per product; the block solver reads the lower half of it
 #: (:class:`~rskpca.core.weighted_kernel.SymmetricBlocks`, half built) once per block of 16
@@ -289,7 +290,9 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     one by the Davis-Kahan bound ``(||R||_F + ||E||_2) / (theta_r - theta_{r+1})``, with
     ``R`` the Ritz residuals and ``||E||_2 <= delta ||W K W||_inf`` the float32 error
     (Davis & Kahan 1970; ``delta`` from :func:`~rskpca.core.kernels.float32_relative_error`).
-    Otherwise exact ARPACK runs on the float64 matrix. ``solver`` in the result says which ran.
+    Otherwise block Krylov steps from the float32 vectors on the float64 matrix are checked the
+    same way (no float32 error left), and exact ARPACK runs if they fail too. ``solver`` in the
+    result says which ran.
     """
     C = np.asarray(C, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
@@ -343,24 +346,37 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
         found, candidate = None, None
         if solver == "block":
             theta, V, ok = block_krylov(op, r + 1, rng, tol_of=accurate, hopeless=hopeless)
-            found, candidate = ((theta, V) if ok else None), V[:, :r]
+            found, candidate = ((theta, V) if ok else None), V
         elif dtype == np.float32:
             try:
                 # ARPACK stops when every Ritz residual is below tol * |theta|: that is R.
                 theta, V = _arpack(op, r + 1, rng, tol=_ARPACK_FLOAT32_TOL)
-                candidate = V[:, :r]
+                candidate = V
                 found = (theta, V) if accurate(theta, _ARPACK_FLOAT32_TOL * np.abs(theta)) else None
             except (ArpackNoConvergence, ArpackError):
                 found = None
         else:  # float64 ARPACK: the exact solver itself
             found = _arpack(op, r, rng, tol=0.0)
         if found is None:
-            name = f"arpack (fallback from {name})"
+            failed = name
+            name = f"arpack (fallback from {failed})"
             if dtype != np.float64:
-                M = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=np.float64)
-                op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M)
-            # The float32 vectors, though not certified, start the exact solve close to its answer.
-            found = _arpack(op, r, rng, tol=0.0, start=candidate)
+                M, M_sw = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=np.float64, times=sw)
+                op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
+            if candidate is not None and dtype != np.float64:
+                # The float32 vectors are close (their error is the float32 matrix's, which is
+                # what failed the check): on the float64 matrix, with no float32 error left, a
+                # block step or two from them is certified by the same check, where ARPACK from
+                # one of their combinations took 30-45 matrix products (usps, digits; m ~ 1,700).
+                e_norm = 0.0
+                theta, V, ok = block_krylov(op, r + 1, rng, tol_of=accurate, max_steps=3, start=candidate)
+                if ok:
+                    found, name = (theta, V), f"block (refined from {failed})"
+                else:
+                    candidate = V
+            if found is None:
+                # The float32 vectors, though not certified, start the exact solve close to its answer.
+                found = _arpack(op, r, rng, tol=0.0, start=None if candidate is None else candidate[:, :r])
     vals, vecs = found[0][:r], found[1][:, :r]
     mu = op.a / sw  # a = W mu: mu = K p, the centers' kernel means (zero when uncentered)
     return _finish(vals, vecs, sw, total, n_components, mu, name)

@@ -132,9 +132,10 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         Visiting order of the shadow scan.
     eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
         "auto": dense up to m = 500 (or for many components); above it the weighted
-        matrix is built once in float32 (Gaussian, below 16 components) and solved by
+        matrix is built once in float32 (Gaussian, below 40 components) and solved by
         ARPACK, or by block Krylov from m = 2,000 (``BLOCK_MIN_M``), kept only if provably
-        within 1e-3 (subspace sine) of the float64 answer, else exact float64 ARPACK
+        within 1e-3 (subspace sine) of the float64 answer, else refined by block Krylov
+        steps on the float64 matrix under the same check, else exact float64 ARPACK
         (``rskpca.core.eigen.kpca_on_centers``).
     random_state : int, RandomState instance or None, default=None
     fit_inverse_transform : bool, default=False

@@ -31,7 +31,7 @@ import sys
 import numpy as np
 
 from rskpca.core._threads import all_threads, one_thread_per_task
-from rskpca.core.eigen import BLOCK_MIN_M, kpca_on_centers, weighted_kpca
+from rskpca.core.eigen import BLOCK_MIN_M, FLOAT32_MAX_COMPONENTS, kpca_on_centers, weighted_kpca
 from rskpca.evaluation import timing
 from rskpca.evaluation.timing import machine_load
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
@@ -126,6 +126,14 @@ def fit_rows(X, repeats):
         t1 = best_time(lambda: kpca_on_centers(C, w, r, sigma=SIGMA, eigen_solver=solver), repeats)
         used = kpca_on_centers(C, w, r, sigma=SIGMA, eigen_solver=solver).solver
         rows.append((f"r = 20: float64 arpack -> {solver}", t0, t1, f"ran {used}"))
+    # Where "auto" stops trying float32 first (FLOAT32_MAX_COMPONENTS): a failed float32 check is
+    # refined by block steps on the float64 matrix, so float32 first pays off up to many components.
+    for r in (16, 30, 50):
+        t0, t1 = (best_time(lambda: kpca_on_centers(C, w, r, sigma=SIGMA, precision=precision), repeats)
+                  for precision in ("float64", "float32"))
+        used = kpca_on_centers(C, w, r, sigma=SIGMA, precision="float32").solver
+        rows.append((f"r = {r}: float64 -> float32 first", t0, t1,
+                     f"ran {used}; auto tries float32 below r = {FLOAT32_MAX_COMPONENTS}"))
     # Where "auto" hands float32 problems from ARPACK to the block solver (BLOCK_MIN_M): m by ell.
     for ell in (3.0, 3.5):
         s = shadow_centers(X, sigma=SIGMA, ell=ell)
