@@ -36,8 +36,9 @@ if stray:
                                for row, text in cells]), hide_index=True, key="stray_cells")
     st.checkbox("Treat text cells in numeric columns as missing values", key="stray_text_missing")
 c1, c2, c3, c4 = st.columns(4)
-c1.checkbox("Standardise features (zero mean, unit variance)", key="standardize")
-c2.checkbox("Drop rows with missing values", key="drop_missing")
+# Short labels, the details in help: a quarter-width column cut the longer ones off.
+c1.checkbox("Standardise features", key="standardize", help="Each feature to zero mean and unit variance.")
+c2.checkbox("Drop missing rows", key="drop_missing", help="Drop the rows with a missing value in a feature.")
 c3.number_input("Row cap (a random sample above it)", min_value=2, max_value=1_000_000, step=500, key="max_rows")
 c4.number_input("Sampling seed", min_value=0, max_value=2**31 - 1, step=1, key="row_seed")
 

@@ -31,7 +31,7 @@ by_name = {row["name"]: row for row in now}
 c = st.columns(4)
 c[0].metric("exact KPCA training", f"{exact.train_s * 1e3:.0f} ms")
 c[1].metric("exact KPCA test", f"{exact.test_s * 1e3:.0f} ms")
-c[2].metric(f"data retained m/n (of the {shadow.n} rows compared)", f"{shadow.m / shadow.n:.1%}")
+c[2].metric("data retained m/n", f"{shadow.m / shadow.n:.1%}", help=f"m = {shadow.m} of the {shadow.n} rows compared")
 if "rskpca" in by_name:
     c[3].metric("RSKPCA training speedup", f"{by_name['rskpca']['train_speedup']:.1f}x")
 if now:

@@ -204,8 +204,11 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
                          marker=dict(symbol=_APPROX_SYMBOLS[j % len(_APPROX_SYMBOLS)], size=max(6, 15 - 2 * j),
                                      line=dict(width=2, color=colors[name])))
         fig.add_trace(go.Scatter(x=np.arange(1, lam.size + 1), y=lam, name=name, **style))
+    # The legend inside, top right, where a decreasing spectrum leaves the plot empty: beside it,
+    # the method names took half of a half-width chart.
     fig.update_layout(title="Eigenvalue spectra (of K/n)", xaxis_title="component", yaxis_title="eigenvalue",
-                      margin=dict(l=40, r=10, t=50, b=40))
+                      margin=dict(l=40, r=10, t=50, b=40),
+                      legend=dict(x=0.99, xanchor="right", y=0.99, yanchor="top", bgcolor="rgba(255,255,255,0.8)"))
     fig.update_xaxes(tickformat="d", tick0=1, dtick=_integer_step(longest), automargin=True)
     if log_y:
         fig.update_yaxes(**_log_axis([y for t in fig.data for y in t.y]))

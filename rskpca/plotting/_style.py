@@ -105,8 +105,16 @@ def _log_axis(values) -> dict:
     """Settings for a log axis over ``values`` whose tick labels read as whole numbers.
 
     Plotly labels the in-between ticks of a log axis with bare digits ("2 5 2 5"). Over two
-    decades or more only the decades are labelled; over less, every labelled tick is a full
-    number: every digit where that makes at most seven labels, else 1-2-5 steps.
+    decades or more only the decades are labelled; over less, the ticks are listed, each a
+    full number at the normal font size: every digit where that makes at most seven labels,
+    else 1-2-5 steps, and three rounded values where no two digits fall inside. (Plotly's own
+    ``dtick="D1"`` with complete minor labels drew them at a smaller size, and in the app's
+    half-width spectra chart showed only one, "0.05", for eigenvalues 0.012-0.058.)
+
+    >>> _log_axis([0.012, 0.058])["ticktext"]
+    ['0.02', '0.03', '0.04', '0.05']
+    >>> _log_axis([0.031, 0.038])["ticktext"]
+    ['0.031', '0.034', '0.038']
     """
     v = np.asarray([x for x in np.ravel(np.asarray(values, dtype=object))
                     if x is not None and np.isfinite(float(x)) and float(x) > 0], dtype=np.float64)
@@ -118,9 +126,14 @@ def _log_axis(values) -> dict:
     decades_inside = int(np.floor(np.log10(hi)) - np.ceil(np.log10(lo))) + 1
     if decades_inside >= 2:
         return axis | dict(minorloglabels="none")
-    digits = [d * 10.0**k for k in range(int(np.floor(np.log10(lo))), int(np.floor(np.log10(hi))) + 1)
+    digits = [float(f"{d * 10.0**k:.1g}") for k in range(int(np.floor(np.log10(lo))), int(np.floor(np.log10(hi))) + 1)
               for d in range(1, 10) if lo <= d * 10.0**k <= hi]
-    return axis | dict(dtick="D1" if len(digits) <= 7 else "D2", minorloglabels="complete")
+    if len(digits) > 7:
+        digits = [v for v in digits if f"{v:.1e}"[0] in "125"]
+    if len(digits) < 2:
+        digits = sorted({float(f"{v:.2g}") for v in np.geomspace(lo, hi, 3)})
+    return axis | dict(tickmode="array", tickvals=digits, ticktext=[f"{v:g}" for v in digits],
+                       minorloglabels="none")
 
 
 def _integer_step(max_value: float) -> int:
