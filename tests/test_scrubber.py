@@ -58,6 +58,17 @@ def test_density_and_embedding_scrubbers():
                                          dict(ell=2.0, shde=kde, m=9, n=9)], kde=kde, gx=g, gy=g)
     assert fig.frames[0].data[0].type == "heatmap"
     assert np.allclose(fig.frames[1].data[0].z, 0.0)
+    # One symmetric scale for all frames, its colours stretched near 0: a difference at 4% of
+    # the range is as coloured as one at 20% on a linear scale (later frames were all white).
+    from plotly.colors import sample_colorscale, unlabel_rgb
+    heat = fig.data[0]
+    assert heat.zmin == -heat.zmax
+    stops = np.array([p for p, _ in heat.colorscale])
+    rgb = np.array([unlabel_rgb(c) for _, c in heat.colorscale], dtype=float)
+    at = lambda value: np.array([np.interp(value, stops, rgb[:, k]) for k in range(3)])  # plotly interpolates so
+    linear = np.array(unlabel_rgb(sample_colorscale("RdBu_r", [0.5 + 0.5 * 0.2])[0]))
+    white = np.array(unlabel_rgb(sample_colorscale("RdBu_r", [0.5])[0]))
+    assert np.abs(at(0.5 + 0.5 * 0.04) - white).sum() >= 0.9 * np.abs(linear - white).sum()
     E = np.random.default_rng(2).normal(size=(20, 2))
     fig = plots.embedding_scrubber_figure(E, [dict(ell=1.0, embedding=E * 2, m=5, n=20, error=0.1)],
                                           y=np.arange(20) % 3)

@@ -24,7 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rskpca.plotting._style import _as_2d, cyclic_color_marker, user_text
+from rskpca.plotting._style import _as_2d, cyclic_color_marker, signed_sqrt_colorscale, user_text
 
 __all__ = ["subsample_rows", "shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
            "SCRUB_POINTS", "SCRUB_CENTERS"]
@@ -214,12 +214,12 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
         for fr in frames:
             data.append([go.Heatmap(z=_f32(np.asarray(fr["shde"]) - kde))])
         fig.add_trace(go.Heatmap(x=_f32(gx), y=_f32(gy), z=data[active][0].z, zmin=-lim, zmax=lim,
-                                 colorscale="RdBu", reversescale=True, colorbar=dict(len=0.75, y=0.62,
-                                                                                     title="ShDE - KDE")),
+                                 colorscale=signed_sqrt_colorscale(), colorbar=dict(len=0.75, y=0.62,
+                                                                                    title="ShDE - KDE")),
                       row=1, col=1)
         fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)
         fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
-        what = "ShDE - KDE on the grid (same colour scale in every frame)"
+        what = "ShDE - KDE on the grid (one colour scale for every frame, stretched near 0)"
     elif gx is not None:
         fig.add_trace(go.Scatter(x=_f32(gx), y=_f32(kde), mode="lines", name="KDE", line=dict(width=3)),
                       row=1, col=1)

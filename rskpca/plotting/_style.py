@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
+from plotly.colors import qualitative, sample_colorscale
 
 from rskpca.evaluation.methods import METHODS
 #: Above this many points a scatter is drawn with WebGL.
@@ -144,6 +144,25 @@ def _integer_step(max_value: float) -> int:
 def _count_axis(max_count: float) -> dict:
     """y-axis settings for counts: whole-number ticks from zero (never 0.5), about six of them."""
     return dict(tickformat="d", tick0=0, dtick=_integer_step(max_count), rangemode="tozero", automargin=True)
+
+
+def signed_sqrt_colorscale(base: str = "RdBu_r", stops: int = 41) -> list:
+    """A diverging colour scale whose colour moves as the square root of the value's size.
+
+    For a difference shown on one symmetric scale across frames (the density scrubber's
+    ShDE - KDE, whose largest frame, ell = 1, sets the scale), a linear scale turned the
+    later frames, ten times smaller, all white: here a value at 1% of the range is coloured
+    as one at 10% would be linearly. The colour bar's ticks stay the values.
+
+    >>> scale = signed_sqrt_colorscale(stops=5)
+    >>> [p for p, _ in scale], scale[2][1]
+    ([0.0, 0.25, 0.5, 0.75, 1.0], 'rgb(247, 247, 247)')
+    """
+    positions = np.linspace(0.0, 1.0, stops)
+    t = 2.0 * positions - 1.0
+    q = 0.5 + 0.5 * np.sign(t) * np.sqrt(np.abs(t))
+    colors = sample_colorscale(base, [float(v) for v in q])
+    return [[float(p), c] for p, c in zip(positions, colors)]
 
 
 def user_text(text) -> str:
