@@ -14,12 +14,14 @@ from rskpca.bounds import THEOREMS
 from rskpca.plotting._style import (
     _BOUND_COLORS,
     _BOUND_KINDS,
-    _LABEL_WIDTH,
     _log_axis,
     method_colors,
     user_text,
 )
 
+
+#: Characters per line of a "does not apply" note: it stands over two of its group's three bar slots.
+_NOTE_WIDTH = 22
 
 # --------------------------------------------------------------------------- bounds and sweeps
 
@@ -108,7 +110,7 @@ def _short_reason(note) -> str:
     """
     reason = re.sub(r"^\s*does not apply:\s*", "", str(note or "no reason given"), flags=re.IGNORECASE)
     reason = re.split(r" \(|; |\. ", reason, maxsplit=1)[0].strip().rstrip(".")
-    return "<br>".join(textwrap.wrap(user_text(reason), 22, break_long_words=False)) or "?"
+    return "<br>".join(textwrap.wrap(user_text(reason), _NOTE_WIDTH, break_long_words=False)) or "?"
 
 
 def _finite_or_none(v):
