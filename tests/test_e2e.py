@@ -527,7 +527,7 @@ _LIVE_STATE = """
   if (!frame.__marked) frame.__marked = Math.random();  // the same element keeps its mark
   const gd = frame.contentDocument.querySelector('.js-plotly-plot');
   const centers = gd._fullData.find(t => t.name === 'centers');
-  const overflow = Object.keys(gd._fullLayout).filter(k => /^[xy]axis\d*$/.test(k))
+  const overflow = Object.keys(gd._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k))
     .map(k => gd._fullLayout[k].ticklabeloverflow);
   return {mark: frame.__marked, drawn: Number(gd.dataset.drawn), m: centers._length, title: gd.layout.title.text,
           overflow: overflow};
