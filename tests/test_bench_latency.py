@@ -23,3 +23,19 @@ def test_a_missing_app_is_named_with_the_fix(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert out.returncode != 0 and "--app PATH" in out.stderr
+
+
+def test_server_mode_changes_sigma_and_rank_too(tmp_path):
+    cmd = [sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"), "--sample", "iris",
+           "--pages", "pages/2_Shadow_centers.py", "--controls", "sigma", "r", "--per-ell"]
+    out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    rows = [line.split() for line in out.stdout.splitlines() if line.startswith("pages/2_Shadow_centers.py")]
+    assert [row[1] for row in rows] == ["sigma", "r"], out.stdout
+    # a new sigma moves the shadow (m changes); a new rank does not
+    changes = [line for line in out.stdout.splitlines() if line.strip().startswith(("sigma change", "r change"))]
+    assert len(changes) == 10, out.stdout
+    m_sigma = {line.split("m = ")[1] for line in changes if line.strip().startswith("sigma")}
+    m_rank = {line.split("m = ")[1] for line in changes if line.strip().startswith("r change")}
+    assert len(m_sigma) > 1 and len(m_rank) == 1, out.stdout

@@ -1,4 +1,4 @@
-"""Benchmark: time of an ell change on every page of the app, server side or in a browser.
+"""Benchmark: time of an ell (or sigma, or rank) change on every page of the app, server side or in a browser.
 
 Two modes, both run by ``python -m rskpca.ui.bench_latency`` (``--help`` for the
 options; ``--app PATH`` names the app's entry file, default ``./app.py``):
@@ -13,7 +13,8 @@ cached there), then sets the sidebar's ell slider to several new values and
 times each rerun. A new ell is a cache miss for everything that depends on ell
 (the shadow, RSKPCA, the bounds at ell) and a hit for everything else, which is
 what a user dragging the slider causes. Finally it returns to an ell already
-seen, which should be all cache hits.
+seen, which should be all cache hits. ``--controls sigma r`` changes those sidebar
+controls the same way (sigma to multiples of the data's default, r to other ranks).
 
 The times are the wall-clock of ``AppTest.run()``: the page script plus
 Streamlit's element processing, no browser and no network. They are noisy on a
@@ -49,29 +50,38 @@ PACKAGE = Path(__file__).resolve().parents[1]
 TARGET_S = 0.5
 # A spread over the sidebar's range 1..10: small ell (few centers) to large (m close to n).
 DEFAULT_ELLS = (2.0, 3.0, 4.5, 6.0, 8.0)
+#: Server side, ``--controls sigma``: new sigmas as multiples of the data's default one.
+DEFAULT_SIGMA_FACTORS = (1.1, 1.25, 0.9, 0.8, 1.4)
+#: Server side, ``--controls r``: new ranks (the default is 5).
+DEFAULT_RANKS = (3, 4, 6, 7, 8)
 
 
 @dataclass
 class PageLatency:
-    """Timings of one page (seconds); ``error`` holds the exception text if a run failed."""
+    """Timings of one page (seconds); ``error`` holds the exception text if a run failed.
+
+    ``changes`` are the reruns after each new value of ``control`` (a sidebar control: ell,
+    sigma or r); ``cached`` the rerun back at a value seen before.
+    """
 
     page: str
     first_visit: float
-    ell_changes: list[float]
-    cached_ell: float
+    changes: list[float]
+    cached: float
     m_values: list[int]
     error: str = ""
     profile: str = ""
+    control: str = "ell"
 
     @property
     def median(self) -> float:
-        """Median time of an ell change (NaN if none succeeded)."""
-        return statistics.median(self.ell_changes) if self.ell_changes else float("nan")
+        """Median time of a change (NaN if none succeeded)."""
+        return statistics.median(self.changes) if self.changes else float("nan")
 
     @property
     def worst(self) -> float:
-        """Slowest ell change (NaN if none succeeded)."""
-        return max(self.ell_changes) if self.ell_changes else float("nan")
+        """Slowest change (NaN if none succeeded)."""
+        return max(self.changes) if self.changes else float("nan")
 
 
 def page_files(repo: Path | None = None) -> list[str]:
@@ -103,8 +113,9 @@ def _shadow_m(at) -> int:
 
 
 def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeout: float = 600.0,
-                 clear_caches: bool = True, profile: bool = False) -> PageLatency:
-    """Time the first visit of ``page`` and a rerun after each ell in ``ells``.
+                 clear_caches: bool = True, profile: bool = False, control: str = "ell",
+                 values=None) -> PageLatency:
+    """Time the first visit of ``page`` and a rerun after each new value of a sidebar control.
 
     Parameters
     ----------
@@ -113,16 +124,21 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
     sample : str, default="digits"
         Bundled sample to load (a key of :data:`rskpca.data.datasets.SAMPLES`).
     ells : sequence of float, default=(2.0, 3.0, 4.5, 6.0, 8.0)
-        New ell values, each set on the sidebar slider and timed; the first
-        visit is at the app's default ell.
+        New ell values (``control="ell"``), each set on the sidebar slider and timed;
+        the first visit is at the app's default ell.
     timeout : float, default=600
         Longest a single run may take (AppTest's timeout).
     clear_caches : bool, default=True
         Empty Streamlit's data caches first, so the page starts cold.
     profile : bool, default=False
-        Sample the stacks during the first ell change (:class:`StackSampler`)
+        Sample the stacks during the first change (:class:`StackSampler`)
         and keep the project functions with the largest cumulative time in
         ``PageLatency.profile``.
+    control : {"ell", "sigma", "r"}, default="ell"
+        The sidebar control to change.
+    values : sequence or None
+        Its new values; None: ``ells``, :data:`DEFAULT_SIGMA_FACTORS` times the data's
+        default sigma, or :data:`DEFAULT_RANKS`.
 
     Returns
     -------
@@ -131,6 +147,8 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    if control not in ("ell", "sigma", "r"):
+        raise ValueError(f"control must be 'ell', 'sigma' or 'r'; got {control!r}.")
     if clear_caches:
         st.cache_data.clear()
     at = AppTest.from_file(str(REPO / APP_FILE), default_timeout=timeout)
@@ -140,11 +158,19 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
     start = time.perf_counter()
     at.run()
     first = time.perf_counter() - start
-    result = PageLatency(page, first, [], float("nan"), [_shadow_m(at)], _exception_text(at))
+    result = PageLatency(page, first, [], float("nan"), [_shadow_m(at)], _exception_text(at), control=control)
     if result.error:
         return result
-    for i, ell in enumerate(ells):
-        at.slider(key="ell").set_value(float(ell))
+
+    def widget():
+        return at.slider(key="ell") if control == "ell" else at.sidebar.number_input(key=control)
+
+    if values is None:
+        values = {"ell": ells, "r": DEFAULT_RANKS,
+                  "sigma": [f * float(widget().value) for f in DEFAULT_SIGMA_FACTORS]}[control]
+    values = [int(v) if control == "r" else float(v) for v in values]
+    for i, value in enumerate(values):
+        widget().set_value(value)
         sampler = StackSampler() if profile and i == 0 else None
         start = time.perf_counter()
         if sampler is not None:
@@ -158,12 +184,12 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
         result.error = _exception_text(at)
         if result.error:
             return result
-        result.ell_changes.append(elapsed)
+        result.changes.append(elapsed)
         result.m_values.append(_shadow_m(at))
-    at.slider(key="ell").set_value(float(ells[0]))  # seen before: every cache should hit
+    widget().set_value(values[0])  # seen before: every cache should hit
     start = time.perf_counter()
     at.run()
-    result.cached_ell = time.perf_counter() - start
+    result.cached = time.perf_counter() - start
     result.error = _exception_text(at)
     return result
 
@@ -244,8 +270,8 @@ def _short_path(filename: str) -> str:
 
 def format_header(target: float = TARGET_S) -> str:
     """The header line of :func:`format_row`'s table."""
-    return (f"{'page':<28}  {'first visit s':>13}  {'ell change median s':>19}  {'ell change max s':>16}  "
-            f"{'cached ell s':>12}  {'m (n/a = -1)':<14}  {'< ' + format(target, 'g') + ' s':>7}")
+    return (f"{'page':<28}  {'control':<7}  {'first visit s':>13}  {'change median s':>15}  {'change max s':>12}  "
+            f"{'back s':>6}  {'m (n/a = -1)':<14}  {'< ' + format(target, 'g') + ' s':>7}")
 
 
 def format_row(r: PageLatency, target: float = TARGET_S) -> str:
@@ -253,18 +279,20 @@ def format_row(r: PageLatency, target: float = TARGET_S) -> str:
 
     Examples
     --------
+    ``back s`` is the rerun back at the first value (every cache should hit).
+
     >>> print(format_header())
-    page                          first visit s  ell change median s  ell change max s  cached ell s  m (n/a = -1)    < 0.5 s
+    page                          control  first visit s  change median s  change max s  back s  m (n/a = -1)    < 0.5 s
     >>> print(format_row(PageLatency("pages/1_Data.py", 1.5, [0.2, 0.3, 0.1], 0.05, [10, 12])))
-    pages/1_Data.py                       1.500                0.200             0.300         0.050  10..12              yes
+    pages/1_Data.py               ell              1.500            0.200         0.300   0.050  10..12              yes
     """
     if r.error:
         first_line = r.error.strip().splitlines()[0][:150] if r.error.strip() else "?"
         return f"{r.page:<28}  ERROR: {first_line}"
     ok = "yes" if r.worst < target else ("median" if r.median < target else "no")
     m_range = f"{min(r.m_values)}..{max(r.m_values)}" if r.m_values else "-"
-    return (f"{r.page:<28}  {r.first_visit:>13.3f}  {r.median:>19.3f}  {r.worst:>16.3f}  "
-            f"{r.cached_ell:>12.3f}  {m_range:<14}  {ok:>7}")
+    return (f"{r.page:<28}  {r.control:<7}  {r.first_visit:>13.3f}  {r.median:>15.3f}  {r.worst:>12.3f}  "
+            f"{r.cached:>6.3f}  {m_range:<14}  {ok:>7}")
 
 
 def _quiet_streamlit_logs() -> None:
@@ -339,7 +367,8 @@ def main(argv=None) -> int:
     parser.add_argument("--max-rows", type=int, default=None,
                         help="--browser with --csv: the Data page's row cap (default: the app's, 5000)")
     parser.add_argument("--controls", nargs="+", default=["ell"], choices=["ell", "sigma", "r"],
-                        help="--browser: sidebar controls to step (default: ell)")
+                        help="sidebar controls to change (default: ell); server side, sigma takes "
+                             f"{DEFAULT_SIGMA_FACTORS} times the data's default and r {DEFAULT_RANKS}")
     parser.add_argument("--changes", type=int, default=5, help="--browser: steps per control and page (default: 5)")
     parser.add_argument("--sample", default=None, help="bundled sample (default: two_moons in the browser, digits "
                                                        "server side)")
@@ -353,7 +382,7 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one run")
     parser.add_argument("--per-ell", action="store_true", help="also print each change's time")
     parser.add_argument("--profile", action="store_true",
-                        help="profile the first ell change of each page and print the slowest functions")
+                        help="profile the first change of each page and print the slowest functions")
     args = parser.parse_args(argv)
     _quiet_streamlit_logs()  # before anything imports rskpca.ui.compute (its caches warn on creation)
     _use_app(args.app)
@@ -372,27 +401,28 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(REPO))
     pages = args.pages or page_files()
     failed = False
-    print(f"ell-change latency, sample={args.sample}, ells={args.ells}, {_uptime()}; "
-          "AppTest wall-clock (server side, no browser); noisy on a shared machine.")
+    print(f"latency of changes to {', '.join(args.controls)}, sample={args.sample}, ells={args.ells}, "
+          f"{_uptime()}; AppTest wall-clock (server side, no browser); noisy on a shared machine.")
     for repeat in range(args.repeats):
         print(f"\nrun {repeat + 1} of {args.repeats}")
         print(format_header(), flush=True)
         rows = []
         for page in pages:
-            row = measure_page(page, sample=args.sample, ells=args.ells, timeout=args.timeout,
-                               clear_caches=not args.keep_caches, profile=args.profile)
-            rows.append(row)
-            print(format_row(row), flush=True)
-            if args.per_ell:
-                # m_values[0] is the first visit's m (default ell); the rest follow args.ells.
-                for ell, seconds, m in zip(args.ells, row.ell_changes, row.m_values[1:]):
-                    print(f"    ell = {ell:<5g} {seconds:8.3f} s   m = {m}", flush=True)
+            for control in args.controls:
+                row = measure_page(page, sample=args.sample, ells=args.ells, timeout=args.timeout,
+                                   clear_caches=not args.keep_caches, profile=args.profile, control=control)
+                rows.append(row)
+                print(format_row(row), flush=True)
+                if args.per_ell:
+                    # m_values[0] is the first visit's m; the rest follow the changes.
+                    for i, (seconds, m) in enumerate(zip(row.changes, row.m_values[1:])):
+                        print(f"    {control} change {i + 1}: {seconds:8.3f} s   m = {m}", flush=True)
         failed |= any(r.error for r in rows)
         for r in rows:
             if r.error:
                 print(f"\n{r.page} raised:\n{r.error}")
             if r.profile:
-                print(f"\nprofile of the first ell change on {r.page}:\n{r.profile}")
+                print(f"\nprofile of the first {r.control} change on {r.page}:\n{r.profile}")
     return 1 if failed else 0
 
 
