@@ -339,7 +339,7 @@ def _uptime() -> str:
 
 def browser_main(args) -> int:
     """The ``--browser`` mode: release-to-settled per page in Chromium."""
-    from rskpca.ui.bench_browser import ELL_PAGES, format_browser_header, format_browser_row, measure_in_browser
+    from rskpca.ui.bench_browser import ELL_PAGES, format_browser_header, measure_in_browser
 
     what = f"--csv {args.csv}" if args.csv else f"sample {args.sample}"
     print(f"release-to-settled in Chromium, {what}, controls {args.controls}, {args.changes} changes each; "
