@@ -31,7 +31,7 @@ measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "
     "on a few thousand rows, so on demand)", key="gram_error")
 fitted, failures = compute.fit_methods(dig, Xc, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
-                                       gram_error=measure_gram, shared_rank=True)
+                                       gram_error=measure_gram, timed=False)
 show_errors(failures)
 results = [exact, *fitted]
 

@@ -22,18 +22,26 @@ T = TypeVar("T")
 class Timing:
     """How every method of one comparison is timed.
 
+    ``budget_s``: stop repeating once another call would take the timed calls past this
+    many seconds (at least one call always runs). Fast calls are then timed several times,
+    slow ones once: the app's setting, where one timed call that another job slowed down
+    stays cached and a best of several costs little for the fast methods.
+
     >>> Timing(repeats=3, warmup=1)
-    Timing(repeats=3, warmup=1)
+    Timing(repeats=3, warmup=1, budget_s=None)
     """
 
     repeats: int = 1
     warmup: int = 0
+    budget_s: float | None = None
 
     def __post_init__(self):
         if isinstance(self.repeats, bool) or int(self.repeats) < 1:
             raise ValueError(f"repeats must be an integer >= 1; got {self.repeats!r}.")
         if isinstance(self.warmup, bool) or int(self.warmup) < 0:
             raise ValueError(f"warmup must be an integer >= 0; got {self.warmup!r}.")
+        if self.budget_s is not None and not self.budget_s > 0:
+            raise ValueError(f"budget_s must be a positive number of seconds or None; got {self.budget_s!r}.")
 
 
 def run_times(fn: Callable[[], T], timing: Timing = Timing()) -> tuple[T, list[float]]:
@@ -42,11 +50,17 @@ def run_times(fn: Callable[[], T], timing: Timing = Timing()) -> tuple[T, list[f
     >>> out, times = run_times(lambda: 42, Timing(repeats=2, warmup=1))
     >>> out, len(times)
     (42, 2)
+    >>> len(run_times(lambda: time.sleep(0.03), Timing(repeats=5, budget_s=0.05))[1])
+    1
+    >>> len(run_times(lambda: None, Timing(repeats=5, budget_s=0.05))[1])
+    5
     """
     for _ in range(timing.warmup):
         fn()
     times, out = [], None
     for _ in range(timing.repeats):
+        if times and timing.budget_s is not None and sum(times) + min(times) > timing.budget_s:
+            break
         start = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - start)
