@@ -226,6 +226,9 @@ def test_rank_above_m_is_one_message_in_the_sidebars_words():
         assert f"rank r = 20 is more than the m = {m} shadow centers" in errors[0]
         assert "ell = 1" in errors[0] and "sigma = 2" in errors[0] and f"Lower rank r to {m}" in errors[0]
         assert "n_components" not in errors[0]
+    from rskpca.ui.compute import rank_message
+
+    assert "to 1 or less" not in rank_message(20, 1, 1000, 4.0, 1e6)  # r cannot go below 1
 
 
 def test_the_smallest_sigma_the_sidebar_allows_runs_every_page_without_error():

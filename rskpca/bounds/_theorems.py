@@ -128,7 +128,8 @@ def _projection(S: Sample, D: int) -> BoundValue:
     gap = 0.5 * (lam[D - 1] - lam_next)
     if lam[D - 1] <= tol:
         return result(False, nan, nan,
-                      f"Does not apply: lambda_D = {lam[D - 1]:.3g} is 0 (K/n has rank < D = {D}); lower D.")
+                      f"Does not apply: lambda_D = {lam[D - 1]:.3g} is 0 (K/n has rank < D = {D}); lower D "
+                      "(the rank: n_components, the app's r).")
     if gap <= tol:
         return result(False, nan, nan,
                       f"Does not apply: lambda_D and lambda_(D+1) coincide (delta_D = {gap:.3g}), so the "
@@ -143,7 +144,7 @@ def _projection(S: Sample, D: int) -> BoundValue:
         return result(False, nan, nan,
                       f"Does not apply: its condition 2 sqrt(kappa) mean e_i < delta_D / 2 does not hold "
                       f"({hs_post:.3g} against {gap / 2:.3g}; Zwald & Blanchard need the perturbation below half "
-                      f"the gap; {exact}); increase ell or lower D.")
+                      f"the gap; {exact}); increase ell or lower D (the rank: n_components, the app's r).")
     why = (f"delta_D = {gap:.4g}. a-posteriori = 2 sqrt(kappa) mean e_i / delta_D (Zwald & Blanchard, Thm 3, "
            f"with ||K_n - K-bar_n||_HS <= 2 sqrt(kappa) mean e_i); with the measured HS norm instead it would be "
            f"{_hs_measured(S) / gap:.4g}.")

@@ -77,8 +77,15 @@ def show_figure(fig: go.Figure, key: str, filename: str | None = None, *, on_sel
 
 
 def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, height="auto") -> None:
-    """Show a table (cells as text, never markdown; a missing value as "n/a", not "None") with a CSV download."""
-    st.dataframe(df, hide_index=True, width="stretch", height=height, key=key, placeholder="n/a")
+    """Show a table (cells as text, never markdown; a missing value as "n/a", not "None") with a CSV download.
+
+    Floats show four significant digits ("9e-12", not a column of zeros cut off at the left,
+    which a new user's tryout read as ")00000000009" on Bounds at sigma 1e6); the CSV keeps them all.
+    """
+    floats = {c: st.column_config.NumberColumn(format="%.4g") for c in df.columns
+              if pd.api.types.is_float_dtype(df[c])}
+    st.dataframe(df, hide_index=True, width="stretch", height=height, key=key, placeholder="n/a",
+                 column_config=floats or None)
     download_csv(df, key, filename)
 
 

@@ -190,8 +190,8 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
 def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float) -> str:
     """r > m, in the sidebar's words, with the fix."""
     return (f"rank r = {r} is more than the m = {m} shadow centers (on these {n_rows} rows) at ell = {ell:g} and "
-            f"sigma = {sigma:.4g}: the reduced methods have at most m components. Lower rank r to {m} or less, or "
-            "raise ell or lower sigma (smaller shadows, more centers).")
+            f"sigma = {sigma:.4g}: the reduced methods have at most m components. Lower rank r to {m}"
+            f"{' or less' if m > 1 else ''}, or raise ell or lower sigma (smaller shadows, more centers).")
 
 
 def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
