@@ -75,12 +75,13 @@ def speedups_over_ell() -> None:
     if failed:
         st.caption("No value where a method could not run (r > m at small ell) or was skipped as slow (large m): "
                    + "; ".join(failed[:6]) + (" ..." if len(failed) > 6 else ""))
-    for col, title, key in [("train_speedup", "Training speedup", "speed_train"),
-                            ("test_speedup", "Test speedup", "speed_test"),
-                            ("retained", "Fraction of data retained (m/n)", "speed_retained"),
-                            ("alignment_error", "Relative alignment error", "speed_error")]:
-        show_figure(plots.lines_over_ell(rows, y=col, title=title, log_y=col.endswith("speedup"), current_ell=ell),
-                    key=key, filename=f"{col}_over_ell")
+    for col, title, axis, key in [("train_speedup", "Training speedup", "exact / method", "speed_train"),
+                                  ("test_speedup", "Test speedup", "exact / method", "speed_test"),
+                                  ("retained", "Fraction of data retained (m/n)", "m / n", "speed_retained"),
+                                  ("alignment_error", "Relative alignment error", "||O - O~A||_F / ||O||_F",
+                                   "speed_error")]:
+        show_figure(plots.lines_over_ell(rows, y=col, title=title, yaxis_title=axis, log_y=col.endswith("speedup"),
+                                         current_ell=ell), key=key, filename=f"{col}_over_ell")
     show_table(pd.DataFrame(rows), key="speed_sweep_table", filename="speedups_over_ell")
 
 

@@ -71,7 +71,8 @@ def show_scrubber(spec: str, key: str, what: str) -> None:
         return
     st.caption(f"**Scrub ell**: drag the slider under the chart to watch {what} change with ell, drawn in "
                "your browser without waiting for the server (Play runs through the grid). Click a point of "
-               "the m/n curve to use that ell in the sidebar.")
+               "the m/n curve to use that ell in the sidebar. Its frames lie on a grid of ell: it shows the "
+               "frame nearest the sidebar's ell, whose m (in its title) can differ from the page's.")
     live_chart(spec, key, config=PLOTLY_CONFIG, on_click=partial(_use_selected_ell, key),
                follow=f".st-key-{ELL_KEY} input[type='range']")
     # The downloaded page plays the frames too (plotly.js inlined): built only when clicked.
