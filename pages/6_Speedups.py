@@ -15,7 +15,7 @@ chosen = choose_methods("speed_groups")
 rows_idx, Xc, dig = compute.comparison_set(ds)
 st.caption(f"Every method is trained on the same {rows_idx.size} rows; test time = projecting those rows as new "
            "points. Speedup = exact time / method time. Timings are wall-clock on this server, the best of up to "
-           "three calls within 0.1 s, and vary from run to run; they are cached per ell.")
+           "three calls within 0.05 s, and vary from run to run; they are cached per ell.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
 reduction_note(shadow.m, shadow.n)

@@ -41,12 +41,12 @@ __all__ = [
 
 #: Exact kernel PCA (n x n) runs on at most this many rows; comparisons use the same rows for every method.
 EXACT_MAX_ROWS = 2000
-#: How the app times every method and exact KPCA: the best of up to three calls within 0.1 s. Times
+#: How the app times every method and exact KPCA: the best of up to three calls within 0.05 s. Times
 #: are cached, so one slowed-down call (another session's run beside it, a first call) stays: a new
 #: user's tryout saw the Speedups headline say RSKPCA was 0.4x (a 0.62 s fit that takes 7-9 ms
 #: warm) until the server restarted. The fast calls, where such a delay distorts most, get three
 #: tries; the slow ones one.
-APP_TIMING = Timing(repeats=3, budget_s=0.1)
+APP_TIMING = Timing(repeats=3, budget_s=0.05)
 #: Points at which the KDE (an n x n_eval sum) is evaluated on the KDE page.
 DENSITY_MAX_POINTS = 3000
 
