@@ -61,6 +61,12 @@ if ds.d <= 2:
     axes, kde = compute.kde_grid(ds.digest, ds.X, sigma, kernel, GRID)
     shde = compute.shde_grid(ds.digest, ds.X, sigma, kernel, ell, GRID)
     names = [str(n) for n in ds.feature_names]
+    spacing = min(float(a[1] - a[0]) for a in axes)
+    if sigma < spacing / 3:
+        # The kernel is narrower than a grid cell: between the points both densities are 0.
+        st.info(f"sigma = {sigma:.3g} is far below the grid's spacing ({spacing:.3g}): the KDE and the ShDE are "
+                "0 between the points at this resolution, so the maps below are blank. Raise sigma (the "
+                "median heuristic is one click away in the sidebar).")
     st.metric("max |ShDE - KDE| on the grid", f"{np.max(np.abs(shde - kde)):.4g}")
     if ds.d == 2:
         fig = plots.density_grid_figure(axes[0], axes[1], kde, shde, points=ds.X[:2000],
