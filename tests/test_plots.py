@@ -37,6 +37,19 @@ def test_shadow_figure_marks_every_center_and_draws_eps_discs(blobs):
     assert points.customdata[0][0] == 10
 
 
+def test_huge_eps_discs_do_not_zoom_the_axes_away_from_the_data(blobs):
+    # sigma 1e6 on two moons zoomed the axes to +-200,000 around the 1,000 points (a tryout)
+    lo, hi = blobs.min(axis=0), blobs.max(axis=0)
+    for sigma, fixed in [(1e6, True), (1.0, False)]:
+        s = shadow_centers(blobs, sigma=sigma, ell=4.0)
+        fig = plots.shadow_figure(blobs, s.labels, s.center_indices, s.weights, eps=s.eps)
+        assert (fig.layout.xaxis.range is not None) == fixed, sigma
+        if fixed:
+            span = (hi - lo).max()
+            assert lo[0] - 0.2 * span < fig.layout.xaxis.range[0] < lo[0] < hi[0] < fig.layout.xaxis.range[1]
+            assert fig.layout.xaxis.range[1] < hi[0] + 0.2 * span
+
+
 def test_shadow_figure_projected_says_so_and_skips_discs(blobs):
     s = shadow_centers(blobs, sigma=1.0, ell=2.0)
     fig = plots.shadow_figure(blobs, s.labels, s.center_indices, s.weights, eps=s.eps, projected=True)

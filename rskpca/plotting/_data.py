@@ -104,9 +104,18 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     drew_discs = eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
         and idx.size <= max_discs
     if drew_discs:
-        fig.add_trace(_disc_outlines(X2[idx], eps, float(np.max(np.ptp(X2[:, :2], axis=0)))))
+        extent = float(np.max(np.ptp(X2[:, :2], axis=0)))
+        fig.add_trace(_disc_outlines(X2[idx], eps, extent))
         # Equal axis scales keep the discs round.
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
+        if eps > _DISC_ZOOM_LIMIT * extent:
+            # Discs much wider than the data (a huge sigma) would zoom the axes out until the points
+            # are one dot (a new user's tryout, sigma 1e6: axes at +-200,000 around 1,000 points):
+            # the view stays on the data and the discs are cut at its edges.
+            lo, hi = X2[:, :2].min(axis=0), X2[:, :2].max(axis=0)
+            pad = 0.1 * max(extent, 1e-300)
+            fig.update_xaxes(range=[float(lo[0] - pad), float(hi[0] + pad)])
+            fig.update_yaxes(range=[float(lo[1] - pad), float(hi[1] + pad)])
     note = ""
     if projected:
         note = " (on the first two principal axes)"
@@ -120,6 +129,10 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         margin=dict(l=40, r=10, t=50, b=40),
     )
     return highlight_rows(fig, selected_rows)
+
+
+#: Beyond this fraction of the data's extent, eps-discs no longer set the axis ranges.
+_DISC_ZOOM_LIMIT = 0.25
 
 
 def _disc_segments(eps: float, extent: float, *, width_px: int = _TYPICAL_WIDTH, low: int = 12,
