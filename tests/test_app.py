@@ -314,6 +314,13 @@ def test_sweeps_over_ell_on_demand():
     _ok(at)
     specs = _charts(at)
     assert len(specs) == n_charts + 4
+    # the curves name their axes (not the raw column names)
+    assert [s["layout"]["yaxis"]["title"]["text"] for s in specs[-4:]][2:] == ["m / n", "||O - O~A||_F / ||O||_F"]
+    # where no value was computed, the page says which kind of gap it is
+    at.number_input(key="r").set_value(20).run()
+    _ok(at)
+    gaps = [c.value for c in at.caption if c.value.startswith("No value where")]
+    assert gaps and all(("could not run" in g) != ("skipped as slow" in g) for g in gaps), gaps
     at.switch_page("pages/5_Bounds.py").run()
     at.toggle(key="bounds_measured_curves").set_value(True).run()
     _ok(at)
