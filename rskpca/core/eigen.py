@@ -332,9 +332,9 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
             Ms = np.asarray(M_sw, dtype=np.float64)
             e_norm = delta * float(np.max(Ms / sw))
 
-        def accurate(theta, resid):
+        def accurate(theta, resid, matrix_error=e_norm):
             gap = theta[r - 1] - theta[r]
-            return gap > 0 and (np.linalg.norm(resid[:r]) + e_norm) <= SUBSPACE_TOL * gap
+            return gap > 0 and (np.linalg.norm(resid[:r]) + matrix_error) <= SUBSPACE_TOL * gap
 
         def hopeless(theta, resid):
             # The residuals alone would pass, so the Ritz values (and the gap) are already
@@ -368,8 +368,8 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
                 # what failed the check): on the float64 matrix, with no float32 error left, a
                 # block step or two from them is certified by the same check, where ARPACK from
                 # one of their combinations took 30-45 matrix products (usps, digits; m ~ 1,700).
-                e_norm = 0.0
-                theta, V, ok = block_krylov(op, r + 1, rng, tol_of=accurate, max_steps=3, start=candidate)
+                theta, V, ok = block_krylov(op, r + 1, rng, max_steps=3, start=candidate,
+                                            tol_of=lambda t, res: accurate(t, res, matrix_error=0.0))
                 if ok:
                     found, name = (theta, V), f"block (refined from {failed})"
                 else:

@@ -39,14 +39,14 @@ def _block_filler(C, w, sigma: float, kernel, dtype):
     w = np.asarray(w, dtype=np.float64)
     with np.errstate(divide="ignore"):  # w = 0 gives log 0 = -inf and exactly 0 entries
         half_log_w = 0.5 * np.log(w)
-    sq = np.einsum("ij,ij->i", C, C)
     diagonal = (w * k.kappa).astype(dtype)  # exact: k(c, c) = kappa
     if k.p == 2 and gaussian_relative_error(C64, sigma, w, dtype=dtype) <= FUSED_MAX_RELATIVE_ERROR:
         # exponent = (2 / sigma^2) c_i.c_j + u_i + u_j, u = log sqrt(w) - |c|^2 / sigma^2: the
         # scale rides on one GEMM operand (one rounding of it, in float32_relative_error's
         # d + 3), so a block takes one GEMM, two adds and the exp. A rounded exponent just
         # above log sqrt(w_i w_j) (a near-duplicate pair) stays within that relative error.
-        C_scaled = (np.asarray(C, dtype=np.float64) * (2.0 / sigma**2)).astype(dtype)
+        sq = np.einsum("ij,ij->i", C, C)
+        C_scaled = (C64 * (2.0 / sigma**2)).astype(dtype)
         u = (half_log_w - sq / sigma**2).astype(dtype)
 
         def values(Kb, rows, stop):

@@ -109,7 +109,7 @@ def _log_axis(values) -> dict:
     full number at the normal font size: every digit where that makes at most seven labels,
     else 1-2-5 steps, and three rounded values where no two digits fall inside. (Plotly's own
     ``dtick="D1"`` with complete minor labels drew them at a smaller size, and in the app's
-    half-width spectra chart showed only one, "0.05", for eigenvalues 0.012-0.058.)
+    half-width spectra chart showed only one, "0.05", for eigenvalues 0.043-0.051.)
 
     >>> _log_axis([0.012, 0.058])["ticktext"]
     ['0.02', '0.03', '0.04', '0.05']

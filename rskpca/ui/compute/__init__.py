@@ -24,8 +24,8 @@ from rskpca.core.kernels import kernel_row_means, median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.evaluation.classify import cross_validate_classifier
 from rskpca.evaluation.compare import EXACT_SOLVERS, ell_grid, fit_exact, fit_method, sweep_point
-from rskpca.evaluation.timing import Timing
 from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, perturbs_gram
+from rskpca.evaluation.timing import Timing
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = [
