@@ -42,7 +42,7 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None)
     else:
         j = min(b, start.shape[1])
         Z = np.concatenate([start[:, :j], rng.standard_normal((m, b - j))], axis=1)
-        B[:, :b] = qr(Z, mode="economic")[0]
+        B[:, :b] = _orthonormal(Z)
         AB[:, :b] = op.matmat(B[:, :b])
     filled, known = b, 0
     T = np.empty((width, width))  # B^T op B, grown by the new block's rows and columns
@@ -66,7 +66,8 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None)
             return theta, V, True
         if filled + b > width or (hopeless is not None and hopeless(theta, resid)):
             return theta, V, False
-        _extend(B, AB, op, filled, b)
+        # Bf^T (op's last block) is T's last block column, just computed: the first projection is free
+        _extend(B, AB, op, filled, b, coefficients=T[:filled, filled - b:filled])
         filled += b
     return theta, V, False
 
@@ -81,10 +82,22 @@ def block_width(k: int) -> int:
     return 8 * -(-max(2 * k, 8) // 8)
 
 
-def _extend(B, AB, op, filled, b):
-    """Next block of the Krylov basis: op's last block, orthogonalised twice against the basis."""
+def _extend(B, AB, op, filled, b, coefficients=None):
+    """Next block of the Krylov basis: op's last block, orthogonalised twice against the basis.
+
+    ``coefficients``: ``B^T`` times that block, if the caller has it.
+    """
     Bf, last = B[:, :filled], AB[:, filled - b:filled]
-    Z = last - Bf @ (Bf.T @ last)
+    Z = last - Bf @ (Bf.T @ last if coefficients is None else coefficients)
     Z -= Bf @ (Bf.T @ Z)
-    B[:, filled:filled + b] = qr(Z, mode="economic")[0]
+    B[:, filled:filled + b] = _orthonormal(Z)
     AB[:, filled:filled + b] = op.matmat(B[:, filled:filled + b])
+
+
+def _orthonormal(Z):
+    """An orthonormal basis of Z's columns (Householder QR, Z overwritten).
+
+    Without scipy's finiteness check: Z comes from finite products, and the check took
+    half of each call (0.3 of 0.6 ms on pendigits' 2949 x 16 blocks).
+    """
+    return qr(Z, mode="economic", overwrite_a=True, check_finite=False)[0]
