@@ -64,6 +64,7 @@ KEYS = {
     "bounds_max_exact": 500,
     "bounds_measured_curves": False,
     "speed_curves": False,
+    "time_randomized": False,
     # Denoise page (the image shape is set per data set by rskpca.ui.denoise.image_shape)
     "dn_height": None,
     "dn_width": None,
