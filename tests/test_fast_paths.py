@@ -412,6 +412,18 @@ def test_bench_speed_never_overwrites(tmp_path):
     assert fresh_path(str(first)) == str(tmp_path / "speed-2.csv")
 
 
+def test_bench_speed_times_both_exact_solvers_on_every_app_comparison_set():
+    # The evidence behind the Speedups page timing arpack only unless asked: every bundled sample
+    # and a 2,000-row sample of pendigits (here a stand-in with its shape), each solver timed.
+    from rskpca.data.samples import SAMPLES
+    from rskpca.evaluation.bench_speed import app_solver_rows
+
+    pendigits = np.random.default_rng(0).normal(size=(2500, 16))
+    rows = app_solver_rows(pendigits, repeats=1, ranks=(2,))
+    assert [name for name, *_ in rows] == [*SAMPLES, "pendigits (2000 rows)"]
+    assert all(n <= 2000 and r == 2 and arpack > 0 and randomized > 0 for _, n, r, arpack, randomized in rows)
+
+
 def test_auto_hands_over_when_the_growth_of_m_says_the_grid_will_cost_less():
     from rskpca.core.shadow import _grid_pays_off
 
