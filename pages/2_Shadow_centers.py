@@ -18,7 +18,7 @@ c[0].metric("centers m", shadow.m)
 c[1].metric("m / n", f"{shadow.m / shadow.n:.1%}")
 c[2].metric("eps = sigma / ell", f"{shadow.eps:.4g}")
 c[3].metric("largest weight", int(shadow.weights.max()))
-reduction_note(shadow.m, shadow.n)
+reduction_note(shadow.m, shadow.n, ds.d)
 
 if ds.d <= 2:
     coords, projected = ds.X, False

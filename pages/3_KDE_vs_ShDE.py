@@ -15,7 +15,7 @@ ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, setting
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
 st.markdown("The KDE averages a kernel over all n points; the ShDE over the m centers, each weighted by "
             "its share of the points: p~(x) = sum_j (w_j / n) k(x, c_j).")
-reduction_note(shadow.m, shadow.n)
+reduction_note(shadow.m, shadow.n, ds.d)
 
 # Theorem 5.1 first: it summarises the whole picture in one number.
 bound = compute.mmd(ds.digest, ds.X, sigma, kernel, ell, 1000)  # O(s^2): a stated subsample above 1000 rows

@@ -7,7 +7,7 @@ from rskpca import plotting as plots
 from rskpca.evaluation.compare import aligned_embeddings, compare
 from rskpca.evaluation.methods import perturbs_gram
 from rskpca.ui import (choose_methods, comparison_note, compute, reduction_note, selection, show_error, show_errors,
-                       show_figure, show_table, start_page, without_slow_methods)
+                       show_figure, show_table, start_page, stop_unless_rank_fits, without_slow_methods)
 from rskpca.ui.scrubber import show_scrubber
 
 settings = start_page("Embeddings")
@@ -16,9 +16,10 @@ ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, sett
 chosen = choose_methods("emb_groups")
 
 rows_idx, Xc, dig = compute.comparison_set(ds)
+stop_unless_rank_fits(r, rows_idx.size)
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
-reduction_note(shadow.m, shadow.n)
+reduction_note(shadow.m, shadow.n, ds.d)
 if r < 2:
     show_error("The embedding plot needs at least 2 components: raise the rank r in the sidebar.")
     st.stop()

@@ -16,7 +16,7 @@ st.markdown("Each bound has three numbers: the **a-priori** value from ell alone
 max_exact = int(st.select_slider("Measure on at most this many rows (the measured values cost O(s^3) for the "
                                  "spectra)", [250, 500, 1000, 2000, 4000], key="bounds_max_exact"))
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
-reduction_note(shadow.m, shadow.n)
+reduction_note(shadow.m, shadow.n, ds.d)
 
 rows = compute.bounds_rows(ds.digest, ds.X, sigma, kernel, ell, r, max_exact)
 show_figure(plots.bounds_figure(rows), key="bounds_now", filename="bounds_at_ell")

@@ -128,6 +128,8 @@ def test_subsample_path_above_max_exact():
     for key, b in res.items():
         assert b.n_measured == 120
         assert "subsample of 120 of n = 500" in b.note
+    # Thm 5.4's note gives where its numbers come from as a sentence of its own (it began in lowercase)
+    assert ". Measured and a-posteriori on a seeded uniform subsample" in res["5.4"].note, res["5.4"].note
     for key in ("5.1", "5.2", "5.3"):
         assert res[key].measured == pytest.approx(ref[key], abs=1e-10)
         _assert_chain(res[key])

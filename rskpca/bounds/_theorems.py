@@ -117,8 +117,9 @@ def _projection(S: Sample, D: int) -> BoundValue:
     paper = nan
 
     def result(applies, prior, posterior, why):
+        rest = remark + S.where()  # a sentence of its own after ``why``'s full stop
         return BoundValue("5.4", THEOREMS["5.4"], prior, posterior, measured, applies,
-                          f"{why} {remark}{S.where()}.", S.s, paper)
+                          f"{why} {rest[:1].upper()}{rest[1:]}.", S.s, paper)
 
     if D > S.s:
         return result(False, nan, nan,

@@ -16,7 +16,8 @@ from rskpca.ui.live_chart import live_chart
 
 __all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods",
            "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
-           "show_text_list", "slug", "plain", "show_error", "comparison_note", "show_errors"]
+           "show_text_list", "slug", "plain", "show_error", "comparison_note", "show_errors",
+           "stop_unless_rank_fits"]
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
 # colour directives) matter to Streamlit's markdown too.
@@ -96,13 +97,28 @@ def download_csv(df: pd.DataFrame, key: str, filename: str | None = None, label:
                        on_click="ignore", icon=":material/download:")
 
 
-def reduction_note(m: int, n: int) -> None:
+#: From this many features on, the little-reduction warning names the curse of dimensionality as the cause.
+HIGH_DIMENSION = 10
+
+
+def reduction_note(m: int, n: int, d: int) -> None:
     """Warn when the shadow keeps most of the data (so there is little to gain); an empty slot otherwise."""
     slot = st.empty()  # drawn either way: see the note above show_errors
     if n and m / n > LITTLE_REDUCTION:
-        slot.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little "
-                   "speedup. Raise sigma or lower ell for fewer centers (in high dimensions points are far "
-                   "apart relative to sigma, so the shadows rarely cover anything).")
+        why = ("in high dimensions points are far apart relative to sigma, so the shadows rarely cover anything"
+               if d >= HIGH_DIMENSION else
+               "eps = sigma / ell is small against the distances between neighbouring points, so few shadows "
+               "cover another point")
+        slot.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little to "
+                     f"gain from it. Raise sigma or lower ell for fewer centers ({why}).")
+
+
+def stop_unless_rank_fits(r: int, n_rows: int) -> None:
+    """Stop the page with a message when kernel PCA on ``n_rows`` rows cannot give r components."""
+    if r > n_rows:
+        show_error(f"rank r = {r} is more than the {n_rows} rows compared: kernel PCA on {n_rows} rows has at most "
+                   f"{n_rows} components. Lower rank r to {n_rows} in the sidebar, or load more rows.")
+        st.stop()
 
 
 def comparison_note(m: int, n_rows: int, n: int) -> None:

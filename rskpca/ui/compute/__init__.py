@@ -29,7 +29,7 @@ from rskpca.evaluation.timing import Timing
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = [
-    "EXACT_MAX_ROWS", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "timed_shadow",
+    "EXACT_MAX_ROWS", "APP_TIMING", "BASELINE_TIMING", "sample_table", "read_upload", "prepared", "median_sigma", "shadow", "timed_shadow",
     "principal_axes",
     "comparison_rows", "comparison_set", "exact_reference", "exact_embedding", "exact_kpca", "method_result",
     "fit_methods", "RANK_BUCKETS", "computed_rank",
@@ -41,12 +41,18 @@ __all__ = [
 
 #: Exact kernel PCA (n x n) runs on at most this many rows; comparisons use the same rows for every method.
 EXACT_MAX_ROWS = 2000
-#: How the app times every method and exact KPCA: the best of up to three calls within 0.05 s. Times
-#: are cached, so one slowed-down call (another session's run beside it, a first call) stays: a new
+#: How the app times every method and exact KPCA: the best of up to three calls within 0.05 s, and
+#: at least two when the first took 0.1 s or less. Times are cached, so one slowed-down call
+#: (the browser drawing on the same cores, another session's run, a first call) stays: a new
 #: user's tryout saw the Speedups headline say RSKPCA was 0.4x (a 0.62 s fit that takes 7-9 ms
-#: warm) until the server restarted. The fast calls, where such a delay distorts most, get three
+#: warm) until the server restarted. The fast calls, where such a delay distorts most, get more
 #: tries; the slow ones one.
-APP_TIMING = Timing(repeats=3, budget_s=0.05)
+APP_TIMING = Timing(repeats=3, budget_s=0.05, confirm_s=0.1)
+#: Exact KPCA's time is the denominator of every speedup on the Speedups page, so it gets more:
+#: at least two calls when the first took 0.5 s or less, three within 0.25 s. A later tryout
+#: saw exact KPCA on two moons shown as 212-301 ms (25-62 ms when timed alone) and every
+#: speedup inflated by as much, the first call having run beside the browser's redraw.
+BASELINE_TIMING = Timing(repeats=3, budget_s=0.25, confirm_s=0.5)
 #: Points at which the KDE (an n x n_eval sum) is evaluated on the KDE page.
 DENSITY_MAX_POINTS = 3000
 
@@ -132,17 +138,21 @@ def exact_reference(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: i
     return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=EXACT_SOLVERS[:1], timing=APP_TIMING)
 
 
-@st.cache_data(max_entries=8, show_spinner="Timing exact kernel PCA's other solvers (cached)...")
-def _exact_all_solvers(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
+@st.cache_data(max_entries=8, show_spinner="Timing exact kernel PCA (cached)...")
+def _exact_timed(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int, all_solvers: bool):
     ref = exact_reference(digest, _X, sigma, kernel, r)
-    others = fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=EXACT_SOLVERS[1:], timing=APP_TIMING)
-    per_solver = {**ref.solver_train_s, **others.solver_train_s}
-    return replace(ref, train_s=min(per_solver.values()), solver_train_s=per_solver)
+    # timed again under BASELINE_TIMING, the reference fit's own call among the candidates
+    solvers = EXACT_SOLVERS if all_solvers else EXACT_SOLVERS[:1]
+    again = fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=solvers, timing=BASELINE_TIMING)
+    per_solver = {**again.solver_train_s, solvers[0]: min(ref.train_s, again.solver_train_s[solvers[0]])}
+    return replace(ref, train_s=min(per_solver.values()), test_s=min(ref.test_s, again.test_s),
+                   solver_train_s=per_solver)
 
 
 def exact_kpca(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, all_solvers: bool = False):
-    """The speedups' baseline: :func:`exact_reference` (scikit-learn's arpack), or with ``all_solvers``
-    timed with every solver of ``EXACT_SOLVERS`` too (``train_s`` the fastest's).
+    """The speedups' baseline: :func:`exact_reference`'s fit timed under :data:`BASELINE_TIMING`
+    with scikit-learn's arpack, or with ``all_solvers`` with every solver of ``EXACT_SOLVERS``
+    (``train_s`` the fastest's).
 
     arpack alone by default: on every comparison set the app can have (the bundled samples,
     2,000 rows of pendigits; r = 2 to 20) it beat the randomized solver by 1.1x to 17x, and
@@ -150,9 +160,7 @@ def exact_kpca(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, al
     (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative
     projection``). The Speedups page offers the rest on request.
     """
-    if all_solvers:
-        return _exact_all_solvers(digest, X, sigma, kernel, r)
-    return exact_reference(digest, X, sigma, kernel, r)
+    return _exact_timed(digest, X, sigma, kernel, r, bool(all_solvers))
 
 
 #: Ranks computed for the pages that show results, not times (Embeddings): a rank r is fitted at
