@@ -27,6 +27,12 @@ if r < 2:
 # One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
 # they are the Speedups page's.
 exact = compute.exact_embedding(dig, Xc, sigma, kernel, r)
+flat = st.empty()  # drawn either way, so the charts below keep their places
+lam = exact.normalized_eigenvalues
+if lam[-1] >= 0.999 * lam[0]:
+    flat.warning(f"Exact KPCA's top {r} eigenvalues are equal to within 0.1% ({lam[0]:.4g}): at this sigma the kernel "
+                 "matrix is close to the identity (sigma is far below the distances between rows), so every direction "
+                 "is an eigenvector and the components and alignment errors below are arbitrary. Raise sigma.")
 names = without_slow_methods(chosen, shadow.m)
 measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "

@@ -667,3 +667,16 @@ def test_the_little_reduction_warning_names_the_cause_that_fits_the_dimension(d,
 
     at = _AT.from_function(page, args=(d,)).run()
     assert len(at.warning) == 1 and cause in at.warning[0].value
+
+
+def test_embeddings_warns_when_a_tiny_sigma_leaves_the_spectrum_flat():
+    # A tryout at sigma 1e-4 saw alignment errors of 0.998 for every method and a blank spectrum axis.
+    at = _app(dataset="two_moons", sigma=1e-4, ell=1.0, r=5)
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at)
+    assert any("eigenvalues are equal to within 0.1%" in w.value for w in at.warning), [w.value for w in at.warning]
+    spectra = next(s for s in _charts(at) if "spectr" in (s["layout"].get("title") or {}).get("text", "").lower())
+    assert len(spectra["layout"]["yaxis"]["tickvals"]) == 1 and spectra["layout"]["yaxis"]["range"]
+    at = _app(dataset="two_moons", r=5)  # the sample's own sigma: a spectrum with gaps, no warning
+    at.switch_page("pages/4_Embeddings.py").run()
+    assert not any("eigenvalues are equal" in w.value for w in at.warning)

@@ -527,10 +527,9 @@ _LIVE_STATE = """
   if (!frame.__marked) frame.__marked = Math.random();  // the same element keeps its mark
   const gd = frame.contentDocument.querySelector('.js-plotly-plot');
   const centers = gd._fullData.find(t => t.name === 'centers');
-  const overflow = Object.keys(gd._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k))
-    .map(k => gd._fullLayout[k].ticklabeloverflow);
+  const axes = Object.keys(gd._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => gd._fullLayout[k]);
   return {mark: frame.__marked, drawn: Number(gd.dataset.drawn), m: centers._length, title: gd.layout.title.text,
-          overflow: overflow};
+          overflow: axes.map(a => a.ticklabeloverflow), exponents: axes.map(a => a.exponentformat)};
 }
 """
 
@@ -551,6 +550,8 @@ def test_an_ell_change_redraws_the_live_chart_in_place_once(app_server, app_page
     assert 1 <= after["drawn"] - before["drawn"] <= 10, f"{before} -> {after}"
     # Tick labels are not measured for overflow at every draw (a forced layout per label).
     assert after["overflow"] and set(after["overflow"]) == {"allow"}, after["overflow"]
+    # Exponents as "1e-15", not SI prefixes (a tryout read an error axis as "0.5f, 1f").
+    assert set(after["exponents"]) == {"e"}, after["exponents"]
     # The mode bar: a Fullscreen button (the component gets no element toolbar), and never plotly.js's
     # "Share chart", which would post the user's data to Plotly's cloud.
     frame = chart_frame(page, "shadow_scatter")

@@ -522,3 +522,15 @@ def test_denoise_figure_rows_are_as_tall_as_their_images():
         return plots.denoise_figure(rows, clean, shape).layout.height
 
     assert height((4, 16)) < height((8, 8)) < height((16, 4))
+
+
+def test_downloaded_figures_write_exponents_not_si_prefixes():
+    import plotly.graph_objects as go
+
+    from rskpca.plotting import figure_html
+
+    fig = go.Figure(go.Scatter(y=[1e-15, 3e-15]))
+    fig.update_yaxes(exponentformat="power")  # a figure's own choice stays
+    html = figure_html(fig)
+    assert '"xaxis":{"exponentformat":"e"' in html.replace(" ", "") and '"exponentformat":"power"' in html
+    assert fig.layout.xaxis.exponentformat is None, "the caller's figure is not changed"

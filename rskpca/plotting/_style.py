@@ -115,6 +115,8 @@ def _log_axis(values) -> dict:
     ['0.02', '0.03', '0.04', '0.05']
     >>> _log_axis([0.031, 0.038])["ticktext"]
     ['0.031', '0.034', '0.038']
+    >>> _log_axis([0.001, 0.001])["ticktext"]
+    ['0.001']
     """
     v = np.asarray([x for x in np.ravel(np.asarray(values, dtype=object))
                     if x is not None and np.isfinite(float(x)) and float(x) > 0], dtype=np.float64)
@@ -123,6 +125,12 @@ def _log_axis(values) -> dict:
     if v.size == 0:
         return axis | dict(minorloglabels="none")
     lo, hi = float(v.min()), float(v.max())
+    if hi < 1.2 * lo:
+        # (nearly) one value, e.g. a flat spectrum at a tiny sigma: Plotly's autorange put the lines
+        # on the chart's top edge with no tick label at all; one labelled tick in a padded range
+        mid = float(f"{np.sqrt(lo * hi):.3g}")
+        return axis | dict(range=[np.log10(lo) - 0.1, np.log10(hi) + 0.1], tickmode="array", tickvals=[mid],
+                           ticktext=[f"{mid:g}"], minorloglabels="none")
     decades_inside = int(np.floor(np.log10(hi)) - np.ceil(np.log10(lo))) + 1
     if decades_inside >= 2:
         return axis | dict(minorloglabels="none")
@@ -201,6 +209,10 @@ def figure_html(fig: go.Figure) -> str:
     >>> "<html>" in figure_html(go.Figure())[:40]
     True
     """
+    fig = go.Figure(fig)  # a copy: the axis defaults below are the download's, not the caller's
+    # exponents as "1e-15", not SI prefixes ("1f"), where the figure sets none (as the app's live charts)
+    for axes in (fig.for_each_xaxis, fig.for_each_yaxis):
+        axes(lambda axis: axis.update(exponentformat="e") if axis.exponentformat is None else None)
     return fig.to_html(include_plotlyjs=True, full_html=True)
 
 
