@@ -7,7 +7,7 @@ from rskpca import plotting as plots
 from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns, stray_text_cells
 from rskpca.ui import compute, selection, show_error, show_table, show_text_list, start_page
 from rskpca.ui.keys import UPLOAD
-from rskpca.ui.state import column_options, current_table, handle_upload, upload_error
+from rskpca.ui.state import column_options, current_table, handle_upload, table_not_in_use, upload_error
 
 settings = start_page("Data", needs_data=False)
 
@@ -63,7 +63,12 @@ selection.show_selectable(plots.data_figure(
     title="The data" if flat else "The data on its first two principal axes"), key="data_scatter", filename="data_view")
 selection.selected_table(ds)
 
-st.subheader("Preview (first 100 rows of the table)")
+# After a refused table the pages keep the last good data: say which table the preview is.
+unused = table_not_in_use()
+st.subheader("Preview of the selected table, not in use (first 100 rows)" if unused else
+             "Preview (first 100 rows of the table)")
+if unused:
+    st.caption(f"This table could not be used (the message above says why); the pages still show {settings.title}.")
 show_table(df.head(100), key="data_preview", filename="preview")
-st.subheader("Per-column summary")
+st.subheader("Per-column summary of the selected table, not in use" if unused else "Per-column summary")
 show_table(column_summary(df), key="data_summary", filename="column_summary")

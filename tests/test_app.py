@@ -185,6 +185,14 @@ def test_bad_upload_shows_an_error_and_keeps_the_last_good_data(case):
     errors = _errors(at)
     assert errors, f"{case}: no error shown"
     assert any(name in e or "olumn" in e or "row" in e for e in errors), errors
+    # a table that was read but cannot be used is previewed as such, beside the data still in use (a file
+    # that cannot be read is not selected: the preview stays the data in use's)
+    headers = [h.value for h in at.subheader]
+    if case in ("not_csv", "empty"):
+        assert "Preview (first 100 rows of the table)" in headers, headers
+    else:
+        assert "Preview of the selected table, not in use (first 100 rows)" in headers, headers
+        assert any("the pages still show Iris" in c.value for c in at.caption), [c.value for c in at.caption]
     # the pages keep working on the last good data
     at.switch_page("pages/2_Shadow_centers.py").run()
     _ok(at, case)

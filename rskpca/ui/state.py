@@ -108,6 +108,11 @@ def handle_upload(upload) -> None:
         st.rerun()
 
 
+def table_not_in_use() -> bool:
+    """Whether the selected table could not be prepared, so the pages still show an earlier one."""
+    return bool(st.session_state.get(K.DATA_ERROR))
+
+
 def upload_error() -> str | None:
     """Why the last upload was refused, with what is shown instead (None when nothing was refused)."""
     ss = st.session_state
