@@ -2,7 +2,7 @@
 
 Every method in one comparison is timed under the same :class:`Timing`: ``warmup`` untimed
 calls (first-call costs: BLAS thread start, lazy imports, page faults), then ``repeats``
-timed calls (fewer within ``budget_s``, at least two below ``confirm_s``), of which the best is reported. The best, not the mean, because on a shared
+timed calls, of which the best is reported. The best, not the mean, because on a shared
 machine other jobs only ever add time.
 """
 
@@ -28,26 +28,20 @@ class Timing:
     stays cached and a best of several costs little for the fast methods.
 
     >>> Timing(repeats=3, warmup=1)
-    Timing(repeats=3, warmup=1, budget_s=None, confirm_s=None)
+    Timing(repeats=3, warmup=1, budget_s=None)
     """
 
     repeats: int = 1
     warmup: int = 0
     budget_s: float | None = None
-    #: A first call no longer than this is followed by a second whatever the budget: a first
-    #: call that something else slowed down (a browser drawing on the same cores, a cold
-    #: start) is then not the one kept. None: the budget alone decides.
-    confirm_s: float | None = None
 
     def __post_init__(self):
         if isinstance(self.repeats, bool) or int(self.repeats) < 1:
             raise ValueError(f"repeats must be an integer >= 1; got {self.repeats!r}.")
         if isinstance(self.warmup, bool) or int(self.warmup) < 0:
             raise ValueError(f"warmup must be an integer >= 0; got {self.warmup!r}.")
-        for name in ("budget_s", "confirm_s"):
-            value = getattr(self, name)
-            if value is not None and not value > 0:
-                raise ValueError(f"{name} must be a positive number of seconds or None; got {value!r}.")
+        if self.budget_s is not None and not self.budget_s > 0:
+            raise ValueError(f"budget_s must be a positive number of seconds or None; got {self.budget_s!r}.")
 
 
 def run_times(fn: Callable[[], T], timing: Timing = Timing()) -> tuple[T, list[float]]:
@@ -60,15 +54,12 @@ def run_times(fn: Callable[[], T], timing: Timing = Timing()) -> tuple[T, list[f
     1
     >>> len(run_times(lambda: None, Timing(repeats=5, budget_s=0.05))[1])
     5
-    >>> len(run_times(lambda: time.sleep(0.03), Timing(repeats=5, budget_s=0.05, confirm_s=0.1))[1])
-    2
     """
     for _ in range(timing.warmup):
         fn()
     times, out = [], None
     for _ in range(timing.repeats):
-        confirming = len(times) == 1 and timing.confirm_s is not None and times[0] <= timing.confirm_s
-        if times and timing.budget_s is not None and sum(times) + min(times) > timing.budget_s and not confirming:
+        if times and timing.budget_s is not None and sum(times) + min(times) > timing.budget_s:
             break
         start = time.perf_counter()
         out = fn()
