@@ -16,7 +16,7 @@ rows_idx, Xc, dig = compute.comparison_set(ds)
 stop_unless_rank_fits(r, rows_idx.size)
 st.caption(f"Every method is trained on the same {rows_idx.size} rows; test time = projecting those rows as new "
            "points. Speedup = exact time / method time. Timings are wall-clock on this server, the best of up to "
-           "three calls within 0.05 s (exact KPCA: of three calls up to 0.5 s), and vary from run to run; they are "
+           "three calls within 0.05 s (exact KPCA: of three calls up to 0.5 s, two of them on one BLAS thread, faster at these sizes and not slowed by a busy core), and vary from run to run; they are "
            "cached per ell.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
