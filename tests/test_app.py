@@ -688,3 +688,30 @@ def test_embeddings_warns_when_a_tiny_sigma_leaves_the_spectrum_flat():
     at = _app(dataset="two_moons", r=5)  # the sample's own sigma: a spectrum with gaps, no warning
     at.switch_page("pages/4_Embeddings.py").run()
     assert not any("eigenvalues are equal" in w.value for w in at.warning)
+
+
+def test_speedups_times_again_on_request(monkeypatch):
+    # Cached times taken while the page loaded (beside the browser's drawing) can be off: the user
+    # can ask for new ones; Embeddings' untimed fits are not touched.
+    import rskpca.ui.compute as compute
+
+    calls = []
+    for name in ("fit_method", "fit_exact"):
+        original = getattr(compute, name)
+        monkeypatch.setattr(compute, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    at = _app(dataset="iris", ell=2.5, r=2)
+    at.switch_page("pages/6_Speedups.py").run()
+    _ok(at)
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at)
+    at.switch_page("pages/6_Speedups.py").run()
+    calls.clear()
+    at.run()
+    assert calls == [], "cached: no new fit"
+    at.button(key="speed_retime").click().run()
+    _ok(at)
+    assert "fit_exact" in calls and calls.count("fit_method") >= 2, calls
+    calls.clear()
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at)
+    assert calls == [], f"Embeddings refitted: {calls}"

@@ -98,6 +98,7 @@ SELECTION = "_selection"              # the linked selection {"table", "rows", "
 IMAGE_SHAPES = "_dn_shape"            # Denoise: {data digest: (height, width)} the user gave
 IMAGE_SHAPE_FOR = "_dn_shape_for"     # Denoise: the data set the shape widgets were set for
 GRID_ALLOWED = "_grid_allowed"        # {(digest, sigma, kernel)} whose work over the ell grid the user asked for
+TIMING_ROUND = "_timing_round"        # Speedups: how many times the user asked to time again (part of the cache keys)
 
 APP_KEYS = {
     UPLOADED: "the accepted upload", UPLOAD_FILE_ID: "the upload already handled",
@@ -111,4 +112,5 @@ APP_KEYS = {
     SELECTION: "the rows selected in any chart",
     IMAGE_SHAPES: "image shapes given per data set", IMAGE_SHAPE_FOR: "the data the image shape is for",
     GRID_ALLOWED: "data whose work over the ell grid was asked for",
+    TIMING_ROUND: "the Speedups page's timing round",
 }

@@ -108,6 +108,15 @@ def handle_upload(upload) -> None:
         st.rerun()
 
 
+def timing_round() -> int:
+    """How many times the user asked the Speedups page to time again (0 at first)."""
+    return int(st.session_state.get(K.TIMING_ROUND, 0))
+
+
+def next_timing_round() -> None:
+    st.session_state[K.TIMING_ROUND] = timing_round() + 1
+
+
 def table_not_in_use() -> bool:
     """Whether the selected table could not be prepared, so the pages still show an earlier one."""
     return bool(st.session_state.get(K.DATA_ERROR))
