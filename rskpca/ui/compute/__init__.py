@@ -52,9 +52,9 @@ APP_TIMING = Timing(repeats=3, budget_s=0.05)
 #: fit's own call, two more calls when it took 0.5 s or less (one more above), on one BLAS thread,
 #: the best kept. A later tryout saw exact KPCA on two moons shown as 212-301 ms, every speedup
 #: inflated by as much: scikit-learn's BLAS threads wait for each other when the browser (or another
-#: session) holds a core. Two moons, arpack: 24 ms on two threads, 16 on one; beside a busy core
-#: 100 ms (median) on two, 17 on one. At 2,000 rows of pendigits or usps one thread is within 12%
-#: of two on a quiet machine (104 vs 98 ms, 173 vs 153 ms, fit and transform).
+#: session) holds a core. arpack's fit and transform, median of 7, two BLAS threads -> one: two moons
+#: 57 -> 23 ms, beside a busy core 126 -> 23 ms; 2,000 pendigits rows 112 -> 91 ms, busy 168 -> 101 ms
+#: (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative projection``).
 BASELINE_TIMING = Timing(repeats=2, budget_s=1.0)
 #: The reference fit itself, for the embedding (Embeddings shows no times): one call.
 REFERENCE_TIMING = Timing()
