@@ -258,7 +258,7 @@ def test_embeddings_moves_r_within_a_rank_bucket_without_a_fit(monkeypatch):
     # components) and cuts the result to r: moving r there is a cache hit, not a refit.
     import streamlit as st
 
-    import rskpca.ui.compute as compute
+    import rskpca.ui.compute.fits as fits  # where the fits are looked up
 
     st.cache_data.clear()  # a fit cached by an earlier test would hide the r = 6 refit
     at = _app(data="two_moons", ell=4.0, r=5)
@@ -266,8 +266,8 @@ def test_embeddings_moves_r_within_a_rank_bucket_without_a_fit(monkeypatch):
     _ok(at)
     calls = []
     for name in ("fit_method", "fit_exact"):
-        original = getattr(compute, name)
-        monkeypatch.setattr(compute, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+        original = getattr(fits, name)
+        monkeypatch.setattr(fits, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
     for r in (3, 4):
         at.sidebar.number_input(key="r").set_value(r).run()
         _ok(at, f"r = {r}")
@@ -284,12 +284,13 @@ def test_the_app_times_every_method_and_exact_kpca_with_its_best_of_several_timi
     import streamlit as st
 
     import rskpca.ui.compute as compute
+    import rskpca.ui.compute.fits as fits  # where the fits are looked up
 
     st.cache_data.clear()  # fits cached by an earlier test would not be timed again
     seen = []
     for name in ("fit_method", "fit_exact"):
-        original = getattr(compute, name)
-        monkeypatch.setattr(compute, name,
+        original = getattr(fits, name)
+        monkeypatch.setattr(fits, name,
                             lambda *a, _f=original, _n=name, **k: seen.append((_n, k.get("timing"))) or _f(*a, **k))
     at = _app(data="iris", ell=2.0, r=2)
     at.switch_page("pages/6_Speedups.py").run()
@@ -306,7 +307,7 @@ def test_the_app_times_every_method_and_exact_kpca_with_its_best_of_several_timi
 def test_first_components_of_a_larger_fit_are_the_smaller_fit():
     from rskpca.core.metrics import alignment_error
     from rskpca.evaluation.compare import fit_exact, fit_method
-    from rskpca.ui.compute import _first_components
+    from rskpca.ui.compute.fits import _first_components
 
     X = np.random.default_rng(0).normal(size=(300, 3))
     for small, big in [(fit_exact(X, n_components=3, sigma=1.5), fit_exact(X, n_components=5, sigma=1.5)),
@@ -693,12 +694,12 @@ def test_embeddings_warns_when_a_tiny_sigma_leaves_the_spectrum_flat():
 def test_speedups_times_again_on_request(monkeypatch):
     # Cached times taken while the page loaded (beside the browser's drawing) can be off: the user
     # can ask for new ones; Embeddings' untimed fits are not touched.
-    import rskpca.ui.compute as compute
+    import rskpca.ui.compute.fits as fits  # where the fits are looked up
 
     calls = []
     for name in ("fit_method", "fit_exact"):
-        original = getattr(compute, name)
-        monkeypatch.setattr(compute, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+        original = getattr(fits, name)
+        monkeypatch.setattr(fits, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
     at = _app(dataset="iris", ell=2.5, r=2)
     at.switch_page("pages/6_Speedups.py").run()
     _ok(at)

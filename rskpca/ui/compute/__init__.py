@@ -1,5 +1,5 @@
-"""Cached computations for the app: the only package that uses ``st.cache_data`` (this module and
-:mod:`rskpca.ui.compute.scrubbers`, whose names it re-exports).
+"""Cached computations for the app: the only package that uses ``st.cache_data`` (this module,
+:mod:`rskpca.ui.compute.fits` and :mod:`rskpca.ui.compute.scrubbers`, whose names it re-exports).
 
 Every function is keyed by the data set's full content digest plus the
 parameters it depends on; arrays are passed as ``_``-prefixed arguments, which
@@ -12,7 +12,6 @@ keyed without it, so moving ell recomputes only what does.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -20,13 +19,11 @@ import streamlit as st
 
 from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bounds
 from rskpca.data.datasets import load_sample, prepare, read_table
-from rskpca.core._threads import blas_threads
 from rskpca.core.kernels import kernel_row_means, median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.evaluation.classify import cross_validate_classifier
-from rskpca.evaluation.compare import EXACT_SOLVERS, ell_grid, fit_exact, fit_method, sweep_point
-from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, perturbs_gram
-from rskpca.evaluation.timing import Timing
+from rskpca.evaluation.compare import ell_grid, sweep_point
+from rskpca.evaluation.methods import SLOW_ABOVE_M
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = [
@@ -42,22 +39,6 @@ __all__ = [
 
 #: Exact kernel PCA (n x n) runs on at most this many rows; comparisons use the same rows for every method.
 EXACT_MAX_ROWS = 2000
-#: How the app times every method: the best of up to three calls within 0.05 s. Times are cached,
-#: so one slowed-down call (another session's run beside it, a first call) stays: a new user's
-#: tryout saw the Speedups headline say RSKPCA was 0.4x (a 0.62 s fit that takes 7-9 ms warm)
-#: until the server restarted. The fast calls, where such a delay distorts most, get three tries;
-#: the slow ones one.
-APP_TIMING = Timing(repeats=3, budget_s=0.05)
-#: Exact KPCA's time is the denominator of every speedup on the Speedups page: after the reference
-#: fit's own call, two more calls when it took 0.5 s or less (one more above), on one BLAS thread,
-#: the best kept. A later tryout saw exact KPCA on two moons shown as 212-301 ms, every speedup
-#: inflated by as much: scikit-learn's BLAS threads wait for each other when the browser (or another
-#: session) holds a core. arpack's fit and transform, median of 7, two BLAS threads -> one: two moons
-#: 57 -> 23 ms, beside a busy core 126 -> 23 ms; 2,000 pendigits rows 112 -> 91 ms, busy 168 -> 101 ms
-#: (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative projection``).
-BASELINE_TIMING = Timing(repeats=2, budget_s=1.0)
-#: The reference fit itself, for the embedding (Embeddings shows no times): one call.
-REFERENCE_TIMING = Timing()
 #: Points at which the KDE (an n x n_eval sum) is evaluated on the KDE page.
 DENSITY_MAX_POINTS = 3000
 
@@ -130,120 +111,6 @@ def comparison_set(ds):
     rows = comparison_rows(ds.digest, ds.n)
     key = ds.digest if rows.size == ds.n else f"{ds.digest}:rows{rows.size}"
     return rows, ds.X[rows], key
-
-
-@st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")
-def exact_reference(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
-    """Exact KPCA fitted and evaluated on the comparison rows with the first of
-    :data:`~rskpca.evaluation.compare.EXACT_SOLVERS` (independent of ell): the reference embedding.
-
-    Timed with that solver only: the pages that compare accuracy need the embedding, not the
-    fastest exact time (the other solver, randomized, took 0.24 of 0.39 s on two moons).
-    """
-    return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=EXACT_SOLVERS[:1],
-                     timing=REFERENCE_TIMING)
-
-
-@st.cache_data(max_entries=8, show_spinner="Timing exact kernel PCA (cached)...")
-def _exact_timed(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int, all_solvers: bool, timing_round: int):
-    ref = exact_reference(digest, _X, sigma, kernel, r)
-    # timed again under BASELINE_TIMING, the reference fit's own call among the candidates
-    solvers = EXACT_SOLVERS if all_solvers else EXACT_SOLVERS[:1]
-    with blas_threads(1):
-        again = fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=solvers, timing=BASELINE_TIMING)
-    per_solver = {**again.solver_train_s, solvers[0]: min(ref.train_s, again.solver_train_s[solvers[0]])}
-    return replace(ref, train_s=min(per_solver.values()), test_s=min(ref.test_s, again.test_s),
-                   solver_train_s=per_solver)
-
-
-def exact_kpca(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, all_solvers: bool = False,
-               timing_round: int = 0):
-    """The speedups' baseline: :func:`exact_reference`'s fit timed under :data:`BASELINE_TIMING`
-    with scikit-learn's arpack, or with ``all_solvers`` with every solver of ``EXACT_SOLVERS``
-    (``train_s`` the fastest's).
-
-    arpack alone by default: on every comparison set the app can have (the bundled samples,
-    2,000 rows of pendigits; r = 2 to 20) it beat the randomized solver by 1.1x to 17x, and
-    timing the randomized one cost 0.2-0.4 s of every sigma or rank change on the larger sets
-    (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative
-    projection``). The Speedups page offers the rest on request. A new ``timing_round`` times it again.
-    """
-    return _exact_timed(digest, X, sigma, kernel, r, bool(all_solvers), int(timing_round))
-
-
-#: Ranks computed for the pages that show results, not times (Embeddings): a rank r is fitted at
-#: the first of these at least r (at most the method's limit) and its first r components shown, so
-#: moving r within a bucket costs no fit (top-r eigenpairs are the first r of the top R).
-RANK_BUCKETS = (2, 5, 10, 20)
-
-
-def computed_rank(r: int, limit: int) -> int:
-    """The rank fitted for rank ``r`` (see :data:`RANK_BUCKETS`): at least r, at most ``limit`` unless r is.
-
-    >>> computed_rank(3, 1000), computed_rank(5, 1000), computed_rank(6, 8), computed_rank(6, 4)
-    (5, 5, 8, 6)
-    """
-    bucket = next((b for b in RANK_BUCKETS if b >= r), r)
-    return max(r, min(bucket, limit))
-
-
-def _first_components(result, r: int):
-    """``result`` with its embedding and spectrum cut to the first r components (times are the fit's)."""
-    if result.embedding.shape[1] == r:
-        return result
-    return replace(result, embedding=result.embedding[:, :r], normalized_eigenvalues=result.normalized_eigenvalues[:r])
-
-
-def exact_embedding(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int):
-    """:func:`exact_reference` for a page that shows the embedding only: fitted at
-    :func:`computed_rank` (shared by neighbouring ranks) and cut to r components."""
-    return _first_components(exact_reference(digest, X, sigma, kernel, computed_rank(r, X.shape[0] - 1)), r)
-
-
-@st.cache_data(max_entries=128, show_spinner="Fitting the methods at this ell...")
-def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
-                  gram_error: bool = False, timed: bool = True, timing_round: int = 0):
-    """One method fitted on the comparison rows (m = the shadow's m at ell).
-
-    With ``gram_error``, methods that perturb the Gram matrix also get its
-    spectral-norm error measured (seconds: the page asks first). ``timed``: its times
-    are shown, so they are taken with :data:`APP_TIMING`; otherwise one call. A new
-    ``timing_round`` (a timed fit only) fits and times it again.
-    """
-    return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                      timing=APP_TIMING if timed else Timing(), measure_gram_error=gram_error)
-
-
-def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float) -> str:
-    """r > m, in the sidebar's words, with the fix."""
-    return (f"rank r = {r} is more than the m = {m} shadow centers (on these {n_rows} rows) at ell = {ell:g} and "
-            f"sigma = {sigma:.4g}: the reduced methods have at most m components. Lower rank r to {m}"
-            f"{' or less' if m > 1 else ''}, or raise ell or lower sigma (smaller shadows, more centers).")
-
-
-def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
-                gram_error: bool = False, timed: bool = True, timing_round: int = 0):
-    """Every named method fitted at ell (each cached) -> ``(results, messages)`` for the page to show.
-
-    ``gram_error`` measures the Gram matrix error of the methods that perturb it.
-    ``timing_round``: see :func:`method_result`. ``timed=False``, for a page that shows no times: fitted at :func:`computed_rank` and cut
-    to r components (the times would be the larger rank's), each fit called once.
-    A method that cannot run is a message, not an exception; when r > m the
-    reduced methods all fail for the same reason, which is said once
-    (:func:`rank_message`).
-    """
-    results, failures = [], []
-    for name in names:
-        try:
-            rank = r if timed else computed_rank(r, m)
-            results.append(_first_components(method_result(digest, X, name, sigma, kernel, rank, ell, m,
-                                                           bool(gram_error) and perturbs_gram(name), timed,
-                                                           timing_round if timed else 0), r))
-        except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
-            failures.append(f"{METHODS[name].label}: {exc}")
-    if failures and r > m:
-        return results, [rank_message(r, m, X.shape[0], ell, sigma)]
-    return results, failures
 
 
 def _grid(X2: np.ndarray, size: int):
@@ -413,8 +280,22 @@ def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, cl
                                      n_components=r, ell=4.0 if ell is None else ell, folds=folds)
 
 
-# The ell scrubbers' computations live beside (rskpca.ui.compute.scrubbers); imported last, as they
-# use the functions above.
+# The fits and their timings, and the ell scrubbers' computations, live beside
+# (rskpca.ui.compute.fits, rskpca.ui.compute.scrubbers); imported last, as the scrubbers use the
+# functions above.
+from rskpca.ui.compute.fits import (  # noqa: E402
+    APP_TIMING,
+    BASELINE_TIMING,
+    RANK_BUCKETS,
+    REFERENCE_TIMING,
+    computed_rank,
+    exact_embedding,
+    exact_kpca,
+    exact_reference,
+    fit_methods,
+    method_result,
+    rank_message,
+)
 from rskpca.ui.compute.scrubbers import (  # noqa: E402
     SCRUB_ELLS,
     SCRUB_EMBED_ELLS,

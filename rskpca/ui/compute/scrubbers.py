@@ -13,8 +13,8 @@ import numpy as np
 import plotly.io as pio
 import streamlit as st
 
-from rskpca.ui.compute import (_first_components, _with_progress, computed_rank, kde_at, kde_grid, method_result, shadow,
-                               shde_at, shde_grid)
+from rskpca.ui.compute import _with_progress, kde_at, kde_grid, shadow, shde_at, shde_grid
+from rskpca.ui.compute.fits import _first_components, computed_rank, method_result
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "shadow_scrubber", "density_scrubber",
