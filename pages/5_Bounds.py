@@ -32,16 +32,21 @@ def bounds_over_ell() -> None:
     st.subheader("Over ell")
     curve_rows = compute.apriori_rows(np.round(np.arange(ELL_RANGE[0], ELL_RANGE[1] + 0.01, 0.25), 2), sigma,
                                       kernel)
-    if st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per point)",
-                 key="bounds_measured_curves"):
-        points = st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points")
+    measuring = st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per "
+                          "point)", key="bounds_measured_curves")
+    points = st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points") if measuring else None
+    # The chart's place is made before the curves are computed: placed after the progress bar, it was
+    # mounted while the fragment ran and stayed blank (a tryout, four times on an uncached sigma).
+    chart_area = st.container()
+    if measuring:
         sweep_max = min(max_exact, 500)
         measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r, compute.ell_curve(points), sweep_max)
         st.caption(f"Measured on at most {sweep_max} rows per ell.")
         curve_rows = [row for row in curve_rows] + [
             {**row, "a_priori": None} for row in measured]
-    show_figure(plots.bounds_curves_figure(curve_rows, current_ell=ell), key="bounds_curves",
-                filename="bounds_over_ell")
+    with chart_area:
+        show_figure(plots.bounds_curves_figure(curve_rows, current_ell=ell), key="bounds_curves",
+                    filename="bounds_over_ell")
     show_table(pd.DataFrame(curve_rows), key="bounds_curves_table", filename="bounds_over_ell")
 
 

@@ -93,6 +93,9 @@ def speedups_over_ell() -> None:
     if not st.toggle("Compute the curves over ell (every method at every ell; cached per ell)", key="speed_curves"):
         return
     ells = compute.ell_curve(st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points"))
+    # The charts' place is made before the sweep runs: charts placed after its progress bar were
+    # mounted while the fragment ran and stayed blank (seen on Bounds' curves, the same pattern).
+    charts_area = st.container()
     rows = compute.sweep_rows(dig, Xc, exact, sigma, kernel, r, ells, chosen,
                               compute.slow_methods_cap(setting("run_slow")))
     # Said apart: a method skipped as slow at a large m, and one that could not run (r > m at small ell).
@@ -107,8 +110,10 @@ def speedups_over_ell() -> None:
                                   ("retained", "Fraction of data retained (m/n)", "m / n", "speed_retained"),
                                   ("alignment_error", "Relative alignment error", "||O - O~A||_F / ||O||_F",
                                    "speed_error")]:
-        show_figure(plots.lines_over_ell(rows, y=col, title=title, yaxis_title=axis, log_y=col.endswith("speedup"),
-                                         current_ell=ell), key=key, filename=f"{col}_over_ell")
+        with charts_area:
+            show_figure(plots.lines_over_ell(rows, y=col, title=title, yaxis_title=axis,
+                                             log_y=col.endswith("speedup"), current_ell=ell),
+                        key=key, filename=f"{col}_over_ell")
     show_table(pd.DataFrame(rows), key="speed_sweep_table", filename="speedups_over_ell")
 
 

@@ -576,3 +576,24 @@ def test_the_charts_of_a_page_share_one_fetch_and_compile_of_plotly_js(app_serve
     assert_no_exception(page, "charts sharing plotly.js")
     assert len(fetched) == 1, f"plotly.min.js fetched {len(fetched)} times for {len(keys)} charts: {fetched}"
     assert page.evaluate(_LIVE_STATE, "shadow_scatter")["drawn"] >= 1
+
+
+def test_the_bounds_curves_draw_when_their_measured_values_are_computed_first(app_server, app_page):
+    """Switched on at a sigma not computed before, the sweep shows a progress bar while it runs; the
+    chart placed after it was mounted mid-run, never got its figure and stayed blank (a tryout)."""
+    page = app_page
+    page.goto(f"{app_server}/?dataset=two_moons&sigma=0.5123")  # a sigma no other test computes
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+    go_to(page, next(lab for lab in nav_links(page) if re.search("bounds", lab, re.I)))
+    wait_for_app_run(page)
+    page.get_by_text("Add the a-posteriori and measured values over ell").click()
+    wait_for_app_run(page)
+    page.locator(".st-key-bounds_curves").scroll_into_view_if_needed()
+    panels = page.evaluate(PLOT_OF_KEY + """
+        (() => { const plot = plotOf('bounds_curves'); return plot ? plot.querySelectorAll('.subplot').length : 0; })()""")
+    assert panels >= 4, f"the curves over ell are not drawn ({panels} panels)"
+    measured = page.evaluate(PLOT_OF_KEY + """
+        (() => plotOf('bounds_curves').data.filter(t => /measured/i.test(t.name || '')).length)()""")
+    assert measured, "the measured curves are not in the chart"
+    assert_no_exception(page, "bounds curves")

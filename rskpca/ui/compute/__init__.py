@@ -220,7 +220,9 @@ def _with_progress(label: str, ells, point):
     already computed stay cached, so the next run resumes where this one stopped.
     """
     rows: list[dict] = []
-    bar = None
+    # One slot either way, so the elements after it keep their places whether or not a bar shows
+    # (a bar that came and went shifted them: a tryout saw the Bounds curves stay blank after it).
+    slot, bar = st.empty(), None
     computed, spent = 0, 0.0
     for i, ell in enumerate(ells):
         t0 = time.perf_counter()
@@ -229,13 +231,12 @@ def _with_progress(label: str, ells, point):
         if took > 0.05:  # a cache miss: work was done
             computed, spent = computed + 1, spent + took
         if bar is None and took > 0.05:  # only show a bar when work is being done
-            bar = st.progress(0.0, text=label)
+            bar = slot.progress(0.0, text=label)
         if bar is not None:
             left = (len(ells) - i - 1) * spent / max(computed, 1)
             bar.progress((i + 1) / len(ells), text=f"{label} ({i + 1}/{len(ells)}, about {left:.0f} s left; "
                                                     "cached as it goes, so stopping loses nothing)")
-    if bar is not None:
-        bar.empty()
+    slot.empty()
     return rows
 
 
