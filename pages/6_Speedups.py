@@ -15,9 +15,9 @@ chosen = choose_methods("speed_groups")
 rows_idx, Xc, dig = compute.comparison_set(ds)
 stop_unless_rank_fits(r, rows_idx.size)
 st.caption(f"Every method is trained on the same {rows_idx.size} rows; test time = projecting those rows as new "
-           "points. Speedup = exact time / method time. Timings are wall-clock on this server, the best of up to "
-           "three calls within 0.05 s (exact KPCA: of three calls up to 0.5 s, two of them on one BLAS thread, faster at these sizes and not slowed by a busy core), and vary from run to run; they are "
-           "cached per ell.")
+           "points. Speedup = exact time / method time. Timings are wall-clock on this server and vary from run to "
+           "run: each is the best of up to three calls (exact KPCA's of three, two of them on one BLAS thread, "
+           "which a busy core slows less). They are cached per ell; Time again takes new ones.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
 reduction_note(shadow.m, shadow.n, ds.d)
@@ -27,7 +27,8 @@ all_solvers = st.toggle(
     "Also time exact KPCA with scikit-learn's randomized solver", key="time_randomized",
     help="The baseline is exact KPCA with scikit-learn's arpack solver: on every data set and rank measured at the "
          "app's sizes (the bundled samples and 2,000 rows of pendigits, r = 2 to 20) it was 1.1x to 17x faster "
-         "than the randomized solver. Switched on, both are timed and the faster one is the baseline.")
+         "than the randomized solver (python -m rskpca.evaluation.bench_speed). Switched on, both are timed here "
+         "and the faster one is the baseline; on a busy machine a single timing can reverse a small difference.")
 st.button("Time again", key="speed_retime", icon=":material/timer:", on_click=next_timing_round,
           help="Times taken while the page loads share this server's cores with your browser's drawing (and other "
                "sessions), and stay cached: this fits and times exact KPCA and every method at this ell again.")
@@ -47,13 +48,15 @@ def ms(seconds: float) -> str:
 fastest = min(exact.solver_train_s, key=exact.solver_train_s.get)
 c = st.columns(4)
 c[0].metric("exact KPCA training", ms(exact.train_s), help=f"scikit-learn's KernelPCA, {fastest} solver")
-c[1].metric("exact KPCA test", ms(exact.test_s))
+c[1].metric("exact KPCA test", ms(exact.test_s), help="Projecting the compared rows as new points with the fitted "
+            "exact KPCA (a kernel row against every training row per point)")
 c[2].metric("data retained m/n", f"{shadow.m / shadow.n:.1%}", help=f"m = {shadow.m} of the {shadow.n} rows compared")
 if "rskpca" in by_name:
     c[3].metric("RSKPCA training speedup", f"{by_name['rskpca']['train_speedup']:.1f}x",
-                help="Exact KPCA's time over RSKPCA's, on the same rows: the reduction to m centers and RSKPCA's own "
-                     "m x m solver (float32 kernel blocks where their error bound allows, a block Krylov solver) "
-                     "both count, so at m close to n the solver's part is what is left.")
+                help="Exact KPCA's training time over ShDE + RSKPCA's, on the same rows. Two things make RSKPCA "
+                     "faster: it solves an m x m problem instead of n x n, and its solver is faster than "
+                     "scikit-learn's (float32 where that is provably accurate enough). When m is close to n only "
+                     "the second is left.")
 others = "; ".join(f"{name} {ms(t)}" for name, t in sorted(exact.solver_train_s.items()) if name != fastest)
 st.caption(f"Baseline: exact KPCA with scikit-learn's KernelPCA, {fastest} solver, trained in {ms(exact.train_s)}"
            + (f" (the faster one; {others})" if others else " (the randomized solver is timed on request, above)")

@@ -659,7 +659,7 @@ def test_fewer_rows_than_the_rank_is_a_message_on_the_comparison_pages():
     for page in ("pages/4_Embeddings.py", "pages/6_Speedups.py"):
         at.switch_page(page).run()
         _ok(at, page)
-        assert any("rank r = 5 is more than the 3 rows compared" in e and "Lower rank r to 3" in e
+        assert any("rank r = 5 is more than the 3 rows compared allow" in e and "Lower rank r to 2" in e
                    for e in _errors(at)), _errors(at)
     at.sidebar.number_input(key="r").set_value(2).run()
     _ok(at, "r = 2")

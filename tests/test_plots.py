@@ -534,3 +534,14 @@ def test_downloaded_figures_write_exponents_not_si_prefixes():
     html = figure_html(fig)
     assert '"xaxis":{"exponentformat":"e"' in html.replace(" ", "") and '"exponentformat":"power"' in html
     assert fig.layout.xaxis.exponentformat is None, "the caller's figure is not changed"
+
+
+def test_colour_bars_write_exponents_not_si_prefixes():
+    # A tryout read the ShDE - KDE scale as "-100µ, 0, 100µ" (two moons, sigma 0.02).
+    from rskpca.plotting import density_grid_figure
+
+    g = np.linspace(0, 1, 5)
+    kde = np.full((5, 5), 1e-4)
+    fig = density_grid_figure(g, g, kde, kde + 1e-5)
+    bars = [t.colorbar for t in fig.data if t.type == "heatmap" and t.showscale is not False]
+    assert bars and all(bar.exponentformat == "e" for bar in bars)

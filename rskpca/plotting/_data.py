@@ -257,7 +257,7 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
     common = dict(x=gx.astype(np.float32), y=gy.astype(np.float32), zsmooth="best")
     # KDE and ShDE share one colour scale, drawn in the gap right of the ShDE panel; the
     # difference's scale sits right of its panel. Both stand clear of the panels.
-    bar = dict(len=0.9, thickness=10, xanchor="left", title=dict(side="top"))
+    bar = dict(len=0.9, thickness=10, xanchor="left", title=dict(side="top"), exponentformat="e")
     fig.add_trace(go.Heatmap(z=kde.astype(np.float32), zmin=0, zmax=top, colorscale="Viridis", name="KDE",
                              colorbar=bar | dict(x=_DENSITY_DOMAINS[1][1] + 0.01, title_text="density"),
                              **common), 1, 1)

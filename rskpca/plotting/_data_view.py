@@ -65,7 +65,7 @@ def data_figure(X2, *, y=None, label_name: str = "label", row_ids=None,
             marker["color"] = PALETTE[g % len(PALETTE)]
         elif y is not None:
             marker.update(color=np.asarray(y, dtype=np.float64)[mask], colorscale="Viridis",
-                          colorbar=dict(title=dict(text=label_name)))
+                          colorbar=dict(title=dict(text=label_name), exponentformat="e"))
         fig.add_trace(_scatter_type(n)(x=X2[mask, 0], y=X2[mask, 1], mode="markers", marker=marker,
                                        customdata=custom[mask], hovertemplate=hover,
                                        name=user_text(name) if name is not None else "rows",

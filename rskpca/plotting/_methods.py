@@ -122,7 +122,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                 marker["color"] = PALETTE[g % len(PALETTE)]
             elif y is not None:
                 marker.update(color=np.asarray(y, dtype=np.float64), colorscale="Viridis",
-                              showscale=p == 0, colorbar=dict(title=dict(text=label_name)))
+                              showscale=p == 0, colorbar=dict(title=dict(text=label_name), exponentformat="e"))
             if not continuous:
                 hover = "row %{customdata}" + ("" if gname is None else f"<br>{label_name} {user_text(gname)}")
                 hover += "<extra></extra>"

@@ -214,7 +214,7 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
         for fr in frames:
             data.append([go.Heatmap(z=_f32(np.asarray(fr["shde"]) - kde))])
         fig.add_trace(go.Heatmap(x=_f32(gx), y=_f32(gy), z=data[active][0].z, zmin=-lim, zmax=lim,
-                                 colorscale=signed_sqrt_colorscale(), colorbar=dict(len=0.75, y=0.62,
+                                 colorscale=signed_sqrt_colorscale(), colorbar=dict(len=0.75, y=0.62, exponentformat="e",
                                                                                     title="ShDE - KDE")),
                       row=1, col=1)
         fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)

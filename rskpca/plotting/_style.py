@@ -117,6 +117,8 @@ def _log_axis(values) -> dict:
     ['0.031', '0.034', '0.038']
     >>> _log_axis([0.001, 0.001])["ticktext"]
     ['0.001']
+    >>> _log_axis([0.0431, 0.0496])["ticktext"]
+    ['0.043', '0.046', '0.05']
     """
     v = np.asarray([x for x in np.ravel(np.asarray(values, dtype=object))
                     if x is not None and np.isfinite(float(x)) and float(x) > 0], dtype=np.float64)
@@ -125,8 +127,8 @@ def _log_axis(values) -> dict:
     if v.size == 0:
         return axis | dict(minorloglabels="none")
     lo, hi = float(v.min()), float(v.max())
-    if hi < 1.2 * lo:
-        # (nearly) one value, e.g. a flat spectrum at a tiny sigma: Plotly's autorange put the lines
+    if hi < (1.0 + 1e-3) * lo:
+        # one value (to 0.1%), e.g. a flat spectrum at a tiny sigma: Plotly's autorange put the lines
         # on the chart's top edge with no tick label at all; one labelled tick in a padded range
         mid = float(f"{np.sqrt(lo * hi):.3g}")
         return axis | dict(range=[np.log10(lo) - 0.1, np.log10(hi) + 0.1], tickmode="array", tickvals=[mid],
