@@ -87,3 +87,17 @@ def test_selected_ell_reads_the_clicked_point():
     assert selected_ell({"selection": {"points": [{"customdata": 99.0}]}}) is None  # outside the slider
     assert selected_ell(None) is None
 
+
+
+def test_a_flat_m_over_n_strip_stays_near_its_value():
+    # Every point its own center at every ell (a tiny sigma): Plotly's autorange ran the strip 0%-200%.
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    fig = plots.shadow_scrubber_figure(X, _frames(X, [1.0, 3.0], sigma=1e-6))
+    strip = next(t for t in fig.data if t.name.startswith("m/n over ell"))
+    assert list(strip.y) == [1.0, 1.0]
+    axis = fig.layout[strip.yaxis.replace("y", "yaxis")]
+    assert list(axis.range) == pytest.approx([0.9, 1.05])
+    # a strip that moves keeps Plotly's autorange
+    moving = plots.shadow_scrubber_figure(X, _frames(X, [1.0, 3.0]))
+    moving_strip = next(t for t in moving.data if t.name.startswith("m/n over ell"))
+    assert moving.layout[moving_strip.yaxis.replace("y", "yaxis")].range is None

@@ -90,7 +90,10 @@ def _with_scrubber(fig: go.Figure, ells, retained, frame_data, frame_traces, tit
                                                            transition=dict(duration=0))])])],
         margin=dict(l=40, r=10, t=60, b=40), showlegend=False, height=540,
     )
-    fig.update_yaxes(title_text="m / n", tickformat=".0%", row=strip_row, col=1)
+    # m/n is a fraction: a flat strip (m = n at every ell) had Plotly's autorange run it from 0% to 200%
+    low, high = float(retained.min()), float(retained.max())
+    flat = dict(range=[max(0.0, low - 0.1), min(1.05, high + 0.05)]) if high - low < 1e-3 else {}
+    fig.update_yaxes(title_text="m / n", tickformat=".0%", row=strip_row, col=1, **flat)
     fig.update_xaxes(title_text="ell", row=strip_row, col=1)
     return fig
 
