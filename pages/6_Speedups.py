@@ -32,10 +32,11 @@ all_solvers = st.toggle(
 st.button("Time again", key="speed_retime", icon=":material/timer:", on_click=next_timing_round,
           help="Times taken while the page loads share this server's cores with your browser's drawing (and other "
                "sessions), and stay cached: this fits and times exact KPCA and every method at this ell again.")
-exact = compute.exact_kpca(dig, Xc, sigma, kernel, r, all_solvers=all_solvers, timing_round=timing_round())
+round_ = timing_round()
+exact = compute.exact_kpca(dig, Xc, sigma, kernel, r, all_solvers=all_solvers, timing_round=round_)
 # The Gram error is measured when asked for on the Embeddings page (a shared setting: same cache entries).
 fitted, failures = compute.fit_methods(dig, Xc, methods, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
-                                       gram_error=setting("gram_error"), timing_round=timing_round())
+                                       gram_error=setting("gram_error"), timing_round=round_)
 show_errors(failures)
 now = [compare(res, exact) for res in fitted]
 by_name = {row["name"]: row for row in now}

@@ -716,3 +716,19 @@ def test_speedups_times_again_on_request(monkeypatch):
     at.switch_page("pages/4_Embeddings.py").run()
     _ok(at)
     assert calls == [], f"Embeddings refitted: {calls}"
+
+
+def test_switching_on_the_randomized_solver_times_only_it(monkeypatch):
+    import rskpca.ui.compute.fits as fits
+
+    solvers = []
+    original = fits.fit_exact
+    monkeypatch.setattr(fits, "fit_exact", lambda *a, **k: solvers.append(tuple(k["solvers"])) or original(*a, **k))
+    at = _app(dataset="iris", ell=3.5, r=3)
+    at.switch_page("pages/6_Speedups.py").run()
+    _ok(at)
+    assert ("randomized",) not in solvers and ("arpack",) in solvers
+    solvers.clear()
+    at.toggle(key="time_randomized").set_value(True).run()
+    _ok(at)
+    assert solvers == [("randomized",)], f"arpack was timed again: {solvers}"

@@ -226,6 +226,14 @@ def projection_rows(X, repeats, n_new=100_000):
     return t_floor, t_before, t_after, flops / t_floor / 1e9, est.eigen_solver_
 
 
+def _app_pendigits(pendigits):
+    """``(X, sigma)``: the app's comparison set on pendigits (a seeded 2,000-row sample) and its median sigma."""
+    from rskpca.core.kernels import median_heuristic
+
+    rows = np.sort(np.random.default_rng(0).choice(pendigits.shape[0], size=2000, replace=False))
+    return pendigits[rows], median_heuristic(pendigits[rows])
+
+
 def app_solver_rows(pendigits, repeats, ranks=(2, 5, 10, 20)):
     """(data, n, r, arpack_s, randomized_s): exact KPCA's two scikit-learn solvers, timed as the
     app times them, on the app's comparison sets (at most EXACT_MAX_ROWS = 2000 rows)."""
@@ -237,8 +245,7 @@ def app_solver_rows(pendigits, repeats, ranks=(2, 5, 10, 20)):
     for name, info in SAMPLES.items():
         X = load_sample(name).drop(columns="label").to_numpy(dtype=np.float64)
         sets.append((name, X, info.sigma or median_heuristic(X)))
-    rows = np.sort(np.random.default_rng(0).choice(pendigits.shape[0], size=2000, replace=False))
-    sets.append(("pendigits (2000 rows)", pendigits[rows], median_heuristic(pendigits[rows])))
+    sets.append(("pendigits (2000 rows)", *_app_pendigits(pendigits)))
     out = []
     for name, X, sigma in sets:
         for r in ranks:
@@ -260,14 +267,11 @@ def app_thread_rows(pendigits, calls: int = 7):
 
     from threadpoolctl import threadpool_limits
 
-    from rskpca.core.kernels import median_heuristic
     from rskpca.data.samples import SAMPLES, load_sample
     from rskpca.evaluation.compare import fit_exact
 
     moons = load_sample("two_moons").drop(columns="label").to_numpy(dtype=np.float64)
-    rows = np.sort(np.random.default_rng(0).choice(pendigits.shape[0], size=2000, replace=False))
-    sets = [("two_moons", moons, SAMPLES["two_moons"].sigma),
-            ("pendigits (2000 rows)", pendigits[rows], median_heuristic(pendigits[rows]))]
+    sets = [("two_moons", moons, SAMPLES["two_moons"].sigma), ("pendigits (2000 rows)", *_app_pendigits(pendigits))]
 
     def median_time(X, sigma, threads):
         with threadpool_limits(threads):
