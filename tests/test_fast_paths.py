@@ -424,12 +424,13 @@ def test_bench_speed_times_both_exact_solvers_on_every_app_comparison_set():
     assert all(n <= 2000 and r == 2 and arpack > 0 and randomized > 0 for _, n, r, arpack, randomized in rows)
 
 
-def test_bench_speed_times_scikit_learns_arpack_on_two_and_one_blas_threads_quiet_and_busy():
+def test_bench_speed_times_the_apps_fits_with_the_libraries_threads_and_one_quiet_and_busy():
     from rskpca.evaluation.bench_speed import app_thread_rows
 
     rows = app_thread_rows(np.random.default_rng(0).normal(size=(2500, 16)), calls=1)
-    assert [(name, threads) for name, threads, *_ in rows] == [
-        ("two_moons", 2), ("two_moons", 1), ("pendigits (2000 rows)", 2), ("pendigits (2000 rows)", 1)]
+    assert [row[:3] for row in rows] == [
+        (data, fit, threads) for data in ("two_moons", "pendigits (2000 rows)")
+        for fit in ("exact (arpack)", "density-weighted Nystrom") for threads in ("default", "one")]
     assert all(quiet > 0 and busy > 0 for *_, quiet, busy in rows)
 
 

@@ -181,4 +181,48 @@ def test_one_thread_limit_is_released_when_the_section_raises():
         with _threads.blas_threads(1):
             raise RuntimeError("inside")
     assert [lib.num_threads for lib in _threads._controller.lib_controllers] == before
-    assert _threads._one_holders == 0
+    assert _threads._one_holders == {"blas": 0, "native": 0}
+
+
+def _counts(api):
+    return [lib.num_threads for lib in _threads._controller.lib_controllers if lib.user_api == api]
+
+
+def test_native_threads_off_limits_blas_and_openmp_and_a_blas_limit_only_blas():
+    before = {api: _counts(api) for api in ("blas", "openmp")}
+    if max(sum(before.values(), [])) < 2:
+        pytest.skip("the libraries run one thread here already")
+    with _threads.native_threads_off():
+        assert set(_counts("blas") + _counts("openmp")) == {1}
+        with _threads.blas_threads(1):
+            pass
+        assert set(_counts("openmp")) == {1}, "leaving an inner BLAS limit lifted the OpenMP one"
+    assert {api: _counts(api) for api in before} == before
+    # out of order across two threads (two sessions): the BLAS limit stays while either is inside
+    native, blas = _threads.native_threads_off(), _threads.blas_threads(1)
+    native.__enter__()
+    blas.__enter__()
+    native.__exit__(None, None, None)
+    assert set(_counts("blas")) == {1} and _counts("openmp") == before["openmp"]
+    blas.__exit__(None, None, None)
+    assert {api: _counts(api) for api in before} == before
+
+
+def test_the_apps_fits_run_on_one_native_thread(monkeypatch):
+    # the browser shares the cores: the app's comparison fits hold one BLAS and OpenMP thread
+    from rskpca.ui.compute import fits
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(set(_counts("blas") + _counts("openmp")))
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(fits, "fit_method", spy)
+    monkeypatch.setattr(fits, "fit_exact", spy)
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    for call in (lambda: fits.method_result.__wrapped__("d", X, "nystrom", 1.0, "gaussian", 2, 3.0, 10),
+                 lambda: fits.exact_reference.__wrapped__("d", X, 1.0, "gaussian", 2)):
+        with pytest.raises(ValueError, match="stop here"):
+            call()
+    assert seen == [{1}, {1}]

@@ -18,7 +18,7 @@ import numpy  # noqa: F401  (both OpenBLAS builds loaded before the controller l
 import scipy.linalg  # noqa: F401
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["blas_threads", "all_threads", "map_row_blocks", "one_thread_per_task"]
+__all__ = ["blas_threads", "native_threads_off", "all_threads", "map_row_blocks", "one_thread_per_task"]
 
 _controller = ThreadpoolController()
 _all_threads = max([lib.num_threads for lib in _controller.lib_controllers] or [1])
@@ -35,7 +35,7 @@ def blas_threads(limits: int | str | None):
     enclosing one-thread limit.
 
     BLAS thread counts are process-wide, and the app runs one script thread per browser
-    session: the one-thread limit is therefore counted (:func:`_one_blas_thread`), so that
+    session: the one-thread limit is therefore counted (:func:`_one_thread`), so that
     sections entered and left out of order by different threads neither lift it while one
     of them is still inside nor leave it on when the last one is gone.
 
@@ -45,7 +45,7 @@ def blas_threads(limits: int | str | None):
     4.0
     """
     if limits == 1:
-        return _one_blas_thread()
+        return _one_thread("blas")
     if limits is None:
         return nullcontext()
     if limits == "all":
@@ -54,26 +54,59 @@ def blas_threads(limits: int | str | None):
 
 
 _one_lock = threading.Lock()
-_one_holders = 0
-_one_limiter = None
+# Callers inside a one-thread section, per kind: "blas" (BLAS only) and "native" (BLAS and OpenMP).
+_one_holders = {"blas": 0, "native": 0}
+# Every library's thread count when this module was imported: what the last holder restores.
+_original_threads = [lib.num_threads for lib in _controller.lib_controllers]
+
+
+def _apply_one_thread_limits():
+    """Set every library to 1 thread where a holder asks for it, to its original count elsewhere.
+
+    Recomputed from the counts on every entry and exit, so sections left in any order by
+    different threads leave the right limits behind. Called with ``_one_lock`` held.
+    """
+    blas = _one_holders["blas"] + _one_holders["native"] > 0
+    native = _one_holders["native"] > 0
+    for lib, original in zip(_controller.lib_controllers, _original_threads):
+        one = blas if lib.user_api == "blas" else native
+        wanted = 1 if one else original
+        if lib.num_threads != wanted:  # (a property: the library is asked)
+            lib.set_num_threads(wanted)
 
 
 @contextmanager
-def _one_blas_thread():
-    """One BLAS thread while any caller, on any thread, is inside; the libraries' own count after the last."""
-    global _one_holders, _one_limiter
+def _one_thread(kind: str):
+    """One thread (in the libraries ``kind`` names) while any caller, on any thread, is inside."""
     with _one_lock:
-        if _one_holders == 0:
-            _one_limiter = _controller.limit(limits=1, user_api="blas")
-        _one_holders += 1
+        _one_holders[kind] += 1
+        _apply_one_thread_limits()
     try:
         yield
     finally:
         with _one_lock:
-            _one_holders -= 1
-            if _one_holders == 0:
-                _one_limiter.restore_original_limits()
-                _one_limiter = None
+            _one_holders[kind] -= 1
+            _apply_one_thread_limits()
+
+
+def native_threads_off():
+    """Context manager: one BLAS thread and one OpenMP thread inside (counted like ``blas_threads(1)``).
+
+    For small fits on a machine shared with other work -- the app's comparisons, with the
+    browser on the same cores: scikit-learn's BLAS and OpenMP (k-means) threads wait for
+    each other when another process holds a core. On two moons beside a busy core, exact
+    KPCA (arpack) took 97 ms with the libraries' threads and 32 ms with one; density-weighted
+    Nystrom (k-means) 79 ms and 42 ms; quiet, one thread was as fast or faster
+    (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative
+    projection``, thread rows). The row-block threads of :func:`map_row_blocks` are not
+    affected: they never wait for a core.
+
+    >>> import numpy as np
+    >>> with native_threads_off():
+    ...     float(np.ones((2, 2)) @ np.ones(2) @ np.ones(2))
+    4.0
+    """
+    return _one_thread("native")
 
 
 def all_threads() -> int:

@@ -16,8 +16,9 @@ Prints, with the date, the machine load (``uptime``) before and after and the co
 * **exact solvers at the app's sizes**: scikit-learn's arpack and randomized ``KernelPCA``
   as the app times them (:func:`~rskpca.evaluation.compare.fit_exact`) on every bundled
   sample and a 2,000-row sample of pendigits (the app's comparison sets), r = 2, 5, 10, 20:
-  the evidence for the Speedups page timing arpack only unless asked, and scikit-learn's arpack on
-  two and on one BLAS thread, with the other core idle and busy (why it times its baseline on one).
+  the evidence for the Speedups page timing arpack only unless asked; and two of the app's
+  fits (arpack, density-weighted Nystrom's k-means) with the libraries' threads and with one BLAS
+  and OpenMP thread, the other core idle and busy (why the app fits its comparisons on one).
 
 Every timing is the best of ``--repeats`` runs after one warm-up run (the memory-bounded
 IterativeKPCA on the first 4000 rows, where recomputing every block per product stays short). ``--csv PATH`` also
@@ -259,33 +260,47 @@ def app_solver_rows(pendigits, repeats, ranks=(2, 5, 10, 20)):
 
 
 def app_thread_rows(pendigits, calls: int = 7):
-    """(data, blas_threads, quiet_s, busy_s): scikit-learn's arpack fit and transform on the app's
-    two moons and 2,000 pendigits rows, median of ``calls``, with the other core idle and with a
-    process spinning beside it (the browser drawing, in the app): why the Speedups page times its
-    baseline on one BLAS thread (``rskpca.ui.compute.BASELINE_TIMING``)."""
+    """(data, fit, threads, quiet_s, busy_s): two of the app's comparison fits on its two moons and
+    2,000 pendigits rows, median of ``calls``, with the other core idle and with a process spinning
+    beside it (the browser drawing, in the app), with the libraries' own threads ("default") and
+    inside :func:`~rskpca.core._threads.native_threads_off` ("one"): why the app fits and times its
+    comparisons on one BLAS and OpenMP thread (``rskpca.ui.compute``).
+
+    The fits: scikit-learn's arpack exact KPCA (BLAS threads) and density-weighted Nystrom with m =
+    the shadow's m at ell = 4 (scikit-learn's k-means: OpenMP threads), fit and transform.
+    """
     import subprocess
+    from contextlib import nullcontext
 
-    from threadpoolctl import threadpool_limits
-
+    from rskpca.core._threads import native_threads_off
+    from rskpca.core.shadow import shadow_centers
     from rskpca.data.samples import SAMPLES, load_sample
-    from rskpca.evaluation.compare import fit_exact
+    from rskpca.evaluation.compare import fit_exact, fit_method
 
     moons = load_sample("two_moons").drop(columns="label").to_numpy(dtype=np.float64)
     sets = [("two_moons", moons, SAMPLES["two_moons"].sigma), ("pendigits (2000 rows)", *_app_pendigits(pendigits))]
+    fits = {
+        "exact (arpack)": lambda X, sigma, t: fit_exact(X, n_components=R, sigma=sigma, solvers=("arpack",), timing=t),
+        "density-weighted Nystrom": lambda X, sigma, t: fit_method(
+            "wnystrom", X, n_components=R, sigma=sigma, kernel="gaussian", ell=ELL,
+            m=shadow_centers(X, sigma=sigma, ell=ELL).m, timing=t),
+    }
+    limits = {"default": nullcontext, "one": native_threads_off}
 
-    def median_time(X, sigma, threads):
-        with threadpool_limits(threads):
-            times = [fit_exact(X, n_components=R, sigma=sigma, solvers=("arpack",),
-                               timing=timing.Timing(warmup=int(k == 0))) for k in range(calls)]
+    def median_time(fit, X, sigma, threads):
+        with limits[threads]():
+            times = [fit(X, sigma, timing.Timing(warmup=int(k == 0))) for k in range(calls)]
         return float(np.median([t.train_s + t.test_s for t in times]))
 
-    quiet = {(name, th): median_time(X, sigma, th) for name, X, sigma in sets for th in (2, 1)}
+    keys = [(name, fit, th) for name, _, _ in sets for fit in fits for th in limits]
+    data = {name: (X, sigma) for name, X, sigma in sets}
+    quiet = {k: median_time(fits[k[1]], *data[k[0]], k[2]) for k in keys}
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        busy = {(name, th): median_time(X, sigma, th) for name, X, sigma in sets for th in (2, 1)}
+        busy = {k: median_time(fits[k[1]], *data[k[0]], k[2]) for k in keys}
     finally:
         burner.kill()
-    return [(name, th, quiet[name, th], busy[name, th]) for name, _, _ in sets for th in (2, 1)]
+    return [(*k, quiet[k], busy[k]) for k in keys]
 
 
 def main(argv=None) -> int:
@@ -336,11 +351,13 @@ def main(argv=None) -> int:
         for name, n, r, a, b in app_solver_rows(X, args.repeats):
             print(f"{name:<28} {n:>5} {r:>3} {a:9.4f} {b:12.4f} {b / a:17.2f}")
             csv.append(("solvers", f"{name} n={n} r={r}", a, b, b / a, "before = arpack; after = randomized"))
-        print(f"\n{'exact KPCA (arpack) threads':<28} {'BLAS':>5} {'quiet_s':>9} {'busy_core_s':>12}   "
-              f"(fit + transform, r = {R}, median of 7; busy: a process spinning beside it)")
-        for name, threads, quiet, busy in app_thread_rows(X):
-            print(f"{name:<28} {threads:>5} {quiet:9.4f} {busy:12.4f}")
-            csv.append(("threads", f"{name} blas={threads}", quiet, busy, busy / quiet, "before = quiet; after = busy"))
+        print(f"\n{'app fits and threads':<22} {'fit':<25} {'threads':>7} {'quiet_s':>9} {'busy_core_s':>12}   "
+              f"(fit + transform, r = {R}, median of 7; busy: a process spinning beside it; "
+              "threads: the libraries' default or one BLAS and OpenMP thread)")
+        for name, fit, threads, quiet, busy in app_thread_rows(X):
+            print(f"{name:<22} {fit:<25} {threads:>7} {quiet:9.4f} {busy:12.4f}")
+            csv.append(("threads", f"{name} {fit} threads={threads}", quiet, busy, busy / quiet,
+                        "before = quiet; after = busy"))
     print(f"\n# load after: {machine_load()}")
     if args.csv:
         path = fresh_path(args.csv)

@@ -19,6 +19,7 @@ import streamlit as st
 
 from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bounds
 from rskpca.data.datasets import load_sample, prepare, read_table
+from rskpca.core._threads import native_threads_off
 from rskpca.core.kernels import kernel_row_means, median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.evaluation.classify import cross_validate_classifier
@@ -178,7 +179,8 @@ def densities_at(digest: str, X: np.ndarray, sigma: float, kernel: str, ell: flo
 def bounds_rows(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float, r: int, max_exact: int):
     """Theorems 5.1-5.4 at ell as table rows (measured on at most ``max_exact`` rows)."""
     s = shadow(digest, _X, sigma, ell, kernel)
-    rows = bounds_table(theorem_bounds(_X, s, sigma=sigma, kernel=kernel, n_components=r, max_exact=max_exact))
+    with native_threads_off():  # the measured values fit exact KPCA: see fits.method_result
+        rows = bounds_table(theorem_bounds(_X, s, sigma=sigma, kernel=kernel, n_components=r, max_exact=max_exact))
     return [{"ell": ell, "m": s.m, **row} for row in rows]
 
 
@@ -200,9 +202,9 @@ def apriori_rows(ells, sigma: float, kernel: str) -> list[dict]:
 @st.cache_data(max_entries=512, show_spinner=False)
 def _sweep_point(digest: str, _X: np.ndarray, _exact, sigma: float, kernel: str, r: int, ell: float,
                  methods: tuple[str, ...], slow_cap: int | None):
-    return sweep_point(_X, _X, _exact, ell=ell, methods=list(methods), n_components=r, sigma=sigma, kernel=kernel,
-                       timing=APP_TIMING,
-                       skip_slow=slow_cap is not None)
+    with native_threads_off():  # see fits.method_result
+        return sweep_point(_X, _X, _exact, ell=ell, methods=list(methods), n_components=r, sigma=sigma,
+                           kernel=kernel, timing=APP_TIMING, skip_slow=slow_cap is not None)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
@@ -277,8 +279,9 @@ def bounds_sweep(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, 
 def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, classifier: str, sigma: float,
                     kernel: str, r: int, ell: float | None, folds: int) -> dict:
     """Mean/std accuracy and fit/score times of Pipeline(method features, classifier)."""
-    return cross_validate_classifier(_X, _y, method=method, classifier=classifier, sigma=sigma, kernel=kernel,
-                                     n_components=r, ell=4.0 if ell is None else ell, folds=folds)
+    with native_threads_off():  # see fits.method_result
+        return cross_validate_classifier(_X, _y, method=method, classifier=classifier, sigma=sigma, kernel=kernel,
+                                         n_components=r, ell=4.0 if ell is None else ell, folds=folds)
 
 
 # The fits and their timings, and the ell scrubbers' computations, live beside

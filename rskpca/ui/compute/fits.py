@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from rskpca.core._threads import blas_threads
+from rskpca.core._threads import native_threads_off
 from rskpca.evaluation.compare import EXACT_SOLVERS, fit_exact, fit_method
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.evaluation.timing import Timing
@@ -47,14 +47,15 @@ def exact_reference(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: i
     One call (:data:`REFERENCE_TIMING`): Embeddings shows no times, and the Speedups page
     times the baseline itself (:func:`exact_kpca`), this call among its candidates.
     """
-    return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=EXACT_SOLVERS[:1],
-                     timing=REFERENCE_TIMING)
+    with native_threads_off():  # see method_result
+        return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=EXACT_SOLVERS[:1],
+                         timing=REFERENCE_TIMING)
 
 
 @st.cache_data(max_entries=16, show_spinner="Timing exact kernel PCA (cached)...")
 def _solver_timed(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int, solver: str, timing_round: int):
     """Exact KPCA with one scikit-learn solver, timed under :data:`BASELINE_TIMING` on one BLAS thread."""
-    with blas_threads(1):
+    with native_threads_off():
         return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=(solver,), timing=BASELINE_TIMING)
 
 
@@ -118,9 +119,17 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
     spectral-norm error measured (seconds: the page asks first). ``timed``: its times
     are shown, so they are taken with :data:`APP_TIMING`; otherwise one call. A new
     ``timing_round`` (a timed fit only) fits and times it again.
+
+    On one BLAS and OpenMP thread (:func:`~rskpca.core._threads.native_threads_off`), as every
+    fit of the app's: the browser shares the machine, and the libraries' threads wait for each
+    other when it holds a core (two moons beside a busy core: density-weighted Nystrom 79 -> 42 ms,
+    arpack 97 -> 32 ms; ``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit
+    shadow iterative projection``, thread rows). The times shown are one thread's, as the
+    baseline's (:data:`BASELINE_TIMING`).
     """
-    return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                      timing=APP_TIMING if timed else Timing(), measure_gram_error=gram_error)
+    with native_threads_off():
+        return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                          timing=APP_TIMING if timed else Timing(), measure_gram_error=gram_error)
 
 
 def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float) -> str:
