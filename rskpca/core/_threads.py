@@ -6,6 +6,11 @@ module is imported (after numpy's and scipy's OpenBLAS are loaded), limits in 0.
 A BLAS library loaded later is not limited by it. The thread count it finds then is
 "all" (:func:`all_threads`): taken at import, so that the package's own one-thread
 limits do not hide it; a limit active while rskpca is imported becomes it.
+
+OpenBLAS (0.3.31 here) ignores a thread count set from another thread once the process's
+main thread has set one. The app's script runs are threads of their own and its main
+thread never sets one, so their limits hold there; in a process whose main thread has
+set a count (a test run), limits entered on other threads may not.
 """
 
 from __future__ import annotations
@@ -75,18 +80,26 @@ def _apply_one_thread_limits():
             lib.set_num_threads(wanted)
 
 
-@contextmanager
-def _one_thread(kind: str):
-    """One thread (in the libraries ``kind`` names) while any caller, on any thread, is inside."""
+def _enter(kind: str) -> None:
     with _one_lock:
         _one_holders[kind] += 1
         _apply_one_thread_limits()
+
+
+def _leave(kind: str) -> None:
+    with _one_lock:
+        _one_holders[kind] -= 1
+        _apply_one_thread_limits()
+
+
+@contextmanager
+def _one_thread(kind: str):
+    """One thread (in the libraries ``kind`` names) while any caller, on any thread, is inside."""
+    _enter(kind)
     try:
         yield
     finally:
-        with _one_lock:
-            _one_holders[kind] -= 1
-            _apply_one_thread_limits()
+        _leave(kind)
 
 
 def native_threads_off():
@@ -95,8 +108,8 @@ def native_threads_off():
     For small fits on a machine shared with other work -- the app's comparisons, with the
     browser on the same cores: scikit-learn's BLAS and OpenMP (k-means) threads wait for
     each other when another process holds a core. On two moons beside a busy core, exact
-    KPCA (arpack) took 97 ms with the libraries' threads and 32 ms with one; density-weighted
-    Nystrom (k-means) 79 ms and 42 ms; quiet, one thread was as fast or faster
+    KPCA (arpack) took 106 ms with the libraries' two threads and 25 ms with one;
+    density-weighted Nystrom (k-means) 54 and 35 ms; quiet, one thread was as fast or faster
     (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative
     projection``, thread rows). The row-block threads of :func:`map_row_blocks` are not
     affected: they never wait for a core.

@@ -13,6 +13,7 @@ import numpy as np
 import plotly.io as pio
 import streamlit as st
 
+from rskpca.core._threads import native_threads_off
 from rskpca.ui.compute import _with_progress, kde_at, kde_grid, shadow, shde_at, shde_grid
 from rskpca.ui.compute.fits import _first_components, computed_rank, method_result
 from rskpca.ui.keys import ELL_RANGE
@@ -116,7 +117,8 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
         err = np.linalg.norm(exact.embedding - emb) / max(np.linalg.norm(exact.embedding), 1e-300)
         return [{"ell": ell, "m": s.m, "n": s.n, "embedding": emb[rows, :2], "error": float(err)}]
 
-    frames = _with_progress("RSKPCA over the ell grid", SCRUB_EMBED_ELLS, point)
+    with native_threads_off():  # the alignments' LAPACK calls: see fits.method_result
+        frames = _with_progress("RSKPCA over the ell grid", SCRUB_EMBED_ELLS, point)
     if not frames:
         return ""
     note = f" ({rows.size} of {X.shape[0]} rows drawn)" if rows.size < X.shape[0] else ""
