@@ -279,6 +279,26 @@ def test_embeddings_moves_r_within_a_rank_bucket_without_a_fit(monkeypatch):
     assert "fit_exact" in calls and "fit_method" in calls
 
 
+def test_embeddings_fits_rskpca_once_where_its_ell_is_a_frame_of_the_scrubber(monkeypatch):
+    # The page's fit at ell = 4 and the scrubber's frame at ell = 4 are one cache entry (st.cache_data
+    # keys arguments as passed: the scrubber's call, with defaults left out, had made a second fit).
+    import streamlit as st
+
+    import rskpca.ui.compute.fits as fits  # where the fits are looked up
+    from rskpca.ui.compute.scrubbers import SCRUB_EMBED_ELLS
+
+    assert 4.0 in SCRUB_EMBED_ELLS
+    st.cache_data.clear()
+    ells = []
+    original = fits.fit_method
+    monkeypatch.setattr(fits, "fit_method",
+                        lambda name, *a, _f=original, **k: (name == "rskpca" and ells.append(k["ell"])) or _f(name, *a, **k))
+    at = _app(data="two_moons", ell=4.0, r=5)
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at)
+    assert sorted(ells) == sorted(SCRUB_EMBED_ELLS), ells
+
+
 def test_the_app_times_every_method_and_exact_kpca_with_its_best_of_several_timing(monkeypatch):
     # One timed call slowed down by something else stays cached: Speedups once said RSKPCA was 0.4x.
     import streamlit as st

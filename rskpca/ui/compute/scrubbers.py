@@ -15,7 +15,7 @@ import streamlit as st
 
 from rskpca.core._threads import native_threads_off
 from rskpca.ui.compute import _with_progress, kde_at, kde_grid, shadow, shde_at, shde_grid
-from rskpca.ui.compute.fits import _first_components, computed_rank, method_result
+from rskpca.ui.compute.fits import fit_methods
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "shadow_scrubber", "density_scrubber",
@@ -99,7 +99,8 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
     """The embedding scrubber's figure (JSON text): RSKPCA aligned to exact KPCA at each ell of
     :data:`SCRUB_EMBED_ELLS` ("" when no ell of the grid has r centers or more).
 
-    Ells whose shadow has fewer than r centers (RSKPCA cannot give r components) are left out.
+    Ells whose shadow has fewer than r centers (RSKPCA cannot give r components), or where
+    RSKPCA cannot be fitted, are left out.
     """
     from rskpca.core.metrics import align
     from rskpca.plotting import SCRUB_POINTS, subsample_rows
@@ -110,10 +111,13 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
         s = shadow(digest, X, sigma, ell, kernel)
         if s.m < r:
             return []
-        # fitted at the rank Embeddings fits (its result at this ell is a frame, and r moves cheaply)
-        res = _first_components(method_result(digest, X, "rskpca", sigma, kernel, computed_rank(r, s.m), ell, s.m,
-                                              timed=False), r)
-        emb = align(exact.embedding, res.embedding)
+        # fitted as Embeddings fits it (one cache entry: its result at this ell is a frame, and r moves
+        # cheaply); a call with other arguments made a second entry of the same fit (st.cache_data
+        # keys the arguments as passed: a default left out is not the default passed)
+        fitted, _ = fit_methods(digest, X, ["rskpca"], sigma=sigma, kernel=kernel, r=r, ell=ell, m=s.m, timed=False)
+        if not fitted:  # (the page says why RSKPCA cannot run, at its own ell)
+            return []
+        emb = align(exact.embedding, fitted[0].embedding)
         err = np.linalg.norm(exact.embedding - emb) / max(np.linalg.norm(exact.embedding), 1e-300)
         return [{"ell": ell, "m": s.m, "n": s.n, "embedding": emb[rows, :2], "error": float(err)}]
 
