@@ -545,3 +545,45 @@ def test_colour_bars_write_exponents_not_si_prefixes():
     fig = density_grid_figure(g, g, kde, kde + 1e-5)
     bars = [t.colorbar for t in fig.data if t.type == "heatmap" and t.showscale is not False]
     assert bars and all(bar.exponentformat == "e" for bar in bars)
+
+
+@pytest.mark.parametrize("rows,cols,n_titles,scenes", [(1, 1, 1, False), (2, 3, 5, False), (3, 2, 6, False),
+                                                        (1, 2, 2, True), (2, 2, 3, True)])
+def test_subplot_grid_is_make_subplots_layout(rows, cols, n_titles, scenes):
+    # the embedding chart's grid, built as a dict without plotly's validation, is make_subplots' own
+    from plotly.subplots import make_subplots
+
+    from rskpca.plotting._style import _subplot_grid
+
+    titles = [f"panel {k}" for k in range(n_titles)]
+    h, v = (0.02, 0.08) if scenes else (0.07, 0.18)
+    specs = [[{"type": "scene"}] * cols] * rows if scenes else None
+    reference = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=h, vertical_spacing=v,
+                              specs=specs).to_dict()["layout"]
+    reference.pop("template")
+    layout, refs = _subplot_grid(rows, cols, titles, horizontal_spacing=h, vertical_spacing=v, scenes=scenes)
+    assert set(layout) == set(reference)
+    for key, value in reference.items():
+        if key == "annotations":
+            for mine, theirs in zip(layout[key], value, strict=True):
+                assert mine.keys() == theirs.keys() and mine["text"] == theirs["text"]
+                assert mine["x"] == pytest.approx(theirs["x"]) and mine["y"] == pytest.approx(theirs["y"])
+        else:
+            np.testing.assert_allclose(*(np.concatenate([np.ravel(d) for d in ((x["domain"]["x"], x["domain"]["y"])
+                                                                          if scenes else (x["domain"],))])
+                                         for x in (layout[key], value)))
+    assert len(refs) == rows * cols
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("label", ["classes", "continuous", None])
+def test_embedding_figure_passes_plotlys_validation(dims, label):
+    # built from plain dicts without validation (speed): every property must still be one plotly knows
+    import plotly.graph_objects as go
+
+    rng = np.random.default_rng(0)
+    emb = {name: rng.normal(size=(50, 3)) for name in ("Exact KPCA", "RSKPCA", "Nystrom")}
+    y = {"classes": rng.integers(0, 3, 50), "continuous": rng.normal(size=50), None: None}[label]
+    fig = plots.embedding_figure(emb, y=y, dims=dims, errors={"RSKPCA": 0.01}, selected_rows=[3, 4])
+    checked = go.Figure(fig.to_dict())  # raises ValueError on any unknown property or bad value
+    assert len(checked.data) == len(fig.data) and checked.layout.annotations[1].text.startswith("RSKPCA")

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+from plotly.colors import get_colorscale
 
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
@@ -22,6 +22,7 @@ from rskpca.plotting._style import (
     _panel_title,
     _row_ids,
     _scatter_type,
+    _subplot_grid,
     _title_chars,
     method_colors,
     user_text,
@@ -90,13 +91,9 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     spacing = 0.07 if dims == 2 else 0.02
     chars = _title_chars((1 - spacing * (ncols - 1)) / ncols)
     titles = [_panel_title(k, None if errors is None else errors.get(k), chars) for k in names]
-    if dims == 2:
-        fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=titles,
-                            horizontal_spacing=spacing, vertical_spacing=0.18 if nrows > 1 else 0.12)
-    else:
-        fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=titles, horizontal_spacing=spacing,
-                            vertical_spacing=0.08, specs=[[{"type": "scene"}] * ncols] * nrows)
-    fig.update_annotations(font_size=_TITLE_FONT)
+    layout, refs = _subplot_grid(nrows, ncols, titles, horizontal_spacing=spacing, title_size=_TITLE_FONT,
+                                 vertical_spacing=(0.18 if nrows > 1 else 0.12) if dims == 2 else 0.08,
+                                 scenes=dims == 3)
     groups = None if y is None else _class_groups(y, n)
     label_name = user_text(label_name)
     # Numbers only in customdata (they travel as typed arrays; strings were validated and sent one
@@ -108,55 +105,55 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
         hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
     else:
         custom = rid.astype(np.float64)
-    # Collected and added in one call: add_trace per trace re-validates the whole figure each time.
-    traces, trace_rows, trace_cols = [], [], []
     # WebGL by the points of all panels: they share one canvas, while SVG styles every point (1,000
     # rows in five panels took 0.15 s of styling per redraw in Chromium).
-    scatter = _scatter_type(n * k_panels)
+    scatter = _scatter_type(n * k_panels).__name__.lower() if dims == 2 else "scatter3d"
+    # Traces and layout as plain dicts, validated once by the tests (tests/test_plots.py) instead of
+    # on every build: plotly's validation was most of the 35 ms this figure took per ell change.
+    traces = []
     for p, (name, A) in enumerate(zip(names, arrays)):
-        r, c = p // ncols + 1, p % ncols + 1
         parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
         for g, (gname, mask) in enumerate(parts):
             marker = dict(size=4 if dims == 2 else 2.5, opacity=0.75)
             if gname is not None:
                 marker["color"] = PALETTE[g % len(PALETTE)]
             elif y is not None:
-                marker.update(color=np.asarray(y, dtype=np.float64), colorscale="Viridis",
+                marker.update(color=np.asarray(y, dtype=np.float64), colorscale=get_colorscale("Viridis"),
                               showscale=p == 0, colorbar=dict(title=dict(text=label_name), exponentformat="e"))
             if not continuous:
                 hover = "row %{customdata}" + ("" if gname is None else f"<br>{label_name} {user_text(gname)}")
                 hover += "<extra></extra>"
-            kw = dict(mode="markers", marker=marker, customdata=custom[mask], hovertemplate=hover,
-                      name=user_text(gname) if gname is not None else name, legendgroup=gname or name,
-                      showlegend=gname is not None and p == 0)
+            trace = dict(type=scatter, mode="markers", marker=marker, customdata=custom[mask], hovertemplate=hover,
+                         name=user_text(gname) if gname is not None else name, legendgroup=gname or name,
+                         showlegend=gname is not None and p == 0, **refs[p])
             if dims == 2:
                 # float32 halves the base64 payload; the eye cannot tell the difference.
-                trace = scatter(x=A[mask, 0].astype(np.float32), y=A[mask, 1].astype(np.float32), **kw)
+                trace.update(x=A[mask, 0].astype(np.float32), y=A[mask, 1].astype(np.float32))
             else:
-                trace = go.Scatter3d(x=A[mask, 0], y=A[mask, 1], z=A[mask, 2], **kw)
+                trace.update(x=A[mask, 0], y=A[mask, 1], z=A[mask, 2])
             traces.append(trace)
-            trace_rows.append(r)
-            trace_cols.append(c)
-    fig.add_traces(traces, rows=trace_rows, cols=trace_cols)
     axis_names = [f"component {i}" for i in (1, 2, 3)]
     if dims == 2:
         # Every panel names its horizontal axis; the first of each row its vertical one (the panels
         # of a row show the same components, aligned to exact KPCA).
         for p in range(k_panels):
-            r, c = p // ncols + 1, p % ncols + 1
-            fig.update_xaxes(title=dict(text=axis_names[0], standoff=4), row=r, col=c)
-            if c == 1:
-                fig.update_yaxes(title=dict(text=axis_names[1], standoff=4), row=r, col=c)
+            suffix = refs[p]["xaxis"][1:]
+            layout[f"xaxis{suffix}"]["title"] = dict(text=axis_names[0], standoff=4)
+            if p % ncols == 0:
+                layout[f"yaxis{suffix}"]["title"] = dict(text=axis_names[1], standoff=4)
     else:
-        fig.update_scenes(xaxis_title_text=axis_names[0], yaxis_title_text=axis_names[1],
-                          zaxis_title_text=axis_names[2],
-                          # Two steps back from plotly's default view, so the axis titles stay inside the scene
-                          # (at 1.6, 1.6, 1.3 a tryout saw "component 1" cut to "mponent 1" in every scene).
-                          camera_eye=dict(x=2.0, y=2.0, z=1.5))
+        for ref in refs:
+            layout[ref["scene"]].update(
+                xaxis=dict(title=dict(text=axis_names[0])), yaxis=dict(title=dict(text=axis_names[1])),
+                zaxis=dict(title=dict(text=axis_names[2])),
+                # Two steps back from plotly's default view, so the axis titles stay inside the scene
+                # (at 1.6, 1.6, 1.3 a tryout saw "component 1" cut to "mponent 1" in every scene).
+                camera=dict(eye=dict(x=2.0, y=2.0, z=1.5)))
     # Fixed margins, no automargin: measuring every panel's tick labels to fit the margins took
     # about a third of the chart's redraw in Chromium (five panels, each ell change).
-    fig.update_layout(height=max(380, 360 * nrows), margin=dict(l=70 if dims == 2 else 30, r=10, t=60, b=50),
-                      legend=dict(title=dict(text=label_name)))
+    layout.update(height=max(380, 360 * nrows), margin=dict(l=70 if dims == 2 else 30, r=10, t=60, b=50),
+                  legend=dict(title=dict(text=label_name)))
+    fig = go.Figure(dict(data=traces, layout=layout), _validate=False)
     return highlight_rows(fig, selected_rows)
 
 

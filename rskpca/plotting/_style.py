@@ -190,6 +190,45 @@ def _scatter_type(n_points: int):
     return go.Scattergl if n_points > WEBGL_THRESHOLD else go.Scatter
 
 
+def _subplot_grid(nrows: int, ncols: int, titles: Sequence[str], *, horizontal_spacing: float,
+                  vertical_spacing: float, scenes: bool = False, title_size: int = 16) -> tuple[dict, list[dict]]:
+    """``make_subplots``'s layout of a plain grid as a dict, and each cell's trace references (row-major).
+
+    The same domains, anchors and title annotations as ``make_subplots(rows, cols,
+    subplot_titles=titles, horizontal_spacing=, vertical_spacing=)`` (with ``specs`` of
+    scenes when ``scenes``), built without plotly's validation: for the charts redrawn on
+    every ell change, where ``make_subplots`` and the per-panel updates after it took most of
+    the figure's build (five embedding panels: 35 ms).
+
+    >>> layout, refs = _subplot_grid(1, 2, ["a", "b"], horizontal_spacing=0.1, vertical_spacing=0.1)
+    >>> layout["xaxis2"], refs[1]
+    ({'anchor': 'y2', 'domain': [0.55, 1.0]}, {'xaxis': 'x2', 'yaxis': 'y2'})
+    """
+    width = (1.0 - horizontal_spacing * (ncols - 1)) / ncols
+    height = (1.0 - vertical_spacing * (nrows - 1)) / nrows
+    layout, refs, annotations = {}, [], []
+    for row in range(nrows):
+        for col in range(ncols):
+            k = row * ncols + col + 1
+            suffix = "" if k == 1 else str(k)
+            x0 = col * (width + horizontal_spacing)
+            y0 = (nrows - 1 - row) * (height + vertical_spacing)
+            x, y = [x0, min(1.0, x0 + width)], [y0, min(1.0, y0 + height)]
+            if scenes:
+                layout[f"scene{suffix}"] = {"domain": {"x": x, "y": y}}
+                refs.append({"scene": f"scene{suffix}"})
+            else:
+                layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": x}
+                layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": y}
+                refs.append({"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"})
+            if k <= len(titles):
+                annotations.append({"font": {"size": title_size}, "showarrow": False, "text": titles[k - 1],
+                                    "x": (x[0] + x[1]) / 2, "xanchor": "center", "xref": "paper", "y": y[1],
+                                    "yanchor": "bottom", "yref": "paper"})
+    layout["annotations"] = annotations
+    return layout, refs
+
+
 def webgl_contexts(fig: go.Figure) -> int:
     """How many WebGL contexts the browser needs for ``fig``.
 
