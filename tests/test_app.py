@@ -739,6 +739,52 @@ def test_speedups_times_again_on_request(monkeypatch):
     assert calls == [], f"Embeddings refitted: {calls}"
 
 
+def test_time_again_in_a_second_session_times_anew(monkeypatch):
+    # The timed fits are cached for every session: a per-session round count replayed another
+    # session's earlier round (a tryout's second browser saw the first one's times digit for digit).
+    import rskpca.ui.compute.fits as fits
+
+    calls = []
+    for name in ("fit_method", "fit_exact"):
+        original = getattr(fits, name)
+        monkeypatch.setattr(fits, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    sessions = [_app(dataset="iris", ell=3.0, r=2) for _ in range(2)]
+    for at in sessions:
+        at.switch_page("pages/6_Speedups.py").run()
+        _ok(at)
+    sessions[0].button(key="speed_retime").click().run()
+    calls.clear()
+    sessions[1].button(key="speed_retime").click().run()
+    _ok(sessions[1])
+    assert "fit_exact" in calls and "fit_method" in calls, f"the second session's round was the first's: {calls}"
+
+
+def test_a_new_timing_round_reports_its_own_exact_times(monkeypatch):
+    # The reference fit (cached for the embedding) is the first round's other sample; in a new round
+    # only the new calls count, so "Time again" can show a slower time too, not only the minimum so far.
+    from dataclasses import replace
+
+    import rskpca.ui.compute.fits as fits
+    from rskpca.evaluation.compare import fit_exact
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    ref = replace(fit_exact(X, n_components=2, sigma=1.0), train_s=0.001, test_s=0.002)
+    rounds = []
+
+    def timed(digest, X_, sigma, kernel, r, solver, timing_round):
+        rounds.append((solver, timing_round))
+        return replace(ref, train_s=0.005, test_s=0.006)
+
+    monkeypatch.setattr(fits, "exact_reference", lambda *a: ref)
+    monkeypatch.setattr(fits, "_solver_timed", timed)
+    first = fits.exact_kpca("d", X, 1.0, "gaussian", 2)
+    again = fits.exact_kpca("d", X, 1.0, "gaussian", 2, timing_round=7)
+    assert (first.train_s, first.test_s) == (0.001, 0.002)
+    assert (again.train_s, again.test_s) == (0.005, 0.006)
+    assert rounds == [("arpack", 0), ("arpack", 7)]
+    assert fits.OWN_TIMING.repeats >= 2  # a round of its own is still a best of two calls
+
+
 def test_switching_on_the_randomized_solver_times_only_it(monkeypatch):
     import rskpca.ui.compute.fits as fits
 

@@ -11,6 +11,8 @@ widget owns.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,12 +111,21 @@ def handle_upload(upload) -> None:
 
 
 def timing_round() -> int:
-    """How many times the user asked the Speedups page to time again (0 at first)."""
+    """The Speedups page's timing round of this session: 0 until the user asks to time again."""
     return int(st.session_state.get(K.TIMING_ROUND, 0))
 
 
+# Rounds are numbered across the server's sessions: the timed fits are cached for all of them, and a
+# per-session count replayed another session's earlier rounds digit for digit (a tryout's second
+# browser session "timed again" to exactly the first one's times).
+_ROUNDS = itertools.count(1)
+_ROUNDS_LOCK = threading.Lock()
+
+
 def next_timing_round() -> None:
-    st.session_state[K.TIMING_ROUND] = timing_round() + 1
+    """A timing round no session has used: its fits miss every cache and are timed anew."""
+    with _ROUNDS_LOCK:
+        st.session_state[K.TIMING_ROUND] = next(_ROUNDS)
 
 
 def table_not_in_use() -> bool:
