@@ -68,7 +68,8 @@ def embedding_view(emb: dict, errors: dict) -> None:
                                  row_ids=ds.row_ids[rows_idx], dims=dims, errors=errors,
                                  selected_rows=selection.rows())
     st.caption("Each approximation is drawn after the least-squares map onto exact KPCA "
-               "(argmin_A ||O - O~ A||_F, Section 6), so signs and rotations do not flicker as ell moves.")
+               "(argmin_A ||O - O~ A||_F, Section 6), so signs and rotations do not flicker as ell moves."
+               + (" In 3-D the axes c1, c2, c3 are components 1-3, on one scale in every view." if dims == 3 else ""))
     selection.show_selectable(fig, key="emb_scatter", filename="embeddings")
 
 

@@ -494,9 +494,14 @@ def test_embedding_panels_name_their_axes():
     fig = plots.embedding_figure({k: Z for k in EMBEDDINGS}, dims=3)
     scenes = [fig.layout[k] for k in fig.layout if k.startswith("scene")]
     assert len(scenes) == 4
-    for scene in scenes:
-        assert (scene.xaxis.title.text, scene.yaxis.title.text, scene.zaxis.title.text) == (
-            "component 1", "component 2", "component 3")
+    for scene in scenes:  # short titles: three long ones ran together at a scene's corner
+        assert (scene.xaxis.title.text, scene.yaxis.title.text, scene.zaxis.title.text) == ("c1", "c2", "c3")
+    # one scale for every scene: the panels are aligned to exact KPCA, and a smaller embedding must look smaller
+    small = plots.embedding_figure({"Exact KPCA": Z, "Shrunk": 0.1 * Z}, dims=3)
+    ranges = {tuple(tuple(small.layout[k][f"{a}axis"].range) for a in "xyz") for k in small.layout if k.startswith("scene")}
+    assert len(ranges) == 1
+    (x_range, _, _), = ranges
+    assert x_range[0] <= Z[:, 0].min() and x_range[1] >= Z[:, 0].max()
 
 
 def test_bound_panels_over_ell_name_the_bounded_quantity():

@@ -91,9 +91,11 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     spacing = 0.07 if dims == 2 else 0.02
     chars = _title_chars((1 - spacing * (ncols - 1)) / ncols)
     titles = [_panel_title(k, None if errors is None else errors.get(k), chars) for k in names]
+    height = max(380, 360 * nrows)
+    # The gap between rows in pixels (titles of up to three lines, the axis title and ticks above them):
+    # a fixed fraction of the figure's height left 13 panels 100 px tall between 200 px gaps (a tryout).
     layout, refs = _subplot_grid(nrows, ncols, titles, horizontal_spacing=spacing, title_size=_TITLE_FONT,
-                                 vertical_spacing=(0.18 if nrows > 1 else 0.12) if dims == 2 else 0.08,
-                                 scenes=dims == 3)
+                                 vertical_spacing=(100 if dims == 2 else 60) / height, scenes=dims == 3)
     groups = None if y is None else _class_groups(y, n)
     label_name = user_text(label_name)
     # Numbers only in customdata (they travel as typed arrays; strings were validated and sent one
@@ -142,17 +144,26 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
             if p % ncols == 0:
                 layout[f"yaxis{suffix}"]["title"] = dict(text=axis_names[1], standoff=4)
     else:
+        # One range per component for every scene (the panels are aligned to exact KPCA: a scene
+        # scaled on its own made a 10x smaller embedding look alike, as a tryout saw), short titles
+        # (three long ones ran together at a scene's corner).
+        lo = np.min([A[:, :3].min(axis=0) for A in arrays], axis=0)
+        hi = np.max([A[:, :3].max(axis=0) for A in arrays], axis=0)
+        pad = 0.05 * np.where(hi > lo, hi - lo, 1.0)
+        ranges = [[float(a), float(b)] for a, b in zip(lo - pad, hi + pad)]
         for ref in refs:
             layout[ref["scene"]].update(
-                xaxis=dict(title=dict(text=axis_names[0])), yaxis=dict(title=dict(text=axis_names[1])),
-                zaxis=dict(title=dict(text=axis_names[2])),
-                # Two steps back from plotly's default view, so the axis titles stay inside the scene
-                # (at 1.6, 1.6, 1.3 a tryout saw "component 1" cut to "mponent 1" in every scene).
-                camera=dict(eye=dict(x=2.0, y=2.0, z=1.5)))
+                **{f"{axis}axis": dict(title=dict(text=f"c{i + 1}"), range=ranges[i]) for i, axis in enumerate("xyz")},
+                aspectmode="cube",
+                # A step back from plotly's default view: the short titles stay inside the scene there (a
+                # tryout saw "component 1" cut to "mponent 1" at this view, and the scene a third of its
+                # panel with the long titles two steps back).
+                camera=dict(eye=dict(x=1.6, y=1.6, z=1.3)))
     # Fixed margins, no automargin: measuring every panel's tick labels to fit the margins took
     # about a third of the chart's redraw in Chromium (five panels, each ell change).
-    layout.update(height=max(380, 360 * nrows), margin=dict(l=70 if dims == 2 else 30, r=10, t=60, b=50),
-                  legend=dict(title=dict(text=label_name)))
+    layout.update(height=height, margin=dict(l=70 if dims == 2 else 30, r=10, t=60, b=50),
+                  # legend symbols at a readable size, not the 2.5-4 px of the points
+                  legend=dict(title=dict(text=label_name), itemsizing="constant"))
     fig = go.Figure(dict(data=traces, layout=layout), _validate=False)
     return highlight_rows(fig, selected_rows)
 
