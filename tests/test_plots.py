@@ -592,3 +592,11 @@ def test_embedding_figure_passes_plotlys_validation(dims, label):
     fig = plots.embedding_figure(emb, y=y, dims=dims, errors={"RSKPCA": 0.01}, selected_rows=[3, 4])
     checked = go.Figure(fig.to_dict())  # raises ValueError on any unknown property or bad value
     assert len(checked.data) == len(fig.data) and checked.layout.annotations[1].text.startswith("RSKPCA")
+
+
+def test_a_long_spectra_legend_goes_below_the_plot():
+    # 13 methods' legend inside the plot covered the lines (a tryout): beyond a few it goes below
+    few = plots.spectra_figure({f"m{i}": [0.5, 0.2, 0.1] for i in range(3)})
+    many = plots.spectra_figure({f"method {i}": [0.5, 0.2, 0.1] for i in range(13)})
+    assert few.layout.legend.y > 0.5 and few.layout.legend.orientation is None
+    assert many.layout.legend.orientation == "h" and many.layout.legend.y < 0

@@ -168,6 +168,10 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     return highlight_rows(fig, selected_rows)
 
 
+#: At most this many spectra keep their legend inside the plot (the top right corner).
+_LEGEND_INSIDE_MAX = 5
+
+
 def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
                    reference: str | None = None) -> go.Figure:
     """Leading normalized eigenvalues (of K/n) of each method, the reference drawn on top.
@@ -214,10 +218,13 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
                                      line=dict(width=2, color=colors[name])))
         fig.add_trace(go.Scatter(x=np.arange(1, lam.size + 1), y=lam, name=name, **style))
     # The legend inside, top right, where a decreasing spectrum leaves the plot empty: beside it,
-    # the method names took half of a half-width chart.
+    # the method names took half of a half-width chart. Beyond a few names it would cover the
+    # lines (13 methods, a tryout): then below the plot, in rows.
+    inside = len(names) <= _LEGEND_INSIDE_MAX
+    legend = (dict(x=0.99, xanchor="right", y=0.99, yanchor="top", bgcolor="rgba(255,255,255,0.8)") if inside
+              else dict(orientation="h", x=0.0, xanchor="left", y=-0.18, yanchor="top"))
     fig.update_layout(title="Eigenvalue spectra (of K/n)", xaxis_title="component", yaxis_title="eigenvalue",
-                      margin=dict(l=40, r=10, t=50, b=40),
-                      legend=dict(x=0.99, xanchor="right", y=0.99, yanchor="top", bgcolor="rgba(255,255,255,0.8)"))
+                      margin=dict(l=40, r=10, t=50, b=40), legend=legend, height=None if inside else 600)
     fig.update_xaxes(tickformat="d", tick0=1, dtick=_integer_step(longest), automargin=True)
     if log_y:
         fig.update_yaxes(**_log_axis([y for t in fig.data for y in t.y]))
