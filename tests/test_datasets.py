@@ -495,3 +495,15 @@ def test_two_moons_default_sigma_is_the_one_that_shows_the_moons():
     assert SAMPLES["two_moons"].sigma == sigma
     at_median = scores[GRID_EXPONENTS.index(0)][1]
     assert accuracy > 0.95 > 0.85 > at_median  # the moons apart at the default, one blob at the median
+
+
+def test_prepare_says_which_columns_it_leaves_out_and_what_constant_ones_do():
+    # a tryout's text column vanished without a word, and "carry no information" beside "d = 3" read as a contradiction
+    df = pd.DataFrame({"name": list("abcdef"), "a": [0.0, 1, 2, 3, 4, 5], "const": [7.0] * 6,
+                       "b": [1.0, 0, 1, 0, 1, 0]})
+    ds = prepare(df)
+    assert ds.feature_names == ["a", "const", "b"]
+    assert any("['name'] are not features" in note for note in ds.notes), ds.notes
+    assert any("['const']" in note and "change no distance" in note for note in ds.notes), ds.notes
+    labelled = prepare(df, label_column="name")  # the label is not "left out"
+    assert not any("are not features" in note for note in labelled.notes), labelled.notes

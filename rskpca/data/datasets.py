@@ -176,6 +176,11 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
             notes.append(f"Column {col!r} holds numbers but also text ({shown}), so it is not used as a feature. "
                          "Fix those cells, or treat them as missing values.")
     features = _choose_features(df, feature_columns, label_column)
+    if feature_columns is None:  # said, not left out silently (a tryout's text column vanished without a word)
+        text = [str(c) for c in df.columns if c not in features and c != label_column and c not in stray]
+        if text:
+            notes.append(f"Text column(s) {text} are not features: kernel PCA needs numbers. Choose one as "
+                         "the label if it names classes.")
     n_original = len(df)
     table = df.reset_index(drop=True)
     row_ids = np.arange(n_original)
@@ -219,7 +224,8 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         raise DataError(f"All features vary by less than {MIN_SPREAD:.0e}: squared distances would "
                         "underflow to zero. Rescale the data (e.g. multiply by a power of ten).")
     if constant:
-        notes.append(f"Constant column(s) {constant} carry no information.")
+        notes.append(f"Constant column(s) {constant} carry no information: they change no distance, so every "
+                     "result is the same as without them (they still count in d).")
     if standardize:
         std = X.std(axis=0)
         X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)  # constant columns: centred only
