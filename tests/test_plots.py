@@ -136,7 +136,7 @@ def test_embedding_figure_one_trace_per_class_and_panel():
     assert [t.name for t in fig.data[:2]] == ["cat", "dog"]
     assert sum(t.showlegend for t in fig.data) == 2  # legend entries once, not per panel
     titles = [a.text for a in fig.layout.annotations]
-    assert "RSKPCA (err 0.123)" in titles
+    assert "RSKPCA<br>(err 0.123)" in titles  # the error on a line of its own
     # the row number travels as a number, the class in its trace's hover template
     assert fig.data[0].customdata.dtype.kind == "f" and fig.data[0].customdata[:2].tolist() == [0.0, 2.0]
     assert "label cat" in fig.data[0].hovertemplate and "label dog" in fig.data[1].hovertemplate

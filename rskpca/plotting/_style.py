@@ -55,17 +55,17 @@ def _title_chars(panel_fraction: float) -> int:
 def _panel_title(name: str, error: float | None, chars: int) -> str:
     """A panel's title (the method, and its alignment error), wrapped to ``chars`` characters a line.
 
-    The error goes on a line of its own before the name is broken.
+    The error always has a line of its own, so the titles of a row read alike (a tryout saw
+    "Nystrom (err 0.387)" on one line beside two-line neighbours).
 
     >>> _panel_title("Density-weighted Nystrom", 0.0071, 20)
     'Density-weighted<br>Nystrom<br>(err 0.007)'
+    >>> _panel_title("Nystrom", 0.387, 20)
+    'Nystrom<br>(err 0.387)'
     >>> _panel_title("Exact KPCA", None, 20)
     'Exact KPCA'
     """
     err = "" if error is None else f"(err {error:.3f})"
-    one_line = f"{name} {err}".strip()
-    if len(one_line) <= chars:
-        return user_text(one_line)
     lines = textwrap.wrap(name, chars, break_long_words=False, break_on_hyphens=False) or [name]
     return "<br>".join(user_text(line) for line in lines + ([err] if err else []))
 
