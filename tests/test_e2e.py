@@ -597,3 +597,22 @@ def test_the_bounds_curves_draw_when_their_measured_values_are_computed_first(ap
         (() => plotOf('bounds_curves').data.filter(t => /measured/i.test(t.name || '')).length)()""")
     assert measured, "the measured curves are not in the chart"
     assert_no_exception(page, "bounds curves")
+
+
+def test_a_chart_says_it_is_drawing_until_plotly_js_is_ready(app_server, app_page):
+    """A tryout saw blank charts for 2-3 s after a cold load: until plotly.js is loaded, each chart shows
+    "Drawing the chart..." in a frame of the figure's height, and the note goes once it is drawn."""
+    page = app_page
+    held = []
+    page.route("**/plotly.min.js", lambda route: held.append(route))  # plotly.js held back: still loading
+    open_view(page, app_server, r"shadow")
+    frame = chart_frame(page, "shadow_weights")
+    frame.get_by_text("Drawing the chart...").wait_for()
+    box = page.locator(".st-key-shadow_weights iframe").bounding_box()
+    assert box and box["height"] > 200, box  # the figure's own height is kept, not a 0 px frame
+    for route in held:
+        route.continue_()
+    page.unroute("**/plotly.min.js")
+    frame.locator(".js-plotly-plot").first.wait_for(state="attached")
+    frame.get_by_text("Drawing the chart...").wait_for(state="hidden")
+    assert_no_exception(page, "charts drawn after plotly.js arrived")
