@@ -16,8 +16,9 @@ from plotly.colors import qualitative, sample_colorscale
 from rskpca.evaluation.methods import METHODS
 #: Above this many points a scatter is drawn with WebGL.
 WEBGL_THRESHOLD = 1000
-#: Colours for shadow sets, classes and methods (cycled).
-PALETTE: tuple[str, ...] = tuple(qualitative.Dark24)
+#: Colours for shadow sets, classes and methods (cycled): D3's category10 first (on digits, Dark24's
+#: first ten put two pinks on 1 and 8 and two purples on 7 and 9, a tryout), then Dark24's, 24 in all.
+PALETTE: tuple[str, ...] = (tuple(qualitative.D3) + tuple(qualitative.Dark24))[:24]
 _BOUND_KINDS = ("a_priori", "a_posteriori", "measured")
 _BOUND_COLORS = {"a_priori": "#636EFA", "a_posteriori": "#EF553B", "measured": "#00CC96"}
 #: One colour per registered method (by its label), the same in every chart: exact KPCA, the
