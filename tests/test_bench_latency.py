@@ -39,3 +39,26 @@ def test_server_mode_changes_sigma_and_rank_too(tmp_path):
     m_sigma = {line.split("m = ")[1] for line in changes if line.strip().startswith("sigma")}
     m_rank = {line.split("m = ")[1] for line in changes if line.strip().startswith("r change")}
     assert len(m_sigma) > 1 and len(m_rank) == 1, out.stdout
+
+
+def test_browser_mode_splits_each_change_into_the_scripts_share_and_the_rest(tmp_path):
+    # What a user waits for, and how much of it is the page script (the rest is the browser's drawing)
+    import os
+
+    import pytest
+
+    chromium = Path(os.environ.get("RSKPCA_CHROMIUM", "/usr/bin/chromium"))
+    if not chromium.exists():
+        pytest.skip(f"{chromium} is missing: install Debian's chromium")
+    pytest.importorskip("playwright.sync_api")
+    from rskpca.ui.bench_browser import format_browser_header, format_browser_row, measure_in_browser
+
+    _, rows = measure_in_browser(REPO / "app.py", sample="iris", pages=["Bounds"], controls=("ell",), changes=2,
+                                 log=lambda *a, **k: None)
+    (row,) = rows
+    assert not row.error, row.error
+    assert len(row.seconds) == len(row.script_seconds) == 2
+    assert all(0 < script <= total for script, total in zip(row.script_seconds, row.seconds)), (row.script_seconds,
+                                                                                               row.seconds)
+    assert format_browser_header().split()[-2:] == ["script", "s"]
+    assert float(format_browser_row(row).split()[-1]) == pytest.approx(row.median_script, abs=1e-3)

@@ -12,8 +12,9 @@ in the browser's clock) until the page has settled: the app's script state is
 back to ``notRunning`` and no Plotly chart has redrawn (``plotly_afterplot``)
 for a quiet period. The time reported is that of the last such event, so the
 quiet period itself is not counted. Each change also records the bytes the
-server sent over the websocket and how many script runs (full or fragment)
-it caused.
+server sent over the websocket, how many script runs (full or fragment) it
+caused, and when the browser saw the script run end (``script s``: the server's
+share of the change, its deltas included; the rest is the browser's drawing).
 
 Pages are opened through the sidebar's links, so one browser session keeps
 its caches the way a user's does: the first visit of a page computes what does
@@ -170,7 +171,8 @@ class AppServer:
 
 @dataclass
 class BrowserLatency:
-    """One page's changes of one control: release-to-settled seconds, bytes received, script runs."""
+    """One page's changes of one control: release-to-settled seconds, bytes received, script runs,
+    and the script's share of each change."""
 
     page: str
     control: str
@@ -180,6 +182,13 @@ class BrowserLatency:
     runs: list[int] = field(default_factory=list)
     redraws: list[int] = field(default_factory=list)
     error: str = ""
+    #: Seconds from the release until the browser saw the script run end (its state back to
+    #: ``notRunning``): the server's share, deltas included; the rest of a change is the browser's.
+    script_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median_script(self) -> float:
+        return statistics.median(self.script_seconds) if self.script_seconds else float("nan")
 
     @property
     def median(self) -> float:
@@ -199,6 +208,7 @@ class _Session:
         self.page.set_default_timeout(CHANGE_TIMEOUT_S * 1000)
         self.page.add_init_script(_INIT_SCRIPT)
         self.received = 0
+        self.script_end, self.script_s = None, float("nan")  # see settle and step
         self.page.on("websocket", self._watch)
         self.page.goto(url)
         self.page.get_by_test_id("stAppViewContainer").wait_for()
@@ -238,6 +248,7 @@ class _Session:
             self.redraws = sum(1 for kind, _ in events if kind.startswith("plot"))
             self.redrawn = sorted(kind[5:] for kind, _ in events if kind.startswith("plot"))
             last = max((t for kind, t in events if kind != "release"), default=since)
+            self.script_end = max((t for kind, t in events if kind == "state:notRunning"), default=None)
             started = runs > 0 or time.monotonic() > run_deadline
             if loading:  # quiet is counted from the last moment a live chart was still loading too
                 busy_until = now
@@ -279,6 +290,7 @@ class _Session:
                                                           before) if kind_ == "release"]
         start = releases[-1] if releases else before
         last, runs = self.settle(start, runs_since=before)
+        self.script_s = float("nan") if self.script_end is None else max(self.script_end - start, 0.0) / 1000
         return max(last - start, 0.0) / 1000, self.received - received, runs
 
     def upload(self, path: Path, max_rows: int | None) -> None:
@@ -373,6 +385,7 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                             row.payload_bytes.append(nbytes)
                             row.runs.append(runs)
                             row.redraws.append(session.redraws)
+                            row.script_seconds.append(session.script_s)
                     except Exception as exc:  # noqa: BLE001 - a page that fails is reported, the rest still run
                         row.error = f"{type(exc).__name__}: {exc}"[:300]
                     row.error = row.error or session.exception_text()
@@ -385,22 +398,22 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
 
 def format_browser_header() -> str:
     return (f"{'page':<16} {'control':<7} {'first visit s':>13} {'median s':>9} {'max s':>7} "
-            f"{'median kB':>10} {'runs':>5}")
+            f"{'median kB':>10} {'runs':>5} {'script s':>9}")
 
 
 def format_browser_row(r: BrowserLatency) -> str:
-    """One page's line.
+    """One page's line (``script s``: the median of the script's share of each change).
 
     >>> print(format_browser_row(BrowserLatency("Bounds", "ell", 1.0, [0.2, 0.3, 0.25], [2048, 4096, 1024],
-    ...                                         [1, 1, 1])))
-    Bounds           ell             1.000     0.250   0.300        2.0     1
+    ...                                         [1, 1, 1], script_seconds=[0.08, 0.1, 0.09])))
+    Bounds           ell             1.000     0.250   0.300        2.0     1     0.090
     """
     if r.error:
         return f"{r.page:<16} {r.control:<7} ERROR: {r.error.splitlines()[0][:150]}"
     kb = statistics.median(r.payload_bytes) / 1024 if r.payload_bytes else float("nan")
     runs = statistics.median(r.runs) if r.runs else float("nan")
     return (f"{r.page:<16} {r.control:<7} {r.first_visit:>13.3f} {r.median:>9.3f} {r.worst:>7.3f} "
-            f"{kb:>10.1f} {runs:>5g}")
+            f"{kb:>10.1f} {runs:>5g} {r.median_script:>9.3f}")
 
 
 def format_browser_table(described: str, rows) -> str:
