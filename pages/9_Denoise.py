@@ -30,9 +30,14 @@ c4.slider("Noise level", 0.0, 0.5, step=0.01, key="dn_level",
           help="Gaussian: standard deviation as a fraction of the pixel range. Salt and pepper: fraction of pixels.")
 c5, c6, c7 = st.columns(3)
 gaussian = settings.kernel == "gaussian"
-c5.radio("Pre-image", ["ridge", "fixed-point"] if gaussian else ["ridge"], key="dn_preimage", horizontal=True,
-         help="ridge: learned map (scikit-learn's inverse_transform). fixed-point: Mika et al. (1999), Gaussian "
-              "kernel only, started from the ridge pre-image. Nystrom always uses ridge.")
+PREIMAGE_HELP = ("ridge: learned map (scikit-learn's inverse_transform). fixed-point: Mika et al. (1999), Gaussian "
+                 "kernel only, started from the ridge pre-image. Nystrom always uses ridge.")
+if gaussian:
+    c5.radio("Pre-image", ["ridge", "fixed-point"], key="dn_preimage", horizontal=True, help=PREIMAGE_HELP)
+else:
+    # Another widget for the Laplacian's single choice, so the user's Gaussian choice is kept (one radio with
+    # fewer options reset it to ridge: a tryout's fixed-point was gone after a Laplacian and back)
+    c5.radio("Pre-image", ["ridge"], key="dn_preimage_laplacian", horizontal=True, help=PREIMAGE_HELP)
 c6.select_slider("Ridge alpha", [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0], key="dn_alpha")
 c7.toggle("Fit on noisy training images", key="dn_fit_noisy",
           help="Off: fit on clean images (the shadow then keeps the m the sidebar shows). On: as scikit-learn's "

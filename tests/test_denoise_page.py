@@ -67,3 +67,17 @@ def test_wrong_image_shape_is_a_clear_error():
     (msg,) = _errors(at)
     assert "56 pixels" in msg and "64 feature columns" in msg and "8 x 8" in msg
     assert not chart_specs(at)
+
+
+def test_the_fixed_point_choice_survives_a_laplacian_and_back():
+    # a radio with fewer options for the Laplacian reset the Gaussian's choice to ridge (a tryout)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["dataset"] = "digits"
+    at.run()
+    at.switch_page("pages/9_Denoise.py").run()
+    at.radio(key="dn_preimage").set_value("fixed-point").run()
+    at.sidebar.selectbox(key="kernel").set_value("laplacian").run()
+    assert not at.exception
+    at.sidebar.selectbox(key="kernel").set_value("gaussian").run()
+    assert not at.exception
+    assert at.radio(key="dn_preimage").value == "fixed-point"

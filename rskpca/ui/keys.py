@@ -71,6 +71,7 @@ KEYS = {
     "dn_noise": "gaussian",
     "dn_level": 0.2,
     "dn_preimage": "ridge",
+    "dn_preimage_laplacian": "ridge",  # the Laplacian's one choice: a widget of its own keeps dn_preimage
     "dn_alpha": 1e-3,
     "dn_fit_noisy": False,
 }

@@ -144,10 +144,23 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
 
 
 def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float) -> str:
-    """r > m, in the sidebar's words, with the fix."""
-    return (f"rank r = {r} is more than the m = {m} shadow centers (on these {n_rows} rows) at ell = {ell:g} and "
-            f"sigma = {sigma:.4g}: the reduced methods have at most m components. Lower rank r to {m}"
-            f"{' or less' if m > 1 else ''}, or raise ell or lower sigma (smaller shadows, more centers).")
+    """r > m, in the sidebar's words, with the fix.
+
+    A single center has nothing to embed, and the pages need at least 2 components: then the fix
+    is more centers, not a rank of 1 (which a tryout followed, only to be told to raise it again).
+
+    >>> "Lower rank r to 3 or less" in rank_message(5, 3, 100, 4.0, 1.0)
+    True
+    >>> msg = rank_message(5, 1, 100, 4.0, 1e6)
+    >>> "Lower rank r" in msg, "raise ell or lower sigma" in msg
+    (False, True)
+    """
+    head = (f"rank r = {r} is more than the m = {m} shadow center{'s' if m != 1 else ''} (on these {n_rows} rows) at "
+            f"ell = {ell:g} and sigma = {sigma:.4g}: the reduced methods have at most m components. ")
+    if m < 2:
+        return head + ("One center holds every row, so there is nothing to embed: raise ell or lower sigma "
+                       "(smaller shadows, more centers).")
+    return head + f"Lower rank r to {m} or less, or raise ell or lower sigma (smaller shadows, more centers)."
 
 
 def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
