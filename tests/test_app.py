@@ -699,6 +699,19 @@ def test_the_little_reduction_warning_names_the_cause_that_fits_the_dimension(d,
     assert len(at.warning) == 1 and cause in at.warning[0].value
 
 
+@pytest.mark.parametrize("m,says", [(52, None), (85, "little reduction"), (1, "one center for all 100 points")])
+def test_the_reduction_note_warns_at_little_reduction_and_at_a_single_center(m, says):
+    # half the rows is still a real reduction (a tryout read a warning at 52% as overstated); one center is a collapse
+    from streamlit.testing.v1 import AppTest as _AT
+
+    def page(m):
+        from rskpca.ui.widgets import reduction_note
+        reduction_note(m, 100, 2)
+
+    at = _AT.from_function(page, args=(m,)).run()
+    assert [w.value for w in at.warning] == [] if says is None else (len(at.warning) == 1 and says in at.warning[0].value)
+
+
 def test_embeddings_warns_when_a_tiny_sigma_leaves_the_spectrum_flat():
     # A tryout at sigma 1e-4 saw alignment errors of 0.998 for every method and a blank spectrum axis.
     at = _app(dataset="two_moons", sigma=1e-4, ell=1.0, r=5)

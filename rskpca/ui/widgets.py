@@ -53,8 +53,9 @@ def show_errors(messages) -> None:
 #: Plotly's ``config`` for every chart. plotly.js offers a "Share chart" button by default that posts the
 #: figure (the user's data) to Plotly's cloud: never shown.
 PLOTLY_CONFIG = {"displaylogo": False, "showSendToCloud": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
-#: Above this m/n the shadow barely reduces the data and the app says so.
-LITTLE_REDUCTION = 0.5
+#: Above this m/n the shadow barely reduces the data and the app says so. (At half the rows the m x m
+#: problem is still 4x smaller to store and more to solve: a tryout read a warning there as overstated.)
+LITTLE_REDUCTION = 0.8
 
 
 def slug(text: str) -> str:
@@ -104,7 +105,11 @@ HIGH_DIMENSION = 10
 def reduction_note(m: int, n: int, d: int) -> None:
     """Warn when the shadow keeps most of the data (so there is little to gain); an empty slot otherwise."""
     slot = st.empty()  # drawn either way: see the note above show_errors
-    if n and m / n > LITTLE_REDUCTION:
+    if m == 1 and n > 1:
+        slot.warning(f"The shadow keeps one center for all {n} points: every point lies within eps = sigma / ell of "
+                     "the first, so the reduced methods see a single point and have nothing to learn. Lower sigma "
+                     "or raise ell for more centers.")
+    elif n and m / n > LITTLE_REDUCTION:
         why = ("in high dimensions points are far apart relative to sigma, so the shadows rarely cover anything"
                if d >= HIGH_DIMENSION else
                "eps = sigma / ell is small against the distances between neighbouring points, so few shadows "
