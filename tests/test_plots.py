@@ -600,3 +600,15 @@ def test_a_long_spectra_legend_goes_below_the_plot():
     many = plots.spectra_figure({f"method {i}": [0.5, 0.2, 0.1] for i in range(13)})
     assert few.layout.legend.y > 0.5 and few.layout.legend.orientation is None
     assert many.layout.legend.orientation == "h" and many.layout.legend.y < 0
+
+
+def test_the_embedding_scrubber_holds_every_frame_in_its_range():
+    # frames do not autorange: the opening frame's range cut a wider frame's points off (a tryout)
+    rng = np.random.default_rng(0)
+    exact = rng.normal(size=(50, 2))
+    frames = [{"ell": e, "m": 10, "n": 50, "embedding": exact * scale, "error": 0.1}
+              for e, scale in ((1.0, 3.0), (4.0, 1.0))]
+    fig = plots.embedding_scrubber_figure(exact, frames, active=1)
+    for axis, col in ((fig.layout.xaxis, 0), (fig.layout.yaxis, 1)):
+        assert axis.range[0] <= 3.0 * exact[:, col].min() and axis.range[1] >= 3.0 * exact[:, col].max()
+    assert fig.layout.modebar.orientation == "v"

@@ -89,6 +89,9 @@ def _with_scrubber(fig: go.Figure, ells, retained, frame_data, frame_traces, tit
                                         args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False),
                                                            transition=dict(duration=0))])])],
         margin=dict(l=40, r=10, t=60, b=40), showlegend=False, height=540,
+        # the mode bar down the right edge: across the top it covered the end of the frame's title
+        # ("alignment error 0.652", a tryout)
+        modebar=dict(orientation="v"),
     )
     # m/n is a fraction: a flat strip (m = n at every ell) had Plotly's autorange run it from 0% to 200%
     low, high = float(retained.min()), float(retained.max())
@@ -302,7 +305,14 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
         data.append([go.Scattergl(x=_f32(F[:, 0]), y=_f32(F[:, 1]))])
     fig.add_trace(go.Scattergl(x=data[active][0].x, y=data[active][0].y, mode="markers", name=method_label,
                                marker=marker, hoverinfo="skip"), row=1, col=2)
-    # The approximation's axes follow exact KPCA's, so the eye compares like with like.
+    # The approximation's axes follow exact KPCA's, so the eye compares like with like, over a range
+    # that holds every frame: frames do not autorange, and the opening frame's range cut RSKPCA's points
+    # at ell = 1 off the chart (a tryout).
+    every = np.vstack([E[:, :2]] + [_as_2d(fr["embedding"], "embedding")[:, :2] for fr in frames])
+    lo, hi = every.min(axis=0), every.max(axis=0)
+    pad = 0.05 * np.where(hi > lo, hi - lo, 1.0)
+    fig.update_xaxes(range=[float(lo[0] - pad[0]), float(hi[0] + pad[0])], row=1, col=1)
+    fig.update_yaxes(range=[float(lo[1] - pad[1]), float(hi[1] + pad[1])], row=1, col=1)
     fig.update_xaxes(matches="x", row=1, col=2)
     fig.update_yaxes(matches="y", row=1, col=2)
     titles = []
