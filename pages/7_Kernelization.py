@@ -51,7 +51,10 @@ for method, label, method_ell in runs:
                    else f"{label}: {exc}")
 if not results:
     st.stop()
-table = pd.DataFrame([{"features": k, **{f: v for f, v in res.items() if f != "scores"}}
+# Column names a reader understands (a tryout met "accuracy_std", "train_s", "test_s")
+NAMES = {"accuracy": "accuracy (mean)", "accuracy_std": "accuracy (std over folds)",
+         "train_s": "fit time per fold (s)", "test_s": "predict time per fold (s)"}
+table = pd.DataFrame([{"features": k, **{NAMES.get(f, f): v for f, v in res.items() if f != "scores"}}
                       for k, res in results.items()])
 cols = st.columns(len(results))
 for col, (k, res) in zip(cols, results.items()):
