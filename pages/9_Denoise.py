@@ -6,7 +6,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.denoising import DENOISERS, MIN_IMAGE_PIXELS, NOISE_KINDS, check_image_shape
-from rskpca.ui import setting, show_error, show_figure, show_table, start_page
+from rskpca.ui import setting, show_error, show_figure, show_table, start_page, warn_if_kernel_is_identity
 from rskpca.ui.denoise import MAX_TRAIN, denoised, init_image_shape, remember_image_shape
 
 settings = start_page("Denoise: pre-images of noisy images")
@@ -59,6 +59,7 @@ try:
 except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
     show_error(f"Denoising failed: {exc}")
     st.stop()
+warn_if_kernel_is_identity(ds, settings.sigma, settings.kernel)
 st.caption(f"Fitted on {n_train} training images (at most {MAX_TRAIN}: exact KPCA is n x n), errors over "
            f"{clean.shape[0]} test images; sigma = {settings.sigma:.4g}, ell = {settings.ell:g}, r = {settings.r}.")
 table = pd.DataFrame([{"method": r["method"], "MSE vs clean": r["mse"], "fit time (s)": r["fit_s"],

@@ -812,3 +812,15 @@ def test_switching_on_the_randomized_solver_times_only_it(monkeypatch):
     at.toggle(key="time_randomized").set_value(True).run()
     _ok(at)
     assert solvers == [("randomized",)], f"arpack was timed again: {solvers}"
+
+
+@pytest.mark.parametrize("page", ["pages/7_Kernelization.py", "pages/9_Denoise.py"])
+def test_a_sigma_far_below_the_neighbour_distances_is_said(page):
+    # at sigma 1e-6 a tryout saw chance-level accuracy and a denoising error 6x the noisy input's, with no word
+    at = _app(dataset="digits", sigma=1e-6, kernel="laplacian", ell=4.0, r=5)
+    at.switch_page(page).run()
+    _ok(at, page)
+    assert any("kernel matrix is close to the identity" in w.value for w in at.warning), [w.value for w in at.warning]
+    at = _app(dataset="digits", r=5)  # the sample's own sigma: no such warning
+    at.switch_page(page).run()
+    assert not any("close to the identity" in w.value for w in at.warning)

@@ -18,12 +18,13 @@ _EXPORTS = {
     "setting": "rskpca.ui.state",
     **{name: "rskpca.ui.widgets" for name in (
         "choose_methods", "comparison_note", "download_csv", "plain", "reduction_note", "show_error",
-        "show_errors", "show_figure", "show_table", "show_text_list", "stop_unless_rank_fits", "without_slow_methods")},
+        "show_errors", "show_figure", "show_table", "show_text_list", "stop_unless_rank_fits", "without_slow_methods",
+        "warn_if_kernel_is_identity")},
 }
 
 __all__ = ["compute", "Settings", "sidebar", "start_page", "setting", "show_figure", "show_table", "reduction_note",
            "show_text_list", "show_error", "plain", "without_slow_methods", "download_csv",
-           "choose_methods", "comparison_note", "show_errors", "stop_unless_rank_fits"]
+           "choose_methods", "comparison_note", "show_errors", "stop_unless_rank_fits", "warn_if_kernel_is_identity"]
 
 
 def __getattr__(name: str):

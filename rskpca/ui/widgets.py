@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from rskpca.core.kernels import get_kernel
 from rskpca.evaluation.methods import METHODS
 from rskpca.plotting import figure_html
 from rskpca.evaluation.methods import SLOW_AT_LARGE_M
@@ -17,7 +19,7 @@ from rskpca.ui.live_chart import live_chart
 __all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods",
            "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
            "show_text_list", "slug", "plain", "show_error", "comparison_note", "show_errors",
-           "stop_unless_rank_fits"]
+           "stop_unless_rank_fits", "warn_if_kernel_is_identity"]
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
 # colour directives) matter to Streamlit's markdown too.
@@ -116,6 +118,27 @@ def reduction_note(m: int, n: int, d: int) -> None:
                "cover another point")
         slot.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little to "
                      f"gain from it. Raise sigma or lower ell for fewer centers ({why}).")
+
+
+#: Below this kernel value between neighbouring rows the kernel matrix is the identity to the eye.
+IDENTITY_KERNEL = 1e-6
+
+
+def warn_if_kernel_is_identity(ds, sigma: float, kernel: str) -> None:
+    """Warn when sigma is so far below the distances between neighbouring rows that K is close to the identity.
+
+    Then kernel PCA finds no structure and what a page shows (a denoising error, a classifier's accuracy)
+    is arbitrary: a tryout saw Denoise's error six times the noisy input's and chance-level accuracy on
+    Kernelization at sigma 1e-6, with no word (Embeddings says so from exact KPCA's flat spectrum).
+    An empty slot otherwise.
+    """
+    slot = st.empty()  # drawn either way: see the note above show_errors
+    nn = compute.neighbour_distance(ds.digest, ds.X)
+    value = float(get_kernel(kernel).from_squared_distances(np.array([nn * nn]), sigma)[0])
+    if value < IDENTITY_KERNEL:
+        slot.warning(f"sigma = {sigma:.3g} is far below the distance between neighbouring rows (median {nn:.3g}): "
+                     f"the kernel between neighbours is {value:.1e}, so the kernel matrix is close to the identity "
+                     "and kernel PCA finds no structure; the results below are arbitrary. Raise sigma.")
 
 
 def stop_unless_rank_fits(r: int, n_rows: int) -> None:
