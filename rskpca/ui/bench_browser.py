@@ -13,8 +13,10 @@ back to ``notRunning`` and no Plotly chart has redrawn (``plotly_afterplot``)
 for a quiet period. The time reported is that of the last such event, so the
 quiet period itself is not counted. Each change also records the bytes the
 server sent over the websocket, how many script runs (full or fragment) it
-caused, and when the browser saw the script run end (``script s``: the server's
-share of the change, its deltas included; the rest is the browser's drawing).
+caused, and when the page marked the script run finished (``script s``). The page
+sets that state after handling the deltas sent before it, so ``script s`` is the
+run and the browser's handling of its messages together; the rest of a change is
+the charts' last redraws.
 
 Pages are opened through the sidebar's links, so one browser session keeps
 its caches the way a user's does: the first visit of a page computes what does
@@ -182,8 +184,8 @@ class BrowserLatency:
     runs: list[int] = field(default_factory=list)
     redraws: list[int] = field(default_factory=list)
     error: str = ""
-    #: Seconds from the release until the browser saw the script run end (its state back to
-    #: ``notRunning``): the server's share, deltas included; the rest of a change is the browser's.
+    #: Seconds from the release until the page marked the script run finished (its state back to
+    #: ``notRunning``, set after the deltas sent before it were handled); the rest is the last redraws.
     script_seconds: list[float] = field(default_factory=list)
 
     @property
