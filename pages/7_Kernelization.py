@@ -6,7 +6,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.classify import CLASSIFIERS
-from rskpca.ui import (comparison_note, compute, show_error, show_figure, show_table, start_page,
+from rskpca.ui import (comparison_note, compute, reduction_note, show_error, show_figure, show_table, start_page,
                        warn_if_kernel_is_identity)
 from rskpca.ui.state import cv_requested, request_cv
 
@@ -26,6 +26,7 @@ rows_idx, Xc, dig = compute.comparison_set(ds)
 yc = ds.y[rows_idx]
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
+reduction_note(shadow.m, shadow.n, ds.d)  # as on every page that uses the shadow (a tryout saw 89% here unsaid)
 warn_if_kernel_is_identity(ds, sigma, kernel)
 
 # Exact KPCA's features do not depend on ell: cross-validated once and cached. RSKPCA's do, and

@@ -824,3 +824,11 @@ def test_a_sigma_far_below_the_neighbour_distances_is_said(page):
     at = _app(dataset="digits", r=5)  # the sample's own sigma: no such warning
     at.switch_page(page).run()
     assert not any("close to the identity" in w.value for w in at.warning)
+
+
+def test_kernelization_says_when_the_shadow_barely_reduces_the_data():
+    # every page that uses the shadow warns the same way (a tryout saw 89% here with only a caption)
+    at = _app(dataset="digits", ell=4.0, r=5)
+    at.switch_page("pages/7_Kernelization.py").run()
+    _ok(at)
+    assert any("little reduction" in w.value for w in at.warning), [w.value for w in at.warning]
