@@ -16,8 +16,8 @@ rows_idx, Xc, dig = compute.comparison_set(ds)
 stop_unless_rank_fits(r, rows_idx.size)
 st.caption(f"Every method is trained on the same {rows_idx.size} rows; test time = projecting those rows as new "
            "points. Speedup = exact time / method time. Timings are wall-clock on this server and vary from run to "
-           "run: each is the best of up to three calls (exact KPCA's of three, two of them on one BLAS thread, "
-           "which a busy core slows less). They are cached per ell; Time again takes new ones.")
+           "run: each is the best of up to three calls (exact KPCA's of two), all on one BLAS and OpenMP thread, "
+           "which a busy core slows less. They are cached per ell; Time again takes new ones.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
 reduction_note(shadow.m, shadow.n, ds.d)

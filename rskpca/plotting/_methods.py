@@ -19,6 +19,7 @@ from rskpca.plotting._style import (
     _class_groups,
     _integer_step,
     _log_axis,
+    _padded_ranges,
     _panel_title,
     _row_ids,
     _scatter_type,
@@ -147,10 +148,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
         # One range per component for every scene (the panels are aligned to exact KPCA: a scene
         # scaled on its own made a 10x smaller embedding look alike, as a tryout saw), short titles
         # (three long ones ran together at a scene's corner).
-        lo = np.min([A[:, :3].min(axis=0) for A in arrays], axis=0)
-        hi = np.max([A[:, :3].max(axis=0) for A in arrays], axis=0)
-        pad = 0.05 * np.where(hi > lo, hi - lo, 1.0)
-        ranges = [[float(a), float(b)] for a, b in zip(lo - pad, hi + pad)]
+        ranges = _padded_ranges(arrays, 3)
         for ref in refs:
             layout[ref["scene"]].update(
                 **{f"{axis}axis": dict(title=dict(text=f"c{i + 1}"), range=ranges[i]) for i, axis in enumerate("xyz")},

@@ -24,7 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rskpca.plotting._style import _as_2d, cyclic_color_marker, signed_sqrt_colorscale, user_text
+from rskpca.plotting._style import _as_2d, _padded_ranges, cyclic_color_marker, signed_sqrt_colorscale, user_text
 
 __all__ = ["subsample_rows", "shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
            "SCRUB_POINTS", "SCRUB_CENTERS"]
@@ -299,20 +299,16 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     marker = dict(size=4, opacity=0.7, **color)
     fig.add_trace(go.Scattergl(x=_f32(E[:, 0]), y=_f32(E[:, 1]), mode="markers", name="exact KPCA",
                                marker=marker, hoverinfo="skip"), row=1, col=1)
-    data = []
-    for fr in frames:
-        F = _as_2d(fr["embedding"], "embedding")
-        data.append([go.Scattergl(x=_f32(F[:, 0]), y=_f32(F[:, 1]))])
+    embeddings = [_as_2d(fr["embedding"], "embedding") for fr in frames]
+    data = [[go.Scattergl(x=_f32(F[:, 0]), y=_f32(F[:, 1]))] for F in embeddings]
     fig.add_trace(go.Scattergl(x=data[active][0].x, y=data[active][0].y, mode="markers", name=method_label,
                                marker=marker, hoverinfo="skip"), row=1, col=2)
     # The approximation's axes follow exact KPCA's, so the eye compares like with like, over a range
     # that holds every frame: frames do not autorange, and the opening frame's range cut RSKPCA's points
     # at ell = 1 off the chart (a tryout).
-    every = np.vstack([E[:, :2]] + [_as_2d(fr["embedding"], "embedding")[:, :2] for fr in frames])
-    lo, hi = every.min(axis=0), every.max(axis=0)
-    pad = 0.05 * np.where(hi > lo, hi - lo, 1.0)
-    fig.update_xaxes(range=[float(lo[0] - pad[0]), float(hi[0] + pad[0])], row=1, col=1)
-    fig.update_yaxes(range=[float(lo[1] - pad[1]), float(hi[1] + pad[1])], row=1, col=1)
+    x_range, y_range = _padded_ranges([E, *embeddings], 2)
+    fig.update_xaxes(range=x_range, row=1, col=1)
+    fig.update_yaxes(range=y_range, row=1, col=1)
     fig.update_xaxes(matches="x", row=1, col=2)
     fig.update_yaxes(matches="y", row=1, col=2)
     titles = []

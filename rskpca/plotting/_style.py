@@ -191,6 +191,19 @@ def _scatter_type(n_points: int):
     return go.Scattergl if n_points > WEBGL_THRESHOLD else go.Scatter
 
 
+def _padded_ranges(arrays, columns: int, pad: float = 0.05) -> list[list[float]]:
+    """One ``[low, high]`` per column over every array, widened by ``pad`` of its span: an axis range
+    that holds all of them (panels or frames on one scale).
+
+    >>> _padded_ranges([np.array([[0.0, 1.0]]), np.array([[10.0, 1.0]])], 2)
+    [[-0.5, 10.5], [0.95, 1.05]]
+    """
+    lo = np.min([A[:, :columns].min(axis=0) for A in arrays], axis=0)
+    hi = np.max([A[:, :columns].max(axis=0) for A in arrays], axis=0)
+    margin = pad * np.where(hi > lo, hi - lo, 1.0)
+    return [[float(a), float(b)] for a, b in zip(lo - margin, hi + margin)]
+
+
 def _subplot_grid(nrows: int, ncols: int, titles: Sequence[str], *, horizontal_spacing: float,
                   vertical_spacing: float, scenes: bool = False, title_size: int = 16) -> tuple[dict, list[dict]]:
     """``make_subplots``'s layout of a plain grid as a dict, and each cell's trace references (row-major).

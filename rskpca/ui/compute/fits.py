@@ -131,11 +131,9 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
     are shown, so they are taken with :data:`APP_TIMING`; otherwise one call. A new
     ``timing_round`` (a timed fit only) fits and times it again.
 
-    On one BLAS and OpenMP thread (:func:`~rskpca.core._threads.native_threads_off`), as every
-    fit of the app's: the browser shares the machine, and the libraries' threads wait for each
-    other when it holds a core (two moons beside a busy core: arpack 106 -> 25 ms, density-weighted
-    Nystrom 54 -> 35 ms; ``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit
-    shadow iterative projection``, thread rows). The times shown are one thread's, as the
+    On one BLAS and OpenMP thread, as every fit of the app's: the browser shares the machine, and
+    the libraries' threads wait for each other when it holds a core (measured in
+    :func:`~rskpca.core._threads.native_threads_off`). The times shown are one thread's, as the
     baseline's (:data:`BASELINE_TIMING`).
     """
     with native_threads_off():
