@@ -320,7 +320,8 @@ def test_the_app_times_every_method_and_exact_kpca_with_its_best_of_several_timi
     # every speedup; a tryout saw it 5-10x too slow from one call beside the browser's redraw)
     assert {t for n, t in seen if n == "fit_method"} == {compute.APP_TIMING}, seen
     assert [t for n, t in seen if n == "fit_exact"] == [compute.REFERENCE_TIMING, compute.BASELINE_TIMING], seen
-    assert compute.APP_TIMING.repeats >= 3 and compute.APP_TIMING.budget_s
+    # a fast method slowed 5x by the browser's first drawing (48 ms for a 9 ms fit) still gets a second try
+    assert compute.APP_TIMING.repeats >= 3 and compute.APP_TIMING.budget_s >= 2 * 0.048
     # the baseline is the best of the reference fit's call and its own timing's, both on one thread
     assert compute.BASELINE_TIMING.repeats + compute.REFERENCE_TIMING.repeats >= 2
 
