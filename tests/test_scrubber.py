@@ -101,3 +101,18 @@ def test_a_flat_m_over_n_strip_stays_near_its_value():
     moving = plots.shadow_scrubber_figure(X, _frames(X, [1.0, 3.0]))
     moving_strip = next(t for t in moving.data if t.name.startswith("m/n over ell"))
     assert moving.layout[moving_strip.yaxis.replace("y", "yaxis")].range is None
+
+
+@pytest.mark.parametrize("width", [700, 850, 1050])
+def test_the_strips_points_sit_above_the_sliders_steps(width):
+    # plotly.js puts step i of a slider spanning the plot area at stepInset + (W - 2 stepInset) i / (N - 1)
+    # pixels; the strip's points were 30 px off them with Plotly's autorange (a tryout).
+    X = np.random.default_rng(0).normal(size=(200, 2))
+    ells = [1.0, 1.5, 2.0, 2.5, 3.0]
+    fig = plots.shadow_scrubber_figure(X, _frames(X, ells))
+    strip = next(t for t in fig.data if t.name.startswith("m/n over ell"))
+    low, high = fig.layout[strip.xaxis.replace("x", "xaxis")].range
+    points_px = (np.asarray(strip.x) - low) / (high - low) * width
+    steps_px = 10 + (width - 20) * np.arange(len(ells)) / (len(ells) - 1)
+    # exact at the usual plot width (850 px), within 2.5 px from 700 to 1050 px
+    assert np.abs(points_px - steps_px).max() <= (0.01 if width == 850 else 2.5)
