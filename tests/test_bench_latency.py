@@ -44,6 +44,7 @@ def test_server_mode_changes_sigma_and_rank_too(tmp_path):
 def test_browser_mode_splits_each_change_into_the_scripts_share_and_the_rest(tmp_path):
     # What a user waits for, and how much of it is the page script (the rest is the browser's drawing)
     import os
+    import statistics
 
     import pytest
 
@@ -54,11 +55,17 @@ def test_browser_mode_splits_each_change_into_the_scripts_share_and_the_rest(tmp
     from rskpca.ui.bench_browser import format_browser_header, format_browser_row, measure_in_browser
 
     _, rows = measure_in_browser(REPO / "app.py", sample="iris", pages=["Bounds"], controls=("ell",), changes=2,
-                                 log=lambda *a, **k: None)
+                                 log=lambda *a, **k: None, trace=True)
     (row,) = rows
     assert not row.error, row.error
     assert len(row.seconds) == len(row.script_seconds) == 2
     assert all(0 < script <= total for script, total in zip(row.script_seconds, row.seconds)), (row.script_seconds,
                                                                                                row.seconds)
     assert format_browser_header().split()[-2:] == ["script", "s"]
-    assert float(format_browser_row(row).split()[-1]) == pytest.approx(row.median_script, abs=1e-3)
+    # --trace: where the browser's main thread went in each change (Bounds redraws its live charts)
+    assert len(row.main_thread) == 2
+    assert all(share.busy_ms > 0 and 0 < share.charts_ms <= share.busy_ms for share in row.main_thread), row.main_thread
+    assert format_browser_header(traced=True).split()[-6:] == ["main", "ms", "charts", "ms", "commit", "ms"]
+    cells = format_browser_row(row).split()
+    assert float(cells[-4]) == pytest.approx(row.median_script, abs=1e-3)
+    assert float(cells[-3]) == pytest.approx(statistics.median(s.busy_ms for s in row.main_thread), abs=0.5)

@@ -25,6 +25,7 @@ not depend on ell, and the changes measure what does.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -187,6 +188,8 @@ class BrowserLatency:
     #: Seconds from the release until the page marked the script run finished (its state back to
     #: ``notRunning``, set after the deltas sent before it were handled); the rest is the last redraws.
     script_seconds: list[float] = field(default_factory=list)
+    #: With ``trace``: each change's :class:`~rskpca.ui.browser_trace.MainThreadShare`.
+    main_thread: list = field(default_factory=list)
 
     @property
     def median_script(self) -> float:
@@ -355,9 +358,15 @@ def step_new_value(session, control: str, direction: dict) -> tuple[float, int, 
 
 def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path | None = None,
                        max_rows: int | None = None, pages=ELL_PAGES, controls=("ell",), changes: int = 5,
-                       log=print) -> tuple[str, list[BrowserLatency]]:
-    """Time ``changes`` keyboard steps of each control on each page; returns (data description, rows)."""
+                       log=print, trace: bool = False) -> tuple[str, list[BrowserLatency]]:
+    """Time ``changes`` keyboard steps of each control on each page; returns (data description, rows).
+
+    ``trace``: also record a Chromium trace of each change and keep where its main thread went
+    (:func:`~rskpca.ui.browser_trace.main_thread_share`; tracing slows the browser a little).
+    """
     from playwright.sync_api import sync_playwright
+
+    from rskpca.ui.browser_trace import TRACE_CATEGORIES, main_thread_share
 
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: install Debian's chromium or set RSKPCA_CHROMIUM.")
@@ -382,7 +391,13 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                     results.append(row)
                     try:
                         for i in range(changes):
+                            if trace:
+                                browser.start_tracing(page=session.page, categories=TRACE_CATEGORIES)
                             seconds, nbytes, runs = step_new_value(session, control, direction)
+                            if trace:
+                                recorded = json.loads(browser.stop_tracing())
+                                row.main_thread.append(main_thread_share(
+                                    recorded["traceEvents"] if isinstance(recorded, dict) else recorded))
                             row.seconds.append(seconds)
                             row.payload_bytes.append(nbytes)
                             row.runs.append(runs)
@@ -398,9 +413,11 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
     return described, results
 
 
-def format_browser_header() -> str:
+def format_browser_header(traced: bool = False) -> str:
+    """The table's header; ``traced`` adds the main thread's medians (``--trace``)."""
     return (f"{'page':<16} {'control':<7} {'first visit s':>13} {'median s':>9} {'max s':>7} "
-            f"{'median kB':>10} {'runs':>5} {'script s':>9}")
+            f"{'median kB':>10} {'runs':>5} {'script s':>9}"
+            + (f" {'main ms':>8} {'charts ms':>9} {'commit ms':>9}" if traced else ""))
 
 
 def format_browser_row(r: BrowserLatency) -> str:
@@ -414,8 +431,13 @@ def format_browser_row(r: BrowserLatency) -> str:
         return f"{r.page:<16} {r.control:<7} ERROR: {r.error.splitlines()[0][:150]}"
     kb = statistics.median(r.payload_bytes) / 1024 if r.payload_bytes else float("nan")
     runs = statistics.median(r.runs) if r.runs else float("nan")
-    return (f"{r.page:<16} {r.control:<7} {r.first_visit:>13.3f} {r.median:>9.3f} {r.worst:>7.3f} "
+    line = (f"{r.page:<16} {r.control:<7} {r.first_visit:>13.3f} {r.median:>9.3f} {r.worst:>7.3f} "
             f"{kb:>10.1f} {runs:>5g} {r.median_script:>9.3f}")
+    if r.main_thread:
+        def med(name):
+            return statistics.median(getattr(share, name) for share in r.main_thread)
+        line += f" {med('busy_ms'):>8.0f} {med('charts_ms'):>9.0f} {med('commit_ms'):>9.0f}"
+    return line
 
 
 def format_browser_table(described: str, rows) -> str:

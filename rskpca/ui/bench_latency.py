@@ -344,10 +344,10 @@ def browser_main(args) -> int:
     what = f"--csv {args.csv}" if args.csv else f"sample {args.sample}"
     print(f"release-to-settled in Chromium, {what}, controls {args.controls}, {args.changes} changes each; "
           f"{_uptime()} at start; app {REPO / APP_FILE}", flush=True)
-    print(format_browser_header(), flush=True)
+    print(format_browser_header(traced=args.trace), flush=True)
     described, rows = measure_in_browser(REPO / APP_FILE, sample=args.sample, csv=args.csv and Path(args.csv),
                                          max_rows=args.max_rows, pages=args.pages or ELL_PAGES,
-                                         controls=args.controls, changes=args.changes)
+                                         controls=args.controls, changes=args.changes, trace=args.trace)
     print(f"data: {described}; {_uptime()} at end")
     if args.per_ell:
         for r in rows:
@@ -369,6 +369,10 @@ def main(argv=None) -> int:
     parser.add_argument("--controls", nargs="+", default=["ell"], choices=["ell", "sigma", "r"],
                         help="sidebar controls to change (default: ell); server side, sigma takes "
                              f"{DEFAULT_SIGMA_FACTORS} times the data's default and r {DEFAULT_RANKS}")
+    parser.add_argument("--trace", action="store_true",
+                        help="--browser: also record a Chromium trace of each change and print the medians of the "
+                             "main thread's busy time, of the live charts' draws and of the compositor commits "
+                             "(rskpca.ui.browser_trace; tracing slows the browser a little)")
     parser.add_argument("--changes", type=int, default=5, help="--browser: steps per control and page (default: 5)")
     parser.add_argument("--sample", default=None, help="bundled sample (default: two_moons in the browser, digits "
                                                        "server side)")
