@@ -11,8 +11,10 @@
   ``Plotly.react`` included.
 * ``commit ms`` -- the main thread blocked handing frames to the compositor (``Commit``).
   Without a GPU this includes waiting for WebGL charts drawn in software (SwiftShader):
-  on two moons a redraw of the Shadow centers scatter (WebGL) held the main thread
-  94 ms in one commit, an SVG version of it 4 ms.
+  on two moons an ell change on Shadow centers, whose scatter is WebGL, spent 111 of its
+  402 main-thread ms in commits, one on Bounds (SVG charts only) 9 of 282
+  (``python -m rskpca.ui.bench_latency --browser --trace --changes 4 --sample two_moons``,
+  2026-11-24 08:44).
 """
 
 from __future__ import annotations
