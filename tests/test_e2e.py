@@ -529,7 +529,8 @@ _LIVE_STATE = """
   const centers = gd._fullData.find(t => t.name === 'centers');
   const axes = Object.keys(gd._fullLayout).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => gd._fullLayout[k]);
   return {mark: frame.__marked, drawn: Number(gd.dataset.drawn), m: centers._length, title: gd.layout.title.text,
-          overflow: axes.map(a => a.ticklabeloverflow), exponents: axes.map(a => a.exponentformat)};
+          overflow: axes.map(a => a.ticklabeloverflow), exponents: axes.map(a => a.exponentformat),
+          glRatio: gd._context.plotGlPixelRatio, dpr: frame.contentWindow.devicePixelRatio};
 }
 """
 
@@ -552,6 +553,9 @@ def test_an_ell_change_redraws_the_live_chart_in_place_once(app_server, app_page
     assert after["overflow"] and set(after["overflow"]) == {"allow"}, after["overflow"]
     # Exponents as "1e-15", not SI prefixes (a tryout read an error axis as "0.5f, 1f").
     assert set(after["exponents"]) == {"e"}, after["exponents"]
+    # WebGL drawn at the display's resolution, not plotly.js's default of twice it (4x the pixels to
+    # rasterise without a GPU).
+    assert after["glRatio"] == max(1, after["dpr"]), after
     # The mode bar: a Fullscreen button (the component gets no element toolbar), and never plotly.js's
     # "Share chart", which would post the user's data to Plotly's cloud.
     frame = chart_frame(page, "shadow_scatter")
