@@ -576,6 +576,7 @@ def test_the_charts_of_a_page_share_one_fetch_and_compile_of_plotly_js(app_serve
     open_view(page, app_server, r"shadow")
     keys = ["shadow_scatter", "shadow_weights", "shadow_m_curve", "shadow_scrubber"]
     for key in keys:
+        page.locator(f".st-key-{key}").scroll_into_view_if_needed()  # a chart out of view waits to be seen
         chart_frame(page, key).locator(".js-plotly-plot").first.wait_for(state="attached")
     assert_no_exception(page, "charts sharing plotly.js")
     assert len(fetched) == 1, f"plotly.min.js fetched {len(fetched)} times for {len(keys)} charts: {fetched}"
@@ -617,6 +618,49 @@ def test_a_chart_says_it_is_drawing_until_plotly_js_is_ready(app_server, app_pag
     for route in held:
         route.continue_()
     page.unroute("**/plotly.min.js")
+    page.locator(".st-key-shadow_weights").scroll_into_view_if_needed()  # out of view, a chart waits to be seen
     frame.locator(".js-plotly-plot").first.wait_for(state="attached")
     frame.get_by_text("Drawing the chart...").wait_for(state="hidden")
     assert_no_exception(page, "charts drawn after plotly.js arrived")
+
+
+_DEFERRED = """
+(key) => {
+  const frame = document.querySelector('.st-key-' + key + ' iframe');
+  const chart = frame && frame.contentDocument.getElementById('chart');
+  return chart ? {deferred: chart.dataset.deferred || null, drawn: Number(chart.dataset.drawn) || 0,
+                  title: chart.layout ? chart.layout.title.text : null} : null;
+}
+"""
+
+_DEFERRED_IS = "(arg) => { const s = (" + _DEFERRED.strip() + ")(arg.key); return !!s && s[arg.field] === arg.value; }"
+
+
+def test_a_chart_out_of_view_draws_a_new_figure_when_it_comes_into_view(app_server, app_page):
+    """A rerun costs the browser only the charts in view: one below the fold keeps its figure waiting
+    (its last drawing stays) and draws it, once, when scrolled to."""
+    page = app_page
+    open_view(page, app_server, r"shadow")
+    page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+    page.wait_for_function(_DEFERRED_IS, arg={"key": "shadow_m_curve", "field": "deferred", "value": "1"},
+                           timeout=20_000)
+    assert page.evaluate(_DEFERRED, "shadow_m_curve")["drawn"] == 0, "a chart out of view was drawn"
+    page.locator(".st-key-shadow_m_curve").scroll_into_view_if_needed()
+    page.wait_for_function(_DEFERRED_IS, arg={"key": "shadow_m_curve", "field": "drawn", "value": 1},
+                           timeout=20_000)
+    seen = page.evaluate(_DEFERRED, "shadow_m_curve")
+    assert seen["deferred"] is None, seen
+
+    page.evaluate("document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
+    page.wait_for_timeout(300)
+    move_ell(page, -10)  # the curve's marker moves to the new ell: a new figure for it
+    wait_for_app_run(page)
+    page.wait_for_timeout(500)
+    waiting = page.evaluate(_DEFERRED, "shadow_m_curve")
+    assert waiting["deferred"] == "1" and waiting["drawn"] == 1, f"redrawn out of view: {waiting}"
+    page.locator(".st-key-shadow_m_curve").scroll_into_view_if_needed()
+    page.wait_for_function(_DEFERRED_IS, arg={"key": "shadow_m_curve", "field": "drawn", "value": 2},
+                           timeout=20_000)
+    assert page.evaluate(_DEFERRED, "shadow_m_curve")["deferred"] is None
+    assert_no_exception(page, "a chart drawn when scrolled to")
+    assert not page.page_errors, page.page_errors
