@@ -15,10 +15,9 @@ lasso selections come back in the shape of ``st.plotly_chart``'s selection event
 A chart out of the browser's view draws a new figure only when it comes into view (an
 ``IntersectionObserver`` in its frame): a rerun costs the browser only the charts a user
 can see. Until then its last drawing stays, and ``chart.dataset.deferred`` says that a newer
-figure waits (the browser benchmark and tests read it). On two moons this took a sigma
-change on Embeddings from 480 to 370 ms of the browser's main thread, the first visit of
-Embeddings from 1.7 to 0.95 s (``python -m rskpca.ui.bench_latency --browser --trace``,
-before and after, 2026-11-24).
+figure waits (the browser benchmark and tests read it). On two moons a sigma change on
+Embeddings went from 628 to 394 ms of the browser's main thread, the page's first visit from
+2.1 to 1.0 s, with WebGL drawn at the display's resolution too (README, "2026-11-24, later").
 
 Figures with frames (the ell scrubbers, :mod:`rskpca.ui.scrubber`) are drawn the same
 way: ``Plotly.react`` takes the frames with the figure, and the figure's slider plays
