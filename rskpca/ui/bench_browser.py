@@ -392,11 +392,14 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                     results.append(row)
                     try:
                         for i in range(changes):
-                            if trace:
+                            if not trace:
+                                seconds, nbytes, runs = step_new_value(session, control, direction)
+                            else:
                                 browser.start_tracing(page=session.page, categories=TRACE_CATEGORIES)
-                            seconds, nbytes, runs = step_new_value(session, control, direction)
-                            if trace:
-                                recorded = json.loads(browser.stop_tracing())
+                                try:
+                                    seconds, nbytes, runs = step_new_value(session, control, direction)
+                                finally:  # a failed change must not leave tracing on for the next page
+                                    recorded = json.loads(browser.stop_tracing())
                                 row.main_thread.append(main_thread_share(
                                     recorded["traceEvents"] if isinstance(recorded, dict) else recorded))
                             row.seconds.append(seconds)

@@ -18,8 +18,8 @@ from rskpca.evaluation.compare import EXACT_SOLVERS, fit_exact, fit_method
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.evaluation.timing import Timing
 
-__all__ = ["APP_TIMING", "BASELINE_TIMING", "OWN_TIMING", "REFERENCE_TIMING", "exact_reference", "exact_kpca", "RANK_BUCKETS",
-           "computed_rank", "exact_embedding", "method_result", "rank_message", "fit_methods"]
+__all__ = ["APP_TIMING", "BASELINE_TIMING", "OWN_TIMING", "REFERENCE_TIMING", "exact_reference", "exact_kpca",
+           "RANK_BUCKETS", "computed_rank", "exact_embedding", "method_result", "rank_message", "fit_methods"]
 
 #: How the app times every method: the best of up to three calls within 0.1 s. Times are cached,
 #: so one slowed-down call (another session's run beside it, a first call) stays: a new user's
