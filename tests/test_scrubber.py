@@ -116,3 +116,28 @@ def test_the_strips_points_sit_above_the_sliders_steps(width):
     steps_px = 10 + (width - 20) * np.arange(len(ells)) / (len(ells) - 1)
     # exact at the usual plot width (850 px), within 2.5 px from 700 to 1050 px
     assert np.abs(points_px - steps_px).max() <= (0.01 if width == 850 else 2.5)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_densities_from_the_kept_kernel_equal_the_kernel_sums(kernel, monkeypatch):
+    """The KDE and the ShDE read from the kept k(P, X) (a product with the shadow's weights put on
+    their centers) are eq. (8) and eq. (16) evaluated directly; above the budget they are evaluated."""
+    from rskpca.core.kernels import kernel_row_means
+    from rskpca.ui import compute
+
+    rng = np.random.default_rng(3)
+    X, P = rng.normal(size=(400, 3)), rng.normal(size=(50, 3))
+    digest = f"density-test-{kernel}"
+    s = shadow_centers(X, sigma=0.8, ell=3.0, kernel=kernel)
+    kde_want = kernel_row_means(P, X, sigma=0.8, kernel=kernel)
+    shde_want = kernel_row_means(P, s.centers, sigma=0.8, kernel=kernel, weights=s.weights)
+    for budget, key in ((compute.DENSITY_KERNEL_MAX_ELEMENTS, "kept"), (0, "evaluated")):
+        monkeypatch.setattr(compute, "DENSITY_KERNEL_MAX_ELEMENTS", budget)
+        kde, shde = compute.densities_at(digest + key, X, 0.8, kernel, 3.0, P, key)
+        np.testing.assert_allclose(kde, kde_want, rtol=1e-12)
+        np.testing.assert_allclose(shde, shde_want, rtol=1e-12)
+    # the kept kernel is shared read-only: nothing can write into the cached values
+    K = compute._points_kernel(digest + "kept", X, 0.8, kernel, P, "kept")
+    assert not K.flags.writeable
+    with pytest.raises(ValueError):
+        K[0, 0] = 0.0

@@ -20,7 +20,7 @@ import streamlit as st
 from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bounds
 from rskpca.data.datasets import load_sample, prepare, read_table
 from rskpca.core._threads import native_threads_off
-from rskpca.core.kernels import kernel_row_means, median_heuristic
+from rskpca.core.kernels import kernel_matrix, kernel_row_means, median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.evaluation.classify import cross_validate_classifier
 from rskpca.evaluation.compare import ell_grid, sweep_point
@@ -43,6 +43,15 @@ __all__ = [
 EXACT_MAX_ROWS = 2000
 #: Points at which the KDE (an n x n_eval sum) is evaluated on the KDE page.
 DENSITY_MAX_POINTS = 3000
+#: The kernel between a set of density points and every row is kept, read-only, up to this many
+#: values (32 MB in float64; four sets of points at most: a page's, its line's, the scrubber's): the KDE is its row mean, and the ShDE at any ell
+#: its product with the shadow's weights put on their centers (eq. 16 is the KDE with each row's
+#: mass moved to its center). A density frame then costs one product instead of a kernel
+#: evaluation against its centers: a sigma change on digits' KDE vs ShDE page (19 scrubber frames),
+#: server side, 0.43 -> 0.32 s, the frames' densities 0.21 s -> within the kernels' 0.05 s
+#: (``python -m rskpca.ui.bench_latency --sample digits --pages pages/3_KDE_vs_ShDE.py --controls
+#: sigma --profile``).
+DENSITY_KERNEL_MAX_ELEMENTS = 4_000_000
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -133,12 +142,35 @@ def _grid(X2: np.ndarray, size: int):
     return axes
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _points_kernel(digest: str, _X: np.ndarray, sigma: float, kernel: str, _P: np.ndarray, points_key: str):
+    """``k(P, X)``, read-only: kept whole (a resource, not copied per use as cached data is)."""
+    K = kernel_matrix(_P, _X, sigma=sigma, kernel=kernel)
+    K.setflags(write=False)
+    return K
+
+
+def _density(digest: str, X: np.ndarray, sigma: float, kernel: str, P: np.ndarray, points_key: str,
+             shadow_result=None) -> np.ndarray:
+    """The KDE at the points P, or with ``shadow_result`` the ShDE: from the kept ``k(P, X)`` when it
+    fits :data:`DENSITY_KERNEL_MAX_ELEMENTS`, else evaluated against the rows or the centers."""
+    if P.shape[0] * X.shape[0] > DENSITY_KERNEL_MAX_ELEMENTS:
+        if shadow_result is None:
+            return kernel_row_means(P, X, sigma=sigma, kernel=kernel)
+        return kernel_row_means(P, shadow_result.centers, sigma=sigma, kernel=kernel, weights=shadow_result.weights)
+    mass = np.full(X.shape[0], 1.0 / X.shape[0])
+    if shadow_result is not None:
+        mass[:] = 0.0
+        mass[shadow_result.center_indices] = shadow_result.weights / np.sum(shadow_result.weights)
+    return _points_kernel(digest, X, sigma, kernel, P, points_key) @ mass
+
+
 @st.cache_data(max_entries=16, show_spinner="Evaluating the KDE on a grid...")
 def kde_grid(digest: str, _X: np.ndarray, sigma: float, kernel: str, size: int):
     """``(axes, kde)`` on a regular grid over 1-D or 2-D data (the KDE does not depend on ell)."""
     axes = _grid(_X, size)
-    pts = _grid_points(axes)
-    return axes, kernel_row_means(pts, _X, sigma=sigma, kernel=kernel).reshape(_grid_shape(axes))
+    kde = _density(digest, _X, sigma, kernel, _grid_points(axes), f"grid{size}")
+    return axes, kde.reshape(_grid_shape(axes))
 
 
 def _grid_points(axes) -> np.ndarray:
@@ -157,21 +189,19 @@ def shde_grid(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float
     """The ShDE on the same grid as :func:`kde_grid`."""
     s = shadow(digest, _X, sigma, ell, kernel)
     axes = _grid(_X, size)
-    vals = kernel_row_means(_grid_points(axes), s.centers, sigma=sigma, kernel=kernel, weights=s.weights)
-    return vals.reshape(_grid_shape(axes))
+    return _density(digest, _X, sigma, kernel, _grid_points(axes), f"grid{size}", s).reshape(_grid_shape(axes))
 
 
 @st.cache_data(max_entries=16, show_spinner="Evaluating the KDE at the data points...")
 def kde_at(digest: str, _X: np.ndarray, sigma: float, kernel: str, _P: np.ndarray, points_key: str):
     """The KDE at the points P (cached by ``points_key``; independent of ell)."""
-    return kernel_row_means(_P, _X, sigma=sigma, kernel=kernel)
+    return _density(digest, _X, sigma, kernel, _P, points_key)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def shde_at(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float, _P: np.ndarray, points_key: str):
     """The ShDE at the points P."""
-    s = shadow(digest, _X, sigma, ell, kernel)
-    return kernel_row_means(_P, s.centers, sigma=sigma, kernel=kernel, weights=s.weights)
+    return _density(digest, _X, sigma, kernel, _P, points_key, shadow(digest, _X, sigma, ell, kernel))
 
 
 def density_rows(n: int) -> np.ndarray:
