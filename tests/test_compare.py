@@ -204,3 +204,21 @@ def test_rows_use_only_the_vocabulary_and_csv_keeps_the_printed_order(data, exac
     write_csv(rows[:1], path, overwrite=True)
     with pytest.raises(ValueError, match="not in rskpca.evaluation.columns"):
         column_order([{"fit_seconds": 1.0}])
+
+
+def test_a_precomputed_shadow_gives_rskpcas_fit_bit_for_bit(data):
+    """fit_method(shadow=) solves on the given centers (fit_reduced_set): the same result as fitting,
+    no fit time claimed, other methods unaffected, and a shadow of other rows refused."""
+    from rskpca.core.shadow import shadow_centers
+
+    s = shadow_centers(data, sigma=2.0, ell=3.0)
+    fitted = sweeps.fit_method("rskpca", data, n_components=3, sigma=2.0, ell=3.0)
+    given = sweeps.fit_method("rskpca", data, n_components=3, sigma=2.0, ell=3.0, shadow=s)
+    assert given.m == fitted.m == s.m
+    np.testing.assert_array_equal(given.embedding, fitted.embedding)
+    np.testing.assert_array_equal(given.normalized_eigenvalues, fitted.normalized_eigenvalues)
+    assert math.isnan(given.train_s) and fitted.train_s > 0
+    nys = sweeps.fit_method("nystrom", data, n_components=3, sigma=2.0, ell=3.0, m=s.m, shadow=s)
+    assert nys.train_s > 0
+    with pytest.raises(ValueError, match="X_train's own shadow"):
+        sweeps.fit_method("rskpca", data[:100], n_components=3, sigma=2.0, ell=3.0, shadow=s)

@@ -141,3 +141,27 @@ def test_densities_from_the_kept_kernel_equal_the_kernel_sums(kernel, monkeypatc
     assert not K.flags.writeable
     with pytest.raises(ValueError):
         K[0, 0] = 0.0
+
+
+def test_embedding_scrubber_reuses_a_frame_when_the_shadow_has_stopped_changing(monkeypatch):
+    """Rows far apart against sigma are each their own center from a small ell on: every later ell has the
+    same shadow, hence the same RSKPCA, so the scrubber fits once and shows the frame at every ell."""
+    import json
+
+    import rskpca.ui.compute.fits as fits
+    from rskpca.ui import compute
+    from rskpca.ui.compute.scrubbers import SCRUB_EMBED_ELLS
+
+    X = np.repeat(np.arange(12.0)[:, None] * 50.0, 2, axis=1) + np.random.default_rng(0).normal(size=(12, 2))
+    digest, sigma = "scrubber-reuse-test", 10.0
+    assert all(shadow_centers(X, sigma=sigma, ell=ell).m == 12 for ell in SCRUB_EMBED_ELLS)
+    ells = []
+    original = fits.fit_method
+    monkeypatch.setattr(fits, "fit_method", lambda name, *a, _f=original, **k: ells.append(k["ell"]) or _f(name, *a, **k))
+    exact = compute.exact_embedding(digest, X, sigma, "gaussian", 3)
+    fig = json.loads(compute.embedding_scrubber(digest, X, exact, sigma, "gaussian", 3))
+    assert ells == [SCRUB_EMBED_ELLS[0]]
+    frames = fig["frames"]
+    assert [f["name"] for f in frames] == [f"{e:g}" for e in SCRUB_EMBED_ELLS]
+    # one embedding in every frame (the frames differ only in their marker of ell)
+    assert len({json.dumps(f["data"][0], sort_keys=True) for f in frames}) == 1

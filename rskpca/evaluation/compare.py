@@ -97,9 +97,13 @@ def ell_grid(low: float = 1.0, high: float = 10.0, num: int = 10) -> np.ndarray:
     return np.unique(np.round(np.linspace(low, high, int(num)), 2))
 
 
-def _fit_and_time(name, est, X_train, X_eval, *, ell, timing, measure_gram_error):
+def _fit_and_time(name, est, X_train, X_eval, *, ell, timing, measure_gram_error, shadow=None):
     method = METHODS[name]
-    est, train_s = best_time(lambda: est.fit(X_train), timing)
+    if shadow is None:
+        est, train_s = best_time(lambda: est.fit(X_train), timing)
+    else:  # the selection was made elsewhere: the solve alone is not the fit's time
+        est = est.fit_reduced_set(shadow.centers, shadow.weights, center_indices=shadow.center_indices)
+        train_s = float("nan")
     Z, test_s = best_time(lambda: est.transform(X_eval), timing)
     n = X_train.shape[0]
     parts = est.fit_time_breakdown_ if method.reports_train_parts else {}
@@ -115,7 +119,7 @@ def _fit_and_time(name, est, X_train, X_eval, *, ell, timing, measure_gram_error
 
 def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: float, kernel: str = "gaussian",
                ell: float = 4.0, m: int | None = None, random_state=0, timing: Timing = Timing(),
-               measure_gram_error: bool = False) -> MethodResult:
+               measure_gram_error: bool = False, shadow=None) -> MethodResult:
     """Fit the registered method ``name`` on ``X_train`` and transform ``X_eval``, timing both.
 
     Parameters
@@ -138,6 +142,11 @@ def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: flo
     measure_gram_error : bool, default=False
         For methods that perturb the Gram matrix, also measure ``||K^ - K||_2`` on
         ``X_train`` (two Lanczos runs on kernel blocks: about as costly as the fit).
+    shadow : ShadowResult or None, default=None
+        ``X_train``'s shadow at ``sigma`` and ``ell``, already computed (by a page that shows
+        it): ``"rskpca"`` then solves on its centers (``fit_reduced_set``, the same solve as
+        ``fit``, bit for bit) instead of selecting them again, and ``train_s`` is NaN (not a
+        fit's time); other methods ignore it. For fits whose time is not shown.
 
     Returns
     -------
@@ -161,8 +170,12 @@ def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: flo
     X_eval = X_train if X_eval is None else check_array_2d(X_eval, name="X_eval")
     est = make_estimator(name, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
                          random_state=random_state)
+    if shadow is not None and shadow.n != X_train.shape[0]:
+        raise ValueError(f"shadow is of {shadow.n} rows, X_train has {X_train.shape[0]}: pass X_train's own shadow.")
+    if name != "rskpca":
+        shadow = None
     return _fit_and_time(name, est, X_train, X_eval, ell=ell, timing=timing,
-                         measure_gram_error=measure_gram_error)
+                         measure_gram_error=measure_gram_error, shadow=shadow)
 
 
 def fit_exact(X_train, X_eval=None, *, n_components: int, sigma: float, kernel: str = "gaussian",
