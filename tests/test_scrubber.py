@@ -157,7 +157,8 @@ def test_embedding_scrubber_reuses_a_frame_when_the_shadow_has_stopped_changing(
     assert all(shadow_centers(X, sigma=sigma, ell=ell).m == 12 for ell in SCRUB_EMBED_ELLS)
     ells = []
     original = fits.fit_method
-    monkeypatch.setattr(fits, "fit_method", lambda name, *a, _f=original, **k: ells.append(k["ell"]) or _f(name, *a, **k))
+    monkeypatch.setattr(fits, "fit_method",
+                        lambda name, *a, _f=original, **k: ells.append(k["ell"]) or _f(name, *a, **k))
     exact = compute.exact_embedding(digest, X, sigma, "gaussian", 3)
     fig = json.loads(compute.embedding_scrubber(digest, X, exact, sigma, "gaussian", 3))
     assert ells == [SCRUB_EMBED_ELLS[0]]

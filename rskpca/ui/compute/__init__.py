@@ -44,11 +44,12 @@ EXACT_MAX_ROWS = 2000
 #: Points at which the KDE (an n x n_eval sum) is evaluated on the KDE page.
 DENSITY_MAX_POINTS = 3000
 #: The kernel between a set of density points and every row is kept, read-only, up to this many
-#: values (32 MB in float64; four sets of points at most: a page's, its line's, the scrubber's): the KDE is its row mean, and the ShDE at any ell
-#: its product with the shadow's weights put on their centers (eq. 16 is the KDE with each row's
-#: mass moved to its center). A density frame then costs one product instead of a kernel
-#: evaluation against its centers (digits: 19 frames of 1,000 points, up to 19 x 4.7 ms -> 5.3 ms + 19 x
-#: 0.1 ms). A sigma change on digits' KDE vs ShDE page, server side, median of 5 changes, twice:
+#: values (32 MB in float64; four sets of points at most: a page's, its line's, the scrubber's):
+#: the KDE is its row mean, and the ShDE at any ell its product with the shadow's weights put on
+#: their centers (eq. 16 is the KDE with each row's mass moved to its center). A density frame then
+#: costs one product instead of a kernel evaluation against its centers (digits: 19 frames of 1,000
+#: points, up to 19 x 4.7 ms -> 5.3 ms + 19 x 0.1 ms). A sigma change on digits' KDE vs ShDE page,
+#: server side, median of 5 changes, twice:
 #: 0.37 / 0.38 -> 0.35 / 0.31 s (``python -m rskpca.ui.bench_latency --sample digits --pages
 #: pages/3_KDE_vs_ShDE.py --controls sigma --repeats 2``, 2026-11-24 10:40).
 DENSITY_KERNEL_MAX_ELEMENTS = 4_000_000

@@ -17,6 +17,7 @@ from rskpca.core._threads import native_threads_off
 from rskpca.evaluation.compare import EXACT_SOLVERS, fit_exact, fit_method
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.evaluation.timing import Timing
+from rskpca.ui.compute import shadow
 
 __all__ = ["APP_TIMING", "BASELINE_TIMING", "OWN_TIMING", "REFERENCE_TIMING", "exact_reference", "exact_kpca",
            "RANK_BUCKETS", "computed_rank", "exact_embedding", "method_result", "rank_message", "fit_methods"]
@@ -139,12 +140,8 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
     baseline's (:data:`BASELINE_TIMING`).
     """
     # Untimed, RSKPCA solves on the shadow the page (or the scrubber) already has: selecting its
-    # centers again cost each fit one more scan (usps' 2,000 comparison rows, d = 256: ~25 ms).
-    selected = None
-    if name == "rskpca" and not timed:
-        from rskpca.ui.compute import shadow
-
-        selected = shadow(digest, _X, sigma, ell, kernel)
+    # centers again cost each fit one more scan of the comparison rows.
+    selected = shadow(digest, _X, sigma, ell, kernel) if name == "rskpca" and not timed else None
     with native_threads_off():
         return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m,
                           timing=APP_TIMING if timed else Timing(), measure_gram_error=gram_error,
