@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page
+from rskpca.ui import (compute, download_csv, fragment, reduction_note, selection, show_figure, show_table,
+                       start_page)
 from rskpca.ui.heavy import grid_work_allowed
 from rskpca.ui.scrubber import show_scrubber
 from rskpca.ui.state import row_choice
@@ -29,7 +30,7 @@ st.caption(f"MMD between the data and the centers in the kernel's feature space;
 
 
 # A fragment: picking the two rows redraws the line only, not the whole page.
-@st.fragment
+@fragment
 def along_line(ds, sigma: float, kernel: str, ell: float) -> None:
     row_choice("kde_line_a", 0, ds.n)
     row_choice("kde_line_b", min(1, ds.n - 1), ds.n)

@@ -6,8 +6,8 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import aligned_embeddings, compare
 from rskpca.evaluation.methods import perturbs_gram
-from rskpca.ui import (choose_methods, comparison_note, compute, reduction_note, selection, show_error, show_errors,
-                       show_figure, show_table, start_page, stop_unless_rank_fits, without_slow_methods)
+from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, selection, show_error,
+                       show_errors, show_figure, show_table, start_page, stop_unless_rank_fits, without_slow_methods)
 from rskpca.ui.scrubber import show_scrubber
 
 settings = start_page("Embeddings")
@@ -51,7 +51,7 @@ emb = aligned_embeddings(results, exact)
 
 
 # A fragment: switching 2-D/3-D redraws this chart only, without rerunning the page (and its fits).
-@st.fragment
+@fragment
 def embedding_view(emb: dict, errors: dict) -> None:
     dims = 3 if st.segmented_control("View", ["2-D", "3-D"], key="emb_dims") == "3-D" else 2
     if dims == 3 and r < 3:

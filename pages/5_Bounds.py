@@ -6,7 +6,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.ui.keys import ELL_RANGE
-from rskpca.ui import compute, reduction_note, show_figure, show_table, start_page
+from rskpca.ui import compute, fragment, reduction_note, show_figure, show_table, start_page
 
 settings = start_page("Error bounds (Section 5)")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
@@ -27,7 +27,7 @@ show_table(pd.DataFrame(rows), key="bounds_table", filename="bounds_at_ell")
 
 
 # A fragment: the curve options rerun this section only, not the bounds at the current ell above.
-@st.fragment
+@fragment
 def bounds_over_ell() -> None:
     st.subheader("Over ell")
     curve_rows = compute.apriori_rows(np.round(np.arange(ELL_RANGE[0], ELL_RANGE[1] + 0.01, 0.25), 2), sigma,

@@ -5,7 +5,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import compare
-from rskpca.ui import (choose_methods, comparison_note, compute, reduction_note, show_errors, show_figure,
+from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, show_errors, show_figure,
                        show_table, start_page, stop_unless_rank_fits, without_slow_methods)
 from rskpca.ui.state import next_timing_round, setting, timing_round
 
@@ -91,7 +91,7 @@ if now:
 
 
 # A fragment: the curve options rerun this section only, not the fits at the current ell above.
-@st.fragment
+@fragment
 def speedups_over_ell() -> None:
     st.subheader("Over ell")
     if not st.toggle("Compute the curves over ell (every method at every ell; cached per ell)", key="speed_curves"):

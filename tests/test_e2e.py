@@ -664,3 +664,47 @@ def test_a_chart_out_of_view_draws_a_new_figure_when_it_comes_into_view(app_serv
     assert page.evaluate(_DEFERRED, "shadow_m_curve")["deferred"] is None
     assert_no_exception(page, "a chart drawn when scrolled to")
     assert not page.page_errors, page.page_errors
+
+
+def test_a_scrubber_frame_shows_its_own_data_after_the_chart_has_left_it(app_server, app_page):
+    """The frame a scrubber opens at is drawn from copies: Plotly merges the next frame into the drawn
+    traces, and a drawn trace that shared its arrays with the stored frame overwrote that frame (a tryout:
+    ell 4 -> 4.5 -> 4 in the sidebar showed ell 4's title over ell 4.5's centers)."""
+    page = app_page
+    open_view(page, app_server, r"shadow")
+    page.locator(".st-key-shadow_scrubber").scroll_into_view_if_needed()
+    chart_frame(page, "shadow_scrubber").locator(".slider-grip-rect").wait_for()
+    page.wait_for_function(_OPENED, arg="shadow_scrubber")
+    ell = float(ell_value(page))
+    opened = page.evaluate(_DRAWN, "shadow_scrubber")
+    move_ell(page, 5)  # to the next frame of the grid (steps of 0.5)
+    page.wait_for_function(_SHOWS_ELL, arg={"key": "shadow_scrubber", "ell": f"{ell + 0.5:g}"})
+    moved = page.evaluate(_DRAWN, "shadow_scrubber")
+    assert (moved["n"], moved["first"]) != (opened["n"], opened["first"]), f"{opened} -> {moved}"
+    move_ell(page, -5)
+    page.wait_for_function(_SHOWS_ELL, arg={"key": "shadow_scrubber", "ell": f"{ell:g}"})
+    back = page.evaluate(_DRAWN, "shadow_scrubber")
+    assert (back["n"], back["first"], back["title"]) == (opened["n"], opened["first"], opened["title"]), \
+        f"back at ell = {ell:g} the scrubber shows other centers: {opened} -> {moved} -> {back}"
+    assert not page.page_errors, page.page_errors
+
+
+def test_a_fragments_run_keeps_the_sidebars_settings_for_the_next_page(app_server, app_page):
+    """A fragment's run draws no sidebar widget; the next page opened must still show the same data and
+    settings (a tryout: digits, a new row for KDE vs ShDE's line, then Bounds came back on two moons)."""
+    page = app_page
+    open_view(page, app_server, r"KDE", dataset="digits")
+    move_ell(page, 3)
+    ell = ell_value(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    assert re.search(r"\bn = 1797\b", sidebar.inner_text()), sidebar.inner_text()
+    line_from = page.locator(".st-key-kde_line_a input")
+    line_from.fill("12")
+    line_from.press("Enter")
+    wait_for_app_run(page)
+    go_to(page, "Bounds")
+    assert_no_exception(page, "Bounds after a fragment's run")
+    assert re.search(r"\bn = 1797\b", sidebar.inner_text()), f"the data set was reset: {sidebar.inner_text()!r}"
+    assert ell_value(page) == ell, f"ell was reset: {ell} -> {ell_value(page)}"
+    go_to(page, "KDE vs ShDE")
+    assert page.locator(".st-key-kde_line_a input").input_value() == "12"

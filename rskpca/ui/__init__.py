@@ -15,14 +15,14 @@ import importlib
 _EXPORTS = {
     "compute": "rskpca.ui.compute",
     "Settings": "rskpca.ui.state", "sidebar": "rskpca.ui.state", "start_page": "rskpca.ui.state",
-    "setting": "rskpca.ui.state",
+    "setting": "rskpca.ui.state", "fragment": "rskpca.ui.state",
     **{name: "rskpca.ui.widgets" for name in (
         "choose_methods", "comparison_note", "download_csv", "plain", "reduction_note", "show_error",
         "show_errors", "show_figure", "show_table", "show_text_list", "stop_unless_rank_fits", "without_slow_methods",
         "warn_if_kernel_is_identity")},
 }
 
-__all__ = ["compute", "Settings", "sidebar", "start_page", "setting", "show_figure", "show_table", "reduction_note",
+__all__ = ["compute", "Settings", "sidebar", "start_page", "setting", "fragment", "show_figure", "show_table", "reduction_note",
            "show_text_list", "show_error", "plain", "without_slow_methods", "download_csv",
            "choose_methods", "comparison_note", "show_errors", "stop_unless_rank_fits", "warn_if_kernel_is_identity"]
 

@@ -10,6 +10,7 @@ widget owns.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import threading
@@ -26,7 +27,7 @@ from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_
 from rskpca.ui.nav import sidebar_menu
 from rskpca.ui.widgets import plain, show_error
 
-__all__ = ["Settings", "sidebar", "start_page", "accept_upload", "handle_upload", "current_table", "setting",
+__all__ = ["Settings", "sidebar", "start_page", "fragment", "accept_upload", "handle_upload", "current_table", "setting",
            "column_options", "row_choice", "cv_requested", "request_cv", "upload_error", "ICON",
            "table_id"]
 
@@ -66,12 +67,45 @@ def setting(key: str):
 
 
 def _persist_widget_values() -> None:
+    """Re-assign every persistent widget key, from a copy no widget owns where Streamlit let it go.
+
+    A fragment's run draws none of the widgets outside it, and Streamlit then drops their values:
+    the next page a user opened came back on the default sample, sigma and ell (a tryout: digits,
+    a new row on KDE vs ShDE's line -- a fragment --, then Bounds showed two moons). So the values
+    are also kept under :data:`~rskpca.ui.keys.KEPT_VALUES`, and restored from there.
+    """
     ss = st.session_state
+    kept = ss.setdefault(K.KEPT_VALUES, {})
     for key, default in KEYS.items():
         if key in ss:
             ss[key] = ss[key]
+        elif key in kept:
+            ss[key] = kept[key]
         elif default is not None:
             ss[key] = default
+    _keep_widget_values()
+
+
+def _keep_widget_values() -> None:
+    ss = st.session_state
+    kept = ss.setdefault(K.KEPT_VALUES, {})
+    kept.update((key, ss[key]) for key in KEYS if key in ss)
+
+
+def fragment(body):
+    """``st.fragment`` for the pages: what its widgets were set to is kept for the next full run.
+
+    A widget changed in a fragment's run would otherwise come back at its old value once the user
+    opened another page (see :func:`_persist_widget_values`).
+    """
+    @functools.wraps(body)
+    def run(*args, **kwargs):
+        try:
+            return body(*args, **kwargs)
+        finally:
+            _keep_widget_values()
+
+    return st.fragment(run)
 
 
 # ---------------------------------------------------------------------------
@@ -171,8 +205,9 @@ def _build_dataset():
     try:
         source_key, df = current_table()
         if ss.get(K.COLUMNS_FOR) != source_key:
-            for k in K.COLUMN_CHOICE_KEYS:
+            for k in K.COLUMN_CHOICE_KEYS:  # (the kept copies too, or the next run restores them)
                 ss.pop(k, None)
+                ss.get(K.KEPT_VALUES, {}).pop(k, None)
             ss[K.COLUMNS_FOR] = source_key
             ss["label_column"] = guess_label_column(df) or NO_LABEL
             ss["standardize"] = bool(source_key.startswith("sample:") and
