@@ -368,6 +368,33 @@ def test_a_bad_upload_shows_a_message_not_a_traceback(app_server, app_page):
     shoot(page, "90-bad-upload")
 
 
+def test_a_refused_upload_leaves_the_earlier_uploads_name_on_the_data_shown(app_server, app_page):
+    """A file that reads but cannot be used (a missing value) is refused; the data shown stay the earlier
+    upload's, and every place that names them says so (a tryout saw the refused file's name over them)."""
+    page = app_page
+    page.goto(f"{app_server}/?dataset=iris")
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+    go_to(page, next(lab for lab in nav_links(page) if re.search(r"data", lab, re.I)))
+    upload(page, upload_csv_bytes(), "moons.csv")
+    assert_uploaded_data_in_use(page, "first upload")
+    holes = pd.read_csv(__import__("io").BytesIO(upload_csv_bytes()))
+    holes.iloc[3, 0] = np.nan
+    # a second file replaces the first: straight into the uploader's input (its button is gone once a file is in)
+    page.get_by_test_id("stMain").locator("input[type=file]").first.set_input_files(
+        files=[{"name": "holes.csv", "mimeType": "text/csv", "buffer": holes.to_csv(index=False).encode()}])
+    page.get_by_test_id("stFileChip").filter(has_text="holes.csv").first.wait_for()
+    wait_for_app_run(page)
+    assert_no_exception(page, "refused upload")
+    sidebar = page.get_by_test_id("stSidebar").inner_text()
+    assert "Showing: Uploaded file moons.csv" in sidebar, sidebar
+    assert_uploaded_data_in_use(page, "after the refused upload")
+    main = page.get_by_test_id("stMain").inner_text()
+    assert "Still showing: Uploaded file moons.csv" in main and "Still showing: Uploaded file holes.csv" not in main, \
+        main[:2000]
+    assert "Uploaded file moons.csv: n = 300" in main, main[:2000]
+
+
 # ---------------------------------------------------------------------------
 # The ell scrubber: frames played in the browser, no script run
 # ---------------------------------------------------------------------------

@@ -100,6 +100,7 @@ IMAGE_SHAPES = "_dn_shape"            # Denoise: {data digest: (height, width)} 
 IMAGE_SHAPE_FOR = "_dn_shape_for"     # Denoise: the data set the shape widgets were set for
 GRID_ALLOWED = "_grid_allowed"        # {(digest, sigma, kernel)} whose work over the ell grid the user asked for
 TIMING_ROUND = "_timing_round"        # Speedups: how many times the user asked to time again (part of the cache keys)
+SHOWN_UPLOAD = "_shown_upload"        # {"name", "digest"} of the upload DATASET came from (a newer one may be refused)
 KEPT_VALUES = "_kept_widget_values"   # {key: value} of KEYS as of the last full run (see state._persist_widget_values)
 
 APP_KEYS = {
@@ -115,5 +116,6 @@ APP_KEYS = {
     IMAGE_SHAPES: "image shapes given per data set", IMAGE_SHAPE_FOR: "the data the image shape is for",
     GRID_ALLOWED: "data whose work over the ell grid was asked for",
     TIMING_ROUND: "the Speedups page's timing round",
+    SHOWN_UPLOAD: "the upload the data shown came from",
     KEPT_VALUES: "the persistent widgets' values, kept where no widget owns them",
 }

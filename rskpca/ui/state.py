@@ -40,9 +40,25 @@ def table_id() -> str:
     ss = st.session_state
     source = ss.get(K.DATASET_SOURCE, ss.get("source"))
     if source == UPLOAD:
-        up = ss.get(K.UPLOADED)
+        up = _shown_upload()
         return "upload:" + (up["digest"] if up else "")
     return f"sample:{source}"
+
+
+def _shown_upload() -> dict | None:
+    """The upload the data shown came from: the accepted one, unless a newer upload was read but refused
+    (the data shown are then the earlier upload's, and so are its name and its row numbers)."""
+    ss = st.session_state
+    return ss.get(K.SHOWN_UPLOAD) or ss.get(K.UPLOADED)
+
+
+def _shown_title() -> str:
+    """The name of the data shown, for the sidebar's "Showing" and the messages' "Still showing"."""
+    shown = st.session_state.get(K.DATASET_SOURCE)
+    if shown == UPLOAD:
+        up = _shown_upload()
+        return f"Uploaded file {up['name']}" if up else "Uploaded file"
+    return SAMPLES[shown].title
 
 
 @dataclass(frozen=True)
@@ -173,7 +189,7 @@ def upload_error() -> str | None:
     if not ss.get(K.UPLOAD_ERROR):
         return None
     shown = ss.get(K.DATASET_SOURCE)
-    return ss[K.UPLOAD_ERROR] + ("" if shown is None else f"\nStill showing: {_source_title(shown)}.")
+    return ss[K.UPLOAD_ERROR] + ("" if shown is None else f"\nStill showing: {_shown_title()}.")
 
 
 def _option_title(source: str) -> str:
@@ -224,6 +240,8 @@ def _build_dataset():
         return ss.get(K.DATASET)
     ss[K.DATASET] = ds
     ss[K.DATASET_SOURCE] = ss["source"]
+    if ss["source"] == UPLOAD:
+        ss[K.SHOWN_UPLOAD] = {key: ss[K.UPLOADED][key] for key in ("name", "digest")}
     ss.pop(K.DATA_ERROR, None)
     return ds
 
@@ -280,7 +298,7 @@ def _sync_sigma(ds: Dataset, median: float) -> None:
     ss[K.SIGMA_DIGEST] = ds.digest
     if ss.pop(K.LINK_SIGMA, False) and ss.get("sigma"):
         return
-    up = ss.get(K.UPLOADED)
+    up = _shown_upload()
     from_link = link_sigma_for(up["name"]) if up and ss[K.DATASET_SOURCE] == UPLOAD else None
     if from_link is not None:  # a link named this file before it was uploaded
         ss["sigma"] = from_link
@@ -326,8 +344,7 @@ def _sigma_controls(sb, ds: Dataset, median: float) -> float:
 def _data_status(sb, ds: Dataset) -> None:
     """One statement of which data is shown; an error when it is not the selected data."""
     ss = st.session_state
-    shown = ss[K.DATASET_SOURCE]
-    sb.text(f"Showing: {_source_title(shown)}")  # may hold a file name: text, never markdown
+    sb.text(f"Showing: {_shown_title()}")  # may hold a file name: text, never markdown
     label = "no label" if ds.label_name is None else "label column"
     sb.caption(f"n = {ds.n} rows, d = {ds.d} features, {label}" + (", standardised" if ds.standardized else ""))
     if ss.get(K.DATA_ERROR):
@@ -360,8 +377,7 @@ def sidebar() -> Settings | None:
                  help="Bundled samples, or the file you uploaded on the Data page.")
     ds = _build_dataset()
     if ss.get(K.DATA_ERROR):
-        shown = ss.get(K.DATASET_SOURCE)
-        show_error(ss[K.DATA_ERROR] + ("" if ds is None else f"\nStill showing: {_source_title(shown)}."))
+        show_error(ss[K.DATA_ERROR] + ("" if ds is None else f"\nStill showing: {_shown_title()}."))
     if ds is None:
         st.info("Choose a sample data set in the sidebar, or fix the upload on the Data page.")
         return None
@@ -376,13 +392,13 @@ def sidebar() -> Settings | None:
               help="Larger ell: smaller shadows, more centers, better approximation, less speedup.")
     sb.number_input("rank r (components)", *RANK_RANGE, key="r", step=1)
     shown = ss[K.DATASET_SOURCE]
-    settings = Settings(dataset=ds, source=shown, title=_source_title(shown), kernel=ss["kernel"], sigma=sigma,
+    settings = Settings(dataset=ds, source=shown, title=_shown_title(), kernel=ss["kernel"], sigma=sigma,
                         ell=float(ss["ell"]), r=int(ss["r"]), sigma_median=median)
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
     sb.metric("shadow centers m (on all n rows)", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n}",
               delta_color="off", delta_arrow="off")
     selection.sync(table_id(), ds)
-    up = ss.get(K.UPLOADED)
+    up = _shown_upload()
     write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel, sigma=sigma,
                ell=settings.ell, r=settings.r)
     return settings
