@@ -735,3 +735,21 @@ def test_a_fragments_run_keeps_the_sidebars_settings_for_the_next_page(app_serve
     assert ell_value(page) == ell, f"ell was reset: {ell} -> {ell_value(page)}"
     go_to(page, "KDE vs ShDE")
     assert page.locator(".st-key-kde_line_a input").input_value() == "12"
+
+
+def test_what_a_fragments_widgets_were_set_to_survives_a_page_switch(app_server, app_page):
+    """Bounds' curve options live in a fragment: switched on and changed there, they are still so after
+    another page (a tryout: the toggle came back off once the points had been changed)."""
+    page = app_page
+    open_view(page, app_server, r"bounds")
+    toggle = page.locator(".st-key-bounds_measured_curves")
+    toggle.locator("label").first.click()
+    wait_for_app_run(page)
+    assert toggle.locator("input[type=checkbox]").is_checked()
+    page.locator(".st-key-sweep_points").get_by_role("slider").focus()
+    page.keyboard.press("ArrowRight")  # 5 -> 10 points
+    wait_for_app_run(page)
+    go_to(page, next(lab for lab in nav_links(page) if re.search(r"data", lab, re.I)))
+    go_to(page, next(lab for lab in nav_links(page) if re.search(r"bounds", lab, re.I)))
+    assert toggle.locator("input[type=checkbox]").is_checked(), "the curve toggle came back off"
+    assert "10" in page.locator(".st-key-sweep_points").inner_text()

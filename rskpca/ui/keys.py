@@ -102,6 +102,7 @@ GRID_ALLOWED = "_grid_allowed"        # {(digest, sigma, kernel)} whose work ove
 TIMING_ROUND = "_timing_round"        # Speedups: how many times the user asked to time again (part of the cache keys)
 SHOWN_UPLOAD = "_shown_upload"        # {"name", "digest"} of the upload DATASET came from (a newer one may be refused)
 KEPT_VALUES = "_kept_widget_values"   # {key: value} of KEYS as of the last full run (see state._persist_widget_values)
+KEPT_FRESH = "_kept_from_fragments"   # keys of KEPT_VALUES that a fragment's widgets set since the last full run
 
 APP_KEYS = {
     UPLOADED: "the accepted upload", UPLOAD_FILE_ID: "the upload already handled",
@@ -118,4 +119,5 @@ APP_KEYS = {
     TIMING_ROUND: "the Speedups page's timing round",
     SHOWN_UPLOAD: "the upload the data shown came from",
     KEPT_VALUES: "the persistent widgets' values, kept where no widget owns them",
+    KEPT_FRESH: "values a fragment's widgets set since the last full run",
 }

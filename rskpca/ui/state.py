@@ -92,8 +92,13 @@ def _persist_widget_values() -> None:
     """
     ss = st.session_state
     kept = ss.setdefault(K.KEPT_VALUES, {})
+    # What a fragment's widgets were set to: the session's own value of such a key can be the one
+    # assigned at the start of the last full run (a tryout: Bounds' curve toggle came back off).
+    fresh = ss.pop(K.KEPT_FRESH, set())
     for key, default in KEYS.items():
-        if key in ss:
+        if key in fresh and key in kept:
+            ss[key] = kept[key]
+        elif key in ss:
             ss[key] = ss[key]
         elif key in kept:
             ss[key] = kept[key]
@@ -116,10 +121,15 @@ def fragment(body):
     """
     @functools.wraps(body)
     def run(*args, **kwargs):
+        ss = st.session_state
+        kept = ss.setdefault(K.KEPT_VALUES, {})
+        # the keys this run's widget event changed (a fragment's widgets; the sidebar's start full runs)
+        changed = {key for key in KEYS if key in ss and (key not in kept or kept[key] != ss[key])}
         try:
             return body(*args, **kwargs)
         finally:
             _keep_widget_values()
+            ss[K.KEPT_FRESH] = ss.get(K.KEPT_FRESH, set()) | changed
 
     return st.fragment(run)
 
