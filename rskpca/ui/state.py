@@ -27,8 +27,8 @@ from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_
 from rskpca.ui.nav import sidebar_menu
 from rskpca.ui.widgets import plain, show_error
 
-__all__ = ["Settings", "sidebar", "start_page", "fragment", "accept_upload", "handle_upload", "current_table", "setting",
-           "column_options", "row_choice", "cv_requested", "request_cv", "upload_error", "ICON",
+__all__ = ["Settings", "sidebar", "start_page", "fragment", "accept_upload", "handle_upload", "current_table",
+           "setting", "column_options", "row_choice", "cv_requested", "request_cv", "upload_error", "ICON",
            "table_id"]
 
 #: The page icon, bundled (a material icon as favicon is fetched from Google's servers: the app runs offline).
@@ -113,6 +113,14 @@ def _keep_widget_values() -> None:
     kept.update((key, ss[key]) for key in KEYS if key in ss)
 
 
+def _fragment_run() -> bool:
+    """Whether this script run runs fragments only (a widget inside one changed), not the whole page."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
+
+
 def fragment(body):
     """``st.fragment`` for the pages: what its widgets were set to is kept for the next full run.
 
@@ -123,13 +131,15 @@ def fragment(body):
     def run(*args, **kwargs):
         ss = st.session_state
         kept = ss.setdefault(K.KEPT_VALUES, {})
-        # the keys this run's widget event changed (a fragment's widgets; the sidebar's start full runs)
-        changed = {key for key in KEYS if key in ss and (key not in kept or kept[key] != ss[key])}
+        alone = _fragment_run()
+        # in a fragment's own run, the keys its widget event changed (the sidebar's start full runs)
+        changed = {key for key in KEYS if key in ss and (key not in kept or kept[key] != ss[key])} if alone else set()
         try:
             return body(*args, **kwargs)
         finally:
-            _keep_widget_values()
-            ss[K.KEPT_FRESH] = ss.get(K.KEPT_FRESH, set()) | changed
+            if alone:
+                _keep_widget_values()
+                ss[K.KEPT_FRESH] = ss.get(K.KEPT_FRESH, set()) | changed
 
     return st.fragment(run)
 
