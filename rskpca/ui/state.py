@@ -54,11 +54,7 @@ def _shown_upload() -> dict | None:
 
 def _shown_title() -> str:
     """The name of the data shown, for the sidebar's "Showing" and the messages' "Still showing"."""
-    shown = st.session_state.get(K.DATASET_SOURCE)
-    if shown == UPLOAD:
-        up = _shown_upload()
-        return f"Uploaded file {up['name']}" if up else "Uploaded file"
-    return SAMPLES[shown].title
+    return _source_title(st.session_state.get(K.DATASET_SOURCE), _shown_upload())
 
 
 @dataclass(frozen=True)
@@ -217,9 +213,10 @@ def _option_title(source: str) -> str:
     return "Your uploaded file" if source == UPLOAD else SAMPLES[source].title
 
 
-def _source_title(source: str) -> str:
+def _source_title(source: str, upload: dict | None = None) -> str:
+    """A source's name; an upload's is ``upload``'s, by default the newest upload's."""
     if source == UPLOAD:
-        up = st.session_state.get(K.UPLOADED)
+        up = upload or st.session_state.get(K.UPLOADED)
         return f"Uploaded file {up['name']}" if up else "Uploaded file"
     return SAMPLES[source].title
 
