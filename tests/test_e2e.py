@@ -754,3 +754,40 @@ def test_what_a_fragments_widgets_were_set_to_survives_a_page_switch(app_server,
     go_to(page, next(lab for lab in nav_links(page) if re.search(r"bounds", lab, re.I)))
     assert toggle.locator("input[type=checkbox]").is_checked(), "the curve toggle came back off"
     assert "10" in page.locator(".st-key-sweep_points").inner_text()
+
+
+def test_a_fragments_run_keeps_other_pages_choices_and_a_sidebar_change_after_it(app_server, app_page):
+    """A fragment's run must not bring back what another page's widget was set to before: a tryout
+    turned the Data page's "Standardise" on, changed a row of KDE vs ShDE's line (a fragment), opened
+    another page, and the Data page came back with it off -- the data in use silently went back to raw
+    scale. A sidebar change made right after a fragment's run is the user's newest word and must stay."""
+    page = app_page
+    open_view(page, app_server, r"data", dataset="iris")  # four columns: KDE vs ShDE draws its line
+    standardise = page.locator(".st-key-standardize")
+    standardise.locator("label").first.click()
+    wait_for_app_run(page)
+    assert standardise.locator("input[type=checkbox]").is_checked()
+
+    def new_line_row(row: int) -> None:
+        go_to(page, "KDE vs ShDE")
+        line_from = page.locator(".st-key-kde_line_a input")
+        line_from.fill(str(row))
+        line_from.press("Enter")
+        wait_for_app_run(page)
+
+    def assert_standardised(after: str) -> None:
+        go_to(page, next(lab for lab in nav_links(page) if re.search(r"data", lab, re.I)))
+        assert_no_exception(page, f"Data {after}")
+        assert standardise.locator("input[type=checkbox]").is_checked(), f"Standardise came back off {after}"
+        assert "standardised" in page.get_by_test_id("stMain").inner_text()
+
+    new_line_row(12)
+    go_to(page, "Home")  # a page switch right after the fragment's run
+    assert_standardised("after a fragment's run and a page switch")
+
+    new_line_row(20)
+    ell = float(ell_value(page))
+    move_ell(page, 2)  # a sidebar change right after the fragment's run
+    assert float(ell_value(page)) == pytest.approx(ell + 0.2), f"{ell} -> {ell_value(page)}"
+    assert_standardised("after a fragment's run and an ell change")
+    assert float(ell_value(page)) == pytest.approx(ell + 0.2), "the sidebar change after the fragment was lost"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from rskpca.data.datasets import SAMPLES, DataError, Dataset, guess_label_column
 from rskpca.ui import compute, selection
@@ -117,6 +118,26 @@ def _fragment_run() -> bool:
     return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
 
 
+def _assign_kept_values_outside_the_fragment(kept: dict) -> None:
+    """Assign, at the end of a fragment's run, the kept value of every key whose widget it did not draw.
+
+    After a fragment's run Streamlit served, at the next full run, a widget's value from an earlier
+    page over the one the session had assigned (a tryout: iris, Speedups' randomized-solver toggle on,
+    Bounds' curve toggle -- a fragment --, then Speedups showed the toggle off; the Data page's
+    "Standardise" came back off after a row change on KDE vs ShDE's line, so the data in use silently
+    went back to raw scale). A value assigned in this run outranks those; a widget the user changes
+    next still outranks it (its new state comes from the browser), so a sidebar change right after a
+    fragment's run is kept. Streamlit refuses the assignment for a widget this run drew: those are
+    the fragment's own, kept already.
+    """
+    ss = st.session_state
+    for key, value in kept.items():
+        try:
+            ss[key] = value
+        except StreamlitAPIException:
+            pass
+
+
 def fragment(body):
     """``st.fragment`` for the pages: what its widgets were set to is kept for the next full run.
 
@@ -136,6 +157,7 @@ def fragment(body):
             if alone:
                 _keep_widget_values()
                 ss[K.KEPT_FRESH] = ss.get(K.KEPT_FRESH, set()) | changed
+                _assign_kept_values_outside_the_fragment(kept)
 
     return st.fragment(run)
 
