@@ -166,3 +166,22 @@ def test_embedding_scrubber_reuses_a_frame_when_the_shadow_has_stopped_changing(
     assert [f["name"] for f in frames] == [f"{e:g}" for e in SCRUB_EMBED_ELLS]
     # one embedding in every frame (the frames differ only in their marker of ell)
     assert len({json.dumps(f["data"][0], sort_keys=True) for f in frames}) == 1
+
+
+def test_the_apps_shadows_come_off_the_table_where_it_pays_and_equal_the_scan():
+    """Digits (64 features): the app reads its shadows off one table of distances to earlier rows, at
+    every sigma; two moons (2 features): it scans. Either way the shadow is Algorithm 2's."""
+    from sklearn.datasets import load_digits, make_moons
+
+    from rskpca.ui import compute
+
+    for name, X, path in (("digits", load_digits().data.astype(float), "table"),
+                          ("moons", make_moons(300, noise=0.1, random_state=0)[0], "blas")):
+        for sigma, ell in ((20.0, 2.0), (40.0, 7.5), (0.3, 4.0)):
+            got = compute.shadow(f"test-{name}", X, sigma, ell, "gaussian")
+            want = shadow_centers(X, sigma=sigma, ell=ell)
+            assert got.algorithm in (path, "blas")
+            assert np.array_equal(got.center_indices, want.center_indices)
+            assert np.array_equal(got.labels, want.labels)
+        if path == "table":
+            assert compute.shadow(f"test-{name}", X, 20.0, 2.0, "gaussian").algorithm == "table"

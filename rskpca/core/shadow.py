@@ -41,10 +41,12 @@ from sklearn.utils import check_random_state
 from rskpca.core._threads import blas_threads
 from rskpca.core._validation import check_array_2d, check_positive
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
+from rskpca.core._shadow_neighbours import EarlierDistances
+from rskpca.core._shadow_neighbours import pays_off as table_pays_off
 from rskpca.core._shadow_screen import SCREEN_REL_MARGIN, _blas_scan, earliest_center_within, exact_squared_distances
 from rskpca.core.kernels import get_kernel, resolve_sigma
 
-__all__ = ["ShadowResult", "shadow_centers", "exact_squared_distances", "earliest_center_within",
+__all__ = ["ShadowResult", "shadow_centers", "shadow_centers_from_table", "EarlierDistances", "table_pays_off", "exact_squared_distances", "earliest_center_within",
            "SHADOW_ALGORITHMS", "GRID_MAX_DIM", "SCREEN_REL_MARGIN"]
 
 #: Accepted values of ``shadow_centers(..., algorithm=)``.
@@ -253,15 +255,46 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
         labels[perm] = labels_p
     else:
         center_indices, labels, used = _shadow_scan(X, eps, algorithm)
-    weights = np.bincount(labels, minlength=center_indices.shape[0])
+    return _result(X, center_indices, labels, sigma, ell, kernel, used)
+
+
+def _result(X, center_indices, labels, sigma, ell, kernel, used) -> ShadowResult:
     return ShadowResult(
         centers=X[center_indices].copy(),
         center_indices=center_indices,
-        weights=weights,
+        weights=np.bincount(labels, minlength=center_indices.shape[0]),
         labels=labels,
-        eps=float(eps),
+        eps=float(sigma / ell),
         sigma=float(sigma),
         ell=float(ell),
         kernel=get_kernel(kernel).name,
         algorithm=used,
     )
+
+
+def shadow_centers_from_table(table: EarlierDistances, *, sigma: float, ell: float,
+                              kernel: str = "gaussian") -> ShadowResult | None:
+    """:func:`shadow_centers` (input order) read off a table of the distances to earlier rows.
+
+    The table (:class:`~rskpca.core._shadow_neighbours.EarlierDistances`) is computed once per
+    data set and serves every sigma and ell: where shadows are needed at many radii (the
+    app's ell grid, again at each sigma) and d is large, this is several times faster than
+    scanning each time. The result is identical to ``shadow_centers(table.X, ...)``, with
+    ``algorithm="table"``. Returns None where the radius holds too many pairs
+    (``MAX_PAIRS``): the data are dense there and :func:`shadow_centers` is the fast way.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca.core._shadow_neighbours import EarlierDistances
+from rskpca.core._shadow_neighbours import pays_off as table_pays_off
+    >>> X = np.array([[0.0], [0.1], [1.0], [1.05], [5.0]])
+    >>> s = shadow_centers_from_table(EarlierDistances(X), sigma=1.0, ell=4.0)
+    >>> s.center_indices.tolist(), s.weights.tolist(), s.algorithm
+    ([0, 2, 4], [2, 2, 1], 'table')
+    """
+    sigma, ell = check_positive(sigma, "sigma"), check_positive(ell, "ell")
+    found = table.shadow(sigma / ell)
+    if found is None:
+        return None
+    return _result(table.X, *found, sigma, ell, kernel, "table")

@@ -1,0 +1,126 @@
+"""Shadows at many radii from one sigma-free table of the distances to earlier rows.
+
+Algorithm 2 only asks, for each point, which *earlier* points lie within eps: a point
+is a center iff none of its earlier neighbours within eps is one, and it joins the
+earliest center among them (:func:`~rskpca.core._shadow_screen._resolve_in_order` decides
+that from the pairs). Those distances depend on neither sigma nor ell. The ell scrubbers
+and the curves over ell need the shadow at 19 radii, again at every sigma; on usps
+(5,000 rows, d = 256) the 19 GEMM screens took 1.8 s per sigma change, at their flop
+floor, since most rows there are centers and each is screened against every earlier
+one. So the squared distances of all pairs are computed once per data set (one blocked
+GEMM, kept in float32 as a packed lower triangle: row ``i`` holds its distances to rows
+``0..i-1``), and a shadow at any eps is read off them: one comparison per pair, then
+the in-order resolution of the pairs found.
+
+Decisions use the shadow's own float64 predicate on original coordinates
+(:func:`~rskpca.core._shadow_screen.exact_squared_distances`) for every pair the table
+cannot settle within its rounding margin, so the result is the scan's to the bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rskpca.core._shadow_screen import _resolve_in_order, _screen_frame, exact_squared_distances
+from rskpca.core._validation import check_array_2d
+from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS
+
+__all__ = ["EarlierDistances", "MAX_ROWS", "MIN_FEATURES", "pays_off"]
+
+#: Rows up to which the table is offered: n (n - 1) / 2 float32 values, 128 MB at 8,000 rows.
+MAX_ROWS = 8_000
+#: Features from which a shadow read off the table beats the screen: the screen's cost per pair grows
+#: with d, the table's does not. The 19 shadows of the app's ell grid at half, one and two median
+#: distances, screen / table seconds (2026-11-24, ``python -m rskpca.evaluation.bench_shadow_table --usps
+#: /work/shared/datasets/usps.csv.gz --pendigits /work/shared/datasets/pendigits.csv``): usps, 5,000 rows,
+#: d = 256: 1.96 / 0.16, 1.25 / 0.27, 0.93 / 0.38; digits, d = 64: 0.124 / 0.015, 0.101 / 0.020,
+#: 0.079 / 0.030; pendigits, 5,000 rows, d = 16: 0.23 / 0.10, 0.16 / 0.13, 0.06 / 0.11; two moons, d = 2:
+#: even (the table declines every ell). The table itself: 0.27 s for usps, 0.04 s for digits.
+MIN_FEATURES = 32
+#: Pairs within eps above which :meth:`EarlierDistances.shadow` declines: the data are dense at that
+#: eps (m much below n), where the blocked screen is fast and resolving millions of pairs is not.
+MAX_PAIRS = 2_000_000
+#: ... and above this many pairs per row and feature: resolving a pair costs about 0.1 us whatever d,
+#: screening a (point, center) pair about 0.026 us per feature, and a scan screens fewer pairs the
+#: more there are within eps (m falls). Measured with ``bench_shadow_table`` (above, MIN_FEATURES).
+PAIRS_PER_ROW_AND_FEATURE = 0.5
+# Relative error of a stored float32 value (rounding to float32, with room to spare).
+_STORE_REL = 2.0**-22
+
+
+def pays_off(n: int, d: int) -> bool:
+    """Whether shadows on data of this shape should be read off an :class:`EarlierDistances` table."""
+    return 2 <= n <= MAX_ROWS and d >= MIN_FEATURES
+
+
+class EarlierDistances:
+    """Squared distances from every row of X to every earlier row, for shadows at any radius.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64, finite
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [0.1], [1.0], [1.05], [5.0]])
+    >>> table = EarlierDistances(X)
+    >>> rows, labels = table.shadow(0.25)
+    >>> rows.tolist(), labels.tolist()
+    ([0, 2, 4], [0, 0, 1, 1, 2])
+    """
+
+    def __init__(self, X):
+        self.X = np.ascontiguousarray(check_array_2d(X, name="X"), dtype=np.float64)
+        n, d = self.X.shape
+        shift, scale = _screen_frame(self.X) if n else (0.0, 1.0)
+        Xs = (self.X - shift) * scale
+        sq = np.einsum("ij,ij->i", Xs, Xs)
+        self._scale2 = float(scale) ** 2
+        # |GEMM squared distance - true one|, in scaled units (Higham 2002, as the screen's margin)
+        self._slack = 8.0 * (d + 4) * 2.0**-53 * 4.0 * float(sq.max() if n else 0.0)
+        #: Row i's distances to rows 0..i-1 start at i (i - 1) / 2 of the packed table.
+        self.starts = np.arange(n + 1, dtype=np.int64) * np.arange(-1, n, dtype=np.int64) // 2
+        self.starts[0] = 0
+        self.packed = np.empty(max(int(self.starts[-1]), 0), dtype=np.float32)
+        step = int(max(1, DEFAULT_BLOCK_ELEMENTS // max(n, 1)))
+        for start in range(1, n, step):
+            stop = min(n, start + step)
+            G = Xs[start:stop] @ Xs[:stop].T
+            G *= -2.0
+            G += sq[start:stop, None]
+            G += sq[None, :stop]
+            for r, i in enumerate(range(start, stop)):
+                self.packed[self.starts[i]:self.starts[i + 1]] = G[r, :i]
+
+    def pairs_within(self, eps: float):
+        """``(later, earlier)``: every pair of rows within eps (exact predicate), or None above the limits."""
+        eps2 = float(eps) * float(eps)
+        target = eps2 * self._scale2
+        high = target * (1.0 + _STORE_REL) + self._slack
+        low = target * (1.0 - _STORE_REL) - self._slack
+        candidate = self.packed < np.float32(min(high, np.finfo(np.float32).max))
+        n, d = self.X.shape
+        if np.count_nonzero(candidate) > min(MAX_PAIRS, PAIRS_PER_ROW_AND_FEATURE * n * d):
+            return None
+        flat = np.flatnonzero(candidate)
+        later = np.searchsorted(self.starts, flat, side="right") - 1
+        earlier = flat - self.starts[later]
+        unsure = np.flatnonzero(self.packed[flat] >= low)
+        if unsure.size:
+            inside = exact_squared_distances(self.X[later[unsure]], self.X[earlier[unsure]]) < eps2
+            keep = np.ones(flat.size, dtype=bool)
+            keep[unsure[~inside]] = False
+            later, earlier = later[keep], earlier[keep]
+        return later, earlier
+
+    def shadow(self, eps: float):
+        """Algorithm 2 at radius ``eps``: ``(center rows, labels)``, or None above the limits on pairs."""
+        pairs = self.pairs_within(eps)
+        if pairs is None:
+            return None
+        n = self.X.shape[0]
+        is_center, owner = _resolve_in_order(n, *pairs)
+        rows = np.flatnonzero(is_center)
+        rank = np.full(n, -1, dtype=np.intp)
+        rank[rows] = np.arange(rows.size)
+        return rows, rank[owner]

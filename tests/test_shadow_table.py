@@ -1,0 +1,121 @@
+"""Shadows read off the table of distances to earlier rows (rskpca.core._shadow_neighbours)."""
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+import rskpca.core._shadow_neighbours as table_module
+from reference import literal_shadow
+from rskpca import shadow_centers
+from rskpca.core._shadow_neighbours import EarlierDistances, pays_off
+from rskpca.core.shadow import shadow_centers_from_table
+
+
+def _same(a, b):
+    assert np.array_equal(a.center_indices, b.center_indices)
+    assert np.array_equal(a.labels, b.labels)
+    assert np.array_equal(a.weights, b.weights)
+    assert np.array_equal(a.centers, b.centers)
+    assert (a.eps, a.sigma, a.ell, a.kernel) == (b.eps, b.sigma, b.ell, b.kernel)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    X=st.integers(1, 50).flatmap(
+        lambda n: st.integers(1, 40).flatmap(
+            # few distinct values: duplicates, exact ties at eps and long chains of neighbours
+            lambda d: arrays(np.float64, (n, d), elements=st.sampled_from([-1.0, 0.0, 0.5, 1.0, 3.0]))
+            | arrays(np.float64, (n, d), elements=st.floats(-4, 4, allow_nan=False, width=32))
+        )
+    ),
+    eps=st.floats(0.01, 6.0),
+)
+def test_the_table_gives_algorithm_2_as_written(X, eps):
+    table = EarlierDistances(X)
+    with mock.patch.object(table_module, "PAIRS_PER_ROW_AND_FEATURE", np.inf):  # never decline here
+        s = shadow_centers_from_table(table, sigma=eps * 2.0, ell=2.0)
+    centers, weights, labels = literal_shadow(X, eps * 2.0 / 2.0)
+    assert s.algorithm == "table"
+    assert s.center_indices.tolist() == centers.tolist()
+    assert s.weights.tolist() == weights.tolist()
+    assert s.labels.tolist() == labels.tolist()
+    _same(s, shadow_centers(X, sigma=eps * 2.0, ell=2.0))
+
+
+@pytest.fixture
+def never_decline(monkeypatch):
+    """Tiny data sets hold more pairs per row and feature than the table takes on."""
+    monkeypatch.setattr(table_module, "PAIRS_PER_ROW_AND_FEATURE", np.inf)
+
+
+def test_ties_at_eps_are_outside_as_in_the_scan(never_decline):
+    # 0 -> 1 and 1 -> 2 are exactly eps = 1 apart (outside); 0 -> 0.5 inside
+    X = np.array([[0.0], [1.0], [2.0], [0.5], [2.999999]])
+    table = EarlierDistances(X)
+    for ell in (1.0, 0.5, 4.0):
+        _same(shadow_centers_from_table(table, sigma=ell, ell=ell), shadow_centers(X, sigma=ell, ell=ell))
+
+
+def test_a_pair_the_float32_table_rounds_inside_is_decided_exactly(never_decline):
+    # d^2 = 1 + 3.6e-8 is stored as 1.0 in float32, below eps^2 = 1 + 2.4e-8: outside, exactly
+    X = np.array([[0.0], [np.sqrt(1.0 + 3.6e-8)], [0.2]])
+    table = EarlierDistances(X)
+    for ell in (1.0, 3.0):
+        sigma = ell * np.sqrt(1.0 + 2.4e-8)
+        s = shadow_centers_from_table(table, sigma=sigma, ell=ell)
+        assert s.center_indices.tolist() == [0, 1]
+        _same(s, shadow_centers(X, sigma=sigma, ell=ell))
+
+
+@pytest.mark.parametrize("name", ["digits", "usps-like"])
+def test_one_table_serves_every_sigma_and_ell_of_the_app(name):
+    from sklearn.datasets import load_digits
+
+    if name == "digits":
+        X = load_digits().data.astype(float)
+    else:  # 256 features, clusters of near-duplicates and scattered rows, as usps has
+        rng = np.random.default_rng(0)
+        X = np.repeat(rng.normal(size=(120, 256)), 5, axis=0) + 0.05 * rng.normal(size=(600, 256))
+        X = np.vstack([X, rng.normal(size=(200, 256))])[rng.permutation(800)]
+    table = EarlierDistances(X)
+    sigma0 = float(np.median(np.linalg.norm(X[:200, None] - X[None, :200], axis=2)))
+    read = 0
+    for sigma in (0.3 * sigma0, sigma0, 3.0 * sigma0):
+        for ell in (1.0, 2.5, 4.0, 7.5, 10.0):
+            s = shadow_centers_from_table(table, sigma=sigma, ell=ell, kernel="laplacian")
+            if s is not None:  # declined where too many pairs are within eps: the app scans there
+                _same(s, shadow_centers(X, sigma=sigma, ell=ell, kernel="laplacian"))
+                read += 1
+    assert read >= 10
+
+
+def test_too_many_pairs_within_eps_declines(monkeypatch):
+    X = np.random.default_rng(1).normal(size=(300, 40))
+    table = EarlierDistances(X)
+    # 300 x 299 / 2 = 44,850 pairs, above 0.5 per row and feature (6,000): declined
+    assert shadow_centers_from_table(table, sigma=100.0, ell=1.0) is None
+    s = shadow_centers_from_table(table, sigma=1e-3, ell=1.0)  # no pair within eps: every row a center
+    assert s is not None and s.m == 300
+    monkeypatch.setattr(table_module, "PAIRS_PER_ROW_AND_FEATURE", np.inf)
+    assert shadow_centers_from_table(table, sigma=100.0, ell=1.0).m == 1
+    monkeypatch.setattr(table_module, "MAX_PAIRS", 100)
+    assert shadow_centers_from_table(table, sigma=100.0, ell=1.0) is None
+
+
+def test_the_table_refuses_what_the_shadow_refuses():
+    with pytest.raises(ValueError, match="NaN"):
+        EarlierDistances(np.array([[0.0, 1.0], [np.nan, 2.0]]))
+    table = EarlierDistances(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="sigma"):
+        shadow_centers_from_table(table, sigma=0.0, ell=1.0)
+    with pytest.raises(ValueError, match="ell"):
+        shadow_centers_from_table(table, sigma=1.0, ell=-1.0)
+
+
+def test_the_table_is_offered_where_it_was_measured_faster():
+    assert pays_off(5000, 256) and pays_off(1797, 64)
+    assert not pays_off(5000, 16) and not pays_off(1000, 2)  # the screen is cheaper per pair at small d
+    assert not pays_off(table_module.MAX_ROWS + 1, 256)  # the table would not fit its memory budget
