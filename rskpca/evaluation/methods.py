@@ -29,7 +29,8 @@ __all__ = ["Method", "METHODS", "SLOW_ABOVE_M", "SLOW_AT_LARGE_M", "make_estimat
            "check_methods", "perturbs_gram"]
 
 #: Above this m the methods of cost class "slow_at_large_m" take seconds (k-means and herding
-#: iterate over n x m distances): the app runs them only when asked.
+#: iterate over n x m distances; reduced-set construction searches a pre-image over all n rows for
+#: each of its m points): the app runs them only when asked.
 SLOW_ABOVE_M = 400
 
 
@@ -171,7 +172,7 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("rs_construction", "Reduced-set construction", _reduced_set_construction, "extra",
            "Exact KPCA, then eigenvectors rebuilt from m constructed points (Burges 1996; Schoelkopf et "
            "al. 1999). Faster evaluation only: training costs exact KPCA plus the construction.",
-           reduced_set=("reduced_set_", 0), reports_train_parts=True),
+           reduced_set=("reduced_set_", 0), reports_train_parts=True, cost="slow_at_large_m"),
     Method("gram_sparsified", "Sparsified Gram matrix", _gram_sampling(False), "extra",
            "Gram entries kept with probability m/n (scaled 1/p), Lanczos on the sparse matrix, "
            "expansion rounded to m terms (Achlioptas, McSherry & Schoelkopf 2001).",

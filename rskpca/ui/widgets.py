@@ -183,7 +183,8 @@ def choose_methods(key: str, container=st) -> list[str]:
 
 
 def without_slow_methods(names, m: int) -> list[str]:
-    """``names``, less the k-means/herding based methods when m is large and the user has not asked for them.
+    """``names``, less the methods slow at large m (k-means, herding, reduced-set construction) when m is
+    large and the user has not asked for them.
 
     Those methods cost about n * m * iterations to train: seconds to minutes at
     m in the thousands, which would freeze every ell change.
@@ -193,7 +194,7 @@ def without_slow_methods(names, m: int) -> list[str]:
     if m <= compute.SLOW_M or not slow:
         return list(names)
     labels = ", ".join(METHODS[name].label for name in slow)
-    slot.toggle(f"Also run {labels} at m = {m} (k-means / herding with m centers: slow)", key="run_slow")
+    slot.toggle(f"Also run {labels} at m = {m} (their training grows with n x m: slow)", key="run_slow")
     if st.session_state["run_slow"]:
         return list(names)
     slot.caption(f"Skipped at m = {m} > {compute.SLOW_M} to keep the page live: {labels}.")
