@@ -81,6 +81,7 @@ class EarlierDistances:
         #: Row i's distances to rows 0..i-1 start at i (i - 1) / 2 of the packed table.
         self.starts = np.arange(n + 1, dtype=np.int64) * np.arange(-1, n, dtype=np.int64) // 2
         self.starts[0] = 0
+        self._kept = None  # the last candidate pairs found (see _candidates)
         self.packed = np.empty(max(int(self.starts[-1]), 0), dtype=np.float32)
         step = int(max(1, DEFAULT_BLOCK_ELEMENTS // max(n, 1)))
         for start in range(1, n, step):
@@ -92,23 +93,43 @@ class EarlierDistances:
             for r, i in enumerate(range(start, stop)):
                 self.packed[self.starts[i]:self.starts[i + 1]] = G[r, :i]
 
+    def _candidates(self, high: np.float32):
+        """``(values, later, earlier)`` of the stored pairs below ``high``, or None above the limits.
+
+        The last set found is kept: the ell grid asks for decreasing eps, and a smaller eps's
+        candidates are a subset of a larger one's, so all but the first filter the kept pairs
+        instead of reading the whole table (a shared table may be asked from several sessions at
+        once: the kept set is swapped whole, so a race costs work, never a wrong pair).
+        """
+        n, d = self.X.shape
+        limit = min(MAX_PAIRS, PAIRS_PER_ROW_AND_FEATURE * n * d)
+        kept = self._kept
+        if kept is not None and high <= kept[0]:
+            sel = kept[1] < high
+            return (kept[1][sel], kept[2][sel], kept[3][sel]) if np.count_nonzero(sel) <= limit else None
+        below = self.packed < high
+        if np.count_nonzero(below) > limit:
+            return None
+        flat = np.flatnonzero(below)
+        later = np.searchsorted(self.starts, flat, side="right") - 1
+        found = (self.packed[flat], later, flat - self.starts[later])
+        self._kept = (high, *found)
+        return found
+
     def pairs_within(self, eps: float):
         """``(later, earlier)``: every pair of rows within eps (exact predicate), or None above the limits."""
         eps2 = float(eps) * float(eps)
         target = eps2 * self._scale2
-        high = target * (1.0 + _STORE_REL) + self._slack
+        high = np.float32(min(target * (1.0 + _STORE_REL) + self._slack, np.finfo(np.float32).max))
         low = target * (1.0 - _STORE_REL) - self._slack
-        candidate = self.packed < np.float32(min(high, np.finfo(np.float32).max))
-        n, d = self.X.shape
-        if np.count_nonzero(candidate) > min(MAX_PAIRS, PAIRS_PER_ROW_AND_FEATURE * n * d):
+        found = self._candidates(high)
+        if found is None:
             return None
-        flat = np.flatnonzero(candidate)
-        later = np.searchsorted(self.starts, flat, side="right") - 1
-        earlier = flat - self.starts[later]
-        unsure = np.flatnonzero(self.packed[flat] >= low)
+        values, later, earlier = found
+        unsure = np.flatnonzero(values >= low)
         if unsure.size:
             inside = exact_squared_distances(self.X[later[unsure]], self.X[earlier[unsure]]) < eps2
-            keep = np.ones(flat.size, dtype=bool)
+            keep = np.ones(values.size, dtype=bool)
             keep[unsure[~inside]] = False
             later, earlier = later[keep], earlier[keep]
         return later, earlier

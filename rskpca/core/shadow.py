@@ -260,7 +260,7 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
 
 def _result(X, center_indices, labels, sigma, ell, kernel, used) -> ShadowResult:
     return ShadowResult(
-        centers=X[center_indices].copy(),
+        centers=X[center_indices],  # fancy indexing copies already
         center_indices=center_indices,
         weights=np.bincount(labels, minlength=center_indices.shape[0]),
         labels=labels,

@@ -99,7 +99,7 @@ def _earlier_distances(digest: str, _X: np.ndarray) -> EarlierDistances:
     return EarlierDistances(_X)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def timed_shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: str):
     """``(shadow, seconds)``: shadow centers (Algorithm 2) at this sigma and ell, and what they took.
 
@@ -115,6 +115,10 @@ def timed_shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: 
         result = shadow_centers_from_table(_earlier_distances(digest, _X), sigma=sigma, ell=ell, kernel=kernel)
     if result is None:
         result = shadow_centers(_X, sigma=sigma, ell=ell, kernel=kernel)
+    # Kept as a resource, read-only: shared by the pages and sessions without a copy per use (as cached
+    # data would be: 19 shadows of usps' 5,000 x 256 rows put 8 MB of centers each through pickle).
+    for array in (result.centers, result.center_indices, result.weights, result.labels):
+        array.setflags(write=False)
     return result, time.perf_counter() - t0
 
 
