@@ -31,11 +31,11 @@ __all__ = ["EarlierDistances", "MAX_ROWS", "MIN_FEATURES", "pays_off"]
 MAX_ROWS = 8_000
 #: Features from which a shadow read off the table beats the screen: the screen's cost per pair grows
 #: with d, the table's does not. The 19 shadows of the app's ell grid at half, one and two median
-#: distances, screen / table seconds (2026-11-24, ``python -m rskpca.evaluation.bench_shadow_table --usps
-#: /work/shared/datasets/usps.csv.gz --pendigits /work/shared/datasets/pendigits.csv``): usps, 5,000 rows,
-#: d = 256: 1.96 / 0.16, 1.25 / 0.27, 0.93 / 0.38; digits, d = 64: 0.124 / 0.015, 0.101 / 0.020,
-#: 0.079 / 0.030; pendigits, 5,000 rows, d = 16: 0.23 / 0.10, 0.16 / 0.13, 0.06 / 0.11; two moons, d = 2:
-#: even (the table declines every ell). The table itself: 0.27 s for usps, 0.04 s for digits.
+#: distances, screen / table seconds (2026-11-24 15:08, ``python -m rskpca.evaluation.bench_shadow_table
+#: --usps /work/shared/datasets/usps.csv.gz --pendigits /work/shared/datasets/pendigits.csv``): usps, 5,000
+#: rows, d = 256: 2.05 / 0.08, 1.25 / 0.20, 0.92 / 0.29; digits, d = 64: 0.120 / 0.007, 0.105 / 0.012,
+#: 0.087 / 0.027; pendigits, 5,000 rows, d = 16: 0.23 / 0.05, 0.13 / 0.08, 0.06 / 0.11 (mixed); two moons,
+#: d = 2: even (the table declines every ell). The table itself: 0.27 s for usps, 0.03 s for digits.
 MIN_FEATURES = 32
 #: Pairs within eps above which :meth:`EarlierDistances.shadow` declines: the data are dense at that
 #: eps (m much below n), where the blocked screen is fast and resolving millions of pairs is not.
