@@ -286,8 +286,7 @@ def shadow_centers_from_table(table: EarlierDistances, *, sigma: float, ell: flo
     Examples
     --------
     >>> import numpy as np
-    >>> from rskpca.core._shadow_neighbours import EarlierDistances
-from rskpca.core._shadow_neighbours import pays_off as table_pays_off
+    >>> from rskpca.core.shadow import EarlierDistances
     >>> X = np.array([[0.0], [0.1], [1.0], [1.05], [5.0]])
     >>> s = shadow_centers_from_table(EarlierDistances(X), sigma=1.0, ell=4.0)
     >>> s.center_indices.tolist(), s.weights.tolist(), s.algorithm
