@@ -612,3 +612,16 @@ def test_the_embedding_scrubber_holds_every_frame_in_its_range():
     for axis, col in ((fig.layout.xaxis, 0), (fig.layout.yaxis, 1)):
         assert axis.range[0] <= 3.0 * exact[:, col].min() and axis.range[1] >= 3.0 * exact[:, col].max()
     assert fig.layout.modebar.orientation == "v"
+
+
+def test_horizontal_bars_leave_room_for_the_smallest_values_label():
+    """Past the column limit the bars lie down; the label beside the shortest (0.02x) must not run into
+    the method names (a tryout saw it do so): the axis reaches a fifth of its span beyond the values."""
+    from rskpca.plotting._methods import bar_figure
+
+    values = {"a": 1.55, "b": 2.26, "c": 0.31, "d": 0.07, "e": 0.5, "f": 0.02, "g": 3.4}
+    fig = bar_figure(values, title="t", yaxis_title="exact / method", log_y=True, baseline=1.0)
+    assert fig.data[0].orientation == "h"
+    lo, hi = fig.layout.xaxis.range
+    span = np.log10(3.4) - np.log10(0.02)
+    assert np.log10(0.02) - lo >= 0.2 * span and hi - np.log10(3.4) >= 0.2 * span

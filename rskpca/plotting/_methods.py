@@ -286,9 +286,11 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
     value_axis = _log_axis(v if baseline is None else np.append(v, baseline)) if log_y \
         else dict(rangemode="tozero", automargin=True)
     value_axis["title"] = dict(text=yaxis_title)
-    if baseline is not None:
-        value_axis["range"] = _padded_range(np.append(v, baseline), log=log_y)
     horizontal = len(names) > _MAX_COLUMNS
+    if baseline is not None:
+        # Beside a horizontal bar the label is as long as the value's digits, and the axis is the
+        # narrower one: more room, or the smallest value's label ran into the method names (a tryout).
+        value_axis["range"] = _padded_range(np.append(v, baseline), log=log_y, room=0.22 if horizontal else 0.12)
     if baseline is not None:
         style["hovertemplate"] = ("%{y}" if horizontal else "%{x}") + ": %{customdata:" + text_format + "}<extra></extra>"
     if horizontal:
@@ -314,7 +316,7 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
     return fig
 
 
-def _padded_range(values: np.ndarray, *, log: bool) -> list[float]:
+def _padded_range(values: np.ndarray, *, log: bool, room: float = 0.12) -> list[float]:
     """An axis range over ``values`` with room for the value labels at the bars' ends.
 
     Plotly's autorange does not read bars with a ``base`` on a log axis (it runs down to
@@ -324,7 +326,7 @@ def _padded_range(values: np.ndarray, *, log: bool) -> list[float]:
     v = values[np.isfinite(values) & ((values > 0) if log else True)]
     t = np.log10(v) if log else v
     lo, hi = float(t.min()), float(t.max())
-    pad = 0.12 * (hi - lo) or (0.3 if log else max(abs(hi), 1.0) * 0.3)
+    pad = room * (hi - lo) or (0.3 if log else max(abs(hi), 1.0) * 0.3)
     return [lo - pad, hi + pad]
 
 

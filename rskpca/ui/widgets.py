@@ -194,7 +194,7 @@ def without_slow_methods(names, m: int) -> list[str]:
     if m <= compute.SLOW_M or not slow:
         return list(names)
     labels = ", ".join(METHODS[name].label for name in slow)
-    slot.toggle(f"Also run {labels} at m = {m} (their training grows with n x m: slow)", key="run_slow")
+    slot.toggle(f"Also run {labels} at m = {m} (training grows with n x m: slow)", key="run_slow")
     if st.session_state["run_slow"]:
         return list(names)
     slot.caption(f"Skipped at m = {m} > {compute.SLOW_M} to keep the page live: {labels}.")
