@@ -189,9 +189,12 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
         shown = idx[keep]
         size = 5.0 + 20.0 * np.sqrt(w[keep] / w.max()) if w.size else w
         data.append([go.Scattergl(x=_f32(X2[shown, 0]), y=_f32(X2[shown, 1]), marker=dict(size=_f32(size)))])
-        capped = f" (the {max_centers} heaviest drawn)" if idx.size > max_centers else ""
-        titles.append(f"ell = {fr['ell']:g}: m = {idx.size} shadow centers, {idx.size / n:.1%} of n{capped}"
-                      f"{where}{sampled}")
+        capped = f"the {max_centers} heaviest centers drawn" if idx.size > max_centers else ""
+        # What was drawn goes on a second, smaller line: on one line the title ran past both edges of a
+        # half-width chart and was cut at both ends (a tryout, usps: "= 4.5: m = 4139 ... points dra").
+        details = "; ".join(part for part in (where.strip(), capped, sampled.strip("; ")) if part)
+        titles.append(f"ell = {fr['ell']:g}: m = {idx.size} shadow centers, {idx.size / n:.1%} of n"
+                      + (f"<br><span style='font-size:12px'>{details}</span>" if details else ""))
         retained.append(idx.size / n)
     first = data[active][0]
     fig.add_trace(go.Scattergl(x=first.x, y=first.y, mode="markers", name="centers",
