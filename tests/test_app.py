@@ -833,3 +833,27 @@ def test_kernelization_says_when_the_shadow_barely_reduces_the_data():
     at.switch_page("pages/7_Kernelization.py").run()
     _ok(at)
     assert any("little reduction" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_link_carries_the_standardisation_its_sigma_was_chosen_for():
+    """A reloaded link showed raw-scale iris under a sigma chosen for standardised iris (a tryout: m = 88
+    became m = 70, nothing said). The link says std=1 or std=0, and applies it; a link without it keeps the
+    sample's default (wine is standardised by default); a bad value is said, not applied."""
+    at = _app(data="iris", sigma=1.5, ell=4.1, r=3)
+    _ok(at)
+    assert at.query_params["std"] == "0"
+    raw_m = _m(at)
+    at = _app(data="iris", sigma=1.5, ell=4.1, r=3, std=1)
+    _ok(at)
+    assert at.session_state["standardize"] is True and at.query_params["std"] == "1"
+    assert at.session_state["sigma"] == 1.5 and _m(at) != raw_m
+    at.switch_page("pages/1_Data.py").run()
+    _ok(at)
+    assert at.checkbox(key="standardize").value is True
+    at = _app(data="wine")
+    assert at.session_state["standardize"] is True and at.query_params["std"] == "1"
+    at = _app(data="wine", std=0)
+    assert at.session_state["standardize"] is False and at.query_params["std"] == "0"
+    at = _app(data="iris", std="yes")
+    assert any("Ignored std='yes'" in w for w in _link_notes(at)), _link_notes(at)
+    assert at.session_state["standardize"] is False

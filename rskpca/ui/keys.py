@@ -94,6 +94,7 @@ LINK_READ = "_query_loaded"           # the shared link has been applied (once p
 LINK_SIGMA = "_sigma_from_url"        # sigma came from a link that named the data in use
 LINK_PENDING = "_link_pending"        # {"name", "sigma"}: a link's upload that is not here yet
 LINK_NOTES = "_url_problems"          # what of the link was not applied, and why
+LINK_STANDARDIZE = "_link_standardize"  # the link's "std": to apply once its sample's column choices are set
 CV_REQUESTED = "_cv_requested"        # Kernelization: settings whose RSKPCA cross-validation was asked for
 SELECTION = "_selection"              # the linked selection {"table", "rows", "from", "fresh"} (rskpca.ui.selection)
 IMAGE_SHAPES = "_dn_shape"            # Denoise: {data digest: (height, width)} the user gave
@@ -112,6 +113,7 @@ APP_KEYS = {
     SIGMA_DIGEST: "the data sigma was set for", SIGMA_SLIDER: "the sigma slider (a view of sigma)",
     LINK_READ: "the link was applied", LINK_SIGMA: "sigma came from the link",
     LINK_PENDING: "a link's upload not loaded yet", LINK_NOTES: "link settings not applied",
+    LINK_STANDARDIZE: "the link's standardisation, to apply",
     CV_REQUESTED: "cross-validations asked for",
     SELECTION: "the rows selected in any chart",
     IMAGE_SHAPES: "image shapes given per data set", IMAGE_SHAPE_FOR: "the data the image shape is for",

@@ -4,10 +4,11 @@ A link names its data (``data=two_moons`` or ``data=upload:<file name>``)
 because sigma is a length on that data's scale: a sigma chosen for one data set
 means nothing on another (29.77 on Two moons keeps one center). So sigma is
 applied only when the data the link names is what the app shows; otherwise the
-app says so and keeps its own sigma. Kernel, ell and r do not depend on the
-data's scale and are always applied. An upload cannot travel in a link: the link
-names the file, and its sigma is applied if a file of that name is uploaded later
-in the session.
+app says so and keeps its own sigma. ``std=1`` says the sample was standardised
+and ``std=0`` that it was not (the Data page's choice, which sets that scale).
+Kernel, ell and r do not depend on the data's scale and are always applied. An
+upload cannot travel in a link: the link names the file, and its sigma is applied
+if a file of that name is uploaded later in the session.
 """
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ def read_link() -> None:
     elif data in SAMPLES:
         ss["source"] = data
         data_here = True
+        if "std" in qp:  # (links made before it carried "std" keep the sample's default)
+            if qp["std"] in ("0", "1"):
+                # applied once the sample's column choices are set (a new table resets them to its defaults)
+                ss[K.LINK_STANDARDIZE] = qp["std"] == "1"
+            else:
+                notes.append(f"Ignored std={qp['std']!r} from the link: use 1 (standardised) or 0 (raw scale).")
     else:
         notes.append(f"Ignored data={data!r} from the link: not a sample here ({', '.join(SAMPLES)}).")
     if sigma is not None and data_here:
@@ -102,8 +109,13 @@ def link_sigma_for(upload_name: str) -> float | None:
     return None
 
 
-def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int) -> None:
-    """Put the settings in use into the address bar (only when they changed: each write is a browser event)."""
-    want = {"data": data, "kernel": kernel, "sigma": f"{sigma:.6g}", "ell": f"{ell:g}", "r": str(r)}
+def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int, standardized: bool = False) -> None:
+    """Put the settings in use into the address bar (only when they changed: each write is a browser event).
+
+    ``std`` says whether the data were standardised: without it a reloaded or shared link showed raw-scale
+    data under a sigma chosen for standardised data (a tryout: iris, m = 88 became m = 70, no word said).
+    """
+    want = {"data": data, "kernel": kernel, "sigma": f"{sigma:.6g}", "ell": f"{ell:g}", "r": str(r),
+            "std": "1" if standardized else "0"}
     if dict(st.query_params) != want:
         st.query_params.from_dict(want)

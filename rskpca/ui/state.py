@@ -267,6 +267,8 @@ def _build_dataset():
             ss["label_column"] = guess_label_column(df) or NO_LABEL
             ss["standardize"] = bool(source_key.startswith("sample:") and
                                      source_key[7:] in ("wine", "breast_cancer"))
+        if K.LINK_STANDARDIZE in ss and source_key.startswith("sample:"):
+            ss["standardize"] = ss.pop(K.LINK_STANDARDIZE)
         label = ss.get("label_column")
         label = None if label in (None, NO_LABEL) else label
         features = ss.get("feature_columns")
@@ -439,7 +441,7 @@ def sidebar() -> Settings | None:
     selection.sync(table_id(), ds)
     up = _shown_upload()
     write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel, sigma=sigma,
-               ell=settings.ell, r=settings.r)
+               ell=settings.ell, r=settings.r, standardized=ds.standardized)
     return settings
 
 
