@@ -68,5 +68,12 @@ cols = st.columns(len(results))
 for col, r in zip(cols, results):
     col.metric(r["method"], f"{r['mse']:.4g}", None if r["fit_s"] is None else f"fit {r['fit_s']:.3g} s",
                delta_color="off", delta_arrow="off", help="Mean squared error against the clean images")
+noisy_mse = results[0]["mse"]  # the noisy input comes first
+if all(r["mse"] > noisy_mse for r in results[1:]):
+    # (a tryout on usps, r = 5: every method worse than its input, and nothing said why)
+    st.info(f"Every reconstruction is further from the clean images than the noisy input (MSE {noisy_mse:.4g}): "
+            f"at this noise level r = {settings.r} components drop more of the images than of the noise. Raise "
+            "the rank r in the sidebar or the noise level above to see where denoising pays.",
+            icon=":material/info:")
 show_figure(plots.denoise_figure(results, clean, (h, w)), key="dn_images", filename="denoise")
 show_table(table, key="dn_table", filename="denoise")

@@ -81,3 +81,15 @@ def test_the_fixed_point_choice_survives_a_laplacian_and_back():
     at.sidebar.selectbox(key="kernel").set_value("gaussian").run()
     assert not at.exception
     assert at.radio(key="dn_preimage").value == "fixed-point"
+
+
+def test_the_page_says_why_when_every_method_is_worse_than_its_input(digits_page):
+    """A tryout (usps, r = 5) saw every reconstruction worse than the noisy input and nothing said why."""
+    assert not [i for i in digits_page.info if "further from the clean images" in i.value]
+    at = _page(dataset="digits", ell=2, r=10)
+    at.slider(key="dn_level").set_value(0.0).run()  # no noise: the input is the clean images
+    _ok(at, "denoise without noise")
+    mse = _metrics(at)
+    assert mse["noisy input"] == 0.0 and all(v > 0 for k, v in mse.items() if k != "noisy input")
+    notes = [i.value for i in at.info if "further from the clean images" in i.value]
+    assert notes and "r = 10 components" in notes[0], [i.value for i in at.info]
