@@ -857,3 +857,13 @@ def test_a_link_carries_the_standardisation_its_sigma_was_chosen_for():
     at = _app(data="iris", std="yes")
     assert any("Ignored std='yes'" in w for w in _link_notes(at)), _link_notes(at)
     assert at.session_state["standardize"] is False
+
+
+def test_a_link_outside_the_ranges_is_clamped_and_says_so():
+    """A tryout: ell=50 became 10 and r=999 became 20 with nothing said (kernel and sigma were said)."""
+    at = _app(data="iris", ell=50, r=999)
+    _ok(at)
+    assert at.sidebar.slider(key="ell").value == 10.0 and at.sidebar.number_input(key="r").value == 20
+    notes = _link_notes(at)
+    assert any("ell=50 is outside 1..10" in w for w in notes) and any("r=999 is outside 1..20" in w for w in notes)
+    assert not _link_notes(_app(data="iris", ell=4, r=5))

@@ -58,9 +58,13 @@ def read_link() -> None:
     for name, (lo, hi), cast in (("ell", K.ELL_RANGE, float), ("r", K.RANK_RANGE, int)):
         if name in qp:
             try:
-                ss[name] = cast(min(max(cast(qp[name]), lo), hi))
+                asked = cast(qp[name])
             except ValueError:
                 notes.append(f"Ignored {name}={qp[name]!r} from the link: not a number.")
+                continue
+            ss[name] = cast(min(max(asked, lo), hi))
+            if ss[name] != asked:  # (a tryout: ell=50 became 10 and r=999 became 20, nothing said)
+                notes.append(f"The link's {name}={qp[name]} is outside {lo:g}..{hi:g} here: {name} = {ss[name]:g}.")
     sigma = None
     if "sigma" in qp:
         try:

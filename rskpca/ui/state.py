@@ -431,7 +431,8 @@ def sidebar() -> Settings | None:
     sigma = _sigma_controls(sb, ds, median)
     sb.slider("ell (shadow radius eps = sigma / ell)", *ELL_RANGE, key="ell", step=ELL_STEP,
               help="Larger ell: smaller shadows, more centers, better approximation, less speedup.")
-    sb.number_input("rank r (components)", *RANK_RANGE, key="r", step=1)
+    sb.number_input("rank r (components)", *RANK_RANGE, key="r", step=1,
+                    help=f"How many kernel principal components: {RANK_RANGE[0]} to {RANK_RANGE[1]}.")
     shown = ss[K.DATASET_SOURCE]
     settings = Settings(dataset=ds, source=shown, title=_shown_title(), kernel=ss["kernel"], sigma=sigma,
                         ell=float(ss["ell"]), r=int(ss["r"]), sigma_median=median)
