@@ -791,3 +791,22 @@ def test_a_fragments_run_keeps_other_pages_choices_and_a_sidebar_change_after_it
     assert float(ell_value(page)) == pytest.approx(ell + 0.2), f"{ell} -> {ell_value(page)}"
     assert_standardised("after a fragment's run and an ell change")
     assert float(ell_value(page)) == pytest.approx(ell + 0.2), "the sidebar change after the fragment was lost"
+
+
+def test_a_page_switch_is_one_browser_history_entry_and_back_returns_to_the_previous_page(app_server, app_page):
+    """The menu's links carry the settings: a link without them opened its page on a bare address that the
+    page then rewrote, two history entries per page switch, so Back took two presses (a tryout)."""
+    page = app_page
+    open_view(page, app_server, r"data", dataset="iris")
+    entries = page.evaluate("history.length")
+    go_to(page, "Shadow centers")
+    go_to(page, "Bounds")
+    assert page.evaluate("history.length") == entries + 2
+    assert "ell=4" in page.url and "data=iris" in page.url, page.url  # the link's settings travel along
+    page.go_back()
+    wait_for_app_run(page)
+    assert page.get_by_role("heading", level=1).first.inner_text().startswith("Shadow centers")
+    page.go_back()
+    wait_for_app_run(page)
+    assert page.get_by_role("heading", level=1).first.inner_text().startswith("Data")
+    assert_no_exception(page, "after Back")

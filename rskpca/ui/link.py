@@ -113,7 +113,7 @@ def link_sigma_for(upload_name: str) -> float | None:
     return None
 
 
-def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int, standardized: bool = False) -> None:
+def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int, standardized: bool = False) -> dict:
     """Put the settings in use into the address bar (only when they changed: each write is a browser event).
 
     ``std`` says whether the data were standardised: without it a reloaded or shared link showed raw-scale
@@ -123,3 +123,4 @@ def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int, stan
             "std": "1" if standardized else "0"}
     if dict(st.query_params) != want:
         st.query_params.from_dict(want)
+    return want

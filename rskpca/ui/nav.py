@@ -43,16 +43,24 @@ _LINK_STYLE = """<style>
 </style>"""
 
 
-def sidebar_menu() -> None:
-    """The menu at the top of the sidebar: Home, then every view."""
-    st.sidebar.page_link(HOME[0], label=HOME[1], icon=HOME[2])
+def sidebar_menu(where=None, query_params: dict | None = None) -> None:
+    """The menu at the top of the sidebar: Home, then every view.
+
+    ``where``: the container to draw in (the sidebar's top, kept for it); ``query_params``: the
+    link's settings, carried by every link. A link without them opened its page on a bare address,
+    which the page then rewrote with its settings: two browser history entries per page, so Back
+    took two presses (a tryout).
+    """
+    where = where if where is not None else st.sidebar
+    where.page_link(HOME[0], label=HOME[1], icon=HOME[2], query_params=query_params)
     for path, label, _, icon in VIEWS:
-        st.sidebar.page_link(path, label=label, icon=icon)
-    st.sidebar.divider()
+        where.page_link(path, label=label, icon=icon, query_params=query_params)
+    where.divider()
 
 
 def view_links() -> None:
-    """The home page's list of views: each a link (styled as one) with what it shows."""
+    """The home page's list of views: each a link (styled as one, carrying the link's settings) with what it shows."""
     st.html(_LINK_STYLE)
+    params = dict(st.query_params)
     for path, label, what, icon in VIEWS:
-        st.page_link(path, label=f"{label}: {what}", icon=icon)
+        st.page_link(path, label=f"{label}: {what}", icon=icon, query_params=params)

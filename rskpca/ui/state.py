@@ -403,7 +403,7 @@ def sidebar() -> Settings | None:
     _persist_widget_values()
     ss = st.session_state
     sb = st.sidebar
-    sidebar_menu()
+    menu = sb.container()  # filled last: its links carry the settings this run ends with
     for note in ss.pop(K.LINK_NOTES, []):
         st.warning(plain(note), icon=":material/link:")
 
@@ -421,6 +421,7 @@ def sidebar() -> Settings | None:
         show_error(ss[K.DATA_ERROR] + ("" if ds is None else f"\nStill showing: {_shown_title()}."))
     if ds is None:
         st.info("Choose a sample data set in the sidebar, or fix the upload on the Data page.")
+        sidebar_menu(menu, dict(st.query_params))
         return None
     _data_status(sb, ds)
 
@@ -441,8 +442,8 @@ def sidebar() -> Settings | None:
               delta_color="off", delta_arrow="off")
     selection.sync(table_id(), ds)
     up = _shown_upload()
-    write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel, sigma=sigma,
-               ell=settings.ell, r=settings.r, standardized=ds.standardized)
+    sidebar_menu(menu, write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel,
+                                  sigma=sigma, ell=settings.ell, r=settings.r, standardized=ds.standardized))
     return settings
 
 
