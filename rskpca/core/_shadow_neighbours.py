@@ -31,11 +31,11 @@ __all__ = ["EarlierDistances", "MAX_ROWS", "MIN_FEATURES", "pays_off"]
 MAX_ROWS = 8_000
 #: Features from which a shadow read off the table beats the screen: the screen's cost per pair grows
 #: with d, the table's does not. The 19 shadows of the app's ell grid at half, one and two median
-#: distances, screen / table seconds (2026-11-24 15:08, ``python -m rskpca.evaluation.bench_shadow_table
+#: distances, screen / table seconds (2026-11-24 16:34, ``python -m rskpca.evaluation.bench_shadow_table
 #: --usps /work/shared/datasets/usps.csv.gz --pendigits /work/shared/datasets/pendigits.csv``): usps, 5,000
-#: rows, d = 256: 2.05 / 0.08, 1.25 / 0.20, 0.92 / 0.29; digits, d = 64: 0.120 / 0.007, 0.105 / 0.012,
-#: 0.087 / 0.027; pendigits, 5,000 rows, d = 16: 0.23 / 0.05, 0.13 / 0.08, 0.06 / 0.11 (mixed); two moons,
-#: d = 2: even (the table declines every ell). The table itself: 0.27 s for usps, 0.03 s for digits.
+#: rows, d = 256: 2.21 / 0.08, 1.41 / 0.20, 0.99 / 0.31; digits, d = 64: 0.124 / 0.007, 0.104 / 0.011,
+#: 0.081 / 0.025; pendigits, 5,000 rows, d = 16: 0.25 / 0.05, 0.14 / 0.09, 0.07 / 0.12 (mixed); two moons,
+#: d = 2: even (the table declines every ell). The table itself: 0.13 s for usps, 0.02 s for digits.
 MIN_FEATURES = 32
 #: Pairs within eps above which :meth:`EarlierDistances.shadow` declines: the data are dense at that
 #: eps (m much below n), where the blocked screen is fast and resolving millions of pairs is not.
@@ -90,8 +90,9 @@ class EarlierDistances:
             G *= -2.0
             G += sq[start:stop, None]
             G += sq[None, :stop]
-            for r, i in enumerate(range(start, stop)):
-                self.packed[self.starts[i]:self.starts[i + 1]] = G[r, :i]
+            # row i keeps columns 0..i-1; taken row by row, they are the packed table's next stretch
+            earlier = np.arange(stop)[None, :] < np.arange(start, stop)[:, None]
+            self.packed[self.starts[start]:self.starts[stop]] = G[earlier]
 
     def _candidates(self, high: np.float32):
         """``(values, later, earlier)`` of the stored pairs below ``high``, or None above the limits.

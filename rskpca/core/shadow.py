@@ -46,8 +46,9 @@ from rskpca.core._shadow_neighbours import pays_off as table_pays_off
 from rskpca.core._shadow_screen import SCREEN_REL_MARGIN, _blas_scan, earliest_center_within, exact_squared_distances
 from rskpca.core.kernels import get_kernel, resolve_sigma
 
-__all__ = ["ShadowResult", "shadow_centers", "shadow_centers_from_table", "EarlierDistances", "table_pays_off", "exact_squared_distances", "earliest_center_within",
-           "SHADOW_ALGORITHMS", "GRID_MAX_DIM", "SCREEN_REL_MARGIN"]
+__all__ = ["ShadowResult", "shadow_centers", "shadow_centers_from_table", "EarlierDistances", "table_pays_off",
+           "exact_squared_distances", "earliest_center_within", "SHADOW_ALGORITHMS", "GRID_MAX_DIM",
+           "SCREEN_REL_MARGIN"]
 
 #: Accepted values of ``shadow_centers(..., algorithm=)``.
 SHADOW_ALGORITHMS = ("auto", "blas", "grid")

@@ -5,7 +5,7 @@
 
 For each data set (digits and two moons from scikit-learn; a seeded 5,000-row sample of usps
 and the first 5,000 rows of pendigits, as the app caps an upload) and three sigmas (half, one and
-two median pairwise distances), the 19 shadows of :data:`~rskpca.ui.compute.SCRUB_ELLS`, what a
+two median pairwise distances, the median heuristic), the 19 shadows of :data:`~rskpca.ui.compute.SCRUB_ELLS`, what a
 sigma change costs the app's ell scrubbers and curves:
 
 * ``screen_s``: :func:`~rskpca.core.shadow.shadow_centers` at each ell;
@@ -26,19 +26,13 @@ import time
 import numpy as np
 
 from rskpca.core._shadow_neighbours import EarlierDistances, pays_off
+from rskpca.core.kernels import median_heuristic
 from rskpca.core.shadow import shadow_centers, shadow_centers_from_table
 from rskpca.evaluation.timing import machine_load
 
 #: The app's ell grid (rskpca.ui.compute.SCRUB_ELLS; the evaluation layer does not import the app).
 ELLS = tuple(float(e) for e in np.round(np.linspace(1.0, 10.0, 19), 2))
 ROWS = 5000
-
-
-def _median_distance(X: np.ndarray) -> float:
-    rows = np.random.default_rng(0).choice(X.shape[0], size=min(1000, X.shape[0]), replace=False)
-    S = X[rows]
-    d2 = np.maximum((S * S).sum(1)[:, None] + (S * S).sum(1)[None, :] - 2 * S @ S.T, 0)
-    return float(np.median(np.sqrt(d2[np.triu_indices(S.shape[0], 1)])))
 
 
 def data_sets(usps: str | None, pendigits: str | None) -> dict[str, np.ndarray]:
@@ -60,7 +54,7 @@ def grid_rows(X: np.ndarray):
     t0 = time.perf_counter()
     table = EarlierDistances(X)
     build = time.perf_counter() - t0
-    median = _median_distance(X)
+    median = median_heuristic(X)  # the app's default sigma
     rows = []
     for factor in (0.5, 1.0, 2.0):
         sigma = factor * median

@@ -105,7 +105,7 @@ def timed_shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: 
 
     On data with many features (and at most 8,000 rows) they are read off one table of the distances
     to earlier rows, kept for the data set: the 19 shadows of the ell grid then cost a fraction of 19
-    scans at every sigma (usps, 5,000 rows, median sigma: 1.25 -> 0.20 s; ``python -m
+    scans at every sigma (usps, 5,000 rows, median sigma: 1.41 -> 0.20 s; ``python -m
     rskpca.evaluation.bench_shadow_table --usps /work/shared/datasets/usps.csv.gz``). The result is the
     scan's, to the bit.
     """
