@@ -525,6 +525,50 @@ def test_scrubbing_ell_redraws_the_centers_without_a_rerun(app_server, app_page)
     assert after_move["active"] == 8 and after_move["mark"] == before["mark"], after_move
 
 
+def test_a_scrubbed_frame_stays_through_a_rerun_that_keeps_ell_and_follows_a_new_ell(app_server, app_page):
+    """The scrubber steps to the sidebar's ell when that value changes, and only then.
+
+    It used to step after any 100 ms in which the page's attributes were still, and a rerun touches
+    them all along: its redraw came after the run (KDE vs ShDE, digits: 135 ms after the page had
+    settled), and a rerun for another setting threw away the frame the user had scrubbed to.
+    """
+    page = app_page
+    open_view(page, app_server, r"shadow")
+    page.locator(".st-key-shadow_scrubber").scroll_into_view_if_needed()
+    chart = chart_frame(page, "shadow_scrubber")
+    chart.locator(".slider-grip-rect").wait_for()
+    page.wait_for_function(_OPENED, arg="shadow_scrubber")
+    before = page.evaluate(_DRAWN, "shadow_scrubber")
+    grip = chart.locator(".slider-grip-rect").bounding_box()
+    rail = chart.locator(".slider-rail-rect").bounding_box()
+    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(rail["x"] + 0.85 * rail["width"], rail["y"] + rail["height"] / 2, steps=6)
+    page.mouse.up()
+    page.wait_for_timeout(300)
+    scrubbed = page.evaluate(_DRAWN, "shadow_scrubber")
+    assert scrubbed["active"] > before["active"], f"the drag did not move the scrubber: {before} -> {scrubbed}"
+
+    # A rank change reruns the page and leaves ell alone: the scrubbed frame stays.
+    rank = page.locator(".st-key-r input")
+    rank.focus()
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")
+    wait_for_app_run(page)
+    page.wait_for_timeout(300)  # (the old wait was 100 ms after the page went still)
+    kept = page.evaluate(_DRAWN, "shadow_scrubber")
+    assert kept["active"] == scrubbed["active"] and kept["mark"] == scrubbed["mark"], \
+        f"a rerun that kept ell moved the scrubber: {scrubbed} -> {kept}"
+
+    # A new ell in the sidebar: the scrubber follows it.
+    ell = float(ell_value(page))
+    move_ell(page, -5)
+    new_ell = float(ell_value(page))
+    assert new_ell != ell
+    page.wait_for_function(_SHOWS_ELL, arg={"key": "shadow_scrubber", "ell": f"{round(new_ell * 2) / 2:g}"})
+    assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
+
+
 def test_a_sigma_change_redraws_the_scrubber_in_place(app_server, app_page):
     """A new sigma brings new frames: the scrubber keeps its element and draws them with one Plotly.react."""
     page = app_page
