@@ -61,6 +61,10 @@ def test_density_and_embedding_scrubbers():
                                          dict(ell=2.0, shde=kde, m=9, n=9)], kde=kde, gx=g, gy=g)
     assert fig.frames[0].data[0].type == "heatmap"
     assert np.allclose(fig.frames[1].data[0].z, 0.0)
+    # every scrubber's frame title begins "ell = X: " (the e2e tests and a reader look for it)
+    assert [f.layout.title.text.split(": ")[0] for f in fig.frames] == ["ell = 1", "ell = 2"]
+    assert fig.frames[1].layout.title.text.startswith("ell = 2: m = 9 shadow centers, ")
+    assert fig.frames[0].layout.title.text.startswith("ell = 1: m = 1 shadow center, ")  # one, singular
     # One symmetric scale for all frames, its colours stretched near 0: a difference at 4% of
     # the range is as coloured as one at 20% on a linear scale (later frames were all white).
     from plotly.colors import sample_colorscale, unlabel_rgb

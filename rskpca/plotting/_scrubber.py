@@ -193,7 +193,8 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
         # What was drawn goes on a second, smaller line: on one line the title ran past both edges of a
         # half-width chart and was cut at both ends (a tryout, usps: "= 4.5: m = 4139 ... points dra").
         details = "; ".join(part for part in (where.strip(), capped, sampled.strip("; ")) if part)
-        titles.append(f"ell = {fr['ell']:g}: m = {idx.size} shadow centers, {idx.size / n:.1%} of n"
+        titles.append(f"ell = {fr['ell']:g}: m = {idx.size} shadow center{'' if idx.size == 1 else 's'}, "
+                      f"{idx.size / n:.1%} of n"
                       + (f"<br><span style='font-size:12px'>{details}</span>" if details else ""))
         retained.append(idx.size / n)
     first = data[active][0]
@@ -276,7 +277,9 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
         fig.update_xaxes(title_text="KDE", row=1, col=1)
         fig.update_yaxes(title_text="ShDE", range=[0, top * 1.05], row=1, col=1)
         what = "ShDE against KDE at the data points"
-    titles = [f"ell = {fr['ell']:g}, m = {fr['m']}: {what}{note}" for fr in frames]
+    # "ell = X: ..." as the other scrubbers' titles begin (a tryout found this one's "ell = X, m = ...")
+    titles = [f"ell = {fr['ell']:g}: m = {fr['m']} shadow center{'' if fr['m'] == 1 else 's'}, {what}{note}"
+              for fr in frames]
     retained = [fr["m"] / fr["n"] for fr in frames]
     animated = len(fig.data) - 1  # the trace just added is the one the frames update
     return _with_scrubber(fig, [fr["ell"] for fr in frames], retained, data, [animated], titles, strip_row=2,
