@@ -52,6 +52,7 @@ from rskpca.plotting._style import (
     WEBGL_THRESHOLD,
     figure_html,
     method_colors,
+    shadow_centers_text,
     user_text,
     webgl_contexts,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "PALETTE",
     "METHOD_COLORS",
     "method_colors",
+    "shadow_centers_text",
     "user_text",
     "webgl_contexts",
     "figure_html",

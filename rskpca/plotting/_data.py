@@ -17,6 +17,7 @@ from rskpca.plotting._style import (
     _row_ids,
     _scatter_type,
     cyclic_color_marker,
+    shadow_centers_text,
     user_text,
 )
 
@@ -124,7 +125,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     if drawn.size < n:
         note += f"; {drawn.size} of {n} points drawn"
     fig.update_layout(
-        title=(title or f"{idx.size} shadow center{'' if idx.size == 1 else 's'}") + note,
+        title=(title or shadow_centers_text(idx.size)) + note,
         xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
         margin=dict(l=40, r=10, t=50, b=40),
     )

@@ -291,7 +291,6 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
         # Beside a horizontal bar the label is as long as the value's digits, and the axis is the
         # narrower one: more room, or the smallest value's label ran into the method names (a tryout).
         value_axis["range"] = _padded_range(np.append(v, baseline), log=log_y, room=0.22 if horizontal else 0.12)
-    if baseline is not None:
         style["hovertemplate"] = ("%{y}" if horizontal else "%{x}") + ": %{customdata:" + text_format + "}<extra></extra>"
     if horizontal:
         fig = go.Figure(go.Bar(y=names, x=lengths, error_x=err, orientation="h", **style))

@@ -24,8 +24,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, cyclic_color_marker, signed_sqrt_colorscale,
-                                    user_text)
+from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, cyclic_color_marker, shadow_centers_text,
+                                    signed_sqrt_colorscale, user_text)
 
 __all__ = ["subsample_rows", "shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
            "SCRUB_POINTS", "SCRUB_CENTERS"]
@@ -193,8 +193,7 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
         # What was drawn goes on a second, smaller line: on one line the title ran past both edges of a
         # half-width chart and was cut at both ends (a tryout, usps: "= 4.5: m = 4139 ... points dra").
         details = "; ".join(part for part in (where.strip(), capped, sampled.strip("; ")) if part)
-        titles.append(f"ell = {fr['ell']:g}: m = {idx.size} shadow center{'' if idx.size == 1 else 's'}, "
-                      f"{idx.size / n:.1%} of n"
+        titles.append(f"ell = {fr['ell']:g}: m = {shadow_centers_text(idx.size)}, {idx.size / n:.1%} of n"
                       + (f"<br><span style='font-size:12px'>{details}</span>" if details else ""))
         retained.append(idx.size / n)
     first = data[active][0]
@@ -278,8 +277,7 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
         fig.update_yaxes(title_text="ShDE", range=[0, top * 1.05], row=1, col=1)
         what = "ShDE against KDE at the data points"
     # "ell = X: ..." as the other scrubbers' titles begin (a tryout found this one's "ell = X, m = ...")
-    titles = [f"ell = {fr['ell']:g}: m = {fr['m']} shadow center{'' if fr['m'] == 1 else 's'}, {what}{note}"
-              for fr in frames]
+    titles = [f"ell = {fr['ell']:g}: m = {shadow_centers_text(fr['m'])}, {what}{note}" for fr in frames]
     retained = [fr["m"] / fr["n"] for fr in frames]
     animated = len(fig.data) - 1  # the trace just added is the one the frames update
     return _with_scrubber(fig, [fr["ell"] for fr in frames], retained, data, [animated], titles, strip_row=2,

@@ -14,6 +14,17 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative, sample_colorscale
 
 from rskpca.evaluation.methods import METHODS
+
+
+def shadow_centers_text(m: int) -> str:
+    """``"m shadow centers"``, in the singular for one (every title and note that counts them).
+
+    >>> shadow_centers_text(1), shadow_centers_text(341)
+    ('1 shadow center', '341 shadow centers')
+    """
+    return f"{m} shadow center{'' if m == 1 else 's'}"
+
+
 #: Above this many points a scatter is drawn with WebGL.
 WEBGL_THRESHOLD = 1000
 #: Colours for shadow sets, classes and methods (cycled): D3's category10 first (on digits, Dark24's

@@ -11,7 +11,7 @@ import streamlit as st
 
 from rskpca.core.kernels import get_kernel
 from rskpca.evaluation.methods import METHODS
-from rskpca.plotting import figure_html
+from rskpca.plotting import figure_html, shadow_centers_text
 from rskpca.evaluation.methods import SLOW_AT_LARGE_M
 from rskpca.ui import compute
 from rskpca.ui.live_chart import live_chart
@@ -152,13 +152,12 @@ def stop_unless_rank_fits(r: int, n_rows: int) -> None:
 
 def comparison_note(m: int, n_rows: int, n: int) -> None:
     """Say which rows a comparison page's m and m/n are counted on (the sidebar's m counts all n rows)."""
-    centers = "shadow center" if m == 1 else "shadow centers"
     if n_rows < n:
         st.info(f"Exact KPCA needs an n x n matrix, so every method here is trained and compared on a seeded "
-                f"sample of {n_rows} of the {n} rows: m = {m} {centers} of these {n_rows} rows "
+                f"sample of {n_rows} of the {n} rows: m = {shadow_centers_text(m)} of these {n_rows} rows "
                 f"({m / n_rows:.1%}). The sidebar's m counts all {n} rows.")
     else:
-        st.caption(f"On all {n} rows: m = {m} {centers} ({m / n:.1%}), as in the sidebar.")
+        st.caption(f"On all {n} rows: m = {shadow_centers_text(m)} ({m / n:.1%}), as in the sidebar.")
 
 
 def show_text_list(lines) -> None:

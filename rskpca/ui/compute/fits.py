@@ -17,6 +17,7 @@ from rskpca.core._threads import native_threads_off
 from rskpca.evaluation.compare import EXACT_SOLVERS, fit_exact, fit_method
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.evaluation.timing import Timing
+from rskpca.plotting import shadow_centers_text
 from rskpca.ui.compute import shadow
 
 __all__ = ["APP_TIMING", "BASELINE_TIMING", "OWN_TIMING", "REFERENCE_TIMING", "exact_reference", "exact_kpca",
@@ -160,7 +161,7 @@ def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float) -> str:
     >>> "Lower rank r" in msg, "raise ell or lower sigma" in msg
     (False, True)
     """
-    head = (f"rank r = {r} is more than the m = {m} shadow center{'s' if m != 1 else ''} (on these {n_rows} rows) at "
+    head = (f"rank r = {r} is more than the m = {shadow_centers_text(m)} (on these {n_rows} rows) at "
             f"ell = {ell:g} and sigma = {sigma:.4g}: the reduced methods have at most m components. ")
     if m < 2:
         return head + ("One center holds every row, so there is nothing to embed: raise ell or lower sigma "
