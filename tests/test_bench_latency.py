@@ -41,6 +41,21 @@ def test_server_mode_changes_sigma_and_rank_too(tmp_path):
     assert len(m_sigma) > 1 and len(m_rank) == 1, out.stdout
 
 
+def test_server_mode_measures_a_csv_as_if_uploaded(tmp_path):
+    # A relative path, resolved before the tool moves to the app's folder.
+    rows = ["a,b,c"] + [f"{i % 7},{(i * 3) % 11},{i % 5}" for i in range(120)]
+    (tmp_path / "small.csv").write_text("\n".join(rows) + "\n")
+    cmd = [sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"), "--csv", "small.csv",
+           "--max-rows", "100", "--pages", "pages/2_Shadow_centers.py", "--ells", "3", "--per-ell"]
+    out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "small.csv (max rows 100)" in out.stdout
+    # the sidebar's m is the upload's: at most the 100 rows kept
+    m = int(next(line for line in out.stdout.splitlines() if "ell change 1" in line).split("m = ")[1])
+    assert 1 <= m <= 100, out.stdout
+
+
 def test_browser_mode_splits_each_change_into_the_scripts_share_and_the_rest(tmp_path):
     # What a user waits for, and how much of it is the page script (the rest is the browser's drawing)
     import os

@@ -1,5 +1,6 @@
 """Shadows read off the table of distances to earlier rows (rskpca.core._shadow_neighbours)."""
 
+import pickle
 from unittest import mock
 
 import numpy as np
@@ -11,7 +12,7 @@ import rskpca.core._shadow_neighbours as table_module
 from reference import literal_shadow
 from rskpca import shadow_centers
 from rskpca.core._shadow_neighbours import EarlierDistances, pays_off
-from rskpca.core.shadow import shadow_centers_from_table
+from rskpca.core.shadow import ShadowResult, shadow_centers_from_table
 
 
 def _same(a, b):
@@ -119,3 +120,35 @@ def test_the_table_is_offered_where_it_was_measured_faster():
     assert pays_off(5000, 256) and pays_off(1797, 64)
     assert not pays_off(5000, 16) and not pays_off(1000, 2)  # the screen is cheaper per pair at small d
     assert not pays_off(table_module.MAX_ROWS + 1, 256)  # the table would not fit its memory budget
+
+
+def test_centers_read_off_the_table_are_copied_only_when_asked_for_and_stay_put():
+    X = np.random.default_rng(3).standard_normal((60, 40))
+    table = EarlierDistances(X)
+    X[:] = 0.0  # the caller's array changes after the table was made: the table kept its own rows
+    s = shadow_centers_from_table(table, sigma=6.0, ell=1.0)
+    assert s._centers is None  # nothing copied yet (the app's scrubber frames never ask)
+    expected = table.X[s.center_indices]
+    np.testing.assert_array_equal(s.centers, expected)
+    assert s.centers is s.centers  # copied once
+    assert np.any(expected != 0.0)
+    # read-only when the indices are (the app's shared results)
+    s2 = shadow_centers_from_table(table, sigma=6.0, ell=2.0)
+    s2.center_indices.setflags(write=False)
+    assert not s2.centers.flags.writeable
+    # and survives pickling (st.cache_data pickles what it returns) with its centers
+    restored = pickle.loads(pickle.dumps(s2))
+    np.testing.assert_array_equal(restored.centers, s2.centers)
+    with pytest.raises(AttributeError, match="read-only"):
+        s.ell = 3.0
+
+
+def test_a_scan_copies_its_centers_at_once_so_a_later_change_to_x_does_not_reach_them():
+    X = np.random.default_rng(4).standard_normal((50, 3))
+    s = shadow_centers(X, sigma=1.0, ell=2.0)
+    before = X[s.center_indices].copy()
+    X[:] = 7.0
+    np.testing.assert_array_equal(s.centers, before)
+    with pytest.raises(ValueError, match="one of them"):
+        ShadowResult(center_indices=s.center_indices, weights=s.weights, labels=s.labels, eps=s.eps, sigma=1.0,
+                     ell=2.0, kernel="gaussian")

@@ -70,7 +70,10 @@ class EarlierDistances:
     """
 
     def __init__(self, X):
-        self.X = np.ascontiguousarray(check_array_2d(X, name="X"), dtype=np.float64)
+        # The table's own read-only copy: shadows read off it refer to these rows, and read their
+        # centers from them only when asked (ShadowResult.centers).
+        self.X = np.array(check_array_2d(X, name="X"), dtype=np.float64, order="C", copy=True)
+        self.X.setflags(write=False)
         n, d = self.X.shape
         shift, scale = _screen_frame(self.X) if n else (0.0, 1.0)
         Xs = (self.X - shift) * scale

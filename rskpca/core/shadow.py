@@ -33,8 +33,6 @@ propagation rounds settle almost all of them, a short Python loop the rest.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -70,14 +68,16 @@ _GRID_FIXED_SHARE = 0.3
 _SINGLE_THREAD_MAX_ND = 200_000
 
 
-@dataclass(frozen=True)
 class ShadowResult:
     """Output of :func:`shadow_centers`.
 
     Attributes
     ----------
     centers : ndarray of shape (m, d)
-        The shadow centers (rows of X, in creation order).
+        The shadow centers (rows of X, in creation order). Given, or read from ``source``
+        the first time they are asked for: a caller that only needs the indices and
+        weights (the app's ell scrubbers: 19 shadows per sigma) never copies m x d values.
+        Read-only when ``center_indices`` is.
     center_indices : ndarray of shape (m,)
         Row index in X of each center.
     weights : ndarray of shape (m,)
@@ -93,17 +93,53 @@ class ShadowResult:
     algorithm : str
         The path that ran: ``"grid"``, ``"blas"`` or ``"blas+grid"`` (the screen, then
         the grid once that was expected to cost less, see ``GRID_SWITCH_M``); the results are identical.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [0.1], [1.0]])
+    >>> s = ShadowResult(center_indices=np.array([0, 2]), weights=np.array([2, 1]), labels=np.array([0, 0, 1]),
+    ...                  eps=0.5, sigma=1.0, ell=2.0, kernel="gaussian", source=X)
+    >>> s.centers.tolist(), s.m, s.n
+    ([[0.0], [1.0]], 2, 3)
     """
 
-    centers: np.ndarray
-    center_indices: np.ndarray
-    weights: np.ndarray
-    labels: np.ndarray
-    eps: float
-    sigma: float
-    ell: float
-    kernel: str
-    algorithm: str = "blas"
+    __slots__ = ("_centers", "_source", "center_indices", "weights", "labels", "eps", "sigma", "ell", "kernel",
+                 "algorithm")
+
+    def __init__(self, *, center_indices: np.ndarray, weights: np.ndarray, labels: np.ndarray, eps: float,
+                 sigma: float, ell: float, kernel: str, algorithm: str = "blas", centers: np.ndarray | None = None,
+                 source: np.ndarray | None = None):
+        if (centers is None) == (source is None):
+            raise ValueError("pass the centers or the source rows they are read from (one of them).")
+        for name, value in [("_centers", centers), ("_source", source), ("center_indices", center_indices),
+                            ("weights", weights), ("labels", labels), ("eps", eps), ("sigma", sigma), ("ell", ell),
+                            ("kernel", kernel), ("algorithm", algorithm)]:
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"ShadowResult is read-only: cannot set {name!r}.")
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state):
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        return (f"ShadowResult(m={self.m}, n={self.n}, eps={self.eps!r}, sigma={self.sigma!r}, ell={self.ell!r}, "
+                f"kernel={self.kernel!r}, algorithm={self.algorithm!r})")
+
+    @property
+    def centers(self) -> np.ndarray:
+        """The shadow centers (rows of X), read from ``source`` on first use."""
+        if self._centers is None:
+            centers = self._source[self.center_indices]  # fancy indexing copies
+            if not self.center_indices.flags.writeable:
+                centers.setflags(write=False)
+            object.__setattr__(self, "_centers", centers)
+            object.__setattr__(self, "_source", None)
+        return self._centers
 
     @property
     def m(self) -> int:
@@ -260,8 +296,11 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
 
 
 def _result(X, center_indices, labels, sigma, ell, kernel, used) -> ShadowResult:
+    # Rows nobody can change (a table's own copy) are read when the centers are first asked for;
+    # a caller's array could change after the call, so its centers are copied now.
+    lazy = not X.flags.writeable
     return ShadowResult(
-        centers=X[center_indices],  # fancy indexing copies already
+        centers=None if lazy else X[center_indices], source=X if lazy else None,
         center_indices=center_indices,
         weights=np.bincount(labels, minlength=center_indices.shape[0]),
         labels=labels,

@@ -14,7 +14,8 @@ times each rerun. A new ell is a cache miss for everything that depends on ell
 (the shadow, RSKPCA, the bounds at ell) and a hit for everything else, which is
 what a user dragging the slider causes. Finally it returns to an ell already
 seen, which should be all cache hits. ``--controls sigma r`` changes those sidebar
-controls the same way (sigma to multiples of the data's default, r to other ranks).
+controls the same way (sigma to multiples of the data's default, r to other ranks);
+``--csv PATH`` uses a file instead of a sample, as if uploaded on the Data page.
 
 The times are the wall-clock of ``AppTest.run()``: the page script plus
 Streamlit's element processing, no browser and no network. They are noisy on a
@@ -114,7 +115,7 @@ def _shadow_m(at) -> int:
 
 def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeout: float = 600.0,
                  clear_caches: bool = True, profile: bool = False, control: str = "ell",
-                 values=None) -> PageLatency:
+                 values=None, csv: Path | None = None, max_rows: int | None = None) -> PageLatency:
     """Time the first visit of ``page`` and a rerun after each new value of a sidebar control.
 
     Parameters
@@ -139,6 +140,11 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
     values : sequence or None
         Its new values; None: ``ells``, :data:`DEFAULT_SIGMA_FACTORS` times the data's
         default sigma, or :data:`DEFAULT_RANKS`.
+    csv : path or None
+        A file to use instead of ``sample``, as if uploaded on the Data page (parsed by the
+        app's own reader, with the Data page's defaults).
+    max_rows : int or None
+        The Data page's row cap (None: the app's default).
 
     Returns
     -------
@@ -153,6 +159,18 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
         st.cache_data.clear()
     at = AppTest.from_file(str(REPO / APP_FILE), default_timeout=timeout)
     at.session_state["source"] = sample
+    if csv is not None:
+        import hashlib
+
+        from rskpca.ui.keys import UPLOAD, UPLOADED
+
+        data = Path(csv).read_bytes()
+        # What accepting an upload leaves in the session (rskpca.ui.state.accept_upload).
+        at.session_state[UPLOADED] = {"name": Path(csv).name, "digest": hashlib.sha256(data).hexdigest(),
+                                      "bytes": data}
+        at.session_state["source"] = UPLOAD
+    if max_rows is not None:
+        at.session_state["max_rows"] = int(max_rows)
     if page != APP_FILE:
         at.switch_page(page)  # open the page directly: its first run is the cold visit
     start = time.perf_counter()
@@ -363,9 +381,9 @@ def main(argv=None) -> int:
     parser.add_argument("--app", default="app.py", help="the app's entry file (default: ./app.py)")
     parser.add_argument("--browser", action="store_true",
                         help="measure release-to-settled in Chromium instead of AppTest's server-side time")
-    parser.add_argument("--csv", default=None, help="--browser: upload this file on the Data page instead of a sample")
+    parser.add_argument("--csv", default=None, help="use this file (uploaded on the Data page) instead of a sample")
     parser.add_argument("--max-rows", type=int, default=None,
-                        help="--browser with --csv: the Data page's row cap (default: the app's, 5000)")
+                        help="with --csv: the Data page's row cap (default: the app's, 5000)")
     parser.add_argument("--controls", nargs="+", default=["ell"], choices=["ell", "sigma", "r"],
                         help="sidebar controls to change (default: ell); server side, sigma takes "
                              f"{DEFAULT_SIGMA_FACTORS} times the data's default and r {DEFAULT_RANKS}")
@@ -388,6 +406,8 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", action="store_true",
                         help="profile the first change of each page and print the slowest functions")
     args = parser.parse_args(argv)
+    if args.csv:
+        args.csv = str(Path(args.csv).resolve())  # before the server-side mode changes directory
     _quiet_streamlit_logs()  # before anything imports rskpca.ui.compute (its caches warn on creation)
     _use_app(args.app)
     if args.browser:
@@ -405,7 +425,9 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(REPO))
     pages = args.pages or page_files()
     failed = False
-    print(f"latency of changes to {', '.join(args.controls)}, sample={args.sample}, ells={args.ells}, "
+    what = f"csv={args.csv}" + (f" (max rows {args.max_rows})" if args.max_rows else "") if args.csv \
+        else f"sample={args.sample}"
+    print(f"latency of changes to {', '.join(args.controls)}, {what}, ells={args.ells}, "
           f"{_uptime()}; AppTest wall-clock (server side, no browser); noisy on a shared machine.")
     for repeat in range(args.repeats):
         print(f"\nrun {repeat + 1} of {args.repeats}")
@@ -414,7 +436,8 @@ def main(argv=None) -> int:
         for page in pages:
             for control in args.controls:
                 row = measure_page(page, sample=args.sample, ells=args.ells, timeout=args.timeout,
-                                   clear_caches=not args.keep_caches, profile=args.profile, control=control)
+                                   clear_caches=not args.keep_caches, profile=args.profile, control=control,
+                                   csv=args.csv and Path(args.csv), max_rows=args.max_rows)
                 rows.append(row)
                 print(format_row(row), flush=True)
                 if args.per_ell:

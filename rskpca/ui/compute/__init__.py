@@ -117,8 +117,13 @@ def timed_shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: 
         result = shadow_centers(_X, sigma=sigma, ell=ell, kernel=kernel)
     # Kept as a resource, read-only: shared by the pages and sessions without a copy per use (as cached
     # data would be: 19 shadows of usps' 5,000 x 256 rows put 8 MB of centers each through pickle).
-    for array in (result.centers, result.center_indices, result.weights, result.labels):
+    # Centers read off the table are copied only when a page asks for them (ShadowResult.centers, then
+    # read-only as the indices are): the ell scrubbers' frames need only indices and weights, and the
+    # 19 copies (8 MB each on usps) took 13% of a sigma change on Shadow centers (py-spy, live server).
+    for array in (result.center_indices, result.weights, result.labels):
         array.setflags(write=False)
+    if result._centers is not None:
+        result.centers.setflags(write=False)
     return result, time.perf_counter() - t0
 
 
