@@ -192,3 +192,26 @@ def test_the_apps_shadows_come_off_the_table_where_it_pays_and_equal_the_scan():
             assert np.array_equal(got.labels, want.labels)
         if path == "table":
             assert compute.shadow(f"test-{name}", X, 20.0, 2.0, "gaussian").algorithm == "table"
+
+
+def test_the_density_scrubber_and_the_kde_page_share_their_points_and_one_kernel(monkeypatch):
+    """Above 3,000 rows the KDE page compares densities at as many points as keep their kernel whole,
+    and the scrubber draws its frames at those points: one kernel per sigma for both (usps: 800 points)."""
+    from rskpca.ui import compute
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(5000, 3))
+    rows = compute.density_rows(X.shape[0])
+    assert rows.size == compute.DENSITY_KERNEL_MAX_ELEMENTS // X.shape[0] == 800
+    assert compute.density_rows(20_000).size == compute.DENSITY_MIN_POINTS
+    built = []
+    real = compute.kernel_matrix
+    monkeypatch.setattr(compute, "kernel_matrix", lambda *a, **k: built.append(a[0].shape) or real(*a, **k))
+    digest = "density-share-test"
+    compute.density_scrubber(digest, X, 1.5, "gaussian", ["a", "b"])
+    kde, shde = compute.densities_at(digest, X, 1.5, "gaussian", 4.5, X[rows], f"rows{rows.size}")
+    assert built == [(800, 3)]  # the scrubber's kernel, read again by the page
+    s = shadow_centers(X, sigma=1.5, ell=4.5)
+    from rskpca.core.kernels import kernel_row_means
+    np.testing.assert_allclose(shde, kernel_row_means(X[rows], s.centers, sigma=1.5, weights=s.weights), rtol=1e-12)
+    np.testing.assert_allclose(kde, kernel_row_means(X[rows], X, sigma=1.5), rtol=1e-12)

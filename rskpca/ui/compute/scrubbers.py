@@ -14,8 +14,8 @@ import plotly.io as pio
 import streamlit as st
 
 from rskpca.core._threads import native_threads_off
-from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _with_progress, kde_at, kde_grid, shadow, shde_at,
-                               shde_grid)
+from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _with_progress, density_rows, kde_at, kde_grid, shadow,
+                               shde_at, shde_grid)
 from rskpca.ui.compute.fits import fit_methods
 from rskpca.ui.keys import ELL_RANGE
 
@@ -76,11 +76,17 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
     else:
         # At most as many points as keep k(P, X) whole (DENSITY_KERNEL_MAX_ELEMENTS): a frame is then one
         # product. usps, 5,000 rows: 800 points, not 1,000 evaluated against each frame's 4,000 centers
-        # (19 x 25 ms per sigma change).
+        # (19 x 25 ms per sigma change). They are the page's own points when those are kept whole and few
+        # enough to draw (usps: the same 800): one kernel per sigma serves the frames and the page.
         # (Not below 200 points: above 20,000 rows the frames evaluate against the centers again.)
-        points = min(SCRUB_POINTS, 1000, max(200, DENSITY_KERNEL_MAX_ELEMENTS // X.shape[0]))
-        rows = subsample_rows(X.shape[0], points, seed=1)
-        P, key = X[rows], f"scrub{rows.size}"
+        page_rows = density_rows(X.shape[0])
+        if page_rows.size <= 1000 and page_rows.size * X.shape[0] <= DENSITY_KERNEL_MAX_ELEMENTS:
+            rows, key = page_rows, f"rows{page_rows.size}"  # the page's key (pages/3_KDE_vs_ShDE.py)
+        else:
+            points = min(SCRUB_POINTS, 1000, max(200, DENSITY_KERNEL_MAX_ELEMENTS // X.shape[0]))
+            rows = subsample_rows(X.shape[0], points, seed=1)
+            key = f"scrub{rows.size}"
+        P = X[rows]
         kde = kde_at(digest, X, sigma, kernel, P, key)
 
         def point(ell):
