@@ -57,9 +57,15 @@ centers = pd.DataFrame({"center": range(shadow.m), "row": ds.row_ids[shadow.cent
                         "weight": shadow.weights})
 with st.expander("Centers table"):
     show_table(centers, key="shadow_centers_table", filename="shadow_centers")
-is_center = np.zeros(shadow.n, dtype=bool)
-is_center[shadow.center_indices] = True
-download_csv(pd.DataFrame({"row": ds.row_ids, "shadow_set": shadow.labels, "is_center": is_center,
-                           "distance_to_center": shadow.distances_to_centers(ds.X)}),
-             key="shadow_assignment", filename="shadow_assignment",
+
+
+def assignment() -> pd.DataFrame:
+    """Every row's shadow set: made on a click only (the distances read every row and center)."""
+    is_center = np.zeros(shadow.n, dtype=bool)
+    is_center[shadow.center_indices] = True
+    return pd.DataFrame({"row": ds.row_ids, "shadow_set": shadow.labels, "is_center": is_center,
+                         "distance_to_center": shadow.distances_to_centers(ds.X)})
+
+
+download_csv(assignment, key="shadow_assignment", filename="shadow_assignment",
              label="Download every row's shadow set (CSV)")

@@ -882,3 +882,22 @@ def test_a_link_outside_the_ranges_is_clamped_and_says_so():
     notes = _link_notes(at)
     assert any("ell=50 is outside 1..10" in w for w in notes) and any("r=999 is outside 1..20" in w for w in notes)
     assert not _link_notes(_app(data="iris", ell=4, r=5))
+
+
+def test_a_csv_download_is_made_only_when_clicked_from_a_table_or_a_function(monkeypatch):
+    import pandas as pd
+
+    import rskpca.ui.widgets as widgets
+
+    given, made = {}, []
+    monkeypatch.setattr(widgets.st, "download_button", lambda label, data, **kw: given.setdefault(kw["key"], data))
+
+    def table():
+        made.append(1)
+        return pd.DataFrame({"a": [1, 2]})
+
+    widgets.download_csv(table, key="lazy")
+    widgets.download_csv(pd.DataFrame({"b": [3]}), key="eager")
+    assert made == []  # nothing built while the page runs
+    assert given["lazy__csv"]() == b"a\n1\n2\n" and made == [1]
+    assert given["eager__csv"]() == b"b\n3\n"

@@ -93,9 +93,10 @@ def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, heigh
     download_csv(df, key, filename)
 
 
-def download_csv(df: pd.DataFrame, key: str, filename: str | None = None, label: str = "Download table (CSV)") -> None:
-    """A CSV download of ``df``, built only when clicked (for numbers too long to show as a table)."""
-    st.download_button(label, data=lambda: df.to_csv(index=False).encode(),
+def download_csv(df, key: str, filename: str | None = None, label: str = "Download table (CSV)") -> None:
+    """A CSV download of ``df`` (a DataFrame, or a function that returns one: then even the table is
+    made only on a click), built only when clicked (for numbers too long to show as a table)."""
+    st.download_button(label, data=lambda: (df() if callable(df) else df).to_csv(index=False).encode(),
                        file_name=f"{slug(filename or key)}.csv", mime="text/csv", key=f"{key}__csv",
                        on_click="ignore", icon=":material/download:")
 
