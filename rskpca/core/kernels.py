@@ -274,9 +274,15 @@ def gaussian_relative_error(C, sigma: float, w=None, *, dtype=np.float32, others
     ``u``. ``w`` omitted: unit weights. ``others``: rows paired with ``C`` (the new points of
     a projection), measured from ``C``'s mean as well.
     """
+    return _error_in_roundoffs(C, sigma, w, others) * float(np.finfo(dtype).eps) / 2.0
+
+
+def _error_in_roundoffs(C, sigma: float, w=None, others=None) -> float:
+    """:func:`gaussian_relative_error` in units of the roundoff (the same for every dtype)."""
     C = np.asarray(C, dtype=np.float64)
     shift = C.mean(axis=0) if C.shape[0] else np.zeros(C.shape[1])
-    top = float(np.einsum("ij,ij->i", C - shift, C - shift).max(initial=0.0))
+    D = C - shift  # once: a few MB on real data, and a fit asks several times
+    top = float(np.einsum("ij,ij->i", D, D).max(initial=0.0))
     if others is not None:
         O = np.asarray(others, dtype=np.float64) - shift
         top = 0.5 * (top + float(np.einsum("ij,ij->i", O, O).max(initial=0.0)))
@@ -284,7 +290,7 @@ def gaussian_relative_error(C, sigma: float, w=None, *, dtype=np.float32, others
     w = np.asarray([] if w is None else w, dtype=np.float64)
     # (a zero weight's entries are exactly 0 in every path: only positive weights count)
     log_w = float(np.abs(np.log(w[w > 0])).max(initial=0.0))
-    return (4.0 + 2.0 * (d + 3) * top / sigma**2 + 3.0 * log_w) * float(np.finfo(dtype).eps) / 2.0
+    return 4.0 + 2.0 * (d + 3) * top / sigma**2 + 3.0 * log_w
 
 
 def float32_relative_error(C, sigma: float, w=None) -> float:
@@ -299,8 +305,9 @@ def float32_relative_error(C, sigma: float, w=None) -> float:
 def _fused_gaussian_dtype(Y, X, sigma: float, dtype):
     """``dtype``, else float64, if its fused Gaussian blocks of X against Y stay within
     :data:`FUSED_MAX_RELATIVE_ERROR`; None if neither does (the exact path is needed)."""
+    roundoffs = _error_in_roundoffs(Y, sigma, others=X)  # the same for both dtypes: computed once
     for dt in dict.fromkeys((np.dtype(dtype), np.dtype(np.float64))):
-        if gaussian_relative_error(Y, sigma, dtype=dt, others=X) <= FUSED_MAX_RELATIVE_ERROR:
+        if roundoffs * float(np.finfo(dt).eps) / 2.0 <= FUSED_MAX_RELATIVE_ERROR:
             return dt
     return None
 
