@@ -152,3 +152,16 @@ def test_a_scan_copies_its_centers_at_once_so_a_later_change_to_x_does_not_reach
     with pytest.raises(ValueError, match="one of them"):
         ShadowResult(center_indices=s.center_indices, weights=s.weights, labels=s.labels, eps=s.eps, sigma=1.0,
                      ell=2.0, kernel="gaussian")
+
+
+def test_a_shared_result_asked_for_its_centers_from_many_threads_at_once_gives_them_to_each():
+    from concurrent.futures import ThreadPoolExecutor
+
+    X = np.random.default_rng(6).standard_normal((400, 40))
+    table = EarlierDistances(X)
+    for _ in range(20):  # a fresh lazy result each round, asked by 8 threads together
+        s = shadow_centers_from_table(table, sigma=8.0, ell=2.0)
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(lambda _: s.centers, range(8)))
+        for centers in got:
+            np.testing.assert_array_equal(centers, table.X[s.center_indices])

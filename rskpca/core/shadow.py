@@ -133,13 +133,15 @@ class ShadowResult:
     @property
     def centers(self) -> np.ndarray:
         """The shadow centers (rows of X), read from ``source`` on first use."""
-        if self._centers is None:
+        centers = self._centers
+        if centers is None:
+            # (the source stays referenced: a result shared between threads may be asked twice at once,
+            # and each then copies; neither finds it gone)
             centers = self._source[self.center_indices]  # fancy indexing copies
             if not self.center_indices.flags.writeable:
                 centers.setflags(write=False)
             object.__setattr__(self, "_centers", centers)
-            object.__setattr__(self, "_source", None)
-        return self._centers
+        return centers
 
     @property
     def m(self) -> int:
@@ -295,10 +297,9 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
     return _result(X, center_indices, labels, sigma, ell, kernel, used)
 
 
-def _result(X, center_indices, labels, sigma, ell, kernel, used) -> ShadowResult:
-    # Rows nobody can change (a table's own copy) are read when the centers are first asked for;
-    # a caller's array could change after the call, so its centers are copied now.
-    lazy = not X.flags.writeable
+def _result(X, center_indices, labels, sigma, ell, kernel, used, lazy: bool = False) -> ShadowResult:
+    # ``lazy``: X is rows nobody can change (a table's own read-only copy), read when the centers are
+    # first asked for; a caller's array could change after the call, so its centers are copied now.
     return ShadowResult(
         centers=None if lazy else X[center_indices], source=X if lazy else None,
         center_indices=center_indices,
@@ -336,4 +337,4 @@ def shadow_centers_from_table(table: EarlierDistances, *, sigma: float, ell: flo
     found = table.shadow(sigma / ell)
     if found is None:
         return None
-    return _result(table.X, *found, sigma, ell, kernel, "table")
+    return _result(table.X, *found, sigma, ell, kernel, "table", lazy=True)
