@@ -78,7 +78,10 @@ selection.selected_table(ds)
 
 st.subheader("Scrub ell: RSKPCA against exact KPCA at every ell")
 show_scrubber(compute.embedding_scrubber(dig, Xc, exact, sigma, kernel, r, None if ds.y is None else ds.y[rows_idx]),
-              key="emb_scrubber", what="RSKPCA's embedding (aligned to exact KPCA)")
+              key="emb_scrubber", what="RSKPCA's embedding (aligned to exact KPCA)",
+              empty=f"No frame to draw: at sigma = {sigma:.4g} no ell of the grid ({compute.SCRUB_EMBED_ELLS[0]:g} to "
+                    f"{compute.SCRUB_EMBED_ELLS[-1]:g}) gives RSKPCA at least r = {r} shadow centers on these rows. Lower "
+                    "the rank r or sigma.")
 
 left, right = st.columns(2)
 with left:

@@ -915,3 +915,10 @@ def test_kde_page_and_bounds_page_give_one_measured_mmd():
     table = at.dataframe[0].value
     bounds_mmd = float(table.loc[table["theorem"].astype(str) == "5.1", "measured"].iloc[0])
     assert kde_mmd == pytest.approx(bounds_mmd, rel=1e-3)  # the metric shows 4 significant digits
+
+
+def test_embeddings_says_why_its_scrubber_is_missing_when_no_ell_gives_r_centers():
+    at = _app(dataset="two_moons", r=20, sigma=100)
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at, "embeddings")
+    assert any("No frame to draw" in i.value and "r = 20" in i.value for i in at.info), [i.value for i in at.info]

@@ -58,7 +58,7 @@ def _use_selected_ell(key: str) -> None:
         st.session_state[ELL_KEY] = ell
 
 
-def show_scrubber(spec: str, key: str, what: str) -> None:
+def show_scrubber(spec: str, key: str, what: str, empty: str | None = None) -> None:
     """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubbers`) with its instructions.
 
     The chart shows the frame nearest the sidebar's ell and follows the sidebar's slider in the
@@ -66,8 +66,13 @@ def show_scrubber(spec: str, key: str, what: str) -> None:
     strip, steps it to that frame without sending the figure again (a value passed with the
     chart's arguments would: Streamlit resent the whole scrubber, 347 kB per ell change on
     two moons instead of 152 kB).
+
+    ``empty``: said in its place when there is no figure (no ell of the grid could be drawn), so the
+    section's heading does not stand over nothing (a tryout, Embeddings at r = 20 and one center).
     """
     if not spec:
+        if empty:
+            st.info(empty)
         return
     st.caption(f"**Scrub ell**: drag the slider under the chart to watch {what} change with ell, drawn in "
                "your browser without waiting for the server (Play runs through the grid). Click a point of "
