@@ -185,10 +185,12 @@ def test_bad_upload_shows_an_error_and_keeps_the_last_good_data(case):
     errors = _errors(at)
     assert errors, f"{case}: no error shown"
     assert any(name in e or "olumn" in e or "row" in e for e in errors), errors
-    # a table that was read but cannot be used is previewed as such, beside the data still in use (a file
-    # that cannot be read is not selected: the preview stays the data in use's)
+    # a table that was read but cannot be used as chosen is previewed as such, beside the data still in use (a
+    # file that cannot be read, or that no choice could use, is not selected: the preview stays the data in use's,
+    # and the sidebar's source stays on it)
     headers = [h.value for h in at.subheader]
-    if case in ("not_csv", "empty"):
+    if case in ("not_csv", "empty", "text_only", "one_row"):  # unreadable, or no choice could use it: refused
+        assert at.sidebar.selectbox(key="source").value == "iris"
         assert "Preview (first 100 rows of the table)" in headers, headers
     else:
         assert "Preview of the selected table, not in use (first 100 rows)" in headers, headers

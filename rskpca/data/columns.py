@@ -12,7 +12,7 @@ import pandas as pd
 from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
 
 __all__ = ["numeric_columns", "guess_label_column", "column_summary", "stray_text_cells", "stray_text_as_missing",
-           "STRAY_TEXT_SHARE"]
+           "STRAY_TEXT_SHARE", "unusable_reason"]
 
 # Column names that usually hold the class of a row, in order of preference.
 _LABEL_NAMES = ("label", "labels", "target", "class", "classes", "y", "species", "category", "digit")
@@ -30,6 +30,31 @@ def numeric_columns(df: pd.DataFrame) -> list[str]:
     """
     return [c for c in df.columns
             if (is_numeric_dtype(df[c]) or is_bool_dtype(df[c])) and not is_complex_dtype(df[c])]
+
+
+def unusable_reason(df: pd.DataFrame) -> str | None:
+    """Why no choice on the Data page can make a data set of ``df`` (None when one can).
+
+    Fewer than two rows, or no column of numbers (numeric, or numbers with a few stray text cells,
+    which the Data page can use): the app refuses such a file when it is uploaded, as it refuses one
+    it cannot read, instead of selecting a table it can never use.
+
+    Examples
+    --------
+    >>> unusable_reason(pd.DataFrame({"a": [1.0, 2.0]})) is None
+    True
+    >>> unusable_reason(pd.DataFrame({"a": [1.0]}))
+    'it has 1 row; kernel PCA needs at least 2.'
+    >>> unusable_reason(pd.DataFrame({"name": ["ann", "bob"]}))
+    "it has no column of numbers (only text columns ['name']); kernel PCA needs numbers: upload numeric data or convert the columns."
+    """
+    if len(df) < 2:
+        return f"it has {len(df)} row{'s' if len(df) != 1 else ''}; kernel PCA needs at least 2."
+    if not numeric_columns(df) and not stray_text_cells(df, max_cells=0):
+        text = [str(c) for c in df.columns][:10]
+        return (f"it has no column of numbers (only text columns {text}); kernel PCA needs numbers: upload numeric "
+                "data or convert the columns.")
+    return None
 
 
 def guess_label_column(df: pd.DataFrame) -> str | None:

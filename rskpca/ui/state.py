@@ -20,6 +20,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from rskpca.data.columns import unusable_reason
 from rskpca.data.datasets import SAMPLES, DataError, Dataset, guess_label_column
 from rskpca.ui import compute, selection
 from rskpca.ui import keys as K
@@ -170,7 +171,12 @@ def fragment(body):
 def accept_upload(data: bytes, filename: str) -> None:
     """Parse an uploaded file; on success make it the current source (raises DataError otherwise)."""
     digest = hashlib.sha256(data).hexdigest()
-    compute.read_upload(digest, data, filename)  # raises DataError: the caller shows it
+    table = compute.read_upload(digest, data, filename)  # raises DataError: the caller shows it
+    # A table no Data page choice can use (one row, no column of numbers) is refused here, as an unreadable
+    # file is: selected, it left the sidebar naming the upload over "Showing:" the earlier data (a tryout).
+    reason = unusable_reason(table)
+    if reason:
+        raise DataError(f"{filename} cannot be used: {reason}")
     ss = st.session_state
     ss[K.UPLOADED] = {"name": filename, "digest": digest, "bytes": data}
     # The source selectbox is already drawn in this run: switch to the upload on the next one.
