@@ -27,7 +27,8 @@ from rskpca.ui import keys as K
 from rskpca.ui.keys import DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, KEYS, NO_LABEL, RANK_RANGE, UPLOAD
 from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_link, write_link
 from rskpca.ui.nav import sidebar_menu
-from rskpca.ui.widgets import plain, show_error
+from rskpca.ui.heavy import HEAVY_ROWS
+from rskpca.ui.widgets import LITTLE_REDUCTION, plain, show_error
 
 __all__ = ["Settings", "sidebar", "start_page", "fragment", "accept_upload", "handle_upload", "current_table",
            "setting", "column_options", "row_choice", "cv_requested", "request_cv", "upload_error", "ICON",
@@ -446,11 +447,32 @@ def sidebar() -> Settings | None:
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
     sb.metric("shadow centers m (on all n rows)", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n}",
               delta_color="off", delta_arrow="off")
+    _suggest_ell(sb, ds, settings, shadow.m)
     selection.sync(table_id(), ds)
     up = _shown_upload()
     sidebar_menu(menu, write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel,
                                   sigma=sigma, ell=settings.ell, r=settings.r, standardized=ds.standardized))
     return settings
+
+
+def _set_ell(value: float) -> None:
+    st.session_state["ell"] = float(value)
+
+
+def _suggest_ell(sb, ds: Dataset, settings: Settings, m: int) -> None:
+    """Where ell keeps nearly every row (the pages warn of little reduction), a button to the largest ell of
+    the scrubbers' grid that keeps at most a third (a tryout: digits opens at 94% and every page warned).
+    Not above :data:`~rskpca.ui.heavy.HEAVY_ROWS`, where each shadow of the search costs seconds."""
+    if m <= LITTLE_REDUCTION * ds.n or ds.n > HEAVY_ROWS:
+        return
+    found = compute.suggested_ell(ds.digest, ds.X, settings.sigma, settings.kernel)
+    if found is None or found[0] >= settings.ell:
+        return
+    ell, m_there = found
+    sb.button(f"Use ell = {ell:g}: m = {m_there} ({m_there / ds.n:.0%} of n)", key="ell_suggest",
+              on_click=_set_ell, args=(ell,), icon=":material/compress:",
+              help="The largest ell of the scrubbers' grid (steps of 0.5) whose shadow keeps at most a third of "
+                   "the rows at this sigma: enough reduction to see the method work.")
 
 
 def start_page(title: str, *, needs_data: bool = True) -> Settings | None:

@@ -37,6 +37,7 @@ __all__ = [
     "kde_grid", "shde_grid", "densities_at",
     "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
     "SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "shadow_scrubber", "density_scrubber", "embedding_scrubber",
+    "suggested_ell",
 ]
 
 #: Exact kernel PCA (n x n) runs on at most this many rows; comparisons use the same rows for every method.
@@ -392,4 +393,5 @@ from rskpca.ui.compute.scrubbers import (  # noqa: E402
     density_scrubber,
     embedding_scrubber,
     shadow_scrubber,
+    suggested_ell,
 )

@@ -19,13 +19,15 @@ from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _with_progress, dens
 from rskpca.ui.compute.fits import fit_methods
 from rskpca.ui.keys import ELL_RANGE
 
-__all__ = ["SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "shadow_scrubber", "density_scrubber",
-           "embedding_scrubber"]
+__all__ = ["SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "SUGGESTED_SHARE", "shadow_scrubber", "density_scrubber",
+           "embedding_scrubber", "suggested_ell"]
 
 #: The scrubbers' ell grid (the sidebar's range in steps of 0.5).
 SCRUB_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 19), 2))
 #: The embedding scrubber fits RSKPCA at each ell, so it uses a coarser grid (steps of 1).
 SCRUB_EMBED_ELLS = tuple(float(e) for e in np.round(np.linspace(*ELL_RANGE, 10), 2))
+#: The sidebar's suggested ell keeps at most this share of the rows (:func:`suggested_ell`).
+SUGGESTED_SHARE = 1 / 3
 #: Grid cells per axis of the density scrubber (coarser than the page's 80: frames multiply it).
 SCRUB_GRID = 50
 
@@ -149,3 +151,27 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
     note = f" ({rows.size} of {X.shape[0]} rows drawn)" if rows.size < X.shape[0] else ""
     return _embedding_scrubber(f"{digest}:{sigma!r}:{kernel}:{r}", exact.embedding[rows, :2], frames,
                                None if y is None else np.asarray(y)[rows], note)
+
+
+def suggested_ell(digest: str, X: np.ndarray, sigma: float, kernel: str) -> tuple[float, int] | None:
+    """``(ell, m)``: the largest ell of :data:`SCRUB_ELLS` whose shadow keeps at most :data:`SUGGESTED_SHARE`
+    of the rows at this sigma, or None when even the smallest keeps more (sigma is then what to change).
+
+    For data where the default ell keeps nearly every row (digits at its median sigma: 94% at ell = 4,
+    23% at ell = 2), the sidebar offers it in one click. A bisection over the grid (m grows with ell):
+    five or six shadows, from the cache the scrubbers' frames share.
+    """
+    n = X.shape[0]
+
+    def fits(i):
+        return shadow(digest, X, sigma, SCRUB_ELLS[i], kernel).m <= SUGGESTED_SHARE * n
+
+    lo, hi = 0, len(SCRUB_ELLS) - 1
+    if not fits(lo):
+        return None
+    if fits(hi):
+        lo = hi
+    while hi - lo > 1:  # fits(lo) and not fits(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return SCRUB_ELLS[lo], shadow(digest, X, sigma, SCRUB_ELLS[lo], kernel).m
