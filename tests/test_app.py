@@ -942,3 +942,15 @@ def test_where_ell_keeps_nearly_every_row_the_sidebar_offers_one_that_reduces():
     assert not any(b.key == "ell_suggest" for b in at.sidebar.button)  # nothing more to suggest
     # two moons at its default keeps a third already: no button
     assert not any(b.key == "ell_suggest" for b in _app(dataset="two_moons").sidebar.button)
+
+
+def test_the_3d_view_keeps_rskpca_and_the_most_accurate_others():
+    at = _app(dataset="swiss_roll", ell=3.0)
+    at.switch_page("pages/4_Embeddings.py").run()
+    at.segmented_control(key="emb_dims").set_value("3-D").run()
+    _ok(at)
+    titles = [a["text"].split("<br>")[0] for a in _charts(at)[0]["layout"]["annotations"]]
+    errors = at.dataframe[0].value.set_index("method")["alignment_error"]
+    assert titles[:2] == ["Exact KPCA", "ShDE + RSKPCA"] and len(titles) == 4
+    others = errors.drop("ShDE + RSKPCA")
+    assert set(titles[2:]) == set(others.nsmallest(2).index)  # the least accurate one is left out

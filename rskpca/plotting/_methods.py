@@ -223,7 +223,9 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
               else dict(orientation="h", x=0.0, xanchor="left", y=-0.18, yanchor="top"))
     fig.update_layout(title="Eigenvalue spectra (of K/n)", xaxis_title="component", yaxis_title="eigenvalue",
                       margin=dict(l=40, r=10, t=50, b=40), legend=legend, height=None if inside else 600)
-    fig.update_xaxes(tickformat="d", tick0=1, dtick=_integer_step(longest), automargin=True)
+    # The range ends at the last component: padded by autorange, r = 20 grew a tick at 21 (a tryout).
+    fig.update_xaxes(tickformat="d", tick0=1, dtick=_integer_step(longest), automargin=True,
+                     range=[0.5, longest + 0.5])
     if log_y:
         fig.update_yaxes(**_log_axis([y for t in fig.data for y in t.y]))
     return fig

@@ -248,9 +248,10 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
         lim = max(float(np.max(np.abs(np.asarray(fr["shde"]) - kde))) for fr in frames) or 1.0
         for fr in frames:
             data.append([go.Heatmap(z=_f32(np.asarray(fr["shde"]) - kde))])
+        # The bar's title goes under it: above, it ran into the mode bar (a tryout).
+        bar = dict(len=0.75, y=0.62, exponentformat="e", title=dict(text="ShDE - KDE", side="bottom"))
         fig.add_trace(go.Heatmap(x=_f32(gx), y=_f32(gy), z=data[active][0].z, zmin=-lim, zmax=lim,
-                                 colorscale=signed_sqrt_colorscale(), colorbar=dict(len=0.75, y=0.62, exponentformat="e",
-                                                                                    title="ShDE - KDE")),
+                                 colorscale=signed_sqrt_colorscale(), colorbar=bar),
                       row=1, col=1)
         fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)
         fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
