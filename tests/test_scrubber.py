@@ -215,3 +215,31 @@ def test_the_density_scrubber_and_the_kde_page_share_their_points_and_one_kernel
     from rskpca.core.kernels import kernel_row_means
     np.testing.assert_allclose(shde, kernel_row_means(X[rows], s.centers, sigma=1.5, weights=s.weights), rtol=1e-12)
     np.testing.assert_allclose(kde, kernel_row_means(X[rows], X, sigma=1.5), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["shadow", "density grid", "density curve", "density points", "embedding"])
+def test_scrubber_figures_built_from_dicts_pass_plotlys_validation(kind):
+    # built without validation (speed: a sigma change rebuilds them): every property must be one plotly knows
+    import plotly.graph_objects as go
+
+    rng = np.random.default_rng(1)
+    ells = [1.0, 1.5, 2.0]
+    if kind == "shadow":
+        X = rng.normal(size=(40, 2))
+        fig = plots.shadow_scrubber_figure(X, [dict(ell=e, center_indices=np.arange(0, 40, 2 + i),
+                                                    weights=np.ones(len(range(0, 40, 2 + i))))
+                                               for i, e in enumerate(ells)], active=1)
+    elif kind == "embedding":
+        E = rng.normal(size=(30, 3))
+        fig = plots.embedding_scrubber_figure(E, [dict(ell=e, embedding=rng.normal(size=(30, 2)), m=10, n=30,
+                                                       error=0.1) for e in ells], y=rng.integers(0, 3, 30))
+    else:
+        g = np.linspace(0, 1, 5)
+        kde = {"density grid": rng.random((5, 5)), "density curve": rng.random(5),
+               "density points": rng.random(12)}[kind]
+        axes = {"density grid": dict(gx=g, gy=g), "density curve": dict(gx=g), "density points": {}}[kind]
+        fig = plots.density_scrubber_figure([dict(ell=e, m=3, n=12, shde=kde * (1 + 0.1 * i))
+                                             for i, e in enumerate(ells)], kde=kde, **axes)
+    checked = go.Figure(fig.to_dict())  # raises ValueError on any unknown property or bad value
+    assert len(checked.frames) == len(ells) and len(checked.data) == len(fig.data)
+    assert [f.name for f in checked.frames] == ["1", "1.5", "2"]

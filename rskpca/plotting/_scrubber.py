@@ -18,7 +18,9 @@ it already has).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import plotly.graph_objects as go
@@ -55,27 +57,51 @@ def _frame_name(ell: float) -> str:
     return f"{float(ell):g}"
 
 
-def _with_scrubber(fig: go.Figure, ells, retained, frame_data, frame_traces, titles, *, strip_row: int,
-                   active: int = 0) -> go.Figure:
-    """Add the m/n strip (row ``strip_row``), one frame per ell, the slider and a play button."""
+@lru_cache(maxsize=None)
+def _subplot_layout(two_panels: bool) -> dict:
+    """The scrubbers' subplot grid, as a layout dict: one (or two) panels over the m/n strip.
+
+    Made once: ``make_subplots`` took a quarter of a scrubber's build, which a sigma change pays
+    again (the frames, traces and layout are plain dicts for the same reason: plotly's validation
+    of 19 frames was most of the rest; ``tests/test_plots.py`` validates them once).
+    """
+    if two_panels:
+        grid = make_subplots(rows=2, cols=2, row_heights=[0.78, 0.22], vertical_spacing=0.2,
+                             specs=[[{}, {}], [{"colspan": 2}, None]], subplot_titles=("exact KPCA", "RSKPCA", ""))
+    else:
+        grid = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.2)
+    layout = grid.layout.to_plotly_json()
+    layout.pop("template", None)  # the figure's own default, as for any figure
+    return layout
+
+
+def _axis(layout: dict, name: str, **props) -> None:
+    """Merge ``props`` into the layout's axis ``name`` ("xaxis", "yaxis2", ...)."""
+    layout.setdefault(name, {}).update(props)
+
+
+def _with_scrubber(layout: dict, traces: list, ells, retained, frame_data, frame_traces, titles, *,
+                   strip: str, active: int = 0) -> go.Figure:
+    """Add the m/n strip (on axes ``x{strip}``/``y{strip}``), one frame per ell, the slider and a play button."""
     ells = np.asarray(ells, dtype=np.float64)
     retained = np.asarray(retained, dtype=np.float64)
-    fig.add_trace(go.Scatter(x=ells, y=retained, mode="lines+markers", name="m/n over ell (click: use this ell)",
-                             customdata=ells, marker=dict(size=9, color="#3b5bdb"), line=dict(color="#3b5bdb"),
-                             hovertemplate="ell %{x:.3~g}: m/n %{y:.1%}<br>click to use this ell<extra></extra>"),
-                  row=strip_row, col=1)
-    fig.add_trace(go.Scatter(x=[ells[active]], y=[retained[active]], mode="markers", name="this frame",
-                             marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="#e03131", width=3)),
-                             hoverinfo="skip"), row=strip_row, col=1)
-    marker_trace = len(fig.data) - 1
-    frames = []
-    for i, ell in enumerate(ells):
-        data = list(frame_data[i]) + [go.Scatter(x=[ell], y=[retained[i]])]
-        frames.append(go.Frame(name=_frame_name(ell), data=data, traces=list(frame_traces) + [marker_trace],
-                               layout=dict(title=dict(text=titles[i]))))
-    fig.frames = frames
+    on_strip = dict(xaxis=f"x{strip}", yaxis=f"y{strip}")
+    traces.append(dict(type="scatter", x=ells, y=retained, mode="lines+markers",
+                       name="m/n over ell (click: use this ell)", customdata=ells,
+                       marker=dict(size=9, color="#3b5bdb"), line=dict(color="#3b5bdb"),
+                       hovertemplate="ell %{x:.3~g}: m/n %{y:.1%}<br>click to use this ell<extra></extra>",
+                       **on_strip))
+    traces.append(dict(type="scatter", x=[float(ells[active])], y=[float(retained[active])], mode="markers",
+                       name="this frame", marker=dict(size=16, color="rgba(0,0,0,0)",
+                                                      line=dict(color="#e03131", width=3)),
+                       hoverinfo="skip", **on_strip))
+    marker_trace = len(traces) - 1
+    frames = [dict(name=_frame_name(ell), data=list(frame_data[i]) + [dict(type="scatter", x=[float(ell)],
+                                                                           y=[float(retained[i])])],
+                   traces=list(frame_traces) + [marker_trace], layout=dict(title=dict(text=titles[i])))
+              for i, ell in enumerate(ells)]
     step_args = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
-    fig.update_layout(
+    layout.update(
         title=dict(text=titles[active]),
         sliders=[dict(active=active, currentvalue=dict(prefix="ell = ", font=dict(size=14)), pad=dict(t=40),
                       steps=[dict(method="animate", label=_frame_name(ell), args=[[_frame_name(ell)], step_args])
@@ -97,9 +123,10 @@ def _with_scrubber(fig: go.Figure, ells, retained, frame_data, frame_traces, tit
     # m/n is a fraction: a flat strip (m = n at every ell) had Plotly's autorange run it from 0% to 200%
     low, high = float(retained.min()), float(retained.max())
     flat = dict(range=[max(0.0, low - 0.1), min(1.05, high + 0.05)]) if high - low < 1e-3 else {}
-    fig.update_yaxes(title_text="m / n", tickformat=".0%", nticks=4, row=strip_row, col=1, **flat)
-    fig.update_xaxes(title_text="ell", row=strip_row, col=1, range=_strip_range(ells))
-    return fig
+    _axis(layout, f"yaxis{strip}", title=dict(text="m / n"), tickformat=".0%", nticks=4, **flat)
+    strip_range = _strip_range(ells)
+    _axis(layout, f"xaxis{strip}", title=dict(text="ell"), **({} if strip_range is None else dict(range=strip_range)))
+    return go.Figure(dict(data=traces, layout=layout, frames=frames), _validate=False)
 
 
 #: Pixels between the ends of a Plotly slider's rail and its first and last steps (plotly.js
@@ -174,9 +201,9 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
     X2 = X2[:, :2]
     frames = _check_frames(frames)
     rows = subsample_rows(n, max_points)
-    fig = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.2)
-    fig.add_trace(go.Scattergl(x=_f32(X2[rows, 0]), y=_f32(X2[rows, 1]), mode="markers", name="points",
-                               marker=dict(size=4, color="#adb5bd", opacity=0.6), hoverinfo="skip"), row=1, col=1)
+    layout = copy.deepcopy(_subplot_layout(False))
+    traces = [dict(type="scattergl", x=_f32(X2[rows, 0]), y=_f32(X2[rows, 1]), mode="markers", name="points",
+                   marker=dict(size=4, color="#adb5bd", opacity=0.6), hoverinfo="skip", xaxis="x", yaxis="y")]
     data, titles, retained = [], [], []
     sampled = f"; {rows.size} of {n} points drawn" if rows.size < n else ""
     where = " on the first two principal axes" if projected else ""
@@ -188,7 +215,7 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
         keep = np.argsort(-w, kind="stable")[:max_centers] if idx.size > max_centers else slice(None)
         shown = idx[keep]
         size = 5.0 + 20.0 * np.sqrt(w[keep] / w.max()) if w.size else w
-        data.append([go.Scattergl(x=_f32(X2[shown, 0]), y=_f32(X2[shown, 1]), marker=dict(size=_f32(size)))])
+        data.append([dict(type="scattergl", x=_f32(X2[shown, 0]), y=_f32(X2[shown, 1]), marker=dict(size=_f32(size)))])
         capped = f"the {max_centers} heaviest centers drawn" if idx.size > max_centers else ""
         # What was drawn goes on a second, smaller line: on one line the title ran past both edges of a
         # half-width chart and was cut at both ends (a tryout, usps: "= 4.5: m = 4139 ... points dra").
@@ -197,13 +224,13 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
                       + (f"<br><span style='font-size:12px'>{details}</span>" if details else ""))
         retained.append(idx.size / n)
     first = data[active][0]
-    fig.add_trace(go.Scattergl(x=first.x, y=first.y, mode="markers", name="centers",
-                               marker=dict(size=first.marker.size, color="rgba(59,91,219,0.25)",
-                                           line=dict(color="#1c2f8c", width=1.2)),
-                               hovertemplate="center<extra></extra>"), row=1, col=1)
-    fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)
-    fig.update_yaxes(title_text=user_text(axis_titles[1]) if len(axis_titles) > 1 else "", row=1, col=1)
-    return _with_scrubber(fig, [fr["ell"] for fr in frames], retained, data, [1], titles, strip_row=2,
+    traces.append(dict(type="scattergl", x=first["x"], y=first["y"], mode="markers", name="centers",
+                       marker=dict(size=first["marker"]["size"], color="rgba(59,91,219,0.25)",
+                                   line=dict(color="#1c2f8c", width=1.2)),
+                       hovertemplate="center<extra></extra>", xaxis="x", yaxis="y"))
+    _axis(layout, "xaxis", title=dict(text=user_text(axis_titles[0])))
+    _axis(layout, "yaxis", title=dict(text=user_text(axis_titles[1]) if len(axis_titles) > 1 else ""))
+    return _with_scrubber(layout, traces, [fr["ell"] for fr in frames], retained, data, [1], titles, strip="2",
                           active=active)
 
 
@@ -242,47 +269,47 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
     """
     frames = _check_frames(frames)
     kde = np.asarray(kde, dtype=np.float64)
-    fig = make_subplots(rows=2, cols=1, row_heights=[0.78, 0.22], vertical_spacing=0.2)
-    data = []
+    layout = copy.deepcopy(_subplot_layout(False))
+    traces, data = [], []
+    on_main = dict(xaxis="x", yaxis="y")
     if gx is not None and gy is not None:
         lim = max(float(np.max(np.abs(np.asarray(fr["shde"]) - kde))) for fr in frames) or 1.0
         for fr in frames:
-            data.append([go.Heatmap(z=_f32(np.asarray(fr["shde"]) - kde))])
+            data.append([dict(type="heatmap", z=_f32(np.asarray(fr["shde"]) - kde))])
         # The bar's title goes under it: above, it ran into the mode bar (a tryout).
         bar = dict(len=0.75, y=0.62, exponentformat="e", title=dict(text="ShDE - KDE", side="bottom"))
-        fig.add_trace(go.Heatmap(x=_f32(gx), y=_f32(gy), z=data[active][0].z, zmin=-lim, zmax=lim,
-                                 colorscale=signed_sqrt_colorscale(), colorbar=bar),
-                      row=1, col=1)
-        fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)
-        fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
+        traces.append(dict(type="heatmap", x=_f32(gx), y=_f32(gy), z=data[active][0]["z"], zmin=-lim, zmax=lim,
+                           colorscale=signed_sqrt_colorscale(), colorbar=bar, **on_main))
+        _axis(layout, "xaxis", title=dict(text=user_text(axis_titles[0])))
+        _axis(layout, "yaxis", title=dict(text=user_text(axis_titles[1])))
         what = "ShDE - KDE on the grid (one colour scale for every frame, stretched near 0)"
     elif gx is not None:
-        fig.add_trace(go.Scatter(x=_f32(gx), y=_f32(kde), mode="lines", name="KDE", line=dict(width=3)),
-                      row=1, col=1)
+        traces.append(dict(type="scatter", x=_f32(gx), y=_f32(kde), mode="lines", name="KDE", line=dict(width=3),
+                           **on_main))
         for fr in frames:
-            data.append([go.Scatter(y=_f32(fr["shde"]))])
-        fig.add_trace(go.Scatter(x=_f32(gx), y=data[active][0].y, mode="lines", name="ShDE",
-                                 line=dict(dash="dash")), row=1, col=1)
-        fig.update_xaxes(title_text=user_text(axis_titles[0]), row=1, col=1)
-        fig.update_yaxes(title_text="density", row=1, col=1)
+            data.append([dict(type="scatter", y=_f32(fr["shde"]))])
+        traces.append(dict(type="scatter", x=_f32(gx), y=data[active][0]["y"], mode="lines", name="ShDE",
+                           line=dict(dash="dash"), **on_main))
+        _axis(layout, "xaxis", title=dict(text=user_text(axis_titles[0])))
+        _axis(layout, "yaxis", title=dict(text="density"))
         what = "KDE (solid) and ShDE (dashed)"
     else:
         top = max(float(kde.max(initial=0.0)), max(float(np.max(fr["shde"])) for fr in frames))
-        fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", name="ShDE = KDE",
-                                 line=dict(color="gray", dash="dot")), row=1, col=1)
+        traces.append(dict(type="scatter", x=[0, top], y=[0, top], mode="lines", name="ShDE = KDE",
+                           line=dict(color="gray", dash="dot"), **on_main))
         for fr in frames:
-            data.append([go.Scattergl(y=_f32(fr["shde"]))])
-        fig.add_trace(go.Scattergl(x=_f32(kde), y=data[active][0].y, mode="markers", name="data points",
-                                   marker=dict(size=4, opacity=0.6), hoverinfo="skip"), row=1, col=1)
-        fig.update_xaxes(title_text="KDE", row=1, col=1)
-        fig.update_yaxes(title_text="ShDE", range=[0, top * 1.05], row=1, col=1)
+            data.append([dict(type="scattergl", y=_f32(fr["shde"]))])
+        traces.append(dict(type="scattergl", x=_f32(kde), y=data[active][0]["y"], mode="markers", name="data points",
+                           marker=dict(size=4, opacity=0.6), hoverinfo="skip", **on_main))
+        _axis(layout, "xaxis", title=dict(text="KDE"))
+        _axis(layout, "yaxis", title=dict(text="ShDE"), range=[0, top * 1.05])
         what = "ShDE against KDE at the data points"
     # "ell = X: ..." as the other scrubbers' titles begin (a tryout found this one's "ell = X, m = ...")
     titles = [f"ell = {fr['ell']:g}: m = {shadow_centers_text(fr['m'])}, {what}{note}" for fr in frames]
     retained = [fr["m"] / fr["n"] for fr in frames]
-    animated = len(fig.data) - 1  # the trace just added is the one the frames update
-    return _with_scrubber(fig, [fr["ell"] for fr in frames], retained, data, [animated], titles, strip_row=2,
-                          active=active)
+    animated = len(traces) - 1  # the trace just added is the one the frames update
+    return _with_scrubber(layout, traces, [fr["ell"] for fr in frames], retained, data, [animated], titles,
+                          strip="2", active=active)
 
 
 def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: int = 0, note: str = "",
@@ -324,29 +351,28 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     else:
         _, codes = np.unique(np.asarray(y).astype(str), return_inverse=True)
         color = cyclic_color_marker(codes)
-    fig = make_subplots(rows=2, cols=2, row_heights=[0.78, 0.22], vertical_spacing=0.2,
-                        specs=[[{}, {}], [{"colspan": 2}, None]],
-                        subplot_titles=("exact KPCA", method_label, ""))
+    layout = copy.deepcopy(_subplot_layout(True))
+    layout["annotations"][1]["text"] = method_label  # the second panel's title
     marker = dict(size=4, opacity=0.7, **color)
-    fig.add_trace(go.Scattergl(x=_f32(E[:, 0]), y=_f32(E[:, 1]), mode="markers", name="exact KPCA",
-                               marker=marker, hoverinfo="skip"), row=1, col=1)
+    traces = [dict(type="scattergl", x=_f32(E[:, 0]), y=_f32(E[:, 1]), mode="markers", name="exact KPCA",
+                   marker=marker, hoverinfo="skip", xaxis="x", yaxis="y")]
     embeddings = [_as_2d(fr["embedding"], "embedding") for fr in frames]
-    data = [[go.Scattergl(x=_f32(F[:, 0]), y=_f32(F[:, 1]))] for F in embeddings]
-    fig.add_trace(go.Scattergl(x=data[active][0].x, y=data[active][0].y, mode="markers", name=method_label,
-                               marker=marker, hoverinfo="skip"), row=1, col=2)
+    data = [[dict(type="scattergl", x=_f32(F[:, 0]), y=_f32(F[:, 1]))] for F in embeddings]
+    traces.append(dict(type="scattergl", x=data[active][0]["x"], y=data[active][0]["y"], mode="markers",
+                       name=method_label, marker=marker, hoverinfo="skip", xaxis="x2", yaxis="y2"))
     # The approximation's axes follow exact KPCA's, so the eye compares like with like, over a range
     # that holds every frame: frames do not autorange, and the opening frame's range cut RSKPCA's points
     # at ell = 1 off the chart (a tryout).
     x_range, y_range = _padded_ranges([E, *embeddings], 2)
-    fig.update_xaxes(range=x_range, row=1, col=1)
-    fig.update_yaxes(range=y_range, row=1, col=1)
-    fig.update_xaxes(matches="x", row=1, col=2)
-    fig.update_yaxes(matches="y", row=1, col=2)
+    _axis(layout, "xaxis", range=x_range)
+    _axis(layout, "yaxis", range=y_range)
+    _axis(layout, "xaxis2", matches="x")
+    _axis(layout, "yaxis2", matches="y")
     titles = []
     for fr in frames:
         err = f", alignment error {fr['error']:.3g}" if fr.get("error") is not None else ""
         titles.append(f"ell = {fr['ell']:g}: {method_label} on m = {fr['m']} centers ({fr['m'] / fr['n']:.1%} "
                       f"of n){err}{note}")
     retained = [fr["m"] / fr["n"] for fr in frames]
-    return _with_scrubber(fig, [fr["ell"] for fr in frames], retained, data, [1], titles, strip_row=2,
+    return _with_scrubber(layout, traces, [fr["ell"] for fr in frames], retained, data, [1], titles, strip="3",
                           active=active)
