@@ -625,3 +625,18 @@ def test_horizontal_bars_leave_room_for_the_smallest_values_label():
     lo, hi = fig.layout.xaxis.range
     span = np.log10(3.4) - np.log10(0.02)
     assert np.log10(0.02) - lo >= 0.2 * span and hi - np.log10(3.4) >= 0.2 * span
+
+
+@pytest.mark.parametrize("with_points", [False, True])
+def test_density_grid_figure_passes_plotlys_validation(with_points):
+    # built from plain dicts without validation (speed): every property must still be one plotly knows
+    import plotly.graph_objects as go
+
+    rng = np.random.default_rng(2)
+    g = np.linspace(0, 1, 6)
+    K = rng.random((6, 6))
+    P = rng.normal(size=(20, 2)) if with_points else None
+    fig = plots.density_grid_figure(g, g, K, K * 1.1, points=P, centers=None if P is None else P[:5])
+    checked = go.Figure(fig.to_dict())  # raises ValueError on any unknown property or bad value
+    assert len(checked.data) == (5 if with_points else 3)
+    assert [a.text for a in checked.layout.annotations] == ["KDE", "ShDE", "ShDE - KDE"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import plotly.graph_objects as go
@@ -214,6 +216,21 @@ def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False)
 _DENSITY_DOMAINS = ((0.0, 0.27), (0.315, 0.585), (0.705, 0.975))
 
 
+@lru_cache(maxsize=None)
+def _density_grid_layout() -> dict:
+    """The KDE / ShDE / difference panels' grid as a layout dict (made once: make_subplots is slow)."""
+    layout = make_subplots(rows=1, cols=3, shared_yaxes=True,
+                           subplot_titles=("KDE", "ShDE", "ShDE - KDE")).layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
+
+
+@lru_cache(maxsize=None)
+def _named_scale(name: str):
+    """A named colour scale as plotly's validation writes it into the figure (a list of [t, colour])."""
+    return go.Heatmap(colorscale=name).colorscale
+
+
 def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
                         axis_titles: Sequence[str] = ("x1", "x2")) -> go.Figure:
     """KDE, ShDE and their difference as heatmaps on a grid.
@@ -252,32 +269,36 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
     diff = shde - kde
     lim = float(np.max(np.abs(diff))) or 1.0
     top = float(max(kde.max(), shde.max()))
-    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, subplot_titles=("KDE", "ShDE", "ShDE - KDE"))
+    # Built as dicts on a grid made once (:func:`_density_grid_layout`): plotly's validation and
+    # make_subplots took 24 ms of every ell or sigma change on 2-D data (tests/test_plots.py validates it).
+    layout = copy.deepcopy(_density_grid_layout())
     # Smoothed heatmaps of float32 grids: the browser draws them as images, far faster than
     # contour lines on every redraw, and the grids travel at half the bytes.
-    common = dict(x=gx.astype(np.float32), y=gy.astype(np.float32), zsmooth="best")
+    common = dict(type="heatmap", x=gx.astype(np.float32), y=gy.astype(np.float32), zsmooth="best")
     # KDE and ShDE share one colour scale, drawn in the gap right of the ShDE panel; the
     # difference's scale sits right of its panel. Both stand clear of the panels.
     bar = dict(len=0.9, thickness=10, xanchor="left", title=dict(side="top"), exponentformat="e")
-    fig.add_trace(go.Heatmap(z=kde.astype(np.float32), zmin=0, zmax=top, colorscale="Viridis", name="KDE",
-                             colorbar=bar | dict(x=_DENSITY_DOMAINS[1][1] + 0.01, title_text="density"),
-                             **common), 1, 1)
-    fig.add_trace(go.Heatmap(z=shde.astype(np.float32), zmin=0, zmax=top, colorscale="Viridis", name="ShDE",
-                             showscale=False, **common), 1, 2)
-    fig.add_trace(go.Heatmap(z=diff.astype(np.float32), zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
-                             name="ShDE - KDE", colorbar=bar | dict(x=_DENSITY_DOMAINS[2][1] + 0.01),
-                             **common), 1, 3)
+    traces = [
+        dict(z=kde.astype(np.float32), zmin=0, zmax=top, colorscale=_named_scale("Viridis"), name="KDE",
+             colorbar=bar | dict(x=_DENSITY_DOMAINS[1][1] + 0.01, title=dict(side="top", text="density")),
+             xaxis="x", yaxis="y", **common),
+        dict(z=shde.astype(np.float32), zmin=0, zmax=top, colorscale=_named_scale("Viridis"), name="ShDE",
+             showscale=False, xaxis="x2", yaxis="y2", **common),
+        dict(z=diff.astype(np.float32), zmin=-lim, zmax=lim, colorscale=_named_scale("RdBu"), reversescale=True,
+             name="ShDE - KDE", colorbar=bar | dict(x=_DENSITY_DOMAINS[2][1] + 0.01), xaxis="x3", yaxis="y3",
+             **common),
+    ]
     P = None if points is None else _as_2d(points, "points")
     Cn = None if centers is None else _as_2d(centers, "centers")
     # WebGL by the points of both panels together (one canvas), as SVG styles every point at each redraw.
-    scatter = _scatter_type(sum(0 if A is None else A.shape[0] for A in (P, Cn)))
+    scatter = _scatter_type(sum(0 if A is None else A.shape[0] for A in (P, Cn))).__name__.lower()
     if P is not None:
-        fig.add_trace(scatter(x=P[:, 0], y=P[:, 1], mode="markers", name="data",
-                              marker=dict(size=3, color="white", opacity=0.6), hoverinfo="skip"), 1, 1)
+        traces.append(dict(type=scatter, x=P[:, 0], y=P[:, 1], mode="markers", name="data",
+                           marker=dict(size=3, color="white", opacity=0.6), hoverinfo="skip", xaxis="x", yaxis="y"))
     if Cn is not None:
-        fig.add_trace(scatter(x=Cn[:, 0], y=Cn[:, 1], mode="markers", name="centers",
-                              marker=dict(size=6, color="white", line=dict(color="black", width=1)),
-                              hoverinfo="skip"), 1, 2)
+        traces.append(dict(type=scatter, x=Cn[:, 0], y=Cn[:, 1], mode="markers", name="centers",
+                           marker=dict(size=6, color="white", line=dict(color="black", width=1)),
+                           hoverinfo="skip", xaxis="x2", yaxis="y2"))
     x_range = [float(gx.min()), float(gx.max())]
     y_range = [float(gy.min()), float(gy.max())]
     for col, domain in enumerate(_DENSITY_DOMAINS, start=1):
@@ -286,19 +307,20 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
         # picture. The panel shrinks inside its slot rather than showing space outside the grid.
         # The x title follows its tick labels (automargin), and a panel shrunk in height keeps to the
         # top, under its title.
-        fig.update_xaxes(title=dict(text=user_text(axis_titles[0]), standoff=4), automargin=True, domain=domain,
-                         range=x_range, constrain="domain", row=1, col=col)
-        fig.update_yaxes(range=y_range, scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain",
-                         constraintoward="top", row=1, col=col)
-    fig.update_yaxes(title_text=user_text(axis_titles[1]), row=1, col=1)
+        layout[f"xaxis{suffix}"].update(title=dict(text=user_text(axis_titles[0]), standoff=4), automargin=True,
+                                        domain=list(domain), range=x_range, constrain="domain")
+        layout[f"yaxis{suffix}"].update(range=y_range, scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain",
+                                        constraintoward="top")
+    layout["yaxis"]["title"] = dict(text=user_text(axis_titles[1]))
     # The panels' titles over the panels' slots.
-    for annotation, domain in zip(fig.layout.annotations, _DENSITY_DOMAINS):
-        annotation.x = sum(domain) / 2
+    for annotation, domain in zip(layout["annotations"], _DENSITY_DOMAINS):
+        annotation["x"] = sum(domain) / 2
     # Tall enough that panels of a roughly square grid fill their slots at a typical width.
     aspect = (y_range[1] - y_range[0]) / ((x_range[1] - x_range[0]) or 1.0)
     panel_width = (_DENSITY_DOMAINS[0][1] - _DENSITY_DOMAINS[0][0]) * (_TYPICAL_WIDTH - 90)
     height = int(np.clip(panel_width * aspect + 100, 220, 700))
-    fig.update_layout(showlegend=False, height=height, margin=dict(l=40, r=10, t=50, b=40))
+    layout.update(showlegend=False, height=height, margin=dict(l=40, r=10, t=50, b=40))
+    fig = go.Figure(dict(data=traces, layout=layout), _validate=False)
     return fig
 
 
