@@ -1,8 +1,5 @@
 """The ell scrubbers: frames carry only what changes, within budgets, as compact arrays."""
 
-import base64
-import json
-
 import numpy as np
 import plotly.io as pio
 import pytest
@@ -246,28 +243,3 @@ def test_scrubber_figures_built_from_dicts_pass_plotlys_validation(kind):
     checked = go.Figure(fig.to_dict())  # raises ValueError on any unknown property or bad value
     assert len(checked.frames) == len(ells) and len(checked.data) == len(fig.data)
     assert [f.name for f in checked.frames] == ["1", "1.5", "2"]
-
-
-def test_the_density_scrubbers_points_within_the_pages_read_their_kernel_from_the_pages(monkeypatch):
-    """Up to 3,000 rows the page compares at every row (its kernel kept whole up to 2,000); the scrubber's
-    1,000 points are rows of it, so their kernel is read from the page's, not computed again."""
-    from rskpca.core.kernels import kernel_row_means
-    from rskpca.plotting import subsample_rows
-    from rskpca.ui import compute
-
-    X = np.random.default_rng(7).normal(size=(1500, 3))
-    built = []
-    real = compute.kernel_matrix
-    monkeypatch.setattr(compute, "kernel_matrix", lambda *a, **k: built.append(a[0].shape) or real(*a, **k))
-    digest = "density-subset-test"
-    spec = json.loads(compute.density_scrubber(digest, X, 1.2, "gaussian", ["a", "b"]))
-    rows = compute.density_rows(X.shape[0])
-    compute.densities_at(digest, X, 1.2, "gaussian", 3.0, X[rows], f"rows{rows.size}")
-    assert built == [(1500, 3)]  # the page's kernel, built once for both
-    # the frames are the ShDE at the scrubber's usual 1,000 points, as evaluated directly
-    P = X[subsample_rows(1500, 1000, seed=1)]
-    frame = next(f for f in spec["frames"] if f["name"] == "3")
-    y = frame["data"][0]["y"]
-    drawn = np.frombuffer(base64.b64decode(y["bdata"]), dtype=np.dtype(y["dtype"])) if isinstance(y, dict) else y
-    s = shadow_centers(X, sigma=1.2, ell=3.0)
-    np.testing.assert_allclose(drawn, kernel_row_means(P, s.centers, sigma=1.2, weights=s.weights), rtol=1e-6)

@@ -37,7 +37,7 @@ __all__ = [
     "kde_grid", "shde_grid", "densities_at",
     "bounds_rows", "bounds_sweep", "mmd", "apriori_rows", "sweep_rows", "shadow_rows", "cross_validated",
     "SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "shadow_scrubber", "density_scrubber", "embedding_scrubber",
-    "suggested_ell", "subset_points",
+    "suggested_ell",
 ]
 
 #: Exact kernel PCA (n x n) runs on at most this many rows; comparisons use the same rows for every method.
@@ -174,33 +174,10 @@ def _grid(X2: np.ndarray, size: int):
     return axes
 
 
-#: Point sets whose kernel is rows of another kept one: ``(digest, points_key) -> (parent key, the parent's
-#: rows of X, the rows of the parent)``, registered by :func:`subset_points` (row numbers only; the newest 64).
-_SUBSETS: dict[tuple[str, str], tuple[str, np.ndarray, np.ndarray]] = {}
-
-
-def subset_points(digest: str, X: np.ndarray, parent_rows: np.ndarray, parent_key: str,
-                  within: np.ndarray) -> tuple[np.ndarray, str]:
-    """``(P, key)``: rows ``within`` of the point set ``X[parent_rows]`` (key ``parent_key``), whose kernel is
-    read from the parent's, kept whole, instead of computed again (digits: the KDE scrubber's 1,000 points
-    within the page's 1,797)."""
-    key = f"{parent_key}[{within.size} rows]"
-    _SUBSETS.pop((digest, key), None)
-    _SUBSETS[(digest, key)] = (parent_key, parent_rows, within)
-    while len(_SUBSETS) > 64:
-        _SUBSETS.pop(next(iter(_SUBSETS)))
-    return X[parent_rows[within]], key
-
-
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _points_kernel(digest: str, _X: np.ndarray, sigma: float, kernel: str, _P: np.ndarray, points_key: str):
     """``k(P, X)``, read-only: kept whole (a resource, not copied per use as cached data is)."""
-    parent = _SUBSETS.get((digest, points_key))
-    if parent is not None:
-        parent_key, parent_rows, within = parent
-        K = _points_kernel(digest, _X, sigma, kernel, _X[parent_rows], parent_key)[within]  # a copy
-    else:
-        K = kernel_matrix(_P, _X, sigma=sigma, kernel=kernel)
+    K = kernel_matrix(_P, _X, sigma=sigma, kernel=kernel)
     K.setflags(write=False)
     return K
 

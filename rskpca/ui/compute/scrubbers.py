@@ -15,7 +15,7 @@ import streamlit as st
 
 from rskpca.core._threads import native_threads_off
 from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _with_progress, density_rows, kde_at, kde_grid, shadow,
-                               shde_at, shde_grid, subset_points)
+                               shde_at, shde_grid)
 from rskpca.ui.compute.fits import fit_methods
 from rskpca.ui.keys import ELL_RANGE
 
@@ -82,20 +82,13 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
         # enough to draw (usps: the same 800): one kernel per sigma serves the frames and the page.
         # (Not below 200 points: above 20,000 rows the frames evaluate against the centers again.)
         page_rows = density_rows(X.shape[0])
-        page_key = f"rows{page_rows.size}"  # the page's key (pages/3_KDE_vs_ShDE.py)
-        kept = page_rows.size * X.shape[0] <= DENSITY_KERNEL_MAX_ELEMENTS
-        if kept and page_rows.size <= 1000:
-            rows, key = page_rows, page_key
-            P = X[rows]
-        elif kept:  # (digits: 1,000 of the page's 1,797 points, their kernel rows of the page's)
-            within = subsample_rows(page_rows.size, 1000, seed=1)
-            rows = page_rows[within]
-            P, key = subset_points(digest, X, page_rows, page_key, within)
+        if page_rows.size <= 1000 and page_rows.size * X.shape[0] <= DENSITY_KERNEL_MAX_ELEMENTS:
+            rows, key = page_rows, f"rows{page_rows.size}"  # the page's key (pages/3_KDE_vs_ShDE.py)
         else:
             points = min(SCRUB_POINTS, 1000, max(200, DENSITY_KERNEL_MAX_ELEMENTS // X.shape[0]))
             rows = subsample_rows(X.shape[0], points, seed=1)
             key = f"scrub{rows.size}"
-            P = X[rows]
+        P = X[rows]
         kde = kde_at(digest, X, sigma, kernel, P, key)
 
         def point(ell):
