@@ -64,8 +64,10 @@ def embedding_view(emb: dict, errors: dict) -> None:
         rest.sort(key=lambda label: (label != "ShDE + RSKPCA", errors.get(label, float("inf"))))
         keep = [first, *rest[:3]]
         if len(emb) > 4:
-            st.caption("3-D shows exact KPCA, RSKPCA and the most accurate of the others, four views in all "
-                       "(one WebGL view each; browsers allow only a few).")
+            left_out = ", ".join(rest[3:])
+            st.caption(f"3-D draws four views (one WebGL view each; browsers allow only a few): exact KPCA, "
+                       f"ShDE + RSKPCA and the two others with the lowest alignment error (err). Left out: "
+                       f"{left_out}; the 2-D view shows every method.")
         emb = {k: emb[k] for k in keep}
     y = None if ds.y is None else ds.y[rows_idx]
     fig = plots.embedding_figure(emb, y=y, label_name=str(ds.label_name or "label"),

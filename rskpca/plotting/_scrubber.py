@@ -279,7 +279,8 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
         # The bar's title goes under it: above, it ran into the mode bar (a tryout).
         bar = dict(len=0.75, y=0.62, exponentformat="e", title=dict(text="ShDE - KDE", side="bottom"))
         traces.append(dict(type="heatmap", x=_f32(gx), y=_f32(gy), z=data[active][0]["z"], zmin=-lim, zmax=lim,
-                           colorscale=signed_sqrt_colorscale(), colorbar=bar, **on_main))
+                           colorscale=signed_sqrt_colorscale(), colorbar=bar, name="ShDE - KDE",
+                           hovertemplate="(%{x:.3g}, %{y:.3g})<br>ShDE - KDE %{z:.3g}<extra></extra>", **on_main))
         _axis(layout, "xaxis", title=dict(text=user_text(axis_titles[0])))
         _axis(layout, "yaxis", title=dict(text=user_text(axis_titles[1])))
         what = "ShDE - KDE on the grid (one colour scale for every frame, stretched near 0)"
