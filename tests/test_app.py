@@ -924,6 +924,9 @@ def test_embeddings_says_why_its_scrubber_is_missing_when_no_ell_gives_r_centers
     at.switch_page("pages/4_Embeddings.py").run()
     _ok(at, "embeddings")
     assert any("No frame to draw" in i.value and "r = 20" in i.value for i in at.info), [i.value for i in at.info]
+    # and the error above agrees: at sigma = 100 no ell gives more centers, so it does not say to raise ell
+    errors = _errors(at)
+    assert len(errors) == 1 and "Raising ell cannot help" in errors[0] and "raise ell" not in errors[0], errors
 
 
 def test_where_ell_keeps_nearly_every_row_the_sidebar_offers_one_that_reduces():

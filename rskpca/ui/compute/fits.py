@@ -19,6 +19,7 @@ from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.evaluation.timing import Timing
 from rskpca.plotting import shadow_centers_text
 from rskpca.ui.compute import shadow
+from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["APP_TIMING", "BASELINE_TIMING", "OWN_TIMING", "REFERENCE_TIMING", "exact_reference", "exact_kpca",
            "RANK_BUCKETS", "computed_rank", "exact_embedding", "method_result", "rank_message", "fit_methods"]
@@ -170,20 +171,30 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
                           shadow=selected)
 
 
-def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float) -> str:
+def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float, m_at_largest_ell: int | None = None) -> str:
     """r > m, in the sidebar's words, with the fix.
 
     A single center has nothing to embed, and the pages need at least 2 components: then the fix
     is more centers, not a rank of 1 (which a tryout followed, only to be told to raise it again).
+    ``m_at_largest_ell``: m at the sidebar's largest ell; when even that is below r, raising ell
+    cannot help and the message says so (a tryout was told to raise ell at sigma = 100, where
+    every ell up to 10 keeps one center).
 
     >>> "Lower rank r to 3 or less" in rank_message(5, 3, 100, 4.0, 1.0)
     True
     >>> msg = rank_message(5, 1, 100, 4.0, 1e6)
     >>> "Lower rank r" in msg, "raise ell or lower sigma" in msg
     (False, True)
+    >>> msg = rank_message(5, 1, 100, 4.0, 1e6, m_at_largest_ell=1)
+    >>> "raise ell" in msg, "even at ell = 10" in msg
+    (False, True)
     """
     head = (f"rank r = {r} is more than the m = {shadow_centers_text(m)} (on these {n_rows} rows) at "
             f"ell = {ell:g} and sigma = {sigma:.4g}: the reduced methods have at most m components. ")
+    if m_at_largest_ell is not None and m_at_largest_ell < max(r, 2):
+        return head + (f"Raising ell cannot help: even at ell = {ELL_RANGE[1]:g} the shadow keeps "
+                       f"m = {shadow_centers_text(m_at_largest_ell)}. Lower sigma (smaller shadows, more centers)"
+                       + (f", or lower rank r to {m_at_largest_ell} or less." if m_at_largest_ell >= 2 else "."))
     if m < 2:
         return head + ("One center holds every row, so there is nothing to embed: raise ell or lower sigma "
                        "(smaller shadows, more centers).")
@@ -212,5 +223,7 @@ def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str,
         except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
             failures.append(f"{METHODS[name].label}: {exc}")
     if failures and r > m:
-        return results, [rank_message(r, m, X.shape[0], ell, sigma)]
+        # m at the sidebar's largest ell (a cached shadow): whether raising ell can help at all
+        most = shadow(digest, X, sigma, ELL_RANGE[1], kernel).m
+        return results, [rank_message(r, m, X.shape[0], ell, sigma, m_at_largest_ell=most)]
     return results, failures
