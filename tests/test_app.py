@@ -931,20 +931,23 @@ def test_embeddings_says_why_its_scrubber_is_missing_when_no_ell_gives_r_centers
 
 def test_where_ell_keeps_nearly_every_row_the_sidebar_offers_one_that_reduces():
     """Digits at its median sigma keeps 94% of the rows at the default ell: every page warned, with no quick way
-    out (a tryout). The sidebar offers the largest grid ell that keeps at most a third, and it does."""
+    out (a tryout). The sidebar offers the largest grid ell that keeps at most a third, searched on the click."""
     at = _app(dataset="digits")
     _ok(at)
     n = at.session_state["_dataset"].n
     assert _m(at) > 0.8 * n
     button = next(b for b in at.sidebar.button if b.key == "ell_suggest")
-    ell, m = re.match(r"Use ell = ([\d.]+): m = (\d+)", button.label).groups()
-    assert int(m) <= n / 3
     button.click().run()
     _ok(at)
-    assert at.session_state["ell"] == float(ell) and _m(at) == int(m)
+    assert at.session_state["ell"] == 2.0 and _m(at) <= n / 3  # digits: ell = 2 keeps 410 rows
     assert not any(b.key == "ell_suggest" for b in at.sidebar.button)  # nothing more to suggest
     # two moons at its default keeps a third already: no button
     assert not any(b.key == "ell_suggest" for b in _app(dataset="two_moons").sidebar.button)
+    # where even the smallest ell keeps more than a third, the click says to raise sigma instead
+    at = _app(dataset="digits", sigma=5, ell=1.0)
+    next(b for b in at.sidebar.button if b.key == "ell_suggest").click().run()
+    _ok(at)
+    assert at.session_state["ell"] == 1.0 and any("raise sigma" in t.value for t in at.toast), at.toast
 
 
 def test_the_3d_view_keeps_rskpca_and_the_most_accurate_others():

@@ -455,24 +455,27 @@ def sidebar() -> Settings | None:
     return settings
 
 
-def _set_ell(value: float) -> None:
-    st.session_state["ell"] = float(value)
+def _apply_suggested_ell(digest: str, X, sigma: float, kernel: str) -> None:
+    """The button's click: the largest grid ell that keeps at most a third of the rows, or why there is none."""
+    found = compute.suggested_ell(digest, X, sigma, kernel)
+    if found is None:
+        st.toast(f"Even ell = {ELL_RANGE[0]:g} keeps more than a third of the rows at sigma = {sigma:.4g}: "
+                 "raise sigma for fewer centers.", icon=":material/info:")
+        return
+    st.session_state["ell"] = float(found[0])
 
 
 def _suggest_ell(sb, ds: Dataset, settings: Settings, m: int) -> None:
     """Where ell keeps nearly every row (the pages warn of little reduction), a button to the largest ell of
     the scrubbers' grid that keeps at most a third (a tryout: digits opens at 94% and every page warned).
-    Not above :data:`~rskpca.ui.heavy.HEAVY_ROWS`, where each shadow of the search costs seconds."""
+    The search (five or six shadows: 70-95 ms on usps at a new sigma) runs on the click only, not on every
+    rerun of every page. Not above :data:`~rskpca.ui.heavy.HEAVY_ROWS`, where each shadow costs seconds."""
     if m <= LITTLE_REDUCTION * ds.n or ds.n > HEAVY_ROWS:
         return
-    found = compute.suggested_ell(ds.digest, ds.X, settings.sigma, settings.kernel)
-    if found is None or found[0] >= settings.ell:
-        return
-    ell, m_there = found
-    sb.button(f"Use ell = {ell:g}: m = {m_there} ({m_there / ds.n:.0%} of n)", key="ell_suggest",
-              on_click=_set_ell, args=(ell,), icon=":material/compress:",
-              help="The largest ell of the scrubbers' grid (steps of 0.5) whose shadow keeps at most a third of "
-                   "the rows at this sigma: enough reduction to see the method work.")
+    sb.button("Find an ell that keeps at most a third of the rows", key="ell_suggest", icon=":material/compress:",
+              on_click=_apply_suggested_ell, args=(ds.digest, ds.X, settings.sigma, settings.kernel),
+              help="Sets ell to the largest ell of the scrubbers' grid (steps of 0.5) whose shadow keeps at most "
+                   "a third of the rows at this sigma: enough reduction to see the method work.")
 
 
 def start_page(title: str, *, needs_data: bool = True) -> Settings | None:
