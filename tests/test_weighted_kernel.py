@@ -98,3 +98,32 @@ def test_symmetric_blocks_is_a_plain_container():
     S = SymmetricBlocks(np.eye(5, dtype=np.float32), block_rows=2)
     assert S.shape == (5, 5) and S.dtype == np.float32
     np.testing.assert_array_equal(S.to_dense(), np.eye(5))
+
+
+def test_block_width_is_k_rounded_up_to_eight():
+    from rskpca.core._block_krylov import block_width
+    assert [block_width(k) for k in (1, 6, 8, 9, 21)] == [8, 8, 8, 16, 24]
+
+
+@pytest.mark.parametrize("width", [None, 4, 16])
+def test_block_krylov_at_any_width_finds_the_dense_pairs(width):
+    from rskpca.core._block_krylov import block_krylov
+    rng = np.random.default_rng(7)
+    Q = np.linalg.qr(rng.normal(size=(400, 400)))[0]
+    A = (Q * (0.8 ** np.arange(400))) @ Q.T  # eigenvalues 1, 0.8, 0.64, ...
+
+    class Op:
+        shape = A.shape
+
+        def matmat(self, V):
+            return A @ V
+
+        def columns(self, cols):
+            return A[:, cols]
+
+    theta, V, ok = block_krylov(Op(), 6, np.random.RandomState(0), width=width,
+                                tol_of=lambda t, res: np.linalg.norm(res[:5]) <= 1e-9 * (t[4] - t[5]))
+    assert ok
+    np.testing.assert_allclose(theta[:5], 0.8 ** np.arange(5), rtol=1e-10)
+    # a width below k is raised to k (the Ritz pairs need k columns from the first block)
+    assert V.shape == (400, 6)

@@ -14,7 +14,7 @@ from scipy.linalg import qr
 __all__ = ["block_krylov", "block_width"]
 
 
-def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None):
+def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None, width=None):
     """Randomized block Krylov (Musco & Musco 2015) with Rayleigh-Ritz after each step.
 
     The first block is ``b`` unit vectors at random rows, so its image is ``b`` columns
@@ -28,9 +28,10 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None)
     Returns ``(theta, V, True)`` once ``tol_of(theta, residuals)`` holds, else the last
     Ritz pairs with ``False`` (the caller falls back to ARPACK, started from them), after
     ``max_steps`` or as soon as ``hopeless(theta, residuals)`` says more steps cannot help.
+    ``width``: columns per block (default :func:`block_width`).
     """
     m = op.shape[0]
-    b = min(m, block_width(k))
+    b = min(m, block_width(k) if width is None else max(int(width), k))
     width = min(m, b * (max_steps + 1))
     # The basis and op applied to it, column-major: the columns a solve never reaches (most
     # of them) are never touched, so their pages are never faulted in (1.5 ms on pendigits).
@@ -73,13 +74,17 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None)
 
 
 def block_width(k: int) -> int:
-    """Columns per Krylov block for k wanted pairs: at least 2k, rounded up to a multiple of 8.
+    """Columns per Krylov block for k wanted pairs: k rounded up to a multiple of 8 (at least 8).
 
-    OpenBLAS's float32 GEMM kernels work in column panels of 8: a pass over pendigits' M
-    (m = 2949) took 2.9 ms with 16 columns against 3.4 ms with 12, and the wider block
-    also needs fewer passes (``python -m rskpca.evaluation.bench_speed``, kernel + eigen rows).
+    OpenBLAS's float32 GEMM kernels work in column panels of 8. On pendigits (m = 2949,
+    r = 5, k = 6) a product with 8 columns cost nearly what one with 16 did (1.5 against
+    1.7 ms) and the narrow block needed one pass more (5 against 4), yet its whole solve
+    took 9.3 ms against 13.5 ms: the rest of each step (orthogonalisation against the
+    basis, its QR, the Rayleigh-Ritz products) grows with the basis width.
+    ``python -m rskpca.evaluation.bench_speed --pendigits PATH`` prints both ("block
+    Krylov" rows).
     """
-    return 8 * -(-max(2 * k, 8) // 8)
+    return 8 * -(-max(k, 8) // 8)
 
 
 def _extend(B, AB, op, filled, b, coefficients=None):

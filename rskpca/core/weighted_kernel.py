@@ -78,12 +78,13 @@ def _block_filler(C, w, sigma: float, kernel, dtype):
     return fill
 
 
-def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.float64, times=None):
+def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.float64, times=None, out=None):
     """``W K W`` with ``W = diag(sqrt(w))``, built once, in place, row block by row block.
 
     With a vector ``times``, returns ``(W K W, W K W @ times)``, the product taken block
     by block while each block is in cache: one pass over the matrix saved (the eigensolver's
-    centering needs ``W K W sqrt(w)``; 2.7 ms of pendigits' 45 ms solve).
+    centering needs ``W K W sqrt(w)``; 2.7 ms of pendigits' 45 ms solve). ``out``: an
+    m x m array of ``dtype`` to fill (:func:`~rskpca.core._scratch.scratch_matrix`).
 
     The weights go into the exponent, ``sqrt(w_i w_j) k(c_i, c_j) = exp(log sqrt(w_i) +
     log sqrt(w_j) - ||c_i - c_j||^p / sigma^p)``, so each block takes one GEMM and a few
@@ -106,7 +107,7 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
     """
     fill = _block_filler(C, w, sigma, kernel, dtype)
     m = len(w)
-    K = np.empty((m, m), dtype=dtype)
+    K = _output(out, m, dtype)
     step = _row_block(m, CACHE_BLOCK_ELEMENTS)
     if times is not None:
         times_d = np.asarray(times, dtype=dtype)
@@ -122,6 +123,15 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
     # (pendigits, m = 2949, float32: 21 ms on one, 12 ms on two).
     map_row_blocks(block, range(0, m, step))
     return K if times is None else (K, product)
+
+
+def _output(out, m: int, dtype) -> np.ndarray:
+    if out is None:
+        return np.empty((m, m), dtype=dtype)
+    if out.shape != (m, m) or out.dtype != np.dtype(dtype) or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous ({m}, {m}) array of {np.dtype(dtype)}, "
+                         f"got {out.shape} of {out.dtype}.")
+    return out
 
 
 class SymmetricBlocks:
@@ -188,13 +198,14 @@ class SymmetricBlocks:
 
 
 def weighted_kernel_blocks(C, w, *, sigma: float, kernel="gaussian", dtype=np.float64, times=None,
-                           block_rows: int = SYMMETRIC_BLOCK_ROWS):
+                           block_rows: int = SYMMETRIC_BLOCK_ROWS, out=None):
     """``W K W`` as :class:`SymmetricBlocks`: the same entries as :func:`weighted_kernel_matrix`, half built.
 
     Each panel is filled in cache-sized row blocks, from column 0 to the end of its
     diagonal block. With ``times``, returns ``(blocks, W K W @ times)`` as
     :func:`weighted_kernel_matrix` does, the product taken while each block is in cache
     (its rows' part directly, the mirrored part kept per block and summed in order).
+    ``out`` as in :func:`weighted_kernel_matrix`.
 
     >>> import numpy as np
     >>> C = np.array([[0.0], [1.0], [3.0]]); w = np.array([4.0, 1.0, 2.0])
@@ -204,7 +215,7 @@ def weighted_kernel_blocks(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
     """
     fill = _block_filler(C, w, sigma, kernel, dtype)
     m = len(w)
-    K = np.empty((m, m), dtype=dtype)
+    K = _output(out, m, dtype)
     step = min(block_rows, _row_block(m, CACHE_BLOCK_ELEMENTS))
     pieces = [(start, min(start + step, panel + block_rows, m), min(m, panel + block_rows))
               for panel in range(0, m, block_rows) for start in range(panel, min(m, panel + block_rows), step)]

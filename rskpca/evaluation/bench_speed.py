@@ -36,12 +36,14 @@ import sys
 
 import numpy as np
 
-from rskpca.core._threads import all_threads, one_thread_per_task
-from rskpca.core.eigen import BLOCK_MIN_M, FLOAT32_MAX_COMPONENTS, kpca_on_centers, weighted_kpca
+from rskpca.core._threads import all_threads, blas_threads, one_thread_per_task
+from rskpca.core._block_krylov import block_krylov
+from rskpca.core.eigen import (BLOCK_MIN_M, FLOAT32_MAX_COMPONENTS, SUBSPACE_TOL, _CenteredWeighted, kpca_on_centers,
+                               weighted_kpca)
 from rskpca.evaluation import timing
 from rskpca.evaluation.timing import machine_load
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
-from rskpca.core.weighted_kernel import weighted_kernel_matrix
+from rskpca.core.weighted_kernel import weighted_kernel_blocks, weighted_kernel_matrix
 from rskpca.core.metrics import alignment_error
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_screen import _blas_scan
@@ -118,6 +120,7 @@ def fit_rows(X, repeats):
     rows.append(("W K W float32: one thread -> all threads", wkw_one,
                  best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA, dtype=np.float32), repeats),
                  "row blocks on threads"))
+    rows += _block_width_rows(C, w, repeats)
     eig_before = best_time(lambda: weighted_kpca(kernel_matrix(C, sigma=SIGMA), w, R, eigen_solver="arpack",
                                                  overwrite=True), repeats)
     for solver, precision in (("arpack", "float64"), ("arpack", "float32"), ("block", "float32")):
@@ -150,6 +153,57 @@ def fit_rows(X, repeats):
         rows.append((f"kernel + eigen float32, m = {s.m}: arpack -> block", t_arpack, t_block,
                      f"ell = {ell:g}; auto picks block from m = {BLOCK_MIN_M}"))
     return rows
+
+
+def _block_width_rows(C, w, repeats):
+    """The block solver's width (:func:`~rskpca.core._block_krylov.block_width`): 2k -> k columns, r = R.
+
+    With one BLAS thread, as :func:`kpca_on_centers` runs it (the products' row blocks go to threads).
+    """
+    with blas_threads(1):
+        return _block_width_rows_inside(C, w, repeats)
+
+
+def _block_width_rows_inside(C, w, repeats):
+    sw = np.sqrt(w)
+    blocks, M_sw = weighted_kernel_blocks(C, w, sigma=SIGMA, dtype=np.float32, times=sw)
+    op = _CenteredWeighted(blocks, sw, True, parallel=True, M_sw=M_sw)
+    k = R + 1
+    rows = []
+    V = {b: np.random.RandomState(0).standard_normal((len(w), b)).astype(np.float32) for b in (2 * k, k)}
+    pass_s = {b: best_time(lambda: blocks.matmat(V[b]), repeats) for b in V}
+    wide, narrow = (8 * -(-b // 8) for b in (2 * k, k))
+    rows.append((f"block Krylov pass: {wide} -> {narrow} columns", pass_s[2 * k], pass_s[k],
+                 f"m = {len(w)}; one product with the float32 lower half"))
+
+    def certified(theta, resid):  # the fit's check without the float32 term (same for both)
+        gap = theta[R - 1] - theta[R]
+        return gap > 0 and np.linalg.norm(resid[:R]) <= SUBSPACE_TOL * gap
+
+    passes, solve_s = {}, {}
+    for b in (wide, narrow):
+        counted = _CountedProducts(op)
+        block_krylov(counted, k, np.random.RandomState(0), tol_of=certified, width=b)
+        passes[b] = counted.products
+        solve_s[b] = best_time(lambda: block_krylov(op, k, np.random.RandomState(0), tol_of=certified, width=b),
+                               repeats)
+    rows.append((f"block Krylov width, r = {R}: {wide} -> {narrow} columns", solve_s[wide], solve_s[narrow],
+                 f"passes {passes[wide]} -> {passes[narrow]} (kernel built once, not timed)"))
+    return rows
+
+
+class _CountedProducts:
+    """An operator's products counted (the first block's columns are read, not multiplied)."""
+
+    def __init__(self, op):
+        self.op, self.shape, self.products = op, op.shape, 0
+
+    def matmat(self, V):
+        self.products += 1
+        return self.op.matmat(V)
+
+    def columns(self, cols):
+        return self.op.columns(cols)
 
 
 def accuracy_rows(X):
