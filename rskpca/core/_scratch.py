@@ -2,11 +2,12 @@
 
 A fresh ``np.empty((m, m))`` is mapped from the kernel on first touch: every page is
 faulted and zeroed before the kernel matrix's entries can be written into it. On
-pendigits (m = 2949, float32, 35 MB) that took 1.7 ms of a 5 ms build, at every fit; the
-app and the benchmarks fit the same sizes again and again. :func:`scratch_matrix` lends
+pendigits (m = 2949, float32, 35 MB; this 2-core virtual machine) the lower half's build
+took 7.1 ms into fresh pages and 3.8 ms into pages already mapped, at every fit; the app
+and the benchmarks fit the same sizes again and again. :func:`scratch_matrix` lends
 the same buffer to one caller at a time (a second caller at once gets a fresh array), and
 keeps it only up to :data:`SCRATCH_MAX_BYTES`, so a large problem does not pin its memory
-after the fit. ``python -m rskpca.evaluation.bench_speed`` prints the "scratch" row.
+after the fit. ``python -m rskpca.evaluation.bench_speed --pendigits PATH`` prints the "scratch buffer" row.
 """
 
 from __future__ import annotations

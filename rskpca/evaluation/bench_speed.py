@@ -38,6 +38,7 @@ import numpy as np
 
 from rskpca.core._threads import all_threads, blas_threads, one_thread_per_task
 from rskpca.core._block_krylov import block_krylov
+from rskpca.core._scratch import scratch_matrix
 from rskpca.core.eigen import (BLOCK_MIN_M, FLOAT32_MAX_COMPONENTS, SUBSPACE_TOL, _CenteredWeighted, kpca_on_centers,
                                weighted_kpca)
 from rskpca.evaluation import timing
@@ -120,7 +121,7 @@ def fit_rows(X, repeats):
     rows.append(("W K W float32: one thread -> all threads", wkw_one,
                  best_time(lambda: weighted_kernel_matrix(C, w, sigma=SIGMA, dtype=np.float32), repeats),
                  "row blocks on threads"))
-    rows += _block_width_rows(C, w, repeats)
+    rows += _block_solve_rows(C, w, repeats)
     eig_before = best_time(lambda: weighted_kpca(kernel_matrix(C, sigma=SIGMA), w, R, eigen_solver="arpack",
                                                  overwrite=True), repeats)
     for solver, precision in (("arpack", "float64"), ("arpack", "float32"), ("block", "float32")):
@@ -155,16 +156,17 @@ def fit_rows(X, repeats):
     return rows
 
 
-def _block_width_rows(C, w, repeats):
-    """The block solver's width (:func:`~rskpca.core._block_krylov.block_width`): 2k -> k columns, r = R.
+def _block_solve_rows(C, w, repeats):
+    """The block solve's parts: the lower half built into fresh pages or the scratch buffer, and the
+    Krylov block's width (:func:`~rskpca.core._block_krylov.block_width`), 2k -> k columns, r = R.
 
     With one BLAS thread, as :func:`kpca_on_centers` runs it (the products' row blocks go to threads).
     """
     with blas_threads(1):
-        return _block_width_rows_inside(C, w, repeats)
+        return _block_solve_rows_inside(C, w, repeats)
 
 
-def _block_width_rows_inside(C, w, repeats):
+def _block_solve_rows_inside(C, w, repeats):
     sw = np.sqrt(w)
     blocks, M_sw = weighted_kernel_blocks(C, w, sigma=SIGMA, dtype=np.float32, times=sw)
     op = _CenteredWeighted(blocks, sw, True, parallel=True, M_sw=M_sw)
@@ -173,6 +175,11 @@ def _block_width_rows_inside(C, w, repeats):
     V = {b: np.random.RandomState(0).standard_normal((len(w), b)).astype(np.float32) for b in (2 * k, k)}
     pass_s = {b: best_time(lambda: blocks.matmat(V[b]), repeats) for b in V}
     wide, narrow = (8 * -(-b // 8) for b in (2 * k, k))
+    with scratch_matrix((len(w), len(w)), np.float32) as out:
+        rows.append(("W K W float32 lower half: fresh pages -> scratch buffer",
+                     best_time(lambda: weighted_kernel_blocks(C, w, sigma=SIGMA, dtype=np.float32, times=sw), repeats),
+                     best_time(lambda: weighted_kernel_blocks(C, w, sigma=SIGMA, dtype=np.float32, times=sw, out=out),
+                               repeats), "the build kpca_on_centers runs"))
     rows.append((f"block Krylov pass: {wide} -> {narrow} columns", pass_s[2 * k], pass_s[k],
                  f"m = {len(w)}; one product with the float32 lower half"))
 
