@@ -464,3 +464,28 @@ def test_weighted_kernel_matrix_times_is_the_product(kernel, dtype):
     tol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(Kv, K.astype(np.float64) @ np.sqrt(w), rtol=tol)
     assert Kv.dtype == dtype
+
+
+def test_bench_speed_scratch_thread_and_block_rows_are_timed_and_labelled(tmp_path):
+    # stand-ins with pendigits' width; usps given by path, as --usps does
+    from rskpca.core import _scratch
+    from rskpca.core.shadow import shadow_centers
+    from rskpca.evaluation import bench_speed as bs
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(scale=40.0, size=(1500, 16))
+    rows = bs.scratch_rows(X, repeats=1)
+    assert [r[0] for r in rows] == ["RSKPCA fit: fresh arrays -> scratch buffers",
+                                    "shadow screen: fresh arrays -> scratch buffers"]
+    assert _scratch.SCRATCH_MAX_BYTES > 0  # restored after the "fresh" timings
+    usps = tmp_path / "usps.csv"
+    np.savetxt(usps, np.c_[rng.normal(size=(300, 256)), np.zeros(300)], delimiter=",",
+               header=",".join(f"f{k}" for k in range(257)), comments="")
+    rows = bs.screen_thread_rows(X, repeats=1, usps=str(usps))
+    assert [r[0].split(", ")[1] for r in rows] == ["pendigits", "digits", "digits", "usps (5,000 rows)",
+                                                   "usps (5,000 rows)"]
+    s = shadow_centers(X, sigma=120.0, ell=4.0)
+    width = bs._block_solve_rows(s.centers, s.weights.astype(float), repeats=1)
+    assert [r[0] for r in width] == ["W K W float32 lower half: fresh pages -> scratch buffer",
+                                     "block Krylov pass: 16 -> 8 columns", "block Krylov width, r = 5: 16 -> 8 columns"]
+    assert all(before > 0 and after > 0 for _, before, after, _ in rows + width)

@@ -1,5 +1,5 @@
-"""The m x m scratch buffer kept between reduced-set solves: lent to one caller at a time,
-kept only up to its size limit, and invisible in the results."""
+"""Scratch arrays kept between calls: each lent to one caller at a time, kept only up to their
+size and number limits, and invisible in the results."""
 
 import threading
 
@@ -7,42 +7,54 @@ import numpy as np
 import pytest
 
 from rskpca.core import _scratch
-from rskpca.core._scratch import scratch_matrix
+from rskpca.core._scratch import scratch_array
 from rskpca.core.eigen import kpca_on_centers
 from rskpca.core.weighted_kernel import weighted_kernel_blocks, weighted_kernel_matrix
 
 
 @pytest.fixture(autouse=True)
 def empty_scratch(monkeypatch):
-    monkeypatch.setattr(_scratch, "_kept", None)
+    monkeypatch.setattr(_scratch, "_kept", [])
 
 
 def test_the_same_memory_is_lent_again_once_given_back():
-    with scratch_matrix((40, 40), np.float32) as A:
+    with scratch_array((40, 40), np.float32) as A:
         address = A.__array_interface__["data"][0]
-    with scratch_matrix((20, 20), np.float64) as B:  # fewer bytes: the kept buffer serves it
+    with scratch_array((20, 20), np.float64) as B:  # fewer bytes: the kept buffer serves it
         assert B.shape == (20, 20) and B.dtype == np.float64 and B.flags.c_contiguous
         assert B.__array_interface__["data"][0] == address
 
 
 def test_a_second_caller_at_once_gets_its_own_array():
-    with scratch_matrix((20, 20), np.float32) as A, scratch_matrix((20, 20), np.float32) as B:
+    with scratch_array((20, 20), np.float32) as A, scratch_array((20, 20), np.float32) as B:
         assert not np.shares_memory(A, B)
 
 
 def test_the_larger_buffer_is_kept():
-    with scratch_matrix((10, 10), np.float32):
+    with scratch_array((10, 10), np.float32):
         pass
-    with scratch_matrix((50, 50), np.float32):
+    with scratch_array((50, 50), np.float32):
         pass
-    assert _scratch._kept.nbytes == 50 * 50 * 4
+    assert sorted(b.nbytes for b in _scratch._kept) == [10 * 10 * 4, 50 * 50 * 4]
+    small = min(_scratch._kept, key=len).__array_interface__["data"][0]
+    with scratch_array((8, 8), np.float32) as A:  # the smallest that fits is lent
+        assert A.__array_interface__["data"][0] == small
+
+
+def test_at_most_so_many_buffers_are_kept_the_largest(monkeypatch):
+    monkeypatch.setattr(_scratch, "SCRATCH_KEPT", 2)
+    from contextlib import ExitStack
+    with ExitStack() as stack:  # three at once: three buffers
+        for size in (10, 30, 20):
+            stack.enter_context(scratch_array((size,), np.float64))
+    assert sorted(b.nbytes for b in _scratch._kept) == [20 * 8, 30 * 8]
 
 
 def test_nothing_above_the_limit_is_kept(monkeypatch):
     monkeypatch.setattr(_scratch, "SCRATCH_MAX_BYTES", 1000)
-    with scratch_matrix((100, 100), np.float32) as A:
+    with scratch_array((100, 100), np.float32) as A:
         A[...] = 1.0
-    assert _scratch._kept is None
+    assert _scratch._kept == []
 
 
 def test_threads_each_get_their_own_matrix():
@@ -50,7 +62,7 @@ def test_threads_each_get_their_own_matrix():
     errors, barrier = [], threading.Barrier(8)
 
     def work(value):
-        with scratch_matrix((64, 64), np.float64) as A:
+        with scratch_array((64, 64), np.float64) as A:
             A[...] = value
             barrier.wait()
             if not np.all(A == value):

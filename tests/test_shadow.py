@@ -89,3 +89,17 @@ def test_shadow_invariants(X, eps):
     c, w, lab = literal_shadow(X, s.eps)
     np.testing.assert_array_equal(s.center_indices, c)
     np.testing.assert_array_equal(s.labels, lab)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (1, 3), (5, 2), (300, 16), (7, 2000)])
+def test_column_reduce_is_numpys_reduction_over_rows(shape):
+    from rskpca.core._shadow_screen import _column_reduce
+    A = np.random.default_rng(0).normal(size=shape)
+    for ufunc, start in ((np.add, 0.0), (np.maximum, -np.inf), (np.minimum, np.inf)):
+        expect = ufunc.reduce(A, axis=0, initial=start)
+        for B in (A, np.asfortranarray(A)):
+            got = _column_reduce(ufunc, B)
+            if ufunc is np.add:  # summed in another order
+                np.testing.assert_allclose(got, expect, rtol=1e-12, atol=1e-12)
+            else:
+                np.testing.assert_array_equal(got, expect)

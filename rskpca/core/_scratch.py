@@ -1,13 +1,18 @@
-"""One m x m scratch buffer kept between reduced-set solves, so that its pages are faulted in once.
+"""Scratch arrays kept between calls, so that their pages are faulted in once, not at every fit.
 
-A fresh ``np.empty((m, m))`` is mapped from the kernel on first touch: every page is
-faulted and zeroed before the kernel matrix's entries can be written into it. On
-pendigits (m = 2949, float32, 35 MB; this 2-core virtual machine) the lower half's build
-took 7.1 ms into fresh pages and 3.8 ms into pages already mapped, at every fit; the app
-and the benchmarks fit the same sizes again and again. :func:`scratch_matrix` lends
-the same buffer to one caller at a time (a second caller at once gets a fresh array), and
-keeps it only up to :data:`SCRATCH_MAX_BYTES`, so a large problem does not pin its memory
-after the fit. ``python -m rskpca.evaluation.bench_speed --pendigits PATH`` prints the "scratch buffer" row.
+A fresh array of more than a few hundred KB is mapped from the kernel on first touch: every
+page is faulted and zeroed before anything can be written into it. On pendigits
+(m = 2949) the lower half of the float32 ``W K W`` (17 MB) took 5.2 ms to build into fresh
+pages and 3.4 ms into kept ones, and the whole fit 30.3 ms against 26.0 ms with the
+shadow screen's GEMM blocks and masks kept as well (best of 5, timed first in the
+process: once frees of large arrays have raised glibc's threshold, fresh arrays come
+from its heap and the difference shrinks). ``python -m rskpca.evaluation.bench_speed
+--pendigits PATH`` prints these rows ("scratch"). The app and the benchmarks fit the
+same sizes again and again.
+
+:func:`scratch_array` lends each kept buffer to one caller at a time (a caller finding none
+large enough free gets a fresh one, kept afterwards). At most :data:`SCRATCH_KEPT`
+buffers of at most :data:`SCRATCH_MAX_BYTES` each stay mapped between calls.
 """
 
 from __future__ import annotations
@@ -17,39 +22,45 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["scratch_matrix", "SCRATCH_MAX_BYTES"]
+__all__ = ["scratch_array", "SCRATCH_MAX_BYTES", "SCRATCH_KEPT"]
 
-#: Largest buffer kept between solves: 64 MiB, an m x m float32 matrix up to m = 4096.
+#: Largest buffer kept between calls: 64 MiB, an m x m float32 matrix up to m = 4096.
 SCRATCH_MAX_BYTES = 64 * 2**20
+#: Buffers kept between calls: the solve's matrix, and two screen blocks and their masks
+#: for each of two threads would be five; the smallest are dropped first.
+SCRATCH_KEPT = 6
 
 _lock = threading.Lock()
-_kept: np.ndarray | None = None  # flat bytes, free to lend when not None
+_kept: list[np.ndarray] = []  # free flat byte buffers
 
 
 @contextmanager
-def scratch_matrix(shape, dtype):
-    """Context manager: an uninitialised array of ``shape`` and ``dtype``, the kept buffer's if free.
+def scratch_array(shape, dtype):
+    """Context manager: an uninitialised C-contiguous array of ``shape`` and ``dtype``, in a kept buffer if one is free.
 
     The array must not be used after the ``with`` block: the next caller writes into it.
 
-    >>> with scratch_matrix((2, 3), np.float32) as A:
+    >>> with scratch_array((2, 3), np.float32) as A:
     ...     A[...] = 1.0
     ...     float(A.sum())
     6.0
     """
-    global _kept
     dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
+    shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     if nbytes > SCRATCH_MAX_BYTES:
         yield np.empty(shape, dtype=dtype)
         return
     with _lock:
-        buffer, _kept = _kept, None
-    if buffer is None or buffer.size < nbytes:
-        buffer = np.empty(nbytes, dtype=np.uint8)
+        # the smallest free buffer that is large enough
+        fits = [k for k, b in enumerate(_kept) if b.size >= nbytes]
+        buffer = _kept.pop(min(fits, key=lambda k: _kept[k].size)) if fits else None
+    if buffer is None:
+        buffer = np.empty(max(nbytes, 1), dtype=np.uint8)
     try:
         yield buffer[:nbytes].view(dtype).reshape(shape)
     finally:
         with _lock:
-            if _kept is None or _kept.size < buffer.size:
-                _kept = buffer
+            _kept.append(buffer)
+            if len(_kept) > SCRATCH_KEPT:
+                _kept.pop(min(range(len(_kept)), key=lambda k: _kept[k].size))

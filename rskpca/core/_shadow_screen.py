@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rskpca.core._scratch import scratch_array
 from rskpca.core._threads import all_threads, map_row_blocks
 from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS
 
@@ -25,8 +26,11 @@ _MAX_BLOCK_ROWS = 16384
 # The float32 screen is used when its margin is at most this fraction of eps^2 (more
 # unsure pairs would go to the exact test than the halved traffic saves).
 _FLOAT32_MAX_MARGIN = 0.05
-# Width of the first column chunk of centers screened (doubling after it).
-_FIRST_CHUNK = 64
+# Width of the first column chunk of centers screened (doubling after it). Each chunk step
+# has a fixed cost (a GEMM call, a mask, an argmax, gathers), and on spread-out data such as
+# pendigits the oldest few dozen centers cover few of a block's rows: 256 took fewer steps
+# than 64 there, and on usps (d = 256, where the GEMM dominates) it cost the same.
+_FIRST_CHUNK = 256
 # Uncovered points resolved together in one block: their pairwise screen is F x F.
 _MAX_FREE = 1024
 # Vectorised propagation rounds before the in-order Python loop takes over.
@@ -139,16 +143,17 @@ def _as_center_rows(Xs: np.ndarray, sq: np.ndarray, dtype=np.float64) -> np.ndar
     return out
 
 
-def _earliest_inside(G: np.ndarray, margin: float, exact_inside) -> np.ndarray:
+def _earliest_inside(G: np.ndarray, margin: float, exact_inside, mask=None) -> np.ndarray:
     """Per row of screened values ``G`` (about ``(eps^2 - d^2) / 2``), the first column inside.
 
     A value above ``margin`` is inside for sure, one below ``-margin`` outside for sure;
     only values in between go to ``exact_inside(rows, cols)``. Rows scan their candidates
     left to right, so pairs beyond a row's first hit are never looked at: the work after
     the GEMM is one comparison and one argmax per value, not one exact distance per pair.
-    Returns -1 for rows with no center inside.
+    Returns -1 for rows with no center inside. ``mask``: a boolean array of G's shape to
+    work in (overwritten).
     """
-    cand = G > -margin
+    cand = np.greater(G, -margin, out=mask)
     first = cand.argmax(axis=1)
     rows = np.flatnonzero(cand[np.arange(G.shape[0]), first])
     cols = first[rows]
@@ -183,15 +188,21 @@ def _earliest_center(Pa, X, block, store, margin, exact_eps2, center_rows) -> np
     rows = np.arange(block.size)
     P = Pa[block]
     c0, width = 0, _FIRST_CHUNK
-    while c0 < store.m and rows.size:
-        c1 = min(store.m, c0 + width)
-        G = P @ store.A[c0:c1].T
-        first = _earliest_inside(G, margin, lambda r, c: exact_squared_distances(
-            X[block[rows[r]]], center_rows[store.idx[c0 + c]]) < exact_eps2)
-        hit = first >= 0
-        covered_by[rows[hit]] = c0 + first[hit]
-        rows, P = rows[~hit], P[~hit]
-        c0, width = c1, 2 * width
+    # The screened values and their mask go to kept buffers (rskpca.core._scratch): fresh
+    # ones were faulted in at every chunk
+    most = block.size * store.m
+    with scratch_array(most, store.A.dtype) as G_space, scratch_array(most, bool) as mask_space:
+        while c0 < store.m and rows.size:
+            c1 = min(store.m, c0 + width)
+            shape = (rows.size, c1 - c0)
+            G = np.matmul(P, store.A[c0:c1].T, out=G_space[:rows.size * (c1 - c0)].reshape(shape))
+            first = _earliest_inside(G, margin, lambda r, c: exact_squared_distances(
+                X[block[rows[r]]], center_rows[store.idx[c0 + c]]) < exact_eps2,
+                mask=mask_space[:G.size].reshape(shape))
+            hit = first >= 0
+            covered_by[rows[hit]] = c0 + first[hit]
+            rows, P = rows[~hit], P[~hit]
+            c0, width = c1, 2 * width
     return covered_by
 
 
@@ -230,13 +241,31 @@ def _screen_frame(Z: np.ndarray, *others: np.ndarray):
     power-of-two scale (exact) keeps the squared norms finite for data near the
     float64 range. Exact re-checks always use the original coordinates.
     """
-    shift = Z.mean(axis=0)
+    shift = _column_reduce(np.add, Z) / max(Z.shape[0], 1)
     # max |a - shift| from the column extremes (the same float: rounding is monotone), with
     # no n x d temporaries (two of them took 1 ms on pendigits: fresh pages, faulted in)
-    top = max(max(float((A.max(axis=0, initial=-np.inf) - shift).max(initial=0.0)),
-                  float((shift - A.min(axis=0, initial=np.inf)).max(initial=0.0))) for A in (Z, *others))
+    top = max(max(float((_column_reduce(np.maximum, A) - shift).max(initial=0.0)),
+                  float((shift - _column_reduce(np.minimum, A)).max(initial=0.0))) for A in (Z, *others))
     scale = 2.0 ** -np.frexp(top)[1] if top > 0 else 1.0
     return shift, scale
+
+
+def _column_reduce(ufunc, A: np.ndarray) -> np.ndarray:
+    """``ufunc.reduce(A, axis=0)`` (add, maximum or minimum), fast on a C-contiguous ``A`` with few columns.
+
+    numpy reduces a C-contiguous (n, d) array over its rows in n inner loops of d
+    elements: 0.28 ms for pendigits' 10,992 x 16. Viewed as rows of ``g d`` elements
+    (``g`` rows each), the loops are n / g; then the ``g`` partial results are reduced.
+    An empty column reduces to the ufunc's identity (0 for add, -inf / inf for the extremes).
+    """
+    n, d = A.shape
+    start = {np.maximum: -np.inf, np.minimum: np.inf}.get(ufunc, 0.0)
+    g = max(1, min(n, 2048 // max(d, 1)))
+    if not A.flags.c_contiguous or g == 1:
+        return ufunc.reduce(A, axis=0, initial=start)
+    head = n - n % g
+    partial = ufunc.reduce(A[:head].reshape(-1, g * d), axis=0).reshape(g, d)
+    return ufunc(ufunc.reduce(partial, axis=0), ufunc.reduce(A[head:], axis=0, initial=start))
 
 
 def _point_rows(Xs: np.ndarray, sq: np.ndarray, eps2: float) -> np.ndarray:
@@ -302,11 +331,14 @@ def earliest_center_within(X, centers, eps: float) -> np.ndarray:
     return out
 
 
-def _pairs_inside(G: np.ndarray, margin: float, exact_inside):
-    """All (row, col) with col < row whose pair is inside, deciding the unsure ones exactly."""
+def _pairs_inside(G: np.ndarray, margin: float, exact_inside, mask=None):
+    """All (row, col) with col < row whose pair is inside, deciding the unsure ones exactly.
+
+    ``mask``: a boolean array of G's shape to work in (overwritten).
+    """
     # flatnonzero of the whole mask, then the lower half: 2-d np.nonzero and np.tril took
     # 3.5 ms per 1024 x 1024 block, this 0.2 ms (numpy 2.4)
-    r, c = np.divmod(np.flatnonzero(G > -margin), G.shape[1])
+    r, c = np.divmod(np.flatnonzero(np.greater(G, -margin, out=mask)), G.shape[1])
     lower = c < r
     r, c = r[lower], c[lower]
     g = G[r, c]
@@ -370,9 +402,11 @@ def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_rule=
         # 2. The uncovered points decide among themselves, in order.
         if free.size:
             g = block[free]
-            G = Pa[g] @ _as_center_rows(Xs[g], sq[g], dtype).T
-            r, c = _pairs_inside(G, margin, lambda r, c: exact_squared_distances(
-                X[g[r]], X[g[c]]) < exact_eps2)
+            F = g.size
+            with scratch_array((F, F), dtype) as G, scratch_array((F, F), bool) as mask:
+                np.matmul(Pa[g], _as_center_rows(Xs[g], sq[g], dtype).T, out=G)
+                r, c = _pairs_inside(G, margin, lambda r, c: exact_squared_distances(
+                    X[g[r]], X[g[c]]) < exact_eps2, mask=mask)
             is_center, owner = _resolve_in_order(free.size, r, c)
             new_local = np.flatnonzero(is_center)
             center_label = np.empty(free.size, dtype=np.intp)

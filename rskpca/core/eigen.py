@@ -20,7 +20,7 @@ from scipy.linalg import eigh
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
 
 from rskpca.core._block_krylov import block_krylov
-from rskpca.core._scratch import scratch_matrix
+from rskpca.core._scratch import scratch_array
 from rskpca.core._threads import blas_threads, map_row_blocks
 from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, FUSED_MAX_RELATIVE_ERROR, float32_relative_error, get_kernel,
                                  kernel_matrix)
@@ -318,7 +318,7 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     rng = random_state if random_state is not None else np.random.RandomState(0)
     r = int(n_components)
     total, sw = float(w.sum()), np.sqrt(w)
-    with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None), scratch_matrix((m, m), dtype) as scratch:
+    with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None), scratch_array((m, m), dtype) as scratch:
         # The block solver's products stream the whole matrix: its lower half serves them
         # with half the traffic and half the build. ARPACK's one-vector products stay dense.
         build = weighted_kernel_blocks if solver == "block" else weighted_kernel_matrix

@@ -84,7 +84,7 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
     With a vector ``times``, returns ``(W K W, W K W @ times)``, the product taken block
     by block while each block is in cache: one pass over the matrix saved (the eigensolver's
     centering needs ``W K W sqrt(w)``; 2.7 ms of pendigits' 45 ms solve). ``out``: an
-    m x m array of ``dtype`` to fill (:func:`~rskpca.core._scratch.scratch_matrix`).
+    m x m array of ``dtype`` to fill (:func:`~rskpca.core._scratch.scratch_array`).
 
     The weights go into the exponent, ``sqrt(w_i w_j) k(c_i, c_j) = exp(log sqrt(w_i) +
     log sqrt(w_j) - ||c_i - c_j||^p / sigma^p)``, so each block takes one GEMM and a few

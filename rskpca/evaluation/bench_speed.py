@@ -33,12 +33,14 @@ import argparse
 import datetime
 import os
 import sys
+from contextlib import contextmanager
 
 import numpy as np
 
 from rskpca.core._threads import all_threads, blas_threads, one_thread_per_task
 from rskpca.core._block_krylov import block_krylov
-from rskpca.core._scratch import scratch_matrix
+from rskpca.core import _scratch
+from rskpca.core._scratch import scratch_array
 from rskpca.core.eigen import (BLOCK_MIN_M, FLOAT32_MAX_COMPONENTS, SUBSPACE_TOL, _CenteredWeighted, kpca_on_centers,
                                weighted_kpca)
 from rskpca.evaluation import timing
@@ -74,6 +76,11 @@ def fresh_path(path: str) -> str:
 
 def load_pendigits(path: str) -> np.ndarray:
     """Features of ``pendigits.csv`` (header row, label last), as given (not standardised)."""
+    return _load_labelled(path)
+
+
+def _load_labelled(path: str) -> np.ndarray:
+    """Features of a CSV (``.gz`` too) with a header row and the label last."""
     return np.loadtxt(path, delimiter=",", skiprows=1)[:, :-1]
 
 
@@ -88,11 +95,37 @@ def _embed(C, eig, X, sigma=SIGMA):
     return kernel_matvec(X, C, eig.dual_coef, sigma=sigma) - eig.mu @ eig.dual_coef
 
 
+@contextmanager
+def _no_scratch():
+    """Inside, every scratch array is a fresh one (nothing is small enough to be kept)."""
+    kept = _scratch.SCRATCH_MAX_BYTES
+    _scratch.SCRATCH_MAX_BYTES = -1
+    try:
+        yield
+    finally:
+        _scratch.SCRATCH_MAX_BYTES = kept
+
+
+def scratch_rows(X, repeats):
+    """The fit and the shadow screen with fresh arrays and with the kept scratch buffers
+    (:mod:`rskpca.core._scratch`), timed before anything else in the process: glibc maps large fresh
+    arrays anew (page faults) until frees of large arrays raise its threshold, so later rows
+    of the same process can show less of a difference."""
+    fit = ReducedSetKPCA(sigma=SIGMA, ell=ELL, n_components=R, random_state=0)
+    rows = []
+    for label, run in (("RSKPCA fit", lambda: fit.fit(X)), ("shadow screen", lambda: _blas_scan(X, SIGMA / ELL))):
+        with _no_scratch():
+            fresh = best_time(run, repeats)
+        rows.append((f"{label}: fresh arrays -> scratch buffers", fresh, best_time(run, repeats),
+                     "timed first in the process"))
+    return rows
+
+
 def fit_rows(X, repeats):
     """Fit levers on pendigits: list of (lever, before_s, after_s, note)."""
     from sklearn.decomposition import KernelPCA as SkKernelPCA
 
-    rows = []
+    rows = scratch_rows(X, repeats)  # first: what glibc does with fresh arrays depends on what ran before
     sk = {}
     for solver in ("arpack", "randomized"):
         est = SkKernelPCA(n_components=R, kernel="rbf", gamma=1 / SIGMA**2, eigen_solver=solver, random_state=0)
@@ -175,7 +208,7 @@ def _block_solve_rows_inside(C, w, repeats):
     V = {b: np.random.RandomState(0).standard_normal((len(w), b)).astype(np.float32) for b in (2 * k, k)}
     pass_s = {b: best_time(lambda: blocks.matmat(V[b]), repeats) for b in V}
     wide, narrow = (8 * -(-b // 8) for b in (2 * k, k))
-    with scratch_matrix((len(w), len(w)), np.float32) as out:
+    with scratch_array((len(w), len(w)), np.float32) as out:
         rows.append(("W K W float32 lower half: fresh pages -> scratch buffer",
                      best_time(lambda: weighted_kernel_blocks(C, w, sigma=SIGMA, dtype=np.float32, times=sw), repeats),
                      best_time(lambda: weighted_kernel_blocks(C, w, sigma=SIGMA, dtype=np.float32, times=sw, out=out),
@@ -211,6 +244,30 @@ class _CountedProducts:
 
     def columns(self, cols):
         return self.op.columns(cols)
+
+
+def screen_thread_rows(X, repeats, usps=None):
+    """The shadow screen on one thread and with threads (its row parts, BLAS's own), by the data's
+    width: pendigits (d = 16) at the fit's eps, the digits sample (d = 64) and, given its path,
+    5,000 rows of usps (d = 256), at ell = 2 and 4 of the median distance."""
+    from rskpca.data.bandwidth import median_distance
+    from rskpca.data.samples import load_sample
+
+    sets = [("pendigits", X, [SIGMA / ELL])]
+    digits = load_sample("digits").drop(columns="label").to_numpy(dtype=np.float64)
+    sets.append(("digits", digits, [median_distance(digits) / ell for ell in (2.0, 4.0)]))
+    if usps is not None:
+        U = _load_labelled(usps)[:5000]
+        sets.append(("usps (5,000 rows)", U, [median_distance(U) / ell for ell in (2.0, 4.0)]))
+    rows = []
+    for name, Z, epss in sets:
+        Z = np.ascontiguousarray(Z)
+        for eps in epss:
+            with one_thread_per_task():
+                one = best_time(lambda: _blas_scan(Z, eps), repeats)
+            rows.append((f"shadow screen one thread -> threads, {name}", one, best_time(lambda: _blas_scan(Z, eps), repeats),
+                         f"d = {Z.shape[1]}, m = {len(_blas_scan(Z, eps)[0])}"))
+    return rows
 
 
 def accuracy_rows(X):
@@ -367,6 +424,7 @@ def app_thread_rows(pendigits, calls: int = 7):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pendigits", required=True, help="path of pendigits.csv")
+    parser.add_argument("--usps", default=None, help="path of usps.csv.gz: adds its rows to the screen's thread rows")
     parser.add_argument("--repeats", type=int, default=3, help="best of this many runs (after a warm-up)")
     parser.add_argument("--csv", default=None, help="also write the rows here (never overwritten)")
     parser.add_argument("--skip", nargs="*", default=(), choices=("fit", "shadow", "iterative", "projection", "solvers"))
@@ -380,6 +438,7 @@ def main(argv=None) -> int:
     lever_rows = []
     if "fit" not in args.skip:
         lever_rows += fit_rows(X, args.repeats)
+        lever_rows += screen_thread_rows(X, args.repeats, args.usps)
     if "iterative" not in args.skip:
         lever_rows += iterative_rows(X, args.repeats)
     if lever_rows:
