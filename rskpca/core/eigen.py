@@ -362,7 +362,9 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
             failed = name
             name = f"arpack (fallback from {failed})"
             if dtype != np.float64:
-                M, M_sw = weighted_kernel_matrix(C, w, sigma=sigma, kernel=kernel, dtype=np.float64, times=sw)
+                # the float64 matrix as its lower half, as the block solver's own: half the
+                # exponentials to build and half the traffic per block step
+                M, M_sw = weighted_kernel_blocks(C, w, sigma=sigma, kernel=kernel, dtype=np.float64, times=sw)
                 op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
             if candidate is not None and dtype != np.float64:
                 # The float32 vectors are close (their error is the float32 matrix's, which is
