@@ -108,3 +108,13 @@ def test_solves_give_the_same_answer_with_the_buffer_reused():
     assert first.solver == again.solver == "block-float32"
     np.testing.assert_array_equal(first.eigenvalues, again.eigenvalues)
     np.testing.assert_array_equal(first.dual_coef, again.dual_coef)
+
+
+def test_the_kept_bytes_stay_within_their_total(monkeypatch):
+    monkeypatch.setattr(_scratch, "SCRATCH_MAX_TOTAL", 1000)
+    from contextlib import ExitStack
+    with ExitStack() as stack:
+        for size in (100, 50, 60):  # float64: 800, 400, 480 bytes
+            stack.enter_context(scratch_array((size,), np.float64))
+    assert sum(b.nbytes for b in _scratch._kept) <= 1000
+    assert [b.nbytes for b in _scratch._kept] == [800]  # the largest that fits alone stays

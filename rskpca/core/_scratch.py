@@ -12,7 +12,8 @@ same sizes again and again.
 
 :func:`scratch_array` lends each kept buffer to one caller at a time (a caller finding none
 large enough free gets a fresh one, kept afterwards). At most :data:`SCRATCH_KEPT`
-buffers of at most :data:`SCRATCH_MAX_BYTES` each stay mapped between calls.
+buffers of at most :data:`SCRATCH_MAX_BYTES` each, :data:`SCRATCH_MAX_TOTAL` in all, stay
+mapped between calls.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["scratch_array", "SCRATCH_MAX_BYTES", "SCRATCH_KEPT"]
+__all__ = ["scratch_array", "SCRATCH_MAX_BYTES", "SCRATCH_KEPT", "SCRATCH_MAX_TOTAL"]
 
 #: Largest buffer kept between calls: 64 MiB, an m x m float32 matrix up to m = 4096.
 SCRATCH_MAX_BYTES = 64 * 2**20
 #: Buffers kept between calls: the solve's matrix, and two screen blocks and their masks
 #: for each of two threads would be five; the smallest are dropped first.
 SCRATCH_KEPT = 6
+#: Bytes kept between calls in all (the smallest buffers are dropped first): what a process
+#: that fits pays in memory for not faulting pages in at every fit.
+SCRATCH_MAX_TOTAL = 128 * 2**20
 
 _lock = threading.Lock()
 _kept: list[np.ndarray] = []  # free flat byte buffers
@@ -62,5 +66,5 @@ def scratch_array(shape, dtype):
     finally:
         with _lock:
             _kept.append(buffer)
-            if len(_kept) > SCRATCH_KEPT:
+            while len(_kept) > SCRATCH_KEPT or sum(b.size for b in _kept) > SCRATCH_MAX_TOTAL:
                 _kept.pop(min(range(len(_kept)), key=lambda k: _kept[k].size))
