@@ -489,3 +489,11 @@ def test_bench_speed_scratch_thread_and_block_rows_are_timed_and_labelled(tmp_pa
     assert [r[0] for r in width] == ["W K W float32 lower half: fresh pages -> scratch buffer",
                                      "block Krylov pass: 16 -> 8 columns", "block Krylov width, r = 5: 16 -> 8 columns"]
     assert all(before > 0 and after > 0 for _, before, after, _ in rows + width)
+
+
+def test_bench_speed_dense_crossover_rows_name_the_solver_that_ran():
+    from rskpca.evaluation.bench_speed import dense_crossover_rows
+
+    rows = dense_crossover_rows(repeats=1)
+    assert rows and all(label.startswith("eigen r = 5, ") and dense > 0 and partial > 0 and note.startswith("ran ")
+                        for label, dense, partial, note in rows)

@@ -41,8 +41,8 @@ from rskpca.core._threads import all_threads, blas_threads, one_thread_per_task
 from rskpca.core._block_krylov import block_krylov
 from rskpca.core import _scratch
 from rskpca.core._scratch import scratch_array
-from rskpca.core.eigen import (BLOCK_MIN_M, FLOAT32_MAX_COMPONENTS, SUBSPACE_TOL, _CenteredWeighted, kpca_on_centers,
-                               weighted_kpca)
+from rskpca.core.eigen import (BLOCK_MIN_M, DENSE_MAX_M, FLOAT32_MAX_COMPONENTS, SUBSPACE_TOL, _CenteredWeighted,
+                               kpca_on_centers, weighted_kpca)
 from rskpca.evaluation import timing
 from rskpca.evaluation.timing import machine_load
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
@@ -270,6 +270,30 @@ def screen_thread_rows(X, repeats, usps=None):
     return rows
 
 
+def dense_crossover_rows(repeats):
+    """Dense -> partial eigensolver (what "auto" runs above ``DENSE_MAX_M``) at m between 150 and 550, r = 5:
+    the bundled samples two moons, circles and digits at their sigma and ell = 1.5 to 4."""
+    from rskpca.core.kernels import median_heuristic
+    from rskpca.data.samples import SAMPLES, load_sample
+
+    rows, seen = [], set()
+    for name in ("two_moons", "circles", "digits"):
+        Z = load_sample(name).drop(columns="label").to_numpy(dtype=np.float64)
+        sigma = SAMPLES[name].sigma or median_heuristic(Z)
+        for ell in (1.5, 2.0, 3.0, 4.0):
+            s = shadow_centers(Z, sigma=sigma, ell=ell)
+            if not 150 <= s.m <= 550 or (name, s.m) in seen:
+                continue
+            seen.add((name, s.m))
+            C, w = s.centers, s.weights.astype(float)
+            dense, partial = (best_time(lambda: kpca_on_centers(C, w, R, sigma=sigma, eigen_solver=solver), repeats)
+                              for solver in ("dense", "arpack"))
+            used = kpca_on_centers(C, w, R, sigma=sigma, eigen_solver="arpack").solver
+            rows.append((f"eigen r = {R}, {name} m = {s.m}: dense -> partial", dense, partial,
+                         f"ran {used}; auto dense up to m = {DENSE_MAX_M}"))
+    return rows
+
+
 def accuracy_rows(X):
     """Alignment error of the fast fit's embedding against the dense float64 m x m solution."""
     out = []
@@ -439,6 +463,7 @@ def main(argv=None) -> int:
     if "fit" not in args.skip:
         lever_rows += fit_rows(X, args.repeats)
         lever_rows += screen_thread_rows(X, args.repeats, args.usps)
+        lever_rows += dense_crossover_rows(args.repeats)
     if "iterative" not in args.skip:
         lever_rows += iterative_rows(X, args.repeats)
     if lever_rows:
