@@ -180,9 +180,9 @@ def _earliest_center(Pa, X, block, store, margin, exact_eps2, center_rows) -> np
     ``center_rows[store.idx[j]]`` is center ``j`` in original coordinates (the exact predicate's).
 
     Centers are screened in column chunks of doubling width, oldest first, and a row
-    leaves the screen as soon as a chunk covers it: the old centers of a region absorb
-    most of its later points, so most rows stop after the first chunk and the work falls
-    below the full ``rows x m`` GEMM.
+    leaves the screen as soon as a chunk covers it: where the old centers of a region
+    absorb most of its later points (clustered data), most rows stop after the first chunk
+    and the work falls below the full ``rows x m`` GEMM.
     """
     covered_by = np.full(block.size, -1, dtype=np.intp)
     rows = np.arange(block.size)

@@ -80,9 +80,11 @@ SUBSPACE_TOL = 1e-3
 FLOAT32_MAX_COMPONENTS = 40
 #: "auto" solves a float32 problem with the block solver from this m on, ARPACK below it.
 #: ARPACK streams the matrix once per product; the block solver reads the lower half of it
-#: (:class:`~rskpca.core.weighted_kernel.SymmetricBlocks`, half built) once per block of 16
-#: products, on threads. Below this m, ARPACK's single products of a cache-resident matrix
-#: are cheaper. pendigits, r = 5, kernel matrix included, median of 15 on the 2-core machine:
+#: (:class:`~rskpca.core.weighted_kernel.SymmetricBlocks`, half built) once per block of
+#: products (:func:`~rskpca.core._block_krylov.block_width`), on threads. Below this m, ARPACK's
+#: single products of a cache-resident matrix are cheaper. Measured with blocks of 16 (the
+#: narrower blocks since are cheaper still: the rows show where the crossover is today).
+#: pendigits, r = 5, kernel matrix included, median of 15 on the 2-core machine:
 #: m = 1,426 ARPACK 8.2 ms, block 10.8; m = 1,803 (5,000 rows) 11.6, 14.3; m = 2,146 22.8, 18.8;
 #: m = 2,607 (the training file) 41.7, 27.6; it was 2,900 before the half-built matrix
 #: (``python -m rskpca.evaluation.bench_speed``, "arpack -> block" rows: ell = 3 and 3.5).
