@@ -25,7 +25,10 @@ def _sklearn(sigma, r, alpha):
 def test_rskpca_inverse_equals_sklearn_on_quantized_data(digits, alpha):
     Xtr, Xte = digits
     sigma = 4.0
-    est = ReducedSetKPCA(n_components=15, sigma=sigma, ell=3.0, fit_inverse_transform=True, alpha=alpha).fit(Xtr)
+    # the dense float64 solver, as scikit-learn's: the oracle holds to rounding (the paths "auto" takes
+    # above DENSE_MAX_M are certified to SUBSPACE_TOL)
+    est = ReducedSetKPCA(n_components=15, sigma=sigma, ell=3.0, fit_inverse_transform=True, alpha=alpha,
+                         eigen_solver="dense").fit(Xtr)
     assert 30 < est.centers_.shape[0] < Xtr.shape[0]  # a real reduction, with repeated rows in the oracle
     Xq = np.repeat(est.centers_, est.weights_.astype(int), axis=0)
     sk = _sklearn(sigma, 15, alpha).fit(Xq)
@@ -106,7 +109,7 @@ def test_fixed_point_without_learned_map(digits):
 def test_expansion_reproduces_the_projection(digits):
     """sum_i g_i phi(c_i) has the same embedding as x: <Pphi - mu, v_k> = z_k."""
     Xtr, Xte = digits
-    est = ReducedSetKPCA(n_components=10, sigma=4.0, ell=3.0).fit(Xtr)
+    est = ReducedSetKPCA(n_components=10, sigma=4.0, ell=3.0, eigen_solver="dense").fit(Xtr)  # float64 throughout
     Z = est.transform(Xte)
     C, p, A, center = est._feature_expansion()
     from rskpca.core.kernels import kernel_matrix

@@ -27,19 +27,21 @@ from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, FUSED_MAX_RELATIVE_ERROR,
 from rskpca.core.weighted_kernel import SymmetricBlocks, weighted_kernel_blocks, weighted_kernel_matrix
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
-           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M", "PARALLEL_PASS_MIN_M",
-           "SUBSPACE_TOL", "BLOCK_MIN_M",
+           "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M",
+           "PARALLEL_PASS_MIN_M", "SUBSPACE_TOL", "BLOCK_MIN_M",
            "FLOAT32_MAX_COMPONENTS"]
 
 #: Accepted values of ``eigen_solver``.
 EIGEN_SOLVERS = ("auto", "dense", "arpack", "block")
 
-#: "auto" uses a dense solver up to this m, ARPACK above it (for few components). On digits
-#: (r = 5, one thread) ARPACK took 0.012 s vs 0.048 s dense at m = 800, 0.052 s vs 0.39 s at m = 1796.
-#: With today's float32 and block paths the partial solvers lead from about m = 250 (``python -m
-#: rskpca.evaluation.bench_speed --pendigits PATH``, "dense -> partial" rows); lowering this moves
-#: the tests that hold RSKPCA to scikit-learn at 1e-8 onto the certified (1e-3) paths: not done yet.
-DENSE_MAX_M = 500
+#: "auto" uses a dense solver up to this m, a partial one above it (for few components). Kernel
+#: matrix included, r = 5, dense -> partial: circles m = 176 1.04 -> 1.50 ms, two moons m = 252
+#: 1.88 -> 1.22 ms, circles m = 264 2.03 -> 1.86 ms, m = 421 6.78 -> 2.62 ms, digits m = 410
+#: 5.82 -> 2.72 ms (``python -m rskpca.evaluation.bench_speed --pendigits PATH``, "dense ->
+#: partial" rows). It was 500, set before the float32 and block paths. Above it a fit is
+#: certified to SUBSPACE_TOL, not exact to rounding, and with ``random_state=None`` two fits
+#: need not agree to the bit (the partial solvers start from random vectors).
+DENSE_MAX_M = 250
 #: Up to this m the eigenproblem runs on one BLAS thread. LAPACK and ARPACK gain little from
 #: threads at these sizes, and on a busy machine the threads wait on each other. Measured on
 #: the 2-core development machine under load: m = 234 dense took 0.08 s on 2 threads and
