@@ -15,8 +15,9 @@ st.markdown(
     "m points (*shadow centers*), each weighted by how many points lie within eps = sigma / ell of it, "
     "and **RSKPCA** solves an m x m problem instead (Kingravi, Vela & Gray, SDM 2013). "
     "Pick data and settings in the sidebar; every page updates live and keeps your settings, "
-    "and the address bar holds the sidebar's settings (with the name of the data) so a view can be shared; "
-    "a page's own choices (a classifier, the denoising controls) stay in your session."
+    "and the address bar holds the sidebar's settings (with the name of the data, and the rows the Bounds "
+    "page measures on) so a view can be shared; "
+    "a page's other choices (a classifier, the denoising controls) stay in your session."
 )
 if settings is not None:
     ds = settings.dataset

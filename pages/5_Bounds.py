@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.ui.keys import ELL_RANGE
+from rskpca.ui.keys import BOUNDS_ROWS, ELL_RANGE
 from rskpca.ui import compute, fragment, reduction_note, show_figure, show_table, start_page
 
 settings = start_page("Error bounds (Section 5)")
@@ -14,7 +14,7 @@ st.markdown("Each bound has three numbers: the **a-priori** value from ell alone
             "from the actual distances of the points to their centers, and the **measured** quantity. "
             "Theorem 5.4 (eigenspace projections, D = r) holds only when its gap condition does.")
 max_exact = int(st.select_slider("Measure on at most this many rows (the measured values cost O(s^3) for the "
-                                 "spectra; KDE vs ShDE measures its MMD on the same rows)", [250, 500, 1000, 2000, 4000],
+                                 "spectra; KDE vs ShDE measures its MMD on the same rows)", list(BOUNDS_ROWS),
                                  key="bounds_max_exact"))
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
 reduction_note(shadow.m, shadow.n, ds.d)

@@ -886,6 +886,20 @@ def test_a_link_outside_the_ranges_is_clamped_and_says_so():
     assert not _link_notes(_app(data="iris", ell=4, r=5))
 
 
+def test_the_bounds_measured_rows_travel_in_the_link():
+    """A shared link to Bounds showed other measured values than the sender's: its row setting stayed behind."""
+    at = _app(data="iris", rows=250)
+    at.switch_page("pages/5_Bounds.py").run()
+    _ok(at)
+    assert at.select_slider(key="bounds_max_exact").value == 250
+    assert at.query_params["rows"] == "250"
+    at.select_slider(key="bounds_max_exact").set_value(500).run()  # the default: left out of the link
+    assert "rows" not in at.query_params
+    at = _app(data="iris", rows=300)
+    assert any("Ignored rows='300'" in w for w in _link_notes(at)), _link_notes(at)
+    assert at.session_state["bounds_max_exact"] == 500
+
+
 def test_a_csv_download_is_made_only_when_clicked_from_a_table_or_a_function(monkeypatch):
     import pandas as pd
 

@@ -30,6 +30,8 @@ DEFAULT_RANK = 5
 ELL_RANGE = (1.0, 10.0)
 ELL_STEP = 0.1
 RANK_RANGE = (1, 20)
+#: The Bounds page's "measure on at most this many rows" choices (KDE vs ShDE's MMD uses the same).
+BOUNDS_ROWS = (250, 500, 1000, 2000, 4000)
 DEFAULT_MAX_ROWS = 5000
 
 #: Widget keys whose values survive page switches, with their defaults (None: set elsewhere).

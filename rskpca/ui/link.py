@@ -65,6 +65,16 @@ def read_link() -> None:
             ss[name] = cast(min(max(asked, lo), hi))
             if ss[name] != asked:  # (a tryout: ell=50 became 10 and r=999 became 20, nothing said)
                 notes.append(f"The link's {name}={qp[name]} is outside {lo:g}..{hi:g} here: {name} = {ss[name]:g}.")
+    if "rows" in qp:  # the rows the Bounds page (and KDE vs ShDE's MMD) measure on
+        try:
+            rows = int(qp["rows"])
+        except ValueError:
+            rows = None
+        if rows in K.BOUNDS_ROWS:
+            ss["bounds_max_exact"] = rows
+        else:
+            notes.append(f"Ignored rows={qp['rows']!r} from the link: the measured rows are one of "
+                         f"{', '.join(str(v) for v in K.BOUNDS_ROWS)}.")
     sigma = None
     if "sigma" in qp:
         try:
@@ -113,14 +123,19 @@ def link_sigma_for(upload_name: str) -> float | None:
     return None
 
 
-def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int, standardized: bool = False) -> dict:
+def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int, standardized: bool = False,
+               measured_rows: int | None = None) -> dict:
     """Put the settings in use into the address bar (only when they changed: each write is a browser event).
 
     ``std`` says whether the data were standardised: without it a reloaded or shared link showed raw-scale
     data under a sigma chosen for standardised data (a tryout: iris, m = 88 became m = 70, no word said).
+    ``rows``: the rows the Bounds page measures on, when not its default (a shared link to Bounds showed
+    other measured values than the sender's).
     """
     want = {"data": data, "kernel": kernel, "sigma": f"{sigma:.6g}", "ell": f"{ell:g}", "r": str(r),
             "std": "1" if standardized else "0"}
+    if measured_rows is not None and measured_rows != K.KEYS["bounds_max_exact"]:
+        want["rows"] = str(int(measured_rows))
     if dict(st.query_params) != want:
         st.query_params.from_dict(want)
     return want

@@ -451,7 +451,8 @@ def sidebar() -> Settings | None:
     selection.sync(table_id(), ds)
     up = _shown_upload()
     sidebar_menu(menu, write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel,
-                                  sigma=sigma, ell=settings.ell, r=settings.r, standardized=ds.standardized))
+                                  sigma=sigma, ell=settings.ell, r=settings.r, standardized=ds.standardized,
+                                  measured_rows=int(setting("bounds_max_exact"))))
     return settings
 
 
