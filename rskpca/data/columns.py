@@ -12,7 +12,11 @@ import pandas as pd
 from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
 
 __all__ = ["numeric_columns", "guess_label_column", "column_summary", "stray_text_cells", "stray_text_as_missing",
-           "STRAY_TEXT_SHARE", "unusable_reason"]
+           "STRAY_TEXT_SHARE", "unusable_reason", "NEEDS_NUMBERS"]
+
+#: What to do about a table without numbers: said by :func:`unusable_reason` at upload and by the data
+#: set builder (``rskpca.data.datasets``) when a choice of columns leaves none.
+NEEDS_NUMBERS = "kernel PCA needs numbers: upload numeric data or convert the columns."
 
 # Column names that usually hold the class of a row, in order of preference.
 _LABEL_NAMES = ("label", "labels", "target", "class", "classes", "y", "species", "category", "digit")
@@ -52,8 +56,7 @@ def unusable_reason(df: pd.DataFrame) -> str | None:
         return f"it has {len(df)} row{'s' if len(df) != 1 else ''}; kernel PCA needs at least 2."
     if not numeric_columns(df) and not stray_text_cells(df, max_cells=0):
         text = [str(c) for c in df.columns][:10]
-        return (f"it has no column of numbers (only text columns {text}); kernel PCA needs numbers: upload numeric "
-                "data or convert the columns.")
+        return f"it has no column of numbers (only text columns {text}); {NEEDS_NUMBERS}"
     return None
 
 

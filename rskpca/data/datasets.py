@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from rskpca.data.columns import (_example_bad_value, column_summary, guess_label_column, numeric_columns,
+from rskpca.data.columns import (NEEDS_NUMBERS, _example_bad_value, column_summary, guess_label_column, numeric_columns,
                                  stray_text_as_missing, stray_text_cells)
 from rskpca.data.readers import DataError, read_notes, read_table
 from rskpca.data.samples import SAMPLE_DIR, SAMPLES, SampleInfo, load_sample, main
@@ -245,7 +245,7 @@ def _choose_features(df: pd.DataFrame, feature_columns, label_column) -> list[st
         if not features:
             text = [c for c in df.columns if c != label_column][:10]
             raise DataError(f"No numeric columns to use as features (found only text columns {text}). "
-                            "Kernel PCA needs numbers: upload numeric data or convert the columns.")
+                            f"{NEEDS_NUMBERS[0].upper()}{NEEDS_NUMBERS[1:]}")
         return features
     if isinstance(feature_columns, str):
         feature_columns = [feature_columns]
