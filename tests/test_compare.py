@@ -29,6 +29,15 @@ def test_exact_against_itself(exact):
     assert row["m"] == 160 and row["retained"] == 1.0 and row["stored_points"] == 160
 
 
+def test_exact_without_projection_embeds_the_training_rows_as_the_projection_does(data, exact):
+    fitted = sweeps.fit_exact(data, n_components=3, sigma=2.0, project=False)
+    np.testing.assert_allclose(fitted.embedding, exact.embedding, atol=1e-10)
+    np.testing.assert_array_equal(fitted.normalized_eigenvalues, exact.normalized_eigenvalues)
+    assert math.isnan(fitted.test_s) and fitted.train_s > 0
+    with pytest.raises(ValueError, match="training rows only"):
+        sweeps.fit_exact(data, data[:5], n_components=3, sigma=2.0, project=False)
+
+
 def test_rskpca_row_matches_the_shadow(data, exact):
     from rskpca import shadow_centers
 

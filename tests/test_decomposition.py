@@ -78,6 +78,17 @@ def test_exact_kernel_pca_equals_sklearn_rbf():
     np.testing.assert_allclose(ours.transform(X), _match_signs(ours.transform(X), sk.transform(X)), atol=1e-8)
 
 
+def test_exact_fit_transform_reads_the_training_embedding_off_the_fit():
+    # scikit-learn's shortcut: eigenvectors * sqrt(eigenvalues) is transform(X) without a second n x n kernel
+    X = _data(150)
+    est = KernelPCA(n_components=3, sigma=1.7, eigen_solver="arpack", random_state=0)
+    Z = est.fit_transform(X)
+    np.testing.assert_allclose(Z, est.transform(X), atol=1e-10)
+    sk = SklearnKernelPCA(n_components=3, kernel="rbf", gamma=1 / 1.7**2, eigen_solver="arpack", random_state=0)
+    np.testing.assert_allclose(Z, _match_signs(Z, sk.fit_transform(X)), atol=1e-8)
+    assert est.fit_transform(X.astype(np.float32)).dtype == np.float32
+
+
 def test_signs_are_deterministic_and_largest_coefficient_positive():
     X = _data()
     a = ReducedSetKPCA(n_components=4, sigma=2.0).fit(X)

@@ -424,6 +424,14 @@ def test_bench_speed_times_both_exact_solvers_on_every_app_comparison_set():
     assert all(n <= 2000 and r == 2 and arpack > 0 and randomized > 0 for _, n, r, arpack, randomized in rows)
 
 
+def test_bench_speed_times_the_embeddings_exact_fit_with_and_without_projecting():
+    from rskpca.evaluation.bench_speed import app_embedding_rows
+
+    rows = app_embedding_rows(np.random.default_rng(0).normal(size=(2500, 16)), repeats=1, ranks=(2,))
+    assert [(name, n, r) for name, n, r, *_ in rows] == [("digits", 1797, 2), ("pendigits (2000 rows)", 2000, 2)]
+    assert all(projected > 0 and fit_only > 0 for *_, projected, fit_only in rows)
+
+
 def test_bench_speed_times_the_apps_fits_with_the_libraries_threads_and_one_quiet_and_busy():
     from rskpca.evaluation.bench_speed import app_thread_rows
 

@@ -401,6 +401,32 @@ def app_solver_rows(pendigits, repeats, ranks=(2, 5, 10, 20)):
     return out
 
 
+def app_embedding_rows(pendigits, repeats, ranks=(5, 10)):
+    """(data, n, r, projected_s, fit_only_s): exact KPCA with scikit-learn's arpack as the app fits it
+    for a page that shows the embedding, not times (``rskpca.ui.compute.exact_embedding``): fit and
+    projection of the training rows, against the fit alone, which reads their embedding off the fit
+    (``fit_exact(project=False)``); on one BLAS and OpenMP thread, as the app runs it."""
+    from rskpca.core._threads import native_threads_off
+    from rskpca.core.kernels import median_heuristic
+    from rskpca.data.samples import SAMPLES, load_sample
+    from rskpca.evaluation.compare import fit_exact
+
+    digits = load_sample("digits").drop(columns="label").to_numpy(dtype=np.float64)
+    sets = [("digits", digits, SAMPLES["digits"].sigma or median_heuristic(digits)),
+            ("pendigits (2000 rows)", *_app_pendigits(pendigits))]
+    out = []
+    with native_threads_off():
+        for name, X, sigma in sets:
+            for r in ranks:
+                times = []
+                for project in (True, False):
+                    res = [fit_exact(X, n_components=r, sigma=sigma, solvers=("arpack",), project=project)
+                           for _ in range(repeats + 1)][1:]
+                    times.append(min(t.train_s + (t.test_s if project else 0.0) for t in res))
+                out.append((name, X.shape[0], r, *times))
+    return out
+
+
 def app_thread_rows(pendigits, calls: int = 7):
     """(data, fit, threads, quiet_s, busy_s): two of the app's comparison fits on its two moons and
     2,000 pendigits rows, median of ``calls``, with the other core idle and with a process spinning
@@ -496,6 +522,11 @@ def main(argv=None) -> int:
         for name, n, r, a, b in app_solver_rows(X, args.repeats):
             print(f"{name:<28} {n:>5} {r:>3} {a:9.4f} {b:12.4f} {b / a:17.2f}")
             csv.append(("solvers", f"{name} n={n} r={r}", a, b, b / a, "before = arpack; after = randomized"))
+        print(f"\n{'exact KPCA for Embeddings':<28} {'n':>5} {'r':>3} {'projected_s':>11} {'fit_only_s':>10} "
+              f"{'projected/fit_only':>18}   (arpack, one thread)")
+        for name, n, r, a, b in app_embedding_rows(X, args.repeats):
+            print(f"{name:<28} {n:>5} {r:>3} {a:11.4f} {b:10.4f} {a / b:18.2f}")
+            csv.append(("embedding", f"{name} n={n} r={r}", a, b, b / a, "before = fit + projection; after = fit alone"))
         print(f"\n{'app fits and threads':<22} {'fit':<25} {'threads':>7} {'quiet_s':>9} {'busy_core_s':>12}   "
               f"(fit + transform, r = {R}, median of 7; busy: a process spinning beside it; "
               "threads: the libraries' default or one BLAS and OpenMP thread)")

@@ -97,14 +97,21 @@ def ell_grid(low: float = 1.0, high: float = 10.0, num: int = 10) -> np.ndarray:
     return np.unique(np.round(np.linspace(low, high, int(num)), 2))
 
 
-def _fit_and_time(name, est, X_train, X_eval, *, ell, timing, measure_gram_error, shadow=None):
+def _fit_and_time(name, est, X_train, X_eval, *, ell, timing, measure_gram_error, shadow=None, project=True):
     method = METHODS[name]
+    if not project:  # the training rows' embedding read off the fit (KernelPCA.fit_transform): nothing projected
+        Z, train_s = best_time(lambda: est.fit_transform(X_train), timing)
+        return _result(name, method, est, X_train, Z, ell, train_s, float("nan"), measure_gram_error)
     if shadow is None:
         est, train_s = best_time(lambda: est.fit(X_train), timing)
     else:  # the selection was made elsewhere: the solve alone is not the fit's time
         est = est.fit_reduced_set(shadow.centers, shadow.weights, center_indices=shadow.center_indices)
         train_s = float("nan")
     Z, test_s = best_time(lambda: est.transform(X_eval), timing)
+    return _result(name, method, est, X_train, Z, ell, train_s, test_s, measure_gram_error)
+
+
+def _result(name, method, est, X_train, Z, ell, train_s, test_s, measure_gram_error) -> MethodResult:
     n = X_train.shape[0]
     parts = est.fit_time_breakdown_ if method.reports_train_parts else {}
     gram = est.gram_error(X_train) if measure_gram_error and method.perturbs_gram else None
@@ -179,11 +186,13 @@ def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: flo
 
 
 def fit_exact(X_train, X_eval=None, *, n_components: int, sigma: float, kernel: str = "gaussian",
-              random_state=0, timing: Timing = Timing(), solvers=EXACT_SOLVERS) -> MethodResult:
+              random_state=0, timing: Timing = Timing(), solvers=EXACT_SOLVERS, project: bool = True) -> MethodResult:
     """Exact KPCA timed with each scikit-learn solver in ``solvers``: the speedups' baseline.
 
     ``train_s`` is the fastest solver's time (``solver_train_s`` holds each); the embedding
-    and eigenvalues are the first solver's.
+    and eigenvalues are the first solver's. ``project=False`` (``X_eval`` None) embeds the
+    training rows as :meth:`rskpca.KernelPCA.fit_transform` does, without projecting them
+    again (``test_s`` is nan): for a caller that shows the embedding, not the test time.
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(50, 2))
@@ -192,13 +201,15 @@ def fit_exact(X_train, X_eval=None, *, n_components: int, sigma: float, kernel: 
     (['arpack', 'randomized'], True)
     """
     X_train = check_array_2d(X_train, name="X_train", min_samples=2)
+    if not project and X_eval is not None:
+        raise ValueError("project=False embeds the training rows only: leave X_eval as None.")
     X_eval = X_train if X_eval is None else check_array_2d(X_eval, name="X_eval")
     results = {}
     for solver in solvers:
         est = KernelPCA(n_components=n_components, sigma=sigma, kernel=kernel, eigen_solver=solver,
                         random_state=random_state)
         results[solver] = _fit_and_time("exact", est, X_train, X_eval, ell=float("nan"), timing=timing,
-                                        measure_gram_error=False)
+                                        measure_gram_error=False, project=project)
     per_solver = {solver: res.train_s for solver, res in results.items()}
     return replace(results[solvers[0]], train_s=min(per_solver.values()), solver_train_s=per_solver)
 
