@@ -224,6 +224,24 @@ def test_embeddings_three_d_and_errors_for_too_small_rank():
     assert any("at least 2 components" in e for e in _errors(at))
 
 
+def test_embeddings_scrubber_keeps_its_place_under_the_embedding_but_is_computed_last(monkeypatch):
+    # its ten RSKPCA fits are the page's largest cost: the spectra and the table are drawn before they run
+    import rskpca.plotting as plots
+    import rskpca.ui.compute as compute
+
+    calls = []
+    for module, name in ((compute, "embedding_scrubber"), (plots, "spectra_figure")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    at = _app(dataset="two_moons", ell=3.0)
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at)
+    assert calls == ["spectra_figure", "embedding_scrubber"], calls
+    keys = chart_keys(at)
+    assert keys.index("emb_scatter") < keys.index("emb_scrubber") < keys.index("emb_spectra"), keys
+    assert [h.value for h in at.subheader].count("Scrub ell: RSKPCA against exact KPCA at every ell") == 1
+
+
 def test_rank_above_m_is_one_message_in_the_sidebars_words():
     at = _app(data="two_moons", sigma=2, ell=1.0, r=20)
     m = _m(at)
