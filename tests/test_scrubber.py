@@ -217,6 +217,22 @@ def test_the_density_scrubber_and_the_kde_page_share_their_points_and_one_kernel
     np.testing.assert_allclose(kde, kernel_row_means(X[rows], X, sigma=1.5), rtol=1e-12)
 
 
+@pytest.mark.parametrize("n_points", [40, 900])  # the kept kernel (40 x 300), and above its budget, per ell
+def test_the_shde_of_every_ell_in_one_product_equals_each_ells_own(n_points, monkeypatch):
+    from rskpca.core.kernels import kernel_row_means
+    from rskpca.ui import compute
+
+    monkeypatch.setattr(compute, "DENSITY_KERNEL_MAX_ELEMENTS", 100_000)
+    rng = np.random.default_rng(6)
+    X, P = rng.normal(size=(300, 4)), rng.normal(size=(n_points, 4))
+    ells = (1.0, 2.5, 4.0, 9.5)
+    got = compute.shde_over_ells(f"shde-over-ells-{n_points}", X, 2.0, "gaussian", ells, P, f"p{n_points}")
+    assert got.shape == (len(ells), n_points)
+    for row, ell in zip(got, ells):
+        s = shadow_centers(X, sigma=2.0, ell=ell)
+        np.testing.assert_allclose(row, kernel_row_means(P, s.centers, sigma=2.0, weights=s.weights), rtol=1e-12)
+
+
 @pytest.mark.parametrize("kind", ["shadow", "density grid", "density curve", "density points", "embedding"])
 def test_scrubber_figures_built_from_dicts_pass_plotlys_validation(kind):
     # built without validation (speed: a sigma change rebuilds them): every property must be one plotly knows

@@ -197,6 +197,21 @@ def _density(digest: str, X: np.ndarray, sigma: float, kernel: str, P: np.ndarra
     return _points_kernel(digest, X, sigma, kernel, P, points_key) @ mass
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def shde_over_ells(digest: str, _X: np.ndarray, sigma: float, kernel: str, ells: tuple, _P: np.ndarray,
+                   points_key: str) -> np.ndarray:
+    """The ShDE at the points P at every ell of ``ells`` (a row each): with the kept ``k(P, X)``, one
+    product for all of them, one pass over the kernel instead of one per ell. The shadows come from
+    :func:`shadow` (cached per ell)."""
+    shadows = [shadow(digest, _X, sigma, float(ell), kernel) for ell in ells]
+    if _P.shape[0] * _X.shape[0] > DENSITY_KERNEL_MAX_ELEMENTS:
+        return np.stack([_density(digest, _X, sigma, kernel, _P, points_key, s) for s in shadows])
+    masses = np.zeros((_X.shape[0], len(shadows)))
+    for j, s in enumerate(shadows):
+        masses[s.center_indices, j] = s.weights / np.sum(s.weights)
+    return (_points_kernel(digest, _X, sigma, kernel, _P, points_key) @ masses).T
+
+
 @st.cache_data(max_entries=16, show_spinner="Evaluating the KDE on a grid...")
 def kde_grid(digest: str, _X: np.ndarray, sigma: float, kernel: str, size: int):
     """``(axes, kde)`` on a regular grid over 1-D or 2-D data (the KDE does not depend on ell)."""

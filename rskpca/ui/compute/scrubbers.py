@@ -14,8 +14,8 @@ import plotly.io as pio
 import streamlit as st
 
 from rskpca.core._threads import native_threads_off
-from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _with_progress, density_rows, kde_at, kde_grid, shadow,
-                               shde_at, shde_grid)
+from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _grid_points, _grid_shape, _with_progress, density_rows,
+                               kde_at, kde_grid, shadow, shde_over_ells)
 from rskpca.ui.compute.fits import fit_methods
 from rskpca.ui.keys import ELL_RANGE
 
@@ -69,11 +69,7 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
 
     if X.shape[1] <= 2:
         axes, kde = kde_grid(digest, X, sigma, kernel, SCRUB_GRID)
-
-        def point(ell):
-            s = shadow(digest, X, sigma, ell, kernel)
-            return [{"ell": ell, "m": s.m, "n": s.n, "shde": shde_grid(digest, X, sigma, kernel, ell, SCRUB_GRID)}]
-
+        P, key, shape = _grid_points(axes), f"grid{SCRUB_GRID}", _grid_shape(axes)  # kde_grid's kernel
         gx, gy, note = axes[0], (axes[1] if len(axes) > 1 else None), ""
     else:
         # At most as many points as keep k(P, X) whole (DENSITY_KERNEL_MAX_ELEMENTS): a frame is then one
@@ -88,16 +84,19 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
             points = min(SCRUB_POINTS, 1000, max(200, DENSITY_KERNEL_MAX_ELEMENTS // X.shape[0]))
             rows = subsample_rows(X.shape[0], points, seed=1)
             key = f"scrub{rows.size}"
-        P = X[rows]
+        P, shape = X[rows], (rows.size,)
         kde = kde_at(digest, X, sigma, kernel, P, key)
-
-        def point(ell):
-            s = shadow(digest, X, sigma, ell, kernel)
-            return [{"ell": ell, "m": s.m, "n": s.n, "shde": shde_at(digest, X, sigma, kernel, ell, P, key)}]
-
         gx = gy = None
         note = f" ({rows.size} of {X.shape[0]} points)" if rows.size < X.shape[0] else ""
-    frames = _with_progress("ShDE over the ell grid", SCRUB_ELLS, point)
+
+    def point(ell):
+        s = shadow(digest, X, sigma, ell, kernel)
+        return [{"ell": ell, "m": s.m, "n": s.n}]
+
+    frames = _with_progress("Shadows over the ell grid", SCRUB_ELLS, point)
+    # every frame's ShDE in one product with the kept kernel (see shde_over_ells)
+    for frame, shde in zip(frames, shde_over_ells(digest, X, sigma, kernel, SCRUB_ELLS, P, key)):
+        frame["shde"] = shde.reshape(shape)
     return _density_scrubber(f"{digest}:{sigma!r}:{kernel}", frames, kde, gx, gy,
                              tuple(str(t) for t in axis_titles), note)
 
