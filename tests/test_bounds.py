@@ -271,6 +271,21 @@ def test_bounds_table_rows():
         bounds_table({"5.1": 0.3})
 
 
+def test_a_shadow_from_a_reloaded_rskpca_is_accepted_by_its_fields():
+    # Streamlit reloads the package when its files change; a shadow cached before is of the old class
+    import importlib.util
+
+    import rskpca.core.shadow
+
+    spec = importlib.util.spec_from_file_location("reloaded_shadow", rskpca.core.shadow.__file__)
+    reloaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reloaded)
+    X = np.random.default_rng(8).normal(size=(30, 2))
+    s, old = shadow_centers(X, sigma=1.0, ell=3.0), reloaded.shadow_centers(X, sigma=1.0, ell=3.0)
+    assert type(old).__name__ == "ShadowResult" and not isinstance(old, type(s))
+    assert mmd_bound(X, old) == mmd_bound(X, s)
+
+
 def test_bad_input_gets_clear_errors():
     X = np.random.default_rng(8).normal(size=(30, 2))
     s = shadow_centers(X, sigma=1.0, ell=3.0)

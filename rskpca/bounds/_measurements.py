@@ -228,9 +228,16 @@ def check_int(value, name: str, minimum: int) -> int:
     return int(value)
 
 
+#: What the measurements read off a shadow (:class:`~rskpca.core.shadow.ShadowResult`).
+_SHADOW_FIELDS = ("centers", "labels", "n", "sigma", "eps", "kernel", "distances_to_centers")
+
+
 def prepare_sample(X, shadow, *, sigma, kernel, max_exact, random_state) -> Sample:
     """Validate the inputs and draw the rows the measured values are computed on."""
-    if not isinstance(shadow, ShadowResult):
+    # By its fields, not its class: a result cached by an app across a reload of rskpca (Streamlit reloads
+    # the package when its files change) is an instance of the class as it was, and a tryout's Bounds page
+    # failed on it with "got ShadowResult" until the server restarted.
+    if not isinstance(shadow, ShadowResult) and not all(hasattr(shadow, f) for f in _SHADOW_FIELDS):
         raise ValueError(
             f"shadow must be the ShadowResult of rskpca.shadow_centers(X, ...); got {type(shadow).__name__}."
         )
