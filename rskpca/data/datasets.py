@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from rskpca.data.columns import (NEEDS_NUMBERS, _example_bad_value, column_summary, guess_label_column, numeric_columns,
                                  stray_text_as_missing, stray_text_cells)
-from rskpca.data.readers import DataError, read_notes, read_table
+from rskpca.data.readers import DataError, MissingValuesError, read_notes, read_table
 from rskpca.data.samples import SAMPLE_DIR, SAMPLES, SampleInfo, load_sample, main
 
 __all__ = [
@@ -191,7 +191,7 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         counts = table[used].isna().sum()
         where = ", ".join(f"{c!r} ({int(k)})" for c, k in counts.items() if k)
         if missing == "error":
-            raise DataError(f"Missing values (NaN or empty cells) in column(s) {where}. Drop those "
+            raise MissingValuesError(f"Missing values (NaN or empty cells) in column(s) {where}. Drop those "
                             "rows or columns, impute them, or choose other columns.")
         table, row_ids = table.loc[~nan_rows].reset_index(drop=True), row_ids[~nan_rows]
         notes.append(f"Dropped {int(nan_rows.sum())} row(s) with missing values in {where}.")

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
-__all__ = ["DataError", "read_table", "read_notes", "MAX_DECOMPRESSED_BYTES"]
+__all__ = ["DataError", "MissingValuesError", "read_table", "read_notes", "MAX_DECOMPRESSED_BYTES"]
 
 # A gzip upload may expand to at most this many bytes (guards against zip bombs).
 MAX_DECOMPRESSED_BYTES = 1 << 30
@@ -36,6 +36,10 @@ class DataError(ValueError):
     ...     print(err)
     empty.csv is empty: upload a file with a header row and at least two data rows.
     """
+
+
+class MissingValuesError(DataError):
+    """Missing values in the columns used: an app can name its own control for dropping those rows."""
 
 
 # Leading bytes of formats people upload by mistake, with what to tell them.

@@ -22,6 +22,7 @@ from streamlit.errors import StreamlitAPIException
 
 from rskpca.data.columns import unusable_reason
 from rskpca.data.datasets import SAMPLES, DataError, Dataset, guess_label_column
+from rskpca.data.readers import MissingValuesError
 from rskpca.ui import compute, selection
 from rskpca.ui import keys as K
 from rskpca.ui.keys import DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, KEYS, NO_LABEL, RANK_RANGE, UPLOAD
@@ -284,7 +285,10 @@ def _build_dataset():
                               "drop" if ss["drop_missing"] else "error", int(ss["row_seed"]),
                               "missing" if ss["stray_text_missing"] else "exclude")
     except (ValueError, TypeError) as exc:  # DataError, or anything else the table's contents provoke
-        ss[K.DATA_ERROR] = str(exc)
+        # The fix is a switch of this app's: named, so no one looks for it (a tryout did not see it)
+        hint = (" Or tick \"Drop missing rows\" on the Data page (under Columns and preprocessing)."
+                if isinstance(exc, MissingValuesError) else "")
+        ss[K.DATA_ERROR] = str(exc) + hint
         return ss.get(K.DATASET)
     ss[K.DATASET] = ds
     ss[K.DATASET_SOURCE] = ss["source"]
