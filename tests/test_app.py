@@ -201,6 +201,22 @@ def test_bad_upload_shows_an_error_and_keeps_the_last_good_data(case):
     assert _charts(at)
 
 
+def test_a_refused_upload_after_an_unusable_one_goes_back_to_the_upload_shown():
+    # a tryout: good.csv, then holes.csv (missing values: selected, not usable), then single.csv (refused)
+    # left the uploader, the error and the preview each naming another file
+    at = _app()
+    _upload(at, "good.csv", b"a,b,name\n1,2,x\n3,4,y\n5,7,z\n")
+    _upload(at, "holes.csv", b"a,b\n1,2\n,4\n5,6\n")
+    assert any("Missing values" in e for e in _errors(at))
+    at.file_uploader(key="uploader").set_value(("single.csv", b"a,b\n1,2\n", "text/csv")).run()
+    _ok(at)
+    errors = _errors(at)
+    assert len(errors) == 1 and "single.csv cannot be used" in errors[0] and "good.csv" in errors[0], errors
+    assert not any("holes.csv" in w.value for w in at.sidebar.warning)
+    assert any(t.value == "Showing: Uploaded file good.csv" for t in at.sidebar.text)
+    assert any(h.value == "Preview (first 100 rows of the table)" for h in at.subheader)
+
+
 def test_nan_upload_can_be_used_after_dropping_rows():
     at = _app()
     _upload(at, "holes.csv", b"a,b\n1,2\n,4\n5,6\n7,1\n")

@@ -103,7 +103,7 @@ IMAGE_SHAPES = "_dn_shape"            # Denoise: {data digest: (height, width)} 
 IMAGE_SHAPE_FOR = "_dn_shape_for"     # Denoise: the data set the shape widgets were set for
 GRID_ALLOWED = "_grid_allowed"        # {(digest, sigma, kernel)} whose work over the ell grid the user asked for
 TIMING_ROUND = "_timing_round"        # Speedups: how many times the user asked to time again (part of the cache keys)
-SHOWN_UPLOAD = "_shown_upload"        # {"name", "digest"} of the upload DATASET came from (a newer one may be refused)
+SHOWN_UPLOAD = "_shown_upload"        # {"name", "digest", "bytes"} of the upload DATASET came from (newer: refused)
 KEPT_VALUES = "_kept_widget_values"   # {key: value} of KEYS as of the last full run (see state._persist_widget_values)
 KEPT_FRESH = "_kept_from_fragments"   # keys of KEPT_VALUES that a fragment's widgets set since the last full run
 

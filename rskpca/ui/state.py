@@ -201,6 +201,14 @@ def handle_upload(upload) -> None:
         reason = str(exc) if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
         # DataError messages already name the file; say it once.
         ss[K.UPLOAD_ERROR] = reason if upload.name in reason else f"Could not read {upload.name}: {reason}"
+        shown = ss.get(K.SHOWN_UPLOAD)
+        if ss.get(K.DATA_ERROR) and ss.get("source") == UPLOAD and ss.get(K.DATASET_SOURCE) == UPLOAD and shown:
+            # The selected upload could not be used either (say, missing values), and the user has moved on
+            # to another file: back to the upload shown, rather than three files in play (a tryout saw the
+            # uploader, the error above it and the preview each name another one).
+            ss[K.UPLOADED] = dict(shown)
+            ss.pop(K.DATA_ERROR, None)
+            st.rerun()
     else:
         ss.pop(K.UPLOAD_ERROR, None)
         st.rerun()
@@ -293,7 +301,7 @@ def _build_dataset():
     ss[K.DATASET] = ds
     ss[K.DATASET_SOURCE] = ss["source"]
     if ss["source"] == UPLOAD:
-        ss[K.SHOWN_UPLOAD] = {key: ss[K.UPLOADED][key] for key in ("name", "digest")}
+        ss[K.SHOWN_UPLOAD] = dict(ss[K.UPLOADED])  # (the same bytes object: no copy)
     ss.pop(K.DATA_ERROR, None)
     return ds
 
