@@ -70,7 +70,7 @@ def test_browser_mode_splits_each_change_into_the_scripts_share_and_the_rest(tmp
     from rskpca.ui.bench_browser import format_browser_header, format_browser_row, measure_in_browser
 
     _, rows = measure_in_browser(REPO / "app.py", sample="iris", pages=["Bounds"], controls=("ell",), changes=2,
-                                 log=lambda *a, **k: None, trace=True)
+                                 log=lambda *a, **k: None, trace=True, revisits=2)
     (row,) = rows
     assert not row.error, row.error
     assert len(row.seconds) == len(row.script_seconds) == 2
@@ -81,6 +81,10 @@ def test_browser_mode_splits_each_change_into_the_scripts_share_and_the_rest(tmp
     assert len(row.main_thread) == 2
     assert all(share.busy_ms > 0 and 0 < share.charts_ms <= share.busy_ms for share in row.main_thread), row.main_thread
     assert format_browser_header(traced=True).split()[-6:] == ["main", "ms", "charts", "ms", "commit", "ms"]
+    # --revisits: back and forth between the last two values (cached), apart from the timed changes
+    assert len(row.revisit_seconds) == 2 and all(s > 0 for s in row.revisit_seconds)
+    assert format_browser_header(traced=True, revisited=True).split()[-2:] == ["cached", "s"]
     cells = format_browser_row(row).split()
-    assert float(cells[-4]) == pytest.approx(row.median_script, abs=1e-3)
-    assert float(cells[-3]) == pytest.approx(statistics.median(s.busy_ms for s in row.main_thread), abs=0.5)
+    assert float(cells[-5]) == pytest.approx(row.median_script, abs=1e-3)
+    assert float(cells[-4]) == pytest.approx(statistics.median(s.busy_ms for s in row.main_thread), abs=0.5)
+    assert float(cells[-1]) == pytest.approx(row.median_revisit, abs=1e-3)

@@ -191,6 +191,13 @@ class BrowserLatency:
     script_seconds: list[float] = field(default_factory=list)
     #: With ``trace``: each change's :class:`~rskpca.ui.browser_trace.MainThreadShare`.
     main_thread: list = field(default_factory=list)
+    #: With ``revisits``: release-to-settled of steps back and forth between the last two values, whose
+    #: results are all cached: what a change costs the browser and the script beyond the computing.
+    revisit_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median_revisit(self) -> float:
+        return statistics.median(self.revisit_seconds) if self.revisit_seconds else float("nan")
 
     @property
     def median_script(self) -> float:
@@ -359,11 +366,13 @@ def step_new_value(session, control: str, direction: dict) -> tuple[float, int, 
 
 def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path | None = None,
                        max_rows: int | None = None, pages=ELL_PAGES, controls=("ell",), changes: int = 5,
-                       log=print, trace: bool = False) -> tuple[str, list[BrowserLatency]]:
+                       log=print, trace: bool = False, revisits: int = 0) -> tuple[str, list[BrowserLatency]]:
     """Time ``changes`` keyboard steps of each control on each page; returns (data description, rows).
 
     ``trace``: also record a Chromium trace of each change and keep where its main thread went
     (:func:`~rskpca.ui.browser_trace.main_thread_share`; tracing slows the browser a little).
+    ``revisits``: then as many steps back and forth between the last two values (cached results:
+    the page's cost beyond computing them), kept apart in ``revisit_seconds``.
     """
     from playwright.sync_api import sync_playwright
 
@@ -407,6 +416,9 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                             row.runs.append(runs)
                             row.redraws.append(session.redraws)
                             row.script_seconds.append(session.script_s)
+                        for i in range(revisits):  # back, forth, back...: both values' results are cached
+                            sign = -direction[control] if i % 2 == 0 else direction[control]
+                            row.revisit_seconds.append(session.step(control, sign)[0])
                     except Exception as exc:  # noqa: BLE001 - a page that fails is reported, the rest still run
                         row.error = f"{type(exc).__name__}: {exc}"[:300]
                     row.error = row.error or session.exception_text()
@@ -417,11 +429,13 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
     return described, results
 
 
-def format_browser_header(traced: bool = False) -> str:
-    """The table's header; ``traced`` adds the main thread's medians (``--trace``)."""
+def format_browser_header(traced: bool = False, revisited: bool = False) -> str:
+    """The table's header; ``traced`` adds the main thread's medians (``--trace``), ``revisited`` the
+    median of the cached revisits (``--revisits``)."""
     return (f"{'page':<16} {'control':<7} {'first visit s':>13} {'median s':>9} {'max s':>7} "
             f"{'median kB':>10} {'runs':>5} {'script s':>9}"
-            + (f" {'main ms':>8} {'charts ms':>9} {'commit ms':>9}" if traced else ""))
+            + (f" {'main ms':>8} {'charts ms':>9} {'commit ms':>9}" if traced else "")
+            + (f" {'cached s':>9}" if revisited else ""))
 
 
 def format_browser_row(r: BrowserLatency) -> str:
@@ -441,6 +455,8 @@ def format_browser_row(r: BrowserLatency) -> str:
         def med(name):
             return statistics.median(getattr(share, name) for share in r.main_thread)
         line += f" {med('busy_ms'):>8.0f} {med('charts_ms'):>9.0f} {med('commit_ms'):>9.0f}"
+    if r.revisit_seconds:
+        line += f" {r.median_revisit:>9.3f}"
     return line
 
 

@@ -362,10 +362,11 @@ def browser_main(args) -> int:
     what = f"--csv {args.csv}" if args.csv else f"sample {args.sample}"
     print(f"release-to-settled in Chromium, {what}, controls {args.controls}, {args.changes} changes each; "
           f"{_uptime()} at start; app {REPO / APP_FILE}", flush=True)
-    print(format_browser_header(traced=args.trace), flush=True)
+    print(format_browser_header(traced=args.trace, revisited=args.revisits > 0), flush=True)
     described, rows = measure_in_browser(REPO / APP_FILE, sample=args.sample, csv=args.csv and Path(args.csv),
                                          max_rows=args.max_rows, pages=args.pages or ELL_PAGES,
-                                         controls=args.controls, changes=args.changes, trace=args.trace)
+                                         controls=args.controls, changes=args.changes, trace=args.trace,
+                                         revisits=args.revisits)
     print(f"data: {described}; {_uptime()} at end")
     if args.per_ell:
         for r in rows:
@@ -392,6 +393,10 @@ def main(argv=None) -> int:
                              "main thread's busy time, of the live charts' draws and of the compositor commits "
                              "(rskpca.ui.browser_trace; tracing slows the browser a little)")
     parser.add_argument("--changes", type=int, default=5, help="--browser: steps per control and page (default: 5)")
+    parser.add_argument("--revisits", type=int, default=0,
+                        help="--browser: then this many steps back and forth between the last two values, whose "
+                             "results are cached; their median ('cached s') is what a change costs beyond its "
+                             "computing (the browser's drawing and the script's rerun)")
     parser.add_argument("--sample", default=None, help="bundled sample (default: two_moons in the browser, digits "
                                                        "server side)")
     parser.add_argument("--ells", type=float, nargs="+", default=list(DEFAULT_ELLS),
