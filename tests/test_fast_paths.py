@@ -135,10 +135,13 @@ def test_grid_equals_literal_on_tie_heavy_inputs(X, eps):
         _assert_same_as_literal(X, eps, algorithm)
 
 
-def test_resolve_in_order_matches_a_plain_loop():
+@pytest.mark.parametrize("chains", [False, True])
+def test_resolve_in_order_matches_a_plain_loop(chains):
     rng = np.random.default_rng(0)
     k = 400
     pairs = {(int(j), int(i)) for j, i in rng.integers(0, k, size=(1500, 2)) if i < j}
+    if chains:  # each point's predecessor too (sorted 1-d data): far longer chains than the vectorised rounds
+        pairs |= {(j, j - 1) for j in range(1, k)}
     later = np.array([p[0] for p in pairs])
     earlier = np.array([p[1] for p in pairs])
     is_center, owner = _resolve_in_order(k, later, earlier)

@@ -91,9 +91,12 @@ def _resolve_in_order(k: int, later: np.ndarray, earlier: np.ndarray):
         state[unknown & ~covered & ~waiting] = 1
     unknown = np.flatnonzero(state == -1)
     if unknown.size:
-        # Long dependency chains (e.g. sorted 1-d data): finish in visiting order.
-        order = np.lexsort((earlier, later))
-        later_s, earlier_s = later[order], earlier[order]
+        # Long dependency chains (e.g. sorted 1-d data): finish in visiting order, sorting only the pairs
+        # of the points still unknown (all of them: 12.6 of 22.9 ms for 2 points on usps' 293,000 pairs).
+        rest = state[later] == -1
+        later_r, earlier_r = later[rest], earlier[rest]
+        order = np.lexsort((earlier_r, later_r))
+        later_s, earlier_s = later_r[order], earlier_r[order]
         starts = np.searchsorted(later_s, unknown, side="left").tolist()
         stops = np.searchsorted(later_s, unknown, side="right").tolist()
         earlier_l = earlier_s.tolist()
