@@ -217,6 +217,31 @@ def test_the_density_scrubber_and_the_kde_page_share_their_points_and_one_kernel
     np.testing.assert_allclose(kde, kernel_row_means(X[rows], X, sigma=1.5), rtol=1e-12)
 
 
+def test_the_density_scrubber_draws_1000_of_the_pages_points_off_its_kernel(monkeypatch):
+    """Between 1,000 and 3,000 rows the page evaluates the densities at every row (its kernel kept whole);
+    the scrubber draws 1,000 of those points, read off that kernel, not off a second one (digits)."""
+    import base64
+    import json
+
+    from rskpca.core.kernels import kernel_row_means
+    from rskpca.plotting import subsample_rows
+    from rskpca.ui import compute
+
+    X = np.random.default_rng(7).normal(size=(1500, 3))
+    built = []
+    real = compute.kernel_matrix
+    monkeypatch.setattr(compute, "kernel_matrix", lambda *a, **k: built.append(a[0].shape) or real(*a, **k))
+    spec = json.loads(compute.density_scrubber("density-page-kernel-test", X, 1.5, "gaussian", ["a", "b"]))
+    assert built == [(1500, 3)]  # the page's kernel, over all 1,500 rows
+    drawn = subsample_rows(1500, 1000, seed=1)
+    frame = next(f for f in spec["frames"] if float(f["name"]) == 4.5)
+    y = frame["data"][0]["y"]  # a typed array (base64) or a list
+    shde = np.frombuffer(base64.b64decode(y["bdata"]), dtype=np.dtype(y["dtype"])) if isinstance(y, dict) else y
+    assert "1000 of 1500 points" in json.dumps(spec["layout"])
+    s = shadow_centers(X, sigma=1.5, ell=4.5)
+    np.testing.assert_allclose(shde, kernel_row_means(X[drawn], s.centers, sigma=1.5, weights=s.weights), rtol=1e-6)
+
+
 @pytest.mark.parametrize("n_points", [40, 900])  # the kept kernel (40 x 300), and above its budget, per ell
 def test_the_shde_of_every_ell_in_one_product_equals_each_ells_own(n_points, monkeypatch):
     from rskpca.core.kernels import kernel_row_means

@@ -67,6 +67,7 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
     """The KDE-vs-ShDE scrubber's figure (JSON text): ShDE on a grid (d <= 2) or at sampled points, over :data:`SCRUB_ELLS`."""
     from rskpca.plotting import SCRUB_POINTS, subsample_rows
 
+    drawn = slice(None)  # the frames' points among P's
     if X.shape[1] <= 2:
         axes, kde = kde_grid(digest, X, sigma, kernel, SCRUB_GRID)
         P, key, shape = _grid_points(axes), f"grid{SCRUB_GRID}", _grid_shape(axes)  # kde_grid's kernel
@@ -74,18 +75,21 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
     else:
         # At most as many points as keep k(P, X) whole (DENSITY_KERNEL_MAX_ELEMENTS): a frame is then one
         # product. usps, 5,000 rows: 800 points, not 1,000 evaluated against each frame's 4,000 centers
-        # (19 x 25 ms per sigma change). They are the page's own points when those are kept whole and few
-        # enough to draw (usps: the same 800): one kernel per sigma serves the frames and the page.
+        # (19 x 25 ms per sigma change). When the page's own points are kept whole, the frames are drawn at
+        # (at most 1,000 of) them, read off the page's kernel: one kernel per sigma serves the frames and the
+        # page (usps: the same 800; digits: 1,000 of its 1,797, no second 1,000 x 1,797 kernel).
         # (Not below 200 points: above 20,000 rows the frames evaluate against the centers again.)
         page_rows = density_rows(X.shape[0])
-        if page_rows.size <= 1000 and page_rows.size * X.shape[0] <= DENSITY_KERNEL_MAX_ELEMENTS:
-            rows, key = page_rows, f"rows{page_rows.size}"  # the page's key (pages/3_KDE_vs_ShDE.py)
+        if page_rows.size * X.shape[0] <= DENSITY_KERNEL_MAX_ELEMENTS:
+            P, key = X[page_rows], f"rows{page_rows.size}"  # the page's key (pages/3_KDE_vs_ShDE.py)
+            drawn = subsample_rows(page_rows.size, 1000, seed=1)
+            rows = page_rows[drawn]
         else:
             points = min(SCRUB_POINTS, 1000, max(200, DENSITY_KERNEL_MAX_ELEMENTS // X.shape[0]))
             rows = subsample_rows(X.shape[0], points, seed=1)
-            key = f"scrub{rows.size}"
-        P, shape = X[rows], (rows.size,)
-        kde = kde_at(digest, X, sigma, kernel, P, key)
+            P, key = X[rows], f"scrub{rows.size}"
+        shape = (rows.size,)
+        kde = kde_at(digest, X, sigma, kernel, P, key)[drawn]
         gx = gy = None
         note = f" ({rows.size} of {X.shape[0]} points)" if rows.size < X.shape[0] else ""
 
@@ -95,7 +99,7 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
 
     frames = _with_progress("Shadows over the ell grid", SCRUB_ELLS, point)
     # every frame's ShDE in one product with the kept kernel (see shde_over_ells)
-    for frame, shde in zip(frames, shde_over_ells(digest, X, sigma, kernel, SCRUB_ELLS, P, key)):
+    for frame, shde in zip(frames, shde_over_ells(digest, X, sigma, kernel, SCRUB_ELLS, P, key)[:, drawn]):
         frame["shde"] = shde.reshape(shape)
     return _density_scrubber(f"{digest}:{sigma!r}:{kernel}", frames, kde, gx, gy,
                              tuple(str(t) for t in axis_titles), note)
