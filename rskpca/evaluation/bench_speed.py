@@ -16,7 +16,8 @@ Prints, with the date, the machine load (``uptime``) before and after and the co
 * **exact solvers at the app's sizes**: scikit-learn's arpack and randomized ``KernelPCA``
   as the app times them (:func:`~rskpca.evaluation.compare.fit_exact`) on every bundled
   sample and a 2,000-row sample of pendigits (the app's comparison sets), r = 2, 5, 10, 20:
-  the evidence for the Speedups page timing arpack only unless asked; and two of the app's
+  the evidence for the Speedups page timing arpack only unless asked; exact KPCA with and without
+  projecting the training rows again (how Embeddings fits it); and two of the app's
   fits (arpack, density-weighted Nystrom's k-means) with the libraries' threads and with one BLAS
   and OpenMP thread, the other core idle and busy (why the app fits its comparisons on one).
 
