@@ -419,7 +419,7 @@ def test_bench_speed_times_both_exact_solvers_on_every_app_comparison_set():
     # The evidence behind the Speedups page timing arpack only unless asked: every bundled sample
     # and a 2,000-row sample of pendigits (here a stand-in with its shape), each solver timed.
     from rskpca.data.samples import SAMPLES
-    from rskpca.evaluation.bench_speed import app_solver_rows
+    from rskpca.evaluation.bench_app_fits import app_solver_rows
 
     pendigits = np.random.default_rng(0).normal(size=(2500, 16))
     rows = app_solver_rows(pendigits, repeats=1, ranks=(2,))
@@ -428,7 +428,7 @@ def test_bench_speed_times_both_exact_solvers_on_every_app_comparison_set():
 
 
 def test_bench_speed_times_the_embeddings_exact_fit_with_and_without_projecting():
-    from rskpca.evaluation.bench_speed import app_embedding_rows
+    from rskpca.evaluation.bench_app_fits import app_embedding_rows
 
     rows = app_embedding_rows(np.random.default_rng(0).normal(size=(2500, 16)), repeats=1, ranks=(2,))
     assert [(name, n, r) for name, n, r, *_ in rows] == [("digits", 1797, 2), ("pendigits (2000 rows)", 2000, 2)]
@@ -436,7 +436,7 @@ def test_bench_speed_times_the_embeddings_exact_fit_with_and_without_projecting(
 
 
 def test_bench_speed_times_the_apps_fits_with_the_libraries_threads_and_one_quiet_and_busy():
-    from rskpca.evaluation.bench_speed import app_thread_rows
+    from rskpca.evaluation.bench_app_fits import app_thread_rows
 
     rows = app_thread_rows(np.random.default_rng(0).normal(size=(2500, 16)), calls=1)
     assert [row[:3] for row in rows] == [
