@@ -165,3 +165,16 @@ def test_a_shared_result_asked_for_its_centers_from_many_threads_at_once_gives_t
             got = list(pool.map(lambda _: s.centers, range(8)))
         for centers in got:
             np.testing.assert_array_equal(centers, table.X[s.center_indices])
+
+
+def test_a_radius_far_above_the_datas_spread_reads_the_table_without_overflow():
+    # tiny rows are scaled up in the table, so a radius of 10 was beyond float32's range there: an overflow
+    # warning (seen in a CI run's hypothesis example), though the answer was right
+    import warnings
+
+    X = np.array([[0.0], [1e-30], [2e-30]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with mock.patch.object(table_module, "PAIRS_PER_ROW_AND_FEATURE", np.inf):
+            s = shadow_centers_from_table(EarlierDistances(X), sigma=10.0, ell=2.0)
+    assert s.center_indices.tolist() == [0] and s.weights.tolist() == [3]

@@ -124,8 +124,12 @@ class EarlierDistances:
         """``(later, earlier)``: every pair of rows within eps (exact predicate), or None above the limits."""
         eps2 = float(eps) * float(eps)
         target = eps2 * self._scale2
-        high = np.float32(min(target * (1.0 + _STORE_REL) + self._slack, np.finfo(np.float32).max))
-        low = target * (1.0 - _STORE_REL) - self._slack
+        # Both clamped to float32's largest value in float64 before they meet float32 values (an overflow
+        # warning otherwise, seen with radii near float64's range): a clamped low only sends more pairs to
+        # the exact test.
+        top = float(np.finfo(np.float32).max)
+        high = np.float32(min(target * (1.0 + _STORE_REL) + self._slack, top))
+        low = min(target * (1.0 - _STORE_REL) - self._slack, top)
         found = self._candidates(high)
         if found is None:
             return None
