@@ -145,9 +145,9 @@ def _first_components(result, r: int):
 def _exact_fitted(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
     """Exact KPCA as :func:`exact_reference` fits it, the rows embedded by the fit itself
     (``project=False``): no second n x n kernel matrix to project them. Fit and projection took
-    76 / 76 ms on digits and 75 / 82 ms on 2,000 pendigits rows (r = 5 / 10), the fit alone 48 / 53
-    and 48 / 54 ms (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow
-    iterative projection --repeats 2``, "exact KPCA for Embeddings" rows, 2026-11-25 02:38). Untimed."""
+    83 / 82 ms on digits and 78 / 89 ms on 2,000 pendigits rows (r = 5 / 10), the fit alone 55 / 53
+    and 53 / 60 ms (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow
+    iterative projection --repeats 2``, "exact KPCA for Embeddings" rows, 2026-11-25 02:52). Untimed."""
     with native_threads_off():  # see method_result
         return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=EXACT_SOLVERS[:1], project=False)
 
