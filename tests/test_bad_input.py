@@ -5,6 +5,8 @@ printed whole, no "could not convert string to float", no complex array dumped, 
 near 1e200 refused up front instead of failing inside an eigensolver.
 """
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -190,3 +192,33 @@ def test_shadow_centers_refuses_complex_input_instead_of_dropping_the_imaginary_
 def test_shadow_centers_refuses_an_unknown_sigma_word():
     with pytest.raises(ValueError, match=r'sigma must be a positive number or "median"'):
         shadow_centers(_data(), sigma="mean", ell=4.0)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "column slice", "row slice"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, bool])
+def test_constant_and_range_checks_read_any_layout_as_numpy_does(layout, dtype):
+    # The checks read column extremes (with a contiguous copy of a strided slice): the same
+    # verdicts as the plain definitions, on every layout and numeric dtype an estimator accepts.
+    from rskpca.core._validation import check_distance_range, check_not_constant, column_extremes
+
+    rng = np.random.default_rng(0)
+    huge = np.vstack([np.zeros((300, 7)), np.full((1, 7), 1e200)])
+    for base in (rng.integers(0, 3, size=(301, 7)), np.full((301, 7), 1)) + ((huge,) if dtype == np.float64 else ()):
+        A = base.astype(dtype)
+        A = {"C": A, "F": np.asfortranarray(A), "column slice": A[:, 1:-1], "row slice": A[::2]}[layout]
+        high, low = column_extremes(A)
+        np.testing.assert_array_equal(high, A.max(axis=0))
+        np.testing.assert_array_equal(low, A.min(axis=0))
+        constant = bool(np.all(A == A[0]))
+        with pytest.raises(ValueError, match="is constant") if constant else contextlib.nullcontext():
+            check_not_constant(A)
+        overflows = float(np.max(np.abs(A.astype(float)))) > 1e150
+        with pytest.raises(ValueError, match="overflow") if overflows else contextlib.nullcontext():
+            check_distance_range(A)
+
+
+def test_constant_check_counts_minus_zero_as_zero():
+    from rskpca.core._validation import check_not_constant
+
+    with pytest.raises(ValueError, match="is constant"):
+        check_not_constant(np.array([[0.0, 1.0], [-0.0, 1.0]]))

@@ -93,12 +93,12 @@ def test_shadow_invariants(X, eps):
 
 @pytest.mark.parametrize("shape", [(0, 3), (1, 3), (5, 2), (300, 16), (7, 2000)])
 def test_column_reduce_is_numpys_reduction_over_rows(shape):
-    from rskpca.core._shadow_screen import _column_reduce
+    from rskpca.core._validation import column_reduce
     A = np.random.default_rng(0).normal(size=shape)
     for ufunc, start in ((np.add, 0.0), (np.maximum, -np.inf), (np.minimum, np.inf)):
         expect = ufunc.reduce(A, axis=0, initial=start)
         for B in (A, np.asfortranarray(A)):
-            got = _column_reduce(ufunc, B)
+            got = column_reduce(ufunc, B)
             if ufunc is np.add:  # summed in another order
                 np.testing.assert_allclose(got, expect, rtol=1e-12, atol=1e-12)
             else:

@@ -14,6 +14,7 @@ import numpy as np
 
 from rskpca.core._scratch import scratch_array
 from rskpca.core._threads import all_threads, map_row_blocks
+from rskpca.core._validation import column_reduce
 from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS
 
 #: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
@@ -244,31 +245,13 @@ def _screen_frame(Z: np.ndarray, *others: np.ndarray):
     power-of-two scale (exact) keeps the squared norms finite for data near the
     float64 range. Exact re-checks always use the original coordinates.
     """
-    shift = _column_reduce(np.add, Z) / max(Z.shape[0], 1)
+    shift = column_reduce(np.add, Z) / max(Z.shape[0], 1)
     # max |a - shift| from the column extremes (the same float: rounding is monotone), with
     # no n x d temporaries (two of them took 1 ms on pendigits: fresh pages, faulted in)
-    top = max(max(float((_column_reduce(np.maximum, A) - shift).max(initial=0.0)),
-                  float((shift - _column_reduce(np.minimum, A)).max(initial=0.0))) for A in (Z, *others))
+    top = max(max(float((column_reduce(np.maximum, A) - shift).max(initial=0.0)),
+                  float((shift - column_reduce(np.minimum, A)).max(initial=0.0))) for A in (Z, *others))
     scale = 2.0 ** -np.frexp(top)[1] if top > 0 else 1.0
     return shift, scale
-
-
-def _column_reduce(ufunc, A: np.ndarray) -> np.ndarray:
-    """``ufunc.reduce(A, axis=0)`` (add, maximum or minimum), fast on a C-contiguous ``A`` with few columns.
-
-    numpy reduces a C-contiguous (n, d) array over its rows in n inner loops of d
-    elements: 0.28 ms for pendigits' 10,992 x 16. Viewed as rows of ``g d`` elements
-    (``g`` rows each), the loops are n / g; then the ``g`` partial results are reduced.
-    An empty column reduces to the ufunc's identity (0 for add, -inf / inf for the extremes).
-    """
-    n, d = A.shape
-    start = {np.maximum: -np.inf, np.minimum: np.inf}.get(ufunc, 0.0)
-    g = max(1, min(n, 2048 // max(d, 1)))
-    if not A.flags.c_contiguous or g == 1:
-        return ufunc.reduce(A, axis=0, initial=start)
-    head = n - n % g
-    partial = ufunc.reduce(A[:head].reshape(-1, g * d), axis=0).reshape(g, d)
-    return ufunc(ufunc.reduce(partial, axis=0), ufunc.reduce(A[head:], axis=0, initial=start))
 
 
 def _point_rows(Xs: np.ndarray, sq: np.ndarray, eps2: float) -> np.ndarray:

@@ -19,6 +19,8 @@ __all__ = [
     "check_distance_range",
     "check_not_constant",
     "check_positive",
+    "column_reduce",
+    "column_extremes",
 ]
 
 # Largest squared float64, with a factor 4 for ||x||^2 + ||y||^2 + 2|x.y| in a BLAS distance.
@@ -144,6 +146,42 @@ def check_finite(arr: np.ndarray, *, name: str = "X", row_offset: int = 0) -> No
     )
 
 
+def column_reduce(ufunc, A: np.ndarray) -> np.ndarray:
+    """``ufunc.reduce(A, axis=0)`` (add, maximum or minimum), fast on a C-contiguous ``A`` with few columns.
+
+    numpy reduces a C-contiguous (n, d) array over its rows in n inner loops of d
+    elements: 0.28 ms for pendigits' 10,992 x 16. Viewed as rows of ``g d`` elements
+    (``g`` rows each), the loops are n / g; then the ``g`` partial results are reduced.
+    An empty column reduces to the ufunc's identity (0 for add, -inf / inf for the extremes).
+
+    >>> column_reduce(np.maximum, np.array([[1.0, 5.0], [3.0, 2.0]])).tolist()
+    [3.0, 5.0]
+    """
+    n, d = A.shape
+    start = {np.maximum: -np.inf, np.minimum: np.inf}.get(ufunc, 0.0)
+    g = max(1, min(n, 2048 // max(d, 1)))
+    if not A.flags.c_contiguous or g == 1:
+        return ufunc.reduce(A, axis=0, initial=start)
+    head = n - n % g
+    partial = ufunc.reduce(A[:head].reshape(-1, g * d), axis=0).reshape(g, d)
+    return ufunc(ufunc.reduce(partial, axis=0), ufunc.reduce(A[head:], axis=0, initial=start))
+
+
+def column_extremes(A: np.ndarray):
+    """``(max, min)`` of each column of a numeric 2-D ``A`` (:func:`column_reduce`).
+
+    >>> [v.tolist() for v in column_extremes(np.array([[1.0, 5.0], [3.0, 2.0]]))]
+    [[3.0, 5.0], [1.0, 2.0]]
+    """
+    if not np.issubdtype(A.dtype, np.floating):  # integers and booleans: no infinite start value
+        return A.max(axis=0), A.min(axis=0)
+    if not (A.flags.c_contiguous or A.flags.f_contiguous):
+        # a slice of a wider table (X[:, :-1]): numpy reduces it row by row, 0.28 ms per extreme on
+        # pendigits; a contiguous copy and two fast reductions take less than one of them
+        A = np.ascontiguousarray(A)
+    return column_reduce(np.maximum, A), column_reduce(np.minimum, A)
+
+
 def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = True) -> None:
     """A ``ValueError`` if squared distances between rows would overflow (or underflow) float64.
 
@@ -155,7 +193,9 @@ def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = Tru
     """
     if arr.size == 0:
         return
-    top = float(np.max(np.abs(arr)))
+    # from the column extremes: no n x d temporary (|arr| took 0.5 of this check's 0.7 ms on pendigits)
+    high, low = column_extremes(arr)
+    top = max(abs(float(high.max())), abs(float(low.min())))
     limit = _SQRT_MAX / (2.0 * np.sqrt(arr.shape[1]))
     if top >= limit:
         raise ValueError(
@@ -164,7 +204,7 @@ def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = Tru
             "(sklearn.preprocessing.StandardScaler) or divide it by a constant."
         )
     if spread and arr.shape[0] > 1:
-        width = float(np.max(arr.max(axis=0) - arr.min(axis=0)))
+        width = float(np.max(high.astype(np.float64) - low))
         if 0.0 < width < _MIN_SPREAD:
             raise ValueError(
                 f"The rows of {name} differ by at most {width:.3g}: squared distances underflow "
@@ -175,7 +215,8 @@ def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = Tru
 
 def check_not_constant(arr: np.ndarray, *, name: str = "X") -> None:
     """A ``ValueError`` if every row of ``arr`` is the same: kernel PCA has nothing to find."""
-    if arr.shape[0] > 1 and np.all(arr == arr[0]):
+    # every column's extremes equal, for finite values (checked first), is every row equal to the first
+    if arr.shape[0] > 1 and np.array_equal(*column_extremes(arr)):
         raise ValueError(
             f"{name} is constant: all {arr.shape[0]} rows are identical, so there is no variation "
             "for kernel PCA to find (every component would be 0). Check that the intended feature "
