@@ -4,7 +4,7 @@ import streamlit as st
 
 from rskpca.ui import sidebar
 from rskpca.ui.nav import view_links
-from rskpca.ui.state import ICON
+from rskpca.ui.page_setup import ICON
 
 st.set_page_config(page_title="RSKPCA explorer", page_icon=ICON, layout="wide")
 settings = sidebar()

@@ -7,7 +7,7 @@ from rskpca import plotting as plots
 from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns, stray_text_cells
 from rskpca.ui import compute, selection, show_error, show_table, show_text_list, start_page
 from rskpca.ui.keys import UPLOAD
-from rskpca.ui.state import column_options, current_table, handle_upload, table_not_in_use, upload_error
+from rskpca.ui.tables import column_options, current_table, handle_upload, table_not_in_use, upload_error
 
 settings = start_page("Data", needs_data=False)
 

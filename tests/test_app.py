@@ -682,7 +682,7 @@ def test_every_option_in_the_streamlit_config_is_one_streamlit_knows():
 def test_the_page_icon_is_bundled_not_fetched():
     from PIL import Image
 
-    from rskpca.ui.state import ICON
+    from rskpca.ui.page_setup import ICON
 
     assert Image.open(ICON).size == (64, 64)
     for script in [APP, *(str(ROOT / p) for p in PAGES)]:

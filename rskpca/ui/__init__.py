@@ -3,7 +3,8 @@
 Pages only draw: they call :func:`start_page` (the sidebar) first, then cached computations from
 :mod:`rskpca.ui.compute`, figure builders from :mod:`rskpca.plotting`, and render
 with :func:`show_figure` / :func:`show_table`. Every session-state key is
-registered in :mod:`rskpca.ui.keys`; :mod:`rskpca.ui.state` owns the rest.
+registered in :mod:`rskpca.ui.keys`; :mod:`rskpca.ui.state`, :mod:`rskpca.ui.tables`
+and :mod:`rskpca.ui.page_setup` own the rest.
 
 The names below load on first use (PEP 562), so a tool in this package such as
 ``python -m rskpca.ui.bench_latency`` can configure Streamlit's logging before
@@ -14,7 +15,7 @@ import importlib
 
 _EXPORTS = {
     "compute": "rskpca.ui.compute",
-    "Settings": "rskpca.ui.state", "sidebar": "rskpca.ui.state", "start_page": "rskpca.ui.state",
+    "Settings": "rskpca.ui.state", "sidebar": "rskpca.ui.page_setup", "start_page": "rskpca.ui.page_setup",
     "setting": "rskpca.ui.state", "fragment": "rskpca.ui.state",
     **{name: "rskpca.ui.widgets" for name in (
         "choose_methods", "comparison_note", "download_csv", "plain", "reduction_note", "show_error",

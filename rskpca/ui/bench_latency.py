@@ -165,7 +165,7 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
         from rskpca.ui.keys import UPLOAD, UPLOADED
 
         data = Path(csv).read_bytes()
-        # What accepting an upload leaves in the session (rskpca.ui.state.accept_upload).
+        # What accepting an upload leaves in the session (rskpca.ui.tables.accept_upload).
         at.session_state[UPLOADED] = {"name": Path(csv).name, "digest": hashlib.sha256(data).hexdigest(),
                                       "bytes": data}
         at.session_state["source"] = UPLOAD

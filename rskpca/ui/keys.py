@@ -10,8 +10,8 @@ Two kinds of keys:
   use, error messages, flags of the shared link), named by the constants below.
 
 Pages never index ``st.session_state`` themselves: they draw widgets with keys from
-:data:`KEYS` and call :mod:`rskpca.ui.state` for the rest (``tests/test_app.py``
-checks both).
+:data:`KEYS` and call :mod:`rskpca.ui.state` and :mod:`rskpca.ui.tables` for the rest
+(``tests/test_app.py`` checks both).
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ IMAGE_SHAPE_FOR = "_dn_shape_for"     # Denoise: the data set the shape widgets 
 GRID_ALLOWED = "_grid_allowed"        # {(digest, sigma, kernel)} whose work over the ell grid the user asked for
 TIMING_ROUND = "_timing_round"        # Speedups: how many times the user asked to time again (part of the cache keys)
 SHOWN_UPLOAD = "_shown_upload"        # {"name", "digest", "bytes"} of the upload DATASET came from (newer: refused)
-KEPT_VALUES = "_kept_widget_values"   # {key: value} of KEYS as of the last full run (see state._persist_widget_values)
+KEPT_VALUES = "_kept_widget_values"   # {key: value} of KEYS as of the last full run (see state.persist_widget_values)
 KEPT_FRESH = "_kept_from_fragments"   # keys of KEPT_VALUES that a fragment's widgets set since the last full run
 
 APP_KEYS = {

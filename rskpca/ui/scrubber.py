@@ -21,7 +21,7 @@ import streamlit as st
 
 from rskpca.plotting import figure_html
 from rskpca.ui.live_chart import live_chart
-from rskpca.ui.state import ELL_RANGE
+from rskpca.ui.keys import ELL_RANGE
 from rskpca.ui.widgets import PLOTLY_CONFIG, slug
 
 __all__ = ["show_scrubber", "selected_ell"]

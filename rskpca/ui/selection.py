@@ -24,7 +24,7 @@ import streamlit as st
 from rskpca.data.selection import absorbing_centers, positions_of_rows, selected_rows_table
 from rskpca.plotting import rows_from_points
 from rskpca.ui import keys as K
-from rskpca.ui import state
+from rskpca.ui import tables
 from rskpca.ui.widgets import show_figure, show_table
 
 __all__ = ["rows", "sync", "clear", "show_selectable", "selected_table", "centers_table"]
@@ -98,7 +98,7 @@ def show_selectable(fig, key: str, filename: str | None = None) -> None:
 
     Build ``fig`` with ``selected_rows=rows()`` so the current selection shows in it.
     """
-    show_figure(fig, key, filename, on_select=partial(_on_select, key, state.table_id()))
+    show_figure(fig, key, filename, on_select=partial(_on_select, key, tables.table_id()))
     sel = _stored()
     if sel is not None and sel.get("fresh"):
         # Only a fragment rerun gets here with a fresh selection (a full run clears the mark in

@@ -1,0 +1,206 @@
+"""What every page draws first: the page config and the sidebar with the shared settings.
+
+:func:`start_page` sets up a page and calls :func:`sidebar`, which restores the widget values
+kept across pages (:func:`rskpca.ui.state.persist_widget_values`), draws the data set chooser
+(the data come from :mod:`rskpca.ui.tables`), the kernel, sigma, ell and rank controls and the
+menu with the shareable link, and returns the :class:`~rskpca.ui.state.Settings` the page uses.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from rskpca.data.datasets import SAMPLES, Dataset
+from rskpca.ui import compute, selection
+from rskpca.ui import keys as K
+from rskpca.ui.keys import DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, RANK_RANGE, UPLOAD
+from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_link, write_link
+from rskpca.ui.nav import sidebar_menu
+from rskpca.ui.heavy import HEAVY_ROWS
+from rskpca.ui.state import Settings, persist_widget_values, setting
+from rskpca.ui.tables import build_dataset, shown_title, shown_upload, source_title, table_id
+from rskpca.ui.widgets import LITTLE_REDUCTION, plain, show_error
+
+__all__ = ["ICON", "sidebar", "start_page", "default_sigma", "sigma_slider_range"]
+
+
+#: The page icon, bundled (a material icon as favicon is fetched from Google's servers: the app runs offline).
+ICON = str(Path(__file__).with_name("icon.png"))
+
+
+# ---------------------------------------------------------------------------
+# sigma: the default, the box and the slider
+# ---------------------------------------------------------------------------
+
+
+def default_sigma(source: str, ds: Dataset, median: float) -> tuple[float, str]:
+    """``(sigma, how it was chosen)`` for newly loaded data."""
+    info = SAMPLES.get(source)
+    if info is not None and info.sigma and not ds.standardized and ds.d == info.d:
+        return info.sigma, (f"Default for {info.title}: sigma = {info.sigma:g}, the bandwidth at which kernel PCA's "
+                            "first two components separate the sample's classes best (the median heuristic, "
+                            f"{median:.3g}, blurs them into one blob).")
+    return float(f"{median:.4g}"), "Default: the median heuristic (median distance between rows)."
+
+
+def _sync_sigma(ds: Dataset, median: float) -> None:
+    """Set sigma to the data's default when the data change (unless a link for this data set it)."""
+    ss = st.session_state
+    if ss.get(K.SIGMA_DIGEST) == ds.digest and ss.get("sigma"):
+        return
+    ss[K.SIGMA_DIGEST] = ds.digest
+    if ss.pop(K.LINK_SIGMA, False) and ss.get("sigma"):
+        return
+    up = shown_upload()
+    from_link = link_sigma_for(up["name"]) if up and ss[K.DATASET_SOURCE] == UPLOAD else None
+    if from_link is not None:  # a link named this file before it was uploaded
+        ss["sigma"] = from_link
+        return
+    ss["sigma"] = default_sigma(ss[K.DATASET_SOURCE], ds, median)[0]
+
+
+def _set_sigma_from_slider() -> None:
+    st.session_state["sigma"] = st.session_state[K.SIGMA_SLIDER]
+
+
+def _set_sigma(value: float) -> None:
+    st.session_state["sigma"] = float(f"{value:.4g}")
+
+
+def sigma_slider_range(sigma: float, median: float) -> tuple[float, float]:
+    """The slider's range: median/20 .. 5 median, widened to hold sigma (so box and slider show one value)."""
+    lo, hi = float(f"{median / 20:.3g}"), float(f"{median * 5:.3g}")
+    return min(lo, sigma), max(hi, sigma)
+
+
+def _sigma_controls(sb, ds: Dataset, median: float) -> float:
+    ss = st.session_state
+    sb.number_input("sigma (bandwidth)", min_value=1e-9, key="sigma", format="%.4g",
+                    step=float(f"{median / 20:.2g}"),
+                    help="Kernel bandwidth in the convention above (scikit-learn's gamma = 1/sigma^2).")
+    sigma = float(ss["sigma"])
+    lo, hi = sigma_slider_range(sigma, median)
+    ss[K.SIGMA_SLIDER] = sigma
+    sb.slider("sigma", lo, hi, key=K.SIGMA_SLIDER, step=float(f"{(hi - lo) / 200:.2g}"), format="%.3g",
+              on_change=_set_sigma_from_slider, label_visibility="collapsed")
+    sb.caption(default_sigma(ss[K.DATASET_SOURCE], ds, median)[1])
+    sb.button(f"Median heuristic (sigma = {median:.4g})", key="sigma_median", on_click=_set_sigma,
+              args=(median,), help="Median pairwise distance on a seeded sample of at most 1000 rows.")
+    return sigma
+
+
+# ---------------------------------------------------------------------------
+# The sidebar every page draws first
+# ---------------------------------------------------------------------------
+
+
+def _option_title(source: str) -> str:
+    # Pure (no session state): Streamlit may call a format_func outside the run that drew the widget.
+    return "Your uploaded file" if source == UPLOAD else SAMPLES[source].title
+
+
+def _data_status(sb, ds: Dataset) -> None:
+    """One statement of which data is shown; an error when it is not the selected data."""
+    ss = st.session_state
+    sb.text(f"Showing: {shown_title()}")  # may hold a file name: text, never markdown
+    label = "no label" if ds.label_name is None else "label column"
+    sb.caption(f"n = {ds.n} rows, d = {ds.d} features, {label}" + (", standardised" if ds.standardized else ""))
+    if ss.get(K.DATA_ERROR):
+        sb.warning(plain(f"The selected data ({source_title(ss['source'])}) cannot be used: see the message "
+                         "on the page."), icon=":material/warning:")
+
+
+def sidebar() -> Settings | None:
+    """Draw the menu and the shared controls and return the current :class:`Settings`.
+
+    Every page calls this first. Returns None (after saying why) when no data
+    could be loaded at all; pages then stop.
+    """
+    read_link()
+    persist_widget_values()
+    ss = st.session_state
+    sb = st.sidebar
+    menu = sb.container()  # filled last: its links carry the settings this run ends with
+    for note in ss.pop(K.LINK_NOTES, []):
+        st.warning(plain(note), icon=":material/link:")
+
+    options = list(SAMPLES) + ([UPLOAD] if ss.get(K.UPLOADED) else [])
+    if K.PENDING_SOURCE in ss:
+        ss["source"] = ss.pop(K.PENDING_SOURCE)
+    if ss["source"] not in options:
+        ss["source"] = DEFAULT_SAMPLE
+    if ss["source"] != UPLOAD:
+        ss.pop(K.UPLOAD_ERROR, None)  # a sample was chosen after a refused upload: that story is over
+    sb.selectbox("Data set", options, key="source", format_func=_option_title,
+                 help="Bundled samples, or the file you uploaded on the Data page.")
+    ds = build_dataset()
+    if ss.get(K.DATA_ERROR):
+        show_error(ss[K.DATA_ERROR] + ("" if ds is None else f"\nStill showing: {shown_title()}."))
+    if ds is None:
+        st.info("Choose a sample data set in the sidebar, or fix the upload on the Data page.")
+        sidebar_menu(menu, dict(st.query_params))
+        return None
+    _data_status(sb, ds)
+
+    median = compute.median_sigma(ds.digest, ds.X)
+    _sync_sigma(ds, median)
+    sb.selectbox("Kernel", list(KERNEL_CONVENTIONS), key="kernel", format_func=str.capitalize)
+    sb.latex(KERNEL_CONVENTIONS[ss["kernel"]])
+    sigma = _sigma_controls(sb, ds, median)
+    sb.slider("ell (shadow radius eps = sigma / ell)", *ELL_RANGE, key="ell", step=ELL_STEP,
+              help="Larger ell: smaller shadows, more centers, better approximation, less speedup.")
+    sb.number_input("rank r (components)", *RANK_RANGE, key="r", step=1,
+                    help=f"How many kernel principal components: {RANK_RANGE[0]} to {RANK_RANGE[1]}.")
+    shown = ss[K.DATASET_SOURCE]
+    settings = Settings(dataset=ds, source=shown, title=shown_title(), kernel=ss["kernel"], sigma=sigma,
+                        ell=float(ss["ell"]), r=int(ss["r"]), sigma_median=median)
+    shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
+    sb.metric("shadow centers m (on all n rows)", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n}",
+              delta_color="off", delta_arrow="off")
+    _suggest_ell(sb, ds, settings, shadow.m)
+    selection.sync(table_id(), ds)
+    up = shown_upload()
+    sidebar_menu(menu, write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel,
+                                  sigma=sigma, ell=settings.ell, r=settings.r, standardized=ds.standardized,
+                                  measured_rows=int(setting("bounds_max_exact"))))
+    return settings
+
+
+def _apply_suggested_ell(digest: str, X, sigma: float, kernel: str) -> None:
+    """The button's click: the largest grid ell that keeps at most a third of the rows, or why there is none."""
+    found = compute.suggested_ell(digest, X, sigma, kernel)
+    if found is None:
+        st.toast(f"Even ell = {ELL_RANGE[0]:g} keeps more than a third of the rows at sigma = {sigma:.4g}: "
+                 "raise sigma for fewer centers.", icon=":material/info:")
+        return
+    st.session_state["ell"] = float(found[0])
+
+
+def _suggest_ell(sb, ds: Dataset, settings: Settings, m: int) -> None:
+    """Where ell keeps nearly every row (the pages warn of little reduction), a button to the largest ell of
+    the scrubbers' grid that keeps at most a third (a tryout: digits opens at 94% and every page warned).
+    The search (five or six shadows: 70-95 ms on usps at a new sigma) runs on the click only, not on every
+    rerun of every page. Not above :data:`~rskpca.ui.heavy.HEAVY_ROWS`, where each shadow costs seconds."""
+    if m <= LITTLE_REDUCTION * ds.n or ds.n > HEAVY_ROWS:
+        return
+    sb.button("Find an ell that keeps at most a third of the rows", key="ell_suggest", icon=":material/compress:",
+              on_click=_apply_suggested_ell, args=(ds.digest, ds.X, settings.sigma, settings.kernel),
+              help="Sets ell to the largest ell of the scrubbers' grid (steps of 0.5) whose shadow keeps at most "
+                   "a third of the rows at this sigma: enough reduction to see the method work.")
+
+
+def start_page(title: str, *, needs_data: bool = True) -> Settings | None:
+    """Page set-up shared by every view: page config, the shared :func:`sidebar`, the title.
+
+    With ``needs_data`` the page stops here (after the sidebar has said why)
+    when no data set could be loaded.
+    """
+    st.set_page_config(page_title=f"{title} - RSKPCA", page_icon=ICON, layout="wide")
+    settings = sidebar()
+    st.title(title)
+    if needs_data and settings is None:
+        st.stop()
+    return settings
+
