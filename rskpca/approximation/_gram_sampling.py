@@ -21,7 +21,8 @@ from rskpca.approximation._gram_samplers import (
     sample_upper_pairs,
     sampled_gram,
 )
-from rskpca.core.kernels import get_kernel, kernel_matvec
+from rskpca.core.kernel_evaluation import kernel_matvec
+from rskpca.core.radial_kernels import get_kernel
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
 from rskpca.decomposition._iterative import centered_operator, projection_coefficients, top_eigenpairs
 

@@ -31,7 +31,7 @@ from sklearn.utils._param_validation import Interval
 
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
 from rskpca.core.eigen import fix_signs
-from rskpca.core.kernels import get_kernel
+from rskpca.core.radial_kernels import get_kernel
 
 __all__ = ["RandomFourierKPCA", "draw_fourier_frequencies", "fourier_features"]
 

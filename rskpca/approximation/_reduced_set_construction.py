@@ -43,7 +43,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _KPCAMixin, _m_from_shadow
 from rskpca.decomposition._exact import KernelPCA
 from rskpca.decomposition._iterative import IterativeKPCA, projection_coefficients
-from rskpca.core.kernels import kernel_matrix, kernel_matvec
+from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
 
 __all__ = ["ReducedSetConstructionKPCA", "construct_reduced_set"]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from rskpca.bounds._measurements import is_negative_exponential, kappa_minus_phi
 from rskpca.core._validation import check_positive
-from rskpca.core.kernels import RadialKernel, get_kernel
+from rskpca.core.radial_kernels import RadialKernel, get_kernel
 
 __all__ = ["THEOREMS", "BoundValue", "apriori_bounds"]
 

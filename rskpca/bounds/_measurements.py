@@ -23,13 +23,9 @@ from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 from sklearn.utils import check_random_state
 
 from rskpca.core._validation import check_array_2d, check_positive
-from rskpca.core.kernels import (
-    DEFAULT_BLOCK_ELEMENTS,
-    RadialKernel,
-    get_kernel,
-    refine_near_pairs,
-    squared_distances,
-)
+from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
+from rskpca.core.distances import refine_near_pairs, squared_distances
+from rskpca.core.radial_kernels import RadialKernel, get_kernel
 from rskpca.core.shadow import ShadowResult
 
 __all__ = [

@@ -15,7 +15,7 @@ import numpy as np
 from rskpca.core._scratch import scratch_array
 from rskpca.core._threads import all_threads, map_row_blocks
 from rskpca.core._validation import column_reduce
-from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS
+from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
 
 #: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
 #: The error of x.c - ||c||^2/2 is below ~ (d + 3) * 2^-53 * (||x||^2 + ||c||^2); the

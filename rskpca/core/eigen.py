@@ -22,8 +22,10 @@ from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator
 from rskpca.core._block_krylov import block_krylov
 from rskpca.core._scratch import scratch_array
 from rskpca.core._threads import blas_threads, map_row_blocks
-from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, FUSED_MAX_RELATIVE_ERROR, float32_relative_error, get_kernel,
-                                 kernel_matrix)
+from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS
+from rskpca.core.kernel_evaluation import kernel_matrix
+from rskpca.core.kernel_rounding import FUSED_MAX_RELATIVE_ERROR, float32_relative_error
+from rskpca.core.radial_kernels import get_kernel
 from rskpca.core.weighted_kernel import SymmetricBlocks, weighted_kernel_blocks, weighted_kernel_matrix
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",

@@ -42,7 +42,8 @@ from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_neighbours import EarlierDistances
 from rskpca.core._shadow_neighbours import pays_off as table_pays_off
 from rskpca.core._shadow_screen import SCREEN_REL_MARGIN, _blas_scan, earliest_center_within, exact_squared_distances
-from rskpca.core.kernels import get_kernel, resolve_sigma
+from rskpca.core.bandwidth_heuristic import resolve_sigma
+from rskpca.core.radial_kernels import get_kernel
 
 __all__ = ["ShadowResult", "shadow_centers", "shadow_centers_from_table", "EarlierDistances", "table_pays_off",
            "exact_squared_distances", "earliest_center_within", "SHADOW_ALGORITHMS", "GRID_MAX_DIM",

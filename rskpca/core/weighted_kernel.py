@@ -17,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from rskpca.core._threads import map_row_blocks
-from rskpca.core.kernels import (CACHE_BLOCK_ELEMENTS, FUSED_MAX_RELATIVE_ERROR, _row_block, gaussian_relative_error,
-                                 get_kernel, refine_near_pairs, squared_distances)
+from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS, _row_block
+from rskpca.core.distances import refine_near_pairs, squared_distances
+from rskpca.core.kernel_rounding import FUSED_MAX_RELATIVE_ERROR, gaussian_relative_error
+from rskpca.core.radial_kernels import get_kernel
 
 __all__ = ["weighted_kernel_matrix", "weighted_kernel_blocks", "SymmetricBlocks", "SYMMETRIC_BLOCK_ROWS"]
 

@@ -16,7 +16,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rskpca.core._validation import as_numeric_2d, check_distance_range, check_finite, check_not_constant
-from rskpca.core.kernels import KERNELS, resolve_sigma
+from rskpca.core.bandwidth_heuristic import resolve_sigma
+from rskpca.core.radial_kernels import KERNELS
 from rskpca.core.shadow import shadow_centers
 
 _COMMON_CONSTRAINTS = {

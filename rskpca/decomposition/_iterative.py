@@ -34,7 +34,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin
 from rskpca.core.eigen import fix_signs, zero_safe_inverse
-from rskpca.core.kernels import DEFAULT_BLOCK_ELEMENTS, kernel_matrix, kernel_matvec
+from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
+from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
 
 __all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpairs",
            "projection_coefficients"]

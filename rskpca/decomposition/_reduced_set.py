@@ -23,7 +23,9 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import validate_data
 
 from rskpca.core._validation import check_positive
-from rskpca.core.kernels import PROJECTION_BLOCK_ELEMENTS, kernel_matvec, resolve_sigma
+from rskpca.core.bandwidth_heuristic import resolve_sigma
+from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
+from rskpca.core.kernel_evaluation import kernel_matvec
 from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
 from rskpca.core.shadow import shadow_centers
 from rskpca.core.streaming_shadow import StreamingShadow

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from rskpca.core.kernels import resolve_sigma
+from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.distributed._blocks import as_row_chunked_array
 from rskpca.distributed._shadow import distributed_shadow
 

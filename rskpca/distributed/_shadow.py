@@ -43,7 +43,7 @@ import dask.array as da
 
 from rskpca.core._threads import one_thread_per_task
 from rskpca.core._validation import check_positive
-from rskpca.core.kernels import get_kernel
+from rskpca.core.radial_kernels import get_kernel
 from rskpca.core.shadow import ShadowResult
 from rskpca.distributed._blocks import (
     as_row_chunked_array,

@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from rskpca.core.kernels import median_heuristic
+from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import NystromKPCA, ReducedSetKPCA
 from rskpca.evaluation.compare import EXACT_SOLVERS, compare, fit_exact, sweep_point

@@ -25,7 +25,7 @@ __all__ = ["app_solver_rows", "app_embedding_rows", "app_thread_rows"]
 
 def _app_pendigits(pendigits):
     """``(X, sigma)``: the app's comparison set on pendigits (a seeded 2,000-row sample) and its median sigma."""
-    from rskpca.core.kernels import median_heuristic
+    from rskpca.core.bandwidth_heuristic import median_heuristic
 
     rows = np.sort(np.random.default_rng(0).choice(pendigits.shape[0], size=2000, replace=False))
     return pendigits[rows], median_heuristic(pendigits[rows])
@@ -34,7 +34,7 @@ def _app_pendigits(pendigits):
 def app_solver_rows(pendigits, repeats, ranks=(2, 5, 10, 20)):
     """(data, n, r, arpack_s, randomized_s): exact KPCA's two scikit-learn solvers, timed as the
     app times them, on the app's comparison sets (at most EXACT_MAX_ROWS = 2000 rows)."""
-    from rskpca.core.kernels import median_heuristic
+    from rskpca.core.bandwidth_heuristic import median_heuristic
     from rskpca.data.samples import SAMPLES, load_sample
     from rskpca.evaluation.compare import fit_exact
 
@@ -61,7 +61,7 @@ def app_embedding_rows(pendigits, repeats, ranks=(5, 10)):
     projection of the training rows, against the fit alone, which reads their embedding off the fit
     (``fit_exact(project=False)``); on one BLAS and OpenMP thread, as the app runs it."""
     from rskpca.core._threads import native_threads_off
-    from rskpca.core.kernels import median_heuristic
+    from rskpca.core.bandwidth_heuristic import median_heuristic
     from rskpca.data.samples import SAMPLES, load_sample
     from rskpca.evaluation.compare import fit_exact
 

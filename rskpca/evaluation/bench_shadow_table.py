@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from rskpca.core._shadow_neighbours import EarlierDistances, pays_off
-from rskpca.core.kernels import median_heuristic
+from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.shadow import shadow_centers, shadow_centers_from_table
 from rskpca.evaluation.timing import machine_load
 

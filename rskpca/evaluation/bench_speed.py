@@ -47,7 +47,7 @@ from rskpca.core.eigen import (BLOCK_MIN_M, DENSE_MAX_M, FLOAT32_MAX_COMPONENTS,
                                kpca_on_centers, weighted_kpca)
 from rskpca.evaluation import timing
 from rskpca.evaluation.timing import machine_load
-from rskpca.core.kernels import kernel_matrix, kernel_matvec
+from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
 from rskpca.core.weighted_kernel import weighted_kernel_blocks, weighted_kernel_matrix
 from rskpca.core.metrics import alignment_error
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
@@ -277,7 +277,7 @@ def screen_thread_rows(X, repeats, usps=None):
 def dense_crossover_rows(repeats):
     """Dense -> partial eigensolver (what "auto" runs above ``DENSE_MAX_M``) at m between 150 and 550, r = 5:
     the bundled samples two moons, circles and digits at their sigma and ell = 1.5 to 4."""
-    from rskpca.core.kernels import median_heuristic
+    from rskpca.core.bandwidth_heuristic import median_heuristic
     from rskpca.data.samples import SAMPLES, load_sample
 
     rows, seen = [], set()

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
-from rskpca.core.kernels import median_heuristic
+from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.classify import fit_predict
