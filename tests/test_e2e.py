@@ -840,6 +840,25 @@ def test_a_fragments_run_keeps_other_pages_choices_and_a_sidebar_change_after_it
     assert float(ell_value(page)) == pytest.approx(ell + 0.2), "the sidebar change after the fragment was lost"
 
 
+def test_bursts_of_ell_key_presses_keep_the_session_connected(app_server, app_page):
+    """Ten quick presses on the ell slider, back and forth: with Streamlit's default message cache age (2
+    runs) the browser dropped a cached chart between asking for a rerun and the server's reference to it,
+    and the session died with "Cached ForwardMsg MISS" (a tryout; .streamlit/config.toml keeps 20)."""
+    page = app_page
+    open_view(page, app_server, r"Shadow centers")
+    thumb = page.locator(".st-key-ell input[type='range']")
+    for key in ["ArrowRight", "ArrowLeft"] * 3:
+        thumb.focus()
+        for _ in range(10):
+            page.keyboard.press(key)
+        page.wait_for_timeout(2000)
+        body = page.locator("body").inner_text()
+        assert "ForwardMsg" not in body and "Connection error" not in body, body[:300]
+        assert page.get_attribute("[data-testid='stApp']", "data-test-connection-state") == "CONNECTED"
+    wait_for_app_run(page)
+    assert_no_exception(page, "after bursts of ell key presses")
+
+
 def test_a_page_switch_is_one_browser_history_entry_and_back_returns_to_the_previous_page(app_server, app_page):
     """The menu's links carry the settings: a link without them opened its page on a bare address that the
     page then rewrote, two history entries per page switch, so Back took two presses (a tryout)."""
