@@ -290,6 +290,37 @@ def test_the_smallest_sigma_the_sidebar_allows_runs_every_page_without_error():
             assert any("far below the grid's spacing" in i.value for i in at.info), [i.value for i in at.info]
 
 
+def test_a_sigma_that_makes_the_kernel_constant_is_refused_and_the_last_usable_one_kept():
+    # sigma = 1e9 on two moons: every kernel value is 1, and Embeddings, Speedups and Kernelization showed
+    # Streamlit's redacted error box (exact KPCA failed inside ARPACK; a tryout)
+    at = _app(data="two_moons", sigma=1e9)  # from a link: no usable sigma yet, the data's default is kept
+    assert _sigma(at) == pytest.approx(0.205)
+    assert any("every kernel value is 1" in e and "Kept sigma = 0.205" in e for e in _errors(at)), _errors(at)
+    at.sidebar.number_input(key="sigma").set_value(0.31).run()
+    for page in ("pages/4_Embeddings.py", "pages/6_Speedups.py", "pages/7_Kernelization.py"):
+        at.switch_page(page).run()
+        at.sidebar.number_input(key="sigma").set_value(1e9).run()
+        _ok(at, page)
+        assert _sigma(at) == pytest.approx(0.31), page
+        assert any("every kernel value is 1" in e and "Kept sigma = 0.31" in e for e in _errors(at)), _errors(at)
+
+
+def test_emptied_sigma_and_rank_boxes_keep_their_last_values_and_say_so():
+    # Emptied, Streamlit's number box became its minimum (sigma 1e-9, r 1) silently (a tryout)
+    at = _app(data="two_moons")
+    at.sidebar.number_input(key="sigma").set_value(0.31).run()
+    at.sidebar.number_input(key="r").set_value(3).run()
+    at.sidebar.number_input(key="sigma").set_value(None).run()
+    _ok(at)
+    assert _sigma(at) == pytest.approx(0.31)
+    assert "The sigma box was emptied. Kept sigma = 0.31." in _errors(at)
+    at.sidebar.number_input(key="r").set_value(None).run()
+    _ok(at)
+    assert at.session_state["r"] == 3 and "The rank box was emptied. Kept r = 3." in _errors(at)
+    at.run()
+    assert not _errors(at)  # said once
+
+
 def test_embeddings_moves_r_within_a_rank_bucket_without_a_fit(monkeypatch):
     # Embeddings shows no times, so it fits at compute.computed_rank (r = 3, 4, 5 all fit 5
     # components) and cuts the result to r: moving r there is a cache hit, not a refit.

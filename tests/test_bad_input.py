@@ -88,6 +88,19 @@ def test_fit_refuses_bad_input_with_a_clear_message(name, case):
         assert phrase not in message
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_sigma_that_makes_every_kernel_value_one_is_refused_by_name(name):
+    # sigma = 1e9 on two moons made every kernel value exactly 1: exact KPCA failed inside ARPACK
+    # ("Starting vector is zero"), the others returned noise (a tryout)
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    with pytest.raises(ValueError, match=r"sigma = 1e\+09 is .* times the extent of X .* every kernel value is 1"):
+        ESTIMATORS[name](random_state=0, sigma=1e9).fit(X)
+    try:  # large, but the kernel still varies: not refused for it (RSKPCA's shadow keeps 1 center: its own message)
+        ESTIMATORS[name](random_state=0, sigma=1e3).fit(X)
+    except ValueError as exc:
+        assert "extent" not in str(exc) and "centers m=1" in str(exc), exc
+
+
 def test_dataframe_text_column_is_named():
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["1", "2", "abc"]})

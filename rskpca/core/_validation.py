@@ -18,6 +18,7 @@ __all__ = [
     "check_finite",
     "check_distance_range",
     "check_not_constant",
+    "check_kernel_spread",
     "check_positive",
     "column_reduce",
     "column_extremes",
@@ -221,6 +222,37 @@ def check_not_constant(arr: np.ndarray, *, name: str = "X") -> None:
             f"{name} is constant: all {arr.shape[0]} rows are identical, so there is no variation "
             "for kernel PCA to find (every component would be 0). Check that the intended feature "
             "columns were selected."
+        )
+
+
+#: Above this many data extents per sigma (to the kernel's power), every kernel value is 1 to within
+#: 1e-10: the centered kernel matrix is then float64 rounding (about 1e-16) magnified, and kernel PCA
+#: would return noise (sigma = 1e9 on two moons made every value exactly 1 and ARPACK failed with
+#: "Starting vector is zero": a tryout).
+CONSTANT_KERNEL_SPREAD = 1e-10
+
+
+def check_kernel_spread(arr: np.ndarray, sigma: float, *, power: float = 2.0, name: str = "X") -> None:
+    """A ``ValueError`` if sigma is so large against the data's extent that the kernel is constant.
+
+    The extent ``sqrt(sum_j (max_j - min_j)^2)`` bounds every distance between rows, so when
+    ``(extent / sigma) ** power`` (``power``: the kernel's exponent, 2 for the Gaussian) is below
+    :data:`CONSTANT_KERNEL_SPREAD`, every kernel value ``exp(-(d / sigma) ** power)`` is 1 to within it.
+    Constant data (extent 0) is :func:`check_not_constant`'s case.
+
+    >>> check_kernel_spread(np.array([[0.0], [2.0]]), 1e3)
+    >>> check_kernel_spread(np.array([[0.0], [2.0]]), 1e9)
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma = 1e+09 is 5e+08 times the extent of X (2): every kernel value is 1 to within 1e-10, ...
+    """
+    high, low = column_extremes(arr)
+    extent = float(np.sqrt(np.sum((high.astype(np.float64) - low) ** 2)))
+    if extent > 0 and (extent / sigma) ** power < CONSTANT_KERNEL_SPREAD:
+        raise ValueError(
+            f"sigma = {sigma:.4g} is {sigma / extent:.3g} times the extent of {name} ({extent:.4g}): every kernel "
+            f"value is 1 to within {CONSTANT_KERNEL_SPREAD:g}, so the kernel matrix is constant up to rounding and "
+            "kernel PCA would return noise. Lower sigma (sigma='median' uses the median distance between rows)."
         )
 
 

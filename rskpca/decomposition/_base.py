@@ -15,9 +15,10 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rskpca.core._validation import as_numeric_2d, check_distance_range, check_finite, check_not_constant
+from rskpca.core._validation import (as_numeric_2d, check_distance_range, check_finite, check_kernel_spread,
+                                     check_not_constant)
 from rskpca.core.bandwidth_heuristic import resolve_sigma
-from rskpca.core.radial_kernels import KERNELS
+from rskpca.core.radial_kernels import KERNELS, get_kernel
 from rskpca.core.shadow import shadow_centers
 
 _COMMON_CONSTRAINTS = {
@@ -80,6 +81,8 @@ class _KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             check_not_constant(arr)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         self.sigma_ = resolve_sigma(self.sigma, X, self.random_state)
+        if not sparse.issparse(X):
+            check_kernel_spread(X, self.sigma_, power=get_kernel(self.kernel).p)
         return X
 
     def _validate_transform_input(self, X):

@@ -92,6 +92,8 @@ DATA_ERROR = "_data_error"            # why the selected source cannot be prepar
 COLUMNS_FOR = "_columns_for"          # the table the column choices were made for
 SIGMA_DIGEST = "_sigma_digest"        # the data set sigma was last set for
 SIGMA_SLIDER = "sigma_slider"         # the slider beside the sigma box (a view of "sigma", not persisted)
+SIGMA_GOOD = "_sigma_good"            # (data digest, sigma): the last sigma the data could use
+RANK_GOOD = "_rank_good"              # the last rank the rank box held
 LINK_READ = "_query_loaded"           # the shared link has been applied (once per session)
 LINK_SIGMA = "_sigma_from_url"        # sigma came from a link that named the data in use
 LINK_PENDING = "_link_pending"        # {"name", "sigma"}: a link's upload that is not here yet
@@ -113,6 +115,7 @@ APP_KEYS = {
     DATASET: "the data set shown", DATASET_SOURCE: "where the data set shown came from",
     DATA_ERROR: "why the selected source cannot be used", COLUMNS_FOR: "the table the column choices are for",
     SIGMA_DIGEST: "the data sigma was set for", SIGMA_SLIDER: "the sigma slider (a view of sigma)",
+    SIGMA_GOOD: "the last usable sigma", RANK_GOOD: "the last rank",
     LINK_READ: "the link was applied", LINK_SIGMA: "sigma came from the link",
     LINK_PENDING: "a link's upload not loaded yet", LINK_NOTES: "link settings not applied",
     LINK_STANDARDIZE: "the link's standardisation, to apply",

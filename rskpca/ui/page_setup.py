@@ -12,10 +12,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from rskpca.core._validation import check_kernel_spread
+from rskpca.core.radial_kernels import get_kernel
 from rskpca.data.datasets import SAMPLES, Dataset
 from rskpca.ui import compute, selection
 from rskpca.ui import keys as K
-from rskpca.ui.keys import DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, RANK_RANGE, UPLOAD
+from rskpca.ui.keys import DEFAULT_RANK, DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, RANK_RANGE, UPLOAD
 from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_link, write_link
 from rskpca.ui.nav import sidebar_menu
 from rskpca.ui.heavy import HEAVY_ROWS
@@ -48,7 +50,8 @@ def default_sigma(source: str, ds: Dataset, median: float) -> tuple[float, str]:
 def _sync_sigma(ds: Dataset, median: float) -> None:
     """Set sigma to the data's default when the data change (unless a link for this data set it)."""
     ss = st.session_state
-    if ss.get(K.SIGMA_DIGEST) == ds.digest and ss.get("sigma"):
+    # (an emptied box, with a usable sigma for these data already seen, is _keep_usable_sigma's to answer)
+    if ss.get(K.SIGMA_DIGEST) == ds.digest and (ss.get("sigma") or (ss.get(K.SIGMA_GOOD) or ("",))[0] == ds.digest):
         return
     ss[K.SIGMA_DIGEST] = ds.digest
     if ss.pop(K.LINK_SIGMA, False) and ss.get("sigma"):
@@ -75,11 +78,53 @@ def sigma_slider_range(sigma: float, median: float) -> tuple[float, float]:
     return min(lo, sigma), max(hi, sigma)
 
 
+def _keep_usable_sigma(ds: Dataset, median: float) -> str | None:
+    """Before the sigma box is drawn: an emptied box, or a sigma so large that every kernel value on these
+    data is 1 (:func:`~rskpca.core._validation.check_kernel_spread`), gives back the last usable sigma (the
+    data's default if none); returns what to say, or None.
+
+    An emptied box used to become its minimum, 1e-9, silently (Streamlit's default for a number box), and
+    sigma = 1e9 on two moons made exact KPCA fail inside ARPACK (a tryout).
+    """
+    ss = st.session_state
+    value = ss.get("sigma")
+    problem = "The sigma box was emptied" if value is None else None
+    if problem is None:
+        try:
+            check_kernel_spread(ds.X, float(value), power=get_kernel(ss.get("kernel", "gaussian")).p,
+                                name="the data")
+        except ValueError as exc:
+            problem = str(exc)
+    if problem is None:
+        ss[K.SIGMA_GOOD] = (ds.digest, float(value))
+        return None
+    good = ss.get(K.SIGMA_GOOD)
+    kept = good[1] if good and good[0] == ds.digest else default_sigma(ss[K.DATASET_SOURCE], ds, median)[0]
+    ss["sigma"] = kept
+    return f"{problem.rstrip('.')}. Kept sigma = {kept:.4g}."
+
+
+def _keep_usable_rank() -> str | None:
+    """Before the rank box is drawn: an emptied box gives back the last rank (it used to become 1, the
+    box's minimum, silently: a tryout); returns what to say, or None."""
+    ss = st.session_state
+    if ss.get("r") is not None:
+        ss[K.RANK_GOOD] = int(ss["r"])
+        return None
+    kept = ss.get(K.RANK_GOOD, DEFAULT_RANK)
+    ss["r"] = kept
+    return f"The rank box was emptied. Kept r = {kept}."
+
+
 def _sigma_controls(sb, ds: Dataset, median: float) -> float:
     ss = st.session_state
-    sb.number_input("sigma (bandwidth)", min_value=1e-9, key="sigma", format="%.4g",
+    refused = _keep_usable_sigma(ds, median)
+    # value=None: an emptied box gives None (kept above on the next run), not the minimum
+    sb.number_input("sigma (bandwidth)", min_value=1e-9, value=None, key="sigma", format="%.4g",
                     step=float(f"{median / 20:.2g}"),
                     help="Kernel bandwidth in the convention above (scikit-learn's gamma = 1/sigma^2).")
+    if refused:
+        sb.error(plain(refused))
     sigma = float(ss["sigma"])
     lo, hi = sigma_slider_range(sigma, median)
     ss[K.SIGMA_SLIDER] = sigma
@@ -151,8 +196,11 @@ def sidebar() -> Settings | None:
     sigma = _sigma_controls(sb, ds, median)
     sb.slider("ell (shadow radius eps = sigma / ell)", *ELL_RANGE, key="ell", step=ELL_STEP,
               help="Larger ell: smaller shadows, more centers, better approximation, less speedup.")
-    sb.number_input("rank r (components)", *RANK_RANGE, key="r", step=1,
+    refused = _keep_usable_rank()
+    sb.number_input("rank r (components)", *RANK_RANGE, value=None, key="r", step=1,
                     help=f"How many kernel principal components: {RANK_RANGE[0]} to {RANK_RANGE[1]}.")
+    if refused:
+        sb.error(refused)
     shown = ss[K.DATASET_SOURCE]
     settings = Settings(dataset=ds, source=shown, title=shown_title(), kernel=ss["kernel"], sigma=sigma,
                         ell=float(ss["ell"]), r=int(ss["r"]), sigma_median=median)
