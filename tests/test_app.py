@@ -634,7 +634,7 @@ def test_a_stray_text_cell_is_shown_and_can_be_treated_as_missing():
     assert cells.to_dict("records") == [{"column": "a", "row": 57, "cell": "abc"}]
     assert any("'abc' in row 57" in t.value for t in at.text)
     at.checkbox(key="stray_text_missing").check().run()
-    assert any("'a' (1)" in e for e in _errors(at))  # now a missing value, which the user decides about
+    assert any("'a' (1 missing)" in e for e in _errors(at))  # now a missing value, which the user decides about
     at.checkbox(key="drop_missing").check().run()
     _ok(at)
     assert not _errors(at)

@@ -292,7 +292,7 @@ def test_text_columns_only():
 
 def test_nan_names_the_columns_and_drop_mode_drops_rows():
     df = read_table(b"a,b,c\n1,2,3\n4,,6\n7,8,9\n,11,12\n", "nan.csv")
-    with pytest.raises(DataError, match=r"Missing values.*'a' \(1\).*'b' \(1\)"):
+    with pytest.raises(DataError, match=r"Missing values.*'a' \(1 missing\).*'b' \(1 missing\)"):
         prepare(df)
     ds = prepare(df, missing="drop")
     assert ds.n == 2 and list(ds.row_ids) == [0, 2] and ds.n_original == 4
@@ -303,7 +303,7 @@ def test_nan_names_the_columns_and_drop_mode_drops_rows():
 
 def test_nan_in_label_column_is_reported():
     df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "label": ["x", None, "y"]})
-    with pytest.raises(DataError, match="'label' \\(1\\)"):
+    with pytest.raises(DataError, match="'label' \\(1 missing\\)"):
         prepare(df, label_column="label")
 
 
@@ -453,7 +453,7 @@ def test_a_numeric_column_with_a_stray_text_cell_is_named_with_the_cell():
 
 def test_stray_text_cells_can_be_treated_as_missing():
     df = _stray_text_table()
-    with pytest.raises(DataError, match=r"Missing values .*'a' \(1\)"):
+    with pytest.raises(DataError, match=r"Missing values .*'a' \(1 missing\)"):
         prepare(df, stray_text="missing")
     ds = prepare(df, stray_text="missing", missing="drop")
     assert ds.feature_names == ["a", "b"] and ds.n == 199

@@ -189,7 +189,8 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     nan_rows = table[used].isna().any(axis=1).to_numpy()
     if nan_rows.any():
         counts = table[used].isna().sum()
-        where = ", ".join(f"{c!r} ({int(k)})" for c, k in counts.items() if k)
+        # (how many in each: "'b' (1 missing)" -- a bare "(1)" read as a typo to a tryout)
+        where = ", ".join(f"{c!r} ({int(k)} missing)" for c, k in counts.items() if k)
         if missing == "error":
             raise MissingValuesError(f"Missing values (NaN or empty cells) in column(s) {where}. Drop those "
                             "rows or columns, impute them, or choose other columns.")
