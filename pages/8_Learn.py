@@ -4,6 +4,12 @@ import streamlit as st
 
 from rskpca.ui import start_page
 
+
+def see(page: str, label: str) -> None:
+    """A link to the page that shows what a section explains (with an arrow: plain text read as a caption)."""
+    st.page_link(page, label=label, icon=":material/arrow_forward:")
+
+
 start_page("How RSKPCA works", needs_data=False)
 
 st.header("1. Kernel PCA")
@@ -14,14 +20,14 @@ st.latex(r"k(x,y)=\phi\!\left(\frac{\|x-y\|^p}{\sigma^p}\right),\qquad "
 st.markdown("On n points it needs the n x n matrix K and its eigenvectors: O(n^2) memory, O(n^3) time, and "
             "every new point is compared with all n training points.")
 st.latex(r"K_{ij}=k(x_i,x_j),\qquad \tfrac1n K\,v_k=\lambda_k v_k")
-st.page_link("pages/4_Embeddings.py", label="See exact KPCA embeddings on the Embeddings page")
+see("pages/4_Embeddings.py", label="See exact KPCA embeddings on the Embeddings page")
 
 st.header("2. Kernel PCA sees the data through a density")
 st.markdown("The kernel matrix only enters through the kernel density estimate (KDE) of the data. "
             "Replace the KDE by a density built on m << n weighted points and the eigenproblem shrinks to m x m.")
 st.latex(r"\hat p(x)=\frac1n\sum_{i=1}^n k(x,x_i)\quad\longrightarrow\quad "
          r"\tilde p(x)=\sum_{j=1}^m \frac{w_j}{n}\,k(x,c_j),\qquad \sum_j w_j=n")
-st.page_link("pages/3_KDE_vs_ShDE.py", label="Compare the two densities on the KDE vs ShDE page")
+see("pages/3_KDE_vs_ShDE.py", label="Compare the two densities on the KDE vs ShDE page")
 
 st.header("3. The shadow density estimate (Algorithm 2)")
 st.markdown("Visit the points in order. A point becomes a **center** unless an earlier center lies within "
@@ -31,7 +37,7 @@ st.latex(r"\varepsilon=\frac{\sigma}{\ell},\qquad w_j=|S_j|,\qquad "
          r"\|x_i-c_{\alpha(i)}\|<\varepsilon")
 st.markdown("Larger ell: smaller shadows, more centers, a closer approximation and less speedup. In high "
             "dimensions points are far apart relative to sigma, so m/n grows quickly with ell.")
-st.page_link("pages/2_Shadow_centers.py", label="Watch the centers change with ell on the Shadow centers page")
+see("pages/2_Shadow_centers.py", label="Watch the centers change with ell on the Shadow centers page")
 
 st.header("4. Reduced-set KPCA (Algorithm 1)")
 st.markdown("Solve the weighted m x m problem (centered as in ordinary KPCA, with p = w/n):")
@@ -40,7 +46,7 @@ st.latex(r"\tilde K=W\,(I-\mathbf 1p^\top)\,K^{C}\,(I-p\mathbf 1^\top)\,W,\qquad
 st.latex(r"z_k(x)=\lambda_k^{-1/2}\sum_{j=1}^m \sqrt{w_j}\,b_{kj}\,\big(k(c_j,x)-\mu_j\big),\qquad \mu=K^Cp")
 st.markdown("This is exactly kernel PCA on the data set where each center is repeated w_j times. Training "
             "costs O(mnd + m^3); a new point costs O(md) instead of O(nd).")
-st.page_link("pages/6_Speedups.py", label="Measure the training and test speedups on the Speedups page")
+see("pages/6_Speedups.py", label="Measure the training and test speedups on the Speedups page")
 
 st.header("5. What ell guarantees (Section 5)")
 st.markdown("Every point is within eps of its center, so in feature space it is within "
@@ -52,12 +58,12 @@ st.latex(r"\text{5.4: } \|P^D(K_n)-P^D(\bar K_n)\|_{HS}\le \frac{2\sqrt{2\kappa(
          r"\quad\text{(when the gap condition holds)}")
 st.markdown("The constant C of 5.2 as printed in the paper is too small for the kernel convention above; the "
             "app uses a constant that provably holds and shows the paper's value beside it.")
-st.page_link("pages/5_Bounds.py", label="Check each bound against the measured value on the Bounds page")
+see("pages/5_Bounds.py", label="Check each bound against the measured value on the Bounds page")
 
 st.header("6. Compared with Nystrom")
 st.markdown("Nystrom also solves an m x m problem on m landmarks, but extends the eigenvectors to all n "
             "training points and projects new points through them (storage O(nr)). Density-weighted "
             "Nystrom weights k-means landmarks by cluster size. Subsampled KPCA drops the weights; the "
             "Embeddings page shows why the weights matter.")
-st.page_link("pages/7_Kernelization.py", label="Use the features in a classifier on the Kernelization page")
-st.page_link("pages/1_Data.py", label="Try your own data on the Data page")
+see("pages/7_Kernelization.py", label="Use the features in a classifier on the Kernelization page")
+see("pages/1_Data.py", label="Try your own data on the Data page")
