@@ -56,8 +56,10 @@ GRID_MAX_DIM = 3
 #: "auto" (d <= 3) screens while the screen is expected to stay cheaper than the grid. The
 #: screen costs about one unit per point and center, the grid about this many units per point
 #: whatever m is: the measured crossovers in mean m over the scan (n = 200,000 standard normal,
-#: ``python -m rskpca.evaluation.bench_speed``, shadow-path table).
-GRID_SWITCH_M = {1: 200, 2: 2000, 3: 7000}
+#: ``python -m rskpca.evaluation.bench_speed``, shadow-path table). In 1-d it was 200 until the
+#: 2026-11-25 run put "auto" at 1.31x and 1.52x the grid at eps = 0.03 (m = 206, the screen kept
+#: to the end); with 120 that case hands over to the grid (1.03x; every row of the table at most 1.10x).
+GRID_SWITCH_M = {1: 120, 2: 2000, 3: 7000}
 #: The growth of m is extrapolated only once this many rows (and 1% of them) are done.
 _GROWTH_MIN_ROWS = 2048
 #: The share of the grid's cost it pays for all rows even when it takes over late (sorting the
