@@ -25,6 +25,14 @@ def test_a_missing_app_is_named_with_the_fix(tmp_path):
     assert out.returncode != 0 and "--app PATH" in out.stderr
 
 
+def test_a_page_file_that_does_not_exist_is_named_with_the_pages_there(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"),
+                          "--pages", "pages/7_Speedups.py"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert "no such page file(s) ['pages/7_Speedups.py']" in out.stderr and "pages/6_Speedups.py" in out.stderr
+
+
 def test_server_mode_changes_sigma_and_rank_too(tmp_path):
     cmd = [sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"), "--sample", "iris",
            "--pages", "pages/2_Shadow_centers.py", "--controls", "sigma", "r", "--per-ell"]

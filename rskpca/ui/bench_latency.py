@@ -429,6 +429,9 @@ def main(argv=None) -> int:
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     pages = args.pages or page_files()
+    missing = [page for page in pages if not (REPO / page).is_file()]
+    if missing:  # AppTest's switch_page would end in a traceback
+        parser.error(f"no such page file(s) {missing} under {REPO}; the app's pages: {page_files()[1:]}")
     failed = False
     what = f"csv={args.csv}" + (f" (max rows {args.max_rows})" if args.max_rows else "") if args.csv \
         else f"sample={args.sample}"
