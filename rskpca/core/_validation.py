@@ -19,6 +19,7 @@ __all__ = [
     "check_distance_range",
     "check_not_constant",
     "check_kernel_spread",
+    "data_extent",
     "check_positive",
     "column_reduce",
     "column_extremes",
@@ -183,7 +184,7 @@ def column_extremes(A: np.ndarray):
     return column_reduce(np.maximum, A), column_reduce(np.minimum, A)
 
 
-def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = True) -> None:
+def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = True, extremes=None) -> None:
     """A ``ValueError`` if squared distances between rows would overflow (or underflow) float64.
 
     Kernel values come from ``||x||^2 + ||y||^2 - 2 x.y``: beyond about 1e154 / sqrt(d)
@@ -195,7 +196,7 @@ def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = Tru
     if arr.size == 0:
         return
     # from the column extremes: no n x d temporary (|arr| took 0.5 of this check's 0.7 ms on pendigits)
-    high, low = column_extremes(arr)
+    high, low = column_extremes(arr) if extremes is None else extremes
     top = max(abs(float(high.max())), abs(float(low.min())))
     limit = _SQRT_MAX / (2.0 * np.sqrt(arr.shape[1]))
     if top >= limit:
@@ -214,10 +215,10 @@ def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = Tru
             )
 
 
-def check_not_constant(arr: np.ndarray, *, name: str = "X") -> None:
+def check_not_constant(arr: np.ndarray, *, name: str = "X", extremes=None) -> None:
     """A ``ValueError`` if every row of ``arr`` is the same: kernel PCA has nothing to find."""
     # every column's extremes equal, for finite values (checked first), is every row equal to the first
-    if arr.shape[0] > 1 and np.array_equal(*column_extremes(arr)):
+    if arr.shape[0] > 1 and np.array_equal(*(column_extremes(arr) if extremes is None else extremes)):
         raise ValueError(
             f"{name} is constant: all {arr.shape[0]} rows are identical, so there is no variation "
             "for kernel PCA to find (every component would be 0). Check that the intended feature "
@@ -232,13 +233,25 @@ def check_not_constant(arr: np.ndarray, *, name: str = "X") -> None:
 CONSTANT_KERNEL_SPREAD = 1e-10
 
 
-def check_kernel_spread(arr: np.ndarray, sigma: float, *, power: float = 2.0, name: str = "X") -> None:
+def data_extent(arr: np.ndarray, extremes=None) -> float:
+    """``sqrt(sum_j (max_j - min_j)^2)``: at least every distance between rows of ``arr``.
+
+    >>> data_extent(np.array([[0.0, 0.0], [3.0, 4.0]]))
+    5.0
+    """
+    high, low = column_extremes(arr) if extremes is None else extremes
+    return float(np.sqrt(np.sum((high.astype(np.float64) - low) ** 2)))
+
+
+def check_kernel_spread(arr: np.ndarray | None, sigma: float, *, power: float = 2.0, name: str = "X",
+                        extent: float | None = None, extremes=None) -> None:
     """A ``ValueError`` if sigma is so large against the data's extent that the kernel is constant.
 
     The extent ``sqrt(sum_j (max_j - min_j)^2)`` bounds every distance between rows, so when
     ``(extent / sigma) ** power`` (``power``: the kernel's exponent, 2 for the Gaussian) is below
     :data:`CONSTANT_KERNEL_SPREAD`, every kernel value ``exp(-(d / sigma) ** power)`` is 1 to within it.
-    Constant data (extent 0) is :func:`check_not_constant`'s case.
+    Constant data (extent 0) is :func:`check_not_constant`'s case. ``extent`` (or the column
+    ``extremes``), when the caller has it, saves reading ``arr`` again.
 
     >>> check_kernel_spread(np.array([[0.0], [2.0]]), 1e3)
     >>> check_kernel_spread(np.array([[0.0], [2.0]]), 1e9)
@@ -246,8 +259,7 @@ def check_kernel_spread(arr: np.ndarray, sigma: float, *, power: float = 2.0, na
     ...
     ValueError: sigma = 1e+09 is 5e+08 times the extent of X (2): every kernel value is 1 to within 1e-10, ...
     """
-    high, low = column_extremes(arr)
-    extent = float(np.sqrt(np.sum((high.astype(np.float64) - low) ** 2)))
+    extent = data_extent(arr, extremes) if extent is None else float(extent)
     if extent > 0 and (extent / sigma) ** power < CONSTANT_KERNEL_SPREAD:
         raise ValueError(
             f"sigma = {sigma:.4g} is {sigma / extent:.3g} times the extent of {name} ({extent:.4g}): every kernel "

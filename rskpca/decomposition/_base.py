@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rskpca.core._validation import (as_numeric_2d, check_distance_range, check_finite, check_kernel_spread,
-                                     check_not_constant)
+                                     check_not_constant, column_extremes)
 from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.radial_kernels import KERNELS, get_kernel
 from rskpca.core.shadow import shadow_centers
@@ -74,15 +74,17 @@ class _KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     """Shared fit plumbing: validation, sigma, tags, output names."""
 
     def _validate_fit_input(self, X):
+        extremes = None
         if not sparse.issparse(X):  # scikit-learn's own message for sparse input says what to do
             arr = as_numeric_2d(X, min_samples=2, purpose=" to fit kernel PCA")
             check_finite(arr)
-            check_distance_range(arr)
-            check_not_constant(arr)
+            extremes = column_extremes(arr)  # read once for the three checks below
+            check_distance_range(arr, extremes=extremes)
+            check_not_constant(arr, extremes=extremes)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         self.sigma_ = resolve_sigma(self.sigma, X, self.random_state)
-        if not sparse.issparse(X):
-            check_kernel_spread(X, self.sigma_, power=get_kernel(self.kernel).p)
+        if extremes is not None:
+            check_kernel_spread(X, self.sigma_, power=get_kernel(self.kernel).p, extremes=extremes)
         return X
 
     def _validate_transform_input(self, X):

@@ -91,8 +91,8 @@ def _keep_usable_sigma(ds: Dataset, median: float) -> str | None:
     problem = "The sigma box was emptied" if value is None else None
     if problem is None:
         try:
-            check_kernel_spread(ds.X, float(value), power=get_kernel(ss.get("kernel", "gaussian")).p,
-                                name="the data")
+            check_kernel_spread(None, float(value), power=get_kernel(ss.get("kernel", "gaussian")).p,
+                                name="the data", extent=compute.extent(ds.digest, ds.X))
         except ValueError as exc:
             problem = str(exc)
     if problem is None:
