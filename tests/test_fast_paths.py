@@ -320,6 +320,45 @@ def test_block_solver_that_never_converges_falls_back():
     assert block_krylov(op, 6, rng, tol_of=lambda theta, resid: False, max_steps=3)[2] is False
 
 
+def test_pivoted_start_spans_the_top_eigenvectors_of_a_low_rank_operator():
+    # rank 4: four pivots reproduce the operator exactly, so the start holds its top 3 eigenvectors
+    from rskpca.core._block_krylov import pivoted_start
+    rng = np.random.default_rng(1)
+    Q = np.linalg.qr(rng.normal(size=(200, 4)))[0]
+    A = (Q * [9.0, 5.0, 2.0, 1.0]) @ Q.T
+    U = pivoted_start(lambda i: A[:, i], np.diagonal(A), 3, 10)
+    assert U.shape == (200, 3)  # stopped at the rank, then the top 3 of 4 directions
+    np.testing.assert_allclose(U.T @ U, np.eye(3), atol=1e-12)
+    assert alignment_error(Q[:, :3], U) < 1e-8
+
+
+def test_pivoted_start_of_a_zero_operator_is_empty():
+    from rskpca.core._block_krylov import pivoted_start
+    assert pivoted_start(lambda i: np.zeros(5), np.zeros(5), 2, 6).shape == (5, 0)
+
+
+def test_pivoted_start_columns_are_the_operators_own():
+    # the centered operator's column() and diagonal() against its product with unit vectors
+    from rskpca.core.eigen import _CenteredWeighted
+    from rskpca.core.weighted_kernel import weighted_kernel_blocks
+    C, w = _centers()
+    sw = np.sqrt(w)
+    blocks, M_sw = weighted_kernel_blocks(C, w, sigma=2.5, times=sw, block_rows=64)
+    op = _CenteredWeighted(blocks, sw, True, M_sw=M_sw)
+    dense = op.matmat(np.eye(C.shape[0]))
+    np.testing.assert_allclose(op.column(70), dense[:, 70], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(op.diagonal(), np.diagonal(dense), rtol=1e-12, atol=1e-9)
+
+
+def test_block_solver_answer_does_not_depend_on_the_random_state(monkeypatch):
+    # the block solver starts from a pivoted Cholesky, not random vectors: the same bits for any seed
+    C, w = _centers(m=_core.DENSE_MAX_M + 100)
+    monkeypatch.setattr(_core, "BLOCK_MIN_M", C.shape[0])
+    a, b = (_core.kpca_on_centers(C, w, 2, sigma=2.5, random_state=np.random.RandomState(seed)) for seed in (0, 7))
+    assert a.solver == b.solver == "block-float32"
+    np.testing.assert_array_equal(a.eigenvectors, b.eigenvectors)
+
+
 def test_hopeless_block_solve_stops_without_another_pass(monkeypatch):
     # Once the float32 error alone fails the check, more steps are wasted passes: the
     # fallback starts at once, from the Ritz vectors so far.
@@ -498,7 +537,8 @@ def test_bench_speed_scratch_thread_and_block_rows_are_timed_and_labelled(tmp_pa
     s = shadow_centers(X, sigma=120.0, ell=4.0)
     width = bs._block_solve_rows(s.centers, s.weights.astype(float), repeats=1)
     assert [r[0] for r in width] == ["W K W float32 lower half: fresh pages -> scratch buffer",
-                                     "block Krylov pass: 16 -> 8 columns", "block Krylov width, r = 5: 16 -> 8 columns"]
+                                     "block Krylov pass: 16 -> 8 columns", "block Krylov width, r = 5: 16 -> 8 columns",
+                                     "block Krylov start, r = 5: random -> pivoted Cholesky"]
     assert all(before > 0 and after > 0 for _, before, after, _ in rows + width)
 
 

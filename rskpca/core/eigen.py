@@ -17,16 +17,17 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import eigh
-from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 
-from rskpca.core._block_krylov import block_krylov
+from rskpca.core._centered_operator import _CenteredWeighted
+from rskpca.core._block_krylov import START_PIVOTS_PER_COLUMN, block_krylov, block_width, pivoted_start
 from rskpca.core._scratch import scratch_array
-from rskpca.core._threads import blas_threads, map_row_blocks
+from rskpca.core._threads import blas_threads
 from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS
 from rskpca.core.kernel_evaluation import kernel_matrix
 from rskpca.core.kernel_rounding import FUSED_MAX_RELATIVE_ERROR, float32_relative_error
 from rskpca.core.radial_kernels import get_kernel
-from rskpca.core.weighted_kernel import SymmetricBlocks, weighted_kernel_blocks, weighted_kernel_matrix
+from rskpca.core.weighted_kernel import weighted_kernel_blocks, weighted_kernel_matrix
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
            "column_signs", "fix_signs", "zero_safe_inverse", "DENSE_MAX_M", "SINGLE_THREAD_MAX_M",
@@ -56,9 +57,6 @@ SINGLE_THREAD_MAX_M = 20_000
 #: one thread, 3.3 ms on two. ARPACK's single-vector products stay whole: split, its solve
 #: took 64 ms against 63 ms.
 PARALLEL_PASS_MIN_M = 1_000
-# Rows of M per threaded block of a pass: a few hundred rows (a few MB) per GEMM keep the
-# per-block overhead small and leave enough blocks to balance two or more threads.
-_PASS_BLOCK_ROWS = 256
 
 
 @dataclass
@@ -215,68 +213,6 @@ def _finish(vals, vecs, sw, total, n_components, mu, solver) -> WeightedEigen:
     return WeightedEigen(vals, vecs, coef * zero_safe_inverse(vals, power=0.5), mu, solver)
 
 
-class _CenteredWeighted(LinearOperator):
-    """``K~ = (I - s s^T / n) M (I - s s^T / n)`` applied without forming it, ``M = W K W``.
-
-    With ``a = M s / n`` and ``g = s^T a / n`` (``s = sqrt(w)``) this is
-    ``M - a s^T - s a^T + g s s^T``: a rank-two correction of the matrix built once,
-    instead of a centering pass over m^2 entries. ``M`` may be float32; products are
-    taken in its precision and returned in float64. ``M`` may be an ndarray or
-    :class:`~rskpca.core.weighted_kernel.SymmetricBlocks` (its lower half).
-    """
-
-    def __init__(self, M: np.ndarray, sw: np.ndarray, center: bool, parallel: bool = False, M_sw=None):
-        super().__init__(dtype=np.float64, shape=M.shape)
-        self.M, self.sw, self.parallel = M, sw, parallel
-        n = float(sw @ sw)
-        M_sw = self._raw(sw) if M_sw is None else np.asarray(M_sw, dtype=np.float64)  # M s, if not given
-        self.a = M_sw / n if center else np.zeros_like(sw)
-        self.g = float(sw @ self.a) / n
-
-    def _raw(self, V):
-        V = V.astype(self.M.dtype, copy=False)
-        if isinstance(self.M, SymmetricBlocks):
-            return np.asarray(self.M.matmat(V), dtype=np.float64)
-        if not self.parallel or V.ndim == 1 or V.shape[1] == 1:
-            # one vector (ARPACK): a memory-bound GEMV that row blocks on threads made slower
-            return np.asarray(self.M @ V, dtype=np.float64)
-        out = np.empty((self.M.shape[0],) + V.shape[1:], dtype=self.M.dtype)
-
-        def block(start):
-            rows = slice(start, start + _PASS_BLOCK_ROWS)
-            np.matmul(self.M[rows], V, out=out[rows])
-
-        map_row_blocks(block, range(0, self.M.shape[0], _PASS_BLOCK_ROWS))
-        return np.asarray(out, dtype=np.float64)
-
-    def _correct(self, out, V):
-        sv, av = self.sw @ V, self.a @ V
-        out -= self.a[:, None] * sv[None, :]
-        out -= self.sw[:, None] * (av - self.g * sv)[None, :]
-        return out
-
-    def _matmat(self, V):
-        V = np.asarray(V, dtype=np.float64)
-        return self._correct(self._raw(V), V)
-
-    def columns(self, cols):
-        """``K~[:, cols]``: columns of the operator read from ``M``, no product taken.
-
-        Read as rows (``M`` is symmetric): a gather of whole rows instead of one cache
-        line per entry of a column (2.5 ms for 12 columns of pendigits' M).
-        """
-        E = np.zeros((self.shape[0], len(cols)))
-        E[cols, np.arange(len(cols))] = 1.0
-        rows = self.M.rows(cols) if isinstance(self.M, SymmetricBlocks) else self.M[cols]
-        return self._correct(np.asarray(rows.T, dtype=np.float64), E)
-
-    def _matvec(self, v):
-        return self._matmat(v.reshape(-1, 1)).ravel()
-
-    def _rmatvec(self, v):
-        return self._matvec(v)
-
-
 def _arpack(op, k, rng, tol, start=None):
     """Top k eigenpairs by ARPACK; ``start`` (m x j), approximate eigenvectors, seeds the Krylov space."""
     v0 = rng.uniform(-1.0, 1.0, op.shape[0])
@@ -355,7 +291,11 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
         name = f"{solver}-float32" if dtype == np.float32 else solver
         found, candidate = None, None
         if solver == "block":
-            theta, V, ok = block_krylov(op, r + 1, rng, tol_of=accurate, hopeless=hopeless)
+            # started from a pivoted Cholesky of the operator, not random unit vectors: one
+            # pass fewer on pendigits, and the same answer whatever the random state
+            b = block_width(r + 1)
+            start = pivoted_start(op.column, op.diagonal(), b, START_PIVOTS_PER_COLUMN * b)
+            theta, V, ok = block_krylov(op, r + 1, rng, tol_of=accurate, hopeless=hopeless, start=start)
             found, candidate = ((theta, V) if ok else None), V
         elif dtype == np.float32:
             try:

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from rskpca.core._threads import all_threads, blas_threads, one_thread_per_task
-from rskpca.core._block_krylov import block_krylov
+from rskpca.core._block_krylov import START_PIVOTS_PER_COLUMN, block_krylov, block_width, pivoted_start
 from rskpca.core import _scratch
 from rskpca.core._scratch import scratch_array
 from rskpca.core.eigen import (BLOCK_MIN_M, DENSE_MAX_M, FLOAT32_MAX_COMPONENTS, SUBSPACE_TOL, _CenteredWeighted,
@@ -233,7 +233,31 @@ def _block_solve_rows_inside(C, w, repeats):
                                repeats)
     rows.append((f"block Krylov width, r = {R}: {wide} -> {narrow} columns", solve_s[wide], solve_s[narrow],
                  f"passes {passes[wide]} -> {passes[narrow]} (kernel built once, not timed)"))
+    rows.append(_start_row(op, k, certified, repeats))
     return rows
+
+
+def _start_row(op, k, certified, repeats):
+    """The block solve from random unit columns (best over seeds 0-4) -> from :func:`pivoted_start` (its cost included)."""
+    b = block_width(k)
+
+    def pivoted():
+        start = pivoted_start(op.column, op.diagonal(), b, START_PIVOTS_PER_COLUMN * b)
+        return block_krylov(op, k, np.random.RandomState(0), tol_of=certified, start=start)
+
+    random_passes = []
+    for seed in range(5):
+        counted = _CountedProducts(op)
+        block_krylov(counted, k, np.random.RandomState(seed), tol_of=certified)
+        random_passes.append(counted.products)
+    counted = _CountedProducts(op)
+    block_krylov(counted, k, np.random.RandomState(0), tol_of=certified,
+                 start=pivoted_start(op.column, op.diagonal(), b, START_PIVOTS_PER_COLUMN * b))
+    random_s = min(best_time(lambda: block_krylov(op, k, np.random.RandomState(seed), tol_of=certified), repeats)
+                   for seed in range(5))
+    return (f"block Krylov start, r = {R}: random -> pivoted Cholesky", random_s, best_time(pivoted, repeats),
+            f"passes {'/'.join(map(str, random_passes))} (seeds 0-4) -> {counted.products}; "
+            f"{START_PIVOTS_PER_COLUMN * b} pivots, their cost included")
 
 
 class _CountedProducts:
