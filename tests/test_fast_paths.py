@@ -11,7 +11,7 @@ from rskpca import shadow_centers
 from rskpca.core import eigen as _core
 from rskpca.core.eigen import choose_eigen_solver, weighted_kpca
 from rskpca.core.kernels import kernel_matrix
-from rskpca.core._shadow_screen import _resolve_in_order
+from rskpca.core._shadow_resolve import _resolve_in_order
 
 
 def _assert_same_as_literal(X, eps, algorithm):

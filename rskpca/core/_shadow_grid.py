@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._shadow_screen import _MAX_FREE, _first_per_row, _resolve_in_order, exact_squared_distances
+from rskpca.core._shadow_resolve import _first_per_row, _resolve_in_order
+from rskpca.core._shadow_screen import _MAX_FREE, exact_squared_distances
 
 # Grid cells are this much wider than eps so rounding in floor(x / side) can never
 # put two points closer than eps into non-adjacent cells.

@@ -2,7 +2,7 @@
 
 Algorithm 2 only asks, for each point, which *earlier* points lie within eps: a point
 is a center iff none of its earlier neighbours within eps is one, and it joins the
-earliest center among them (:func:`~rskpca.core._shadow_screen._resolve_in_order` decides
+earliest center among them (:func:`~rskpca.core._shadow_resolve._resolve_in_order` decides
 that from the pairs). Those distances depend on neither sigma nor ell. The ell scrubbers
 and the curves over ell need the shadow at 19 radii, again at every sigma; on usps
 (5,000 rows, d = 256) the 19 GEMM screens took 1.8 s per sigma change, at their flop
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._shadow_screen import _resolve_in_order, _screen_frame, exact_squared_distances
+from rskpca.core._shadow_resolve import _resolve_in_order
+from rskpca.core._shadow_screen import _screen_frame, exact_squared_distances
 from rskpca.core._validation import check_array_2d
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
 

@@ -13,7 +13,8 @@ feature axis of a C-contiguous ``(k, d)`` difference array
 every decision is then taken with that exact predicate, so both agree with the
 literal algorithm even on exact and near ties:
 
-The two paths live in private modules: ``_shadow_screen`` and ``_shadow_grid``.
+The two paths live in private modules: ``_shadow_screen`` and ``_shadow_grid``
+(``_shadow_resolve`` holds the in-order step they share).
 
 * ``"blas"`` (any d): points are taken in blocks; one GEMM per block screens
   the block against the existing centers (``(eps^2 - ||x - c||^2) / 2 > 0``, with
@@ -27,8 +28,8 @@ The two paths live in private modules: ``_shadow_screen`` and ``_shadow_grid``.
   number of candidates: the cost stops growing with m.
 
 Inside a block, the points that no existing center covers decide among
-themselves in visiting order (:func:`_resolve_in_order`): a few vectorised
-propagation rounds settle almost all of them, a short Python loop the rest.
+themselves in visiting order (:func:`~rskpca.core._shadow_resolve._resolve_in_order`):
+a few vectorised propagation rounds settle almost all of them, a short Python loop the rest.
 """
 
 from __future__ import annotations
