@@ -16,7 +16,7 @@ __all__ = ["block_krylov", "block_width", "pivoted_start", "START_PIVOTS_PER_COL
 
 #: Pivots of :func:`pivoted_start` per column of the Krylov block. On pendigits (m = 2949,
 #: r = 5, a block of 8) 24 pivots certified after 4 passes where random unit columns took
-#: 5 or 6 (seeds 0-4: 5/5/6/5/5), and the solve took 9.9 ms against 11.7, the start's cost
+#: 5 or 6 (seeds 0-4: 5/5/6/5/5), and the solve took 9.5 ms against 11.2, the start's cost
 #: included (``python -m rskpca.evaluation.bench_speed --pendigits PATH``,
 #: row "block Krylov start").
 START_PIVOTS_PER_COLUMN = 3
