@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from rskpca.evaluation import timing
-from rskpca.evaluation.bench_speed import ELL, R
+from rskpca.evaluation.bench_speed_settings import ELL, R
 
 __all__ = ["app_solver_rows", "app_embedding_rows", "app_thread_rows"]
 
