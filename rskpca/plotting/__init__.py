@@ -19,12 +19,13 @@ checked in a plain test. Conventions shared by the builders:
   decades or full numbers (never bare minor digits), and count axes whole numbers.
 
 This module is the public face; the builders live in private modules by subject
-(``_data``: shadow and densities, ``_methods``: embeddings, spectra,
+(``_data``: shadow and densities, ``_methods``: embeddings, spectra, ``_bars``:
 bars, times, ``_bounds``: bounds and curves over ell, ``_scrubber``: ell scrubbers
 whose frames the browser plays, ``_denoise``: image strips) on a shared style
 (``_style``). Import them from here.
 """
 
+from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
 from rskpca.plotting._bounds import bounds_curves_figure, bounds_figure, lines_over_ell
 from rskpca.plotting._denoise import denoise_figure
 from rskpca.plotting._data import (
@@ -36,7 +37,7 @@ from rskpca.plotting._data import (
     weight_histogram,
 )
 from rskpca.plotting._data_view import data_figure
-from rskpca.plotting._methods import bar_figure, embedding_figure, fit_predict_figure, fit_time_figure, spectra_figure
+from rskpca.plotting._methods import embedding_figure, spectra_figure
 from rskpca.plotting._scrubber import (
     SCRUB_CENTERS,
     SCRUB_POINTS,

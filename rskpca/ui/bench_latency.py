@@ -28,61 +28,31 @@ other's work (pass ``--keep-caches`` to mimic one long session instead).
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import signal
-import statistics
 import sys
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 from rskpca.evaluation.timing import machine_load
+from rskpca.ui.latency_table import TARGET_S, PageLatency, format_header, format_row
+from rskpca.ui.streamlit_logs import _quiet_streamlit_logs
 
-__all__ = ["PageLatency", "StackSampler", "page_files", "measure_page", "format_header", "format_row", "main"]
+__all__ = ["PageLatency", "StackSampler", "page_files", "measure_page", "format_header", "format_row", "main",
+           "TARGET_S"]
 
 #: The app measured: its entry file's folder (set from ``--app`` by :func:`main`; ./app.py by default).
 REPO = Path.cwd()
 APP_FILE = "app.py"
 PACKAGE = Path(__file__).resolve().parents[1]
-#: The aim for one ell change on one page (seconds), on the project's 2-core machine.
-TARGET_S = 0.5
 # A spread over the sidebar's range 1..10: small ell (few centers) to large (m close to n).
 DEFAULT_ELLS = (2.0, 3.0, 4.5, 6.0, 8.0)
 #: Server side, ``--controls sigma``: new sigmas as multiples of the data's default one.
 DEFAULT_SIGMA_FACTORS = (1.1, 1.25, 0.9, 0.8, 1.4)
 #: Server side, ``--controls r``: new ranks (the default is 5).
 DEFAULT_RANKS = (3, 4, 6, 7, 8)
-
-
-@dataclass
-class PageLatency:
-    """Timings of one page (seconds); ``error`` holds the exception text if a run failed.
-
-    ``changes`` are the reruns after each new value of ``control`` (a sidebar control: ell,
-    sigma or r); ``cached`` the rerun back at a value seen before.
-    """
-
-    page: str
-    first_visit: float
-    changes: list[float]
-    cached: float
-    m_values: list[int]
-    error: str = ""
-    profile: str = ""
-    control: str = "ell"
-
-    @property
-    def median(self) -> float:
-        """Median time of a change (NaN if none succeeded)."""
-        return statistics.median(self.changes) if self.changes else float("nan")
-
-    @property
-    def worst(self) -> float:
-        """Slowest change (NaN if none succeeded)."""
-        return max(self.changes) if self.changes else float("nan")
 
 
 def page_files(repo: Path | None = None) -> list[str]:
@@ -285,61 +255,6 @@ def _short_path(filename: str) -> str:
     path = Path(filename)
     return str(path.relative_to(PACKAGE.parent if PACKAGE in path.parents else REPO))
 
-
-def format_header(target: float = TARGET_S) -> str:
-    """The header line of :func:`format_row`'s table."""
-    return (f"{'page':<28}  {'control':<7}  {'first visit s':>13}  {'change median s':>15}  {'change max s':>12}  "
-            f"{'back s':>6}  {'m (n/a = -1)':<14}  {'< ' + format(target, 'g') + ' s':>7}")
-
-
-def format_row(r: PageLatency, target: float = TARGET_S) -> str:
-    """One page's line: the timings, the range of m seen, and whether every change met the target.
-
-    Examples
-    --------
-    ``back s`` is the rerun back at the first value (every cache should hit).
-
-    >>> print(format_header())
-    page                          control  first visit s  change median s  change max s  back s  m (n/a = -1)    < 0.5 s
-    >>> print(format_row(PageLatency("pages/1_Data.py", 1.5, [0.2, 0.3, 0.1], 0.05, [10, 12])))
-    pages/1_Data.py               ell              1.500            0.200         0.300   0.050  10..12              yes
-    """
-    if r.error:
-        first_line = r.error.strip().splitlines()[0][:150] if r.error.strip() else "?"
-        return f"{r.page:<28}  ERROR: {first_line}"
-    ok = "yes" if r.worst < target else ("median" if r.median < target else "no")
-    m_range = f"{min(r.m_values)}..{max(r.m_values)}" if r.m_values else "-"
-    return (f"{r.page:<28}  {r.control:<7}  {r.first_visit:>13.3f}  {r.median:>15.3f}  {r.worst:>12.3f}  "
-            f"{r.cached:>6.3f}  {m_range:<14}  {ok:>7}")
-
-
-def _quiet_streamlit_logs() -> None:
-    """Silence Streamlit's warnings about the missing runtime (AppTest runs without a server).
-
-    Streamlit warns "missing ScriptRunContext" on every cached call outside a
-    server; those warnings would bury the table. Streamlit creates its loggers
-    as its modules load, at the level :func:`streamlit.logger.set_log_level`
-    last set, so that is set before the app is imported, and loggers that
-    already exist are lowered too.
-    """
-    # AppTest re-parses the config on each run, which resets the levels from ``logger.level``,
-    # so the levels alone do not hold: a filter on the loggers does.
-    os.environ["STREAMLIT_LOGGER_LEVEL"] = "error"
-    import streamlit.runtime.caching.cache_data_api  # noqa: F401 - creates the loggers that warn
-    import streamlit.runtime.caching.cache_resource_api  # noqa: F401
-    from streamlit import logger
-
-    logger.set_log_level("error")
-    for name in list(logging.root.manager.loggerDict):
-        if name.startswith("streamlit"):
-            log = logging.getLogger(name)
-            log.setLevel(logging.ERROR)
-            if _errors_only not in log.filters:
-                log.addFilter(_errors_only)
-
-
-def _errors_only(record: logging.LogRecord) -> bool:
-    return record.levelno >= logging.ERROR
 
 
 def _use_app(app: str) -> None:

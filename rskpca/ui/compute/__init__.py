@@ -1,5 +1,6 @@
 """Cached computations for the app: the only package that uses ``st.cache_data`` (this module,
-:mod:`rskpca.ui.compute.fits` and :mod:`rskpca.ui.compute.scrubbers`, whose names it re-exports).
+:mod:`rskpca.ui.compute.fits`, :mod:`rskpca.ui.compute.sweeps` and :mod:`rskpca.ui.compute.scrubbers`,
+whose names it re-exports).
 
 Every function is keyed by the data set's full content digest plus the
 parameters it depends on; arrays are passed as ``_``-prefixed arguments, which
@@ -24,9 +25,7 @@ from rskpca.core._validation import data_extent
 from rskpca.core.kernels import kernel_matrix, kernel_row_means, median_heuristic
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 from rskpca.evaluation.classify import cross_validate_classifier
-from rskpca.evaluation.compare import ell_grid, sweep_point
 from rskpca.evaluation.methods import SLOW_ABOVE_M
-from rskpca.ui.keys import ELL_RANGE
 
 __all__ = [
     "EXACT_MAX_ROWS", "neighbour_distance", "APP_TIMING", "BASELINE_TIMING", "REFERENCE_TIMING", "sample_table",
@@ -308,57 +307,6 @@ def apriori_rows(ells, sigma: float, kernel: str) -> list[dict]:
              "measured": None} for th in ("5.1", "5.2", "5.3") for i, e in enumerate(ells)]
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def _sweep_point(digest: str, _X: np.ndarray, _exact, sigma: float, kernel: str, r: int, ell: float,
-                 methods: tuple[str, ...], slow_cap: int | None):
-    with native_threads_off():  # see fits.method_result
-        return sweep_point(_X, _X, _exact, ell=ell, methods=list(methods), n_components=r, sigma=sigma,
-                           kernel=kernel, timing=APP_TIMING, skip_slow=slow_cap is not None)
-
-
-@st.cache_data(max_entries=512, show_spinner=False)
-def _shadow_point(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float):
-    s, seconds = timed_shadow(digest, _X, sigma, ell, kernel)
-    return {"ell": ell, "m": s.m, "retained": s.m / s.n, "eps": s.eps, "shadow_seconds": seconds}
-
-
-def _with_progress(label: str, ells, point):
-    """Call ``point(ell)`` for every ell (each call cached), with a progress bar while anything runs.
-
-    The bar says how many points are done and estimates the time left from the
-    points computed so far (cached ones cost nothing and are not counted). Any
-    widget change, or the app's Stop control, interrupts the loop; the points
-    already computed stay cached, so the next run resumes where this one stopped.
-    """
-    rows: list[dict] = []
-    # One slot either way, so the elements after it keep their places whether or not a bar shows
-    # (a bar that came and went shifted them: a tryout saw the Bounds curves stay blank after it).
-    slot, bar = st.empty(), None
-    computed, spent = 0, 0.0
-    for i, ell in enumerate(ells):
-        t0 = time.perf_counter()
-        rows += point(float(ell))
-        took = time.perf_counter() - t0
-        if took > 0.05:  # a cache miss: work was done
-            computed, spent = computed + 1, spent + took
-        if bar is None and took > 0.05:  # only show a bar when work is being done
-            bar = slot.progress(0.0, text=label)
-        if bar is not None:
-            left = (len(ells) - i - 1) * spent / max(computed, 1)
-            bar.progress((i + 1) / len(ells), text=f"{label} ({i + 1}/{len(ells)}, about {left:.0f} s left; "
-                                                    "cached as it goes, so stopping loses nothing)")
-    slot.empty()
-    return rows
-
-
-def sweep_rows(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, ells, methods,
-               slow_cap: int | None = None) -> list[dict]:
-    """Method comparison rows over ell (cached per ell, with progress); see :func:`slow_methods_cap`."""
-    return _with_progress("Sweeping ell", ells,
-                          lambda ell: _sweep_point(digest, X, exact, sigma, kernel, r, ell, tuple(methods),
-                                                   slow_cap))
-
-
 #: Above this m the k-means and herding based methods run only when the user asks (the registry's policy).
 SLOW_M = SLOW_ABOVE_M
 
@@ -366,22 +314,6 @@ SLOW_M = SLOW_ABOVE_M
 def slow_methods_cap(run_slow: bool) -> int | None:
     """The m above which the slow methods are skipped (None: never skipped)."""
     return None if run_slow else SLOW_M
-
-
-def ell_curve(points: int) -> np.ndarray:
-    """``points`` values of ell spread over the ell slider's range (the x of every curve over ell)."""
-    return ell_grid(*ELL_RANGE, int(points))
-
-
-def shadow_rows(digest: str, X: np.ndarray, sigma: float, kernel: str, ells) -> list[dict]:
-    """m over ell (cached per ell, with progress)."""
-    return _with_progress("Shadow sizes over ell", ells, lambda ell: [_shadow_point(digest, X, sigma, kernel, ell)])
-
-
-def bounds_sweep(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, ells, max_exact: int) -> list[dict]:
-    """Bounds over ell (cached per ell, with progress)."""
-    return _with_progress("Bounds over ell", ells,
-                          lambda ell: bounds_rows(digest, X, sigma, kernel, ell, r, max_exact))
 
 
 @st.cache_data(max_entries=32, show_spinner="Cross-validating...")
@@ -393,9 +325,9 @@ def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, cl
                                          n_components=r, ell=4.0 if ell is None else ell, folds=folds)
 
 
-# The fits and their timings, and the ell scrubbers' computations, live beside
-# (rskpca.ui.compute.fits, rskpca.ui.compute.scrubbers); imported last, as the scrubbers use the
-# functions above.
+# The fits and their timings, the curves over ell, and the ell scrubbers' computations, live beside
+# (rskpca.ui.compute.fits, rskpca.ui.compute.sweeps, rskpca.ui.compute.scrubbers); imported last, as
+# they use the functions above.
 from rskpca.ui.compute.fits import (  # noqa: E402
     APP_TIMING,
     BASELINE_TIMING,
@@ -408,6 +340,12 @@ from rskpca.ui.compute.fits import (  # noqa: E402
     fit_methods,
     method_result,
     rank_message,
+)
+from rskpca.ui.compute.sweeps import (  # noqa: E402
+    bounds_sweep,
+    ell_curve,
+    shadow_rows,
+    sweep_rows,
 )
 from rskpca.ui.compute.scrubbers import (  # noqa: E402
     SCRUB_ELLS,

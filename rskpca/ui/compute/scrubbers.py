@@ -14,9 +14,10 @@ import plotly.io as pio
 import streamlit as st
 
 from rskpca.core._threads import native_threads_off
-from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _grid_points, _grid_shape, _with_progress, density_rows,
-                               kde_at, kde_grid, shadow, shde_over_ells)
+from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _grid_points, _grid_shape, density_rows, kde_at, kde_grid,
+                               shadow, shde_over_ells)
 from rskpca.ui.compute.fits import fit_methods
+from rskpca.ui.compute.sweeps import _with_progress
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "SUGGESTED_SHARE", "shadow_scrubber", "density_scrubber",

@@ -1,0 +1,79 @@
+"""The app behind a real Streamlit server, for benchmarks that need a browser to reach it.
+
+AppTest runs a page without a server, so it cannot show what a browser waits for;
+:mod:`rskpca.ui.bench_browser` needs the app served as a user gets it, but by a
+server of its own that cannot block on its log or outlive the measurement.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+__all__ = ["AppServer"]
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """``streamlit run app`` on a free loopback port, as a context manager yielding its URL.
+
+    The server starts in the app's folder (where ``.streamlit/config.toml`` is
+    read), logs to a temporary file (a pipe could fill and block it), is ready
+    when ``/_stcore/health`` answers ``ok``, and is terminated on exit.
+    """
+
+    def __init__(self, app: Path, timeout: float = 120.0):
+        self.app = Path(app).resolve()
+        self.timeout = timeout
+        self.log = None
+        self.proc = None
+
+    def __enter__(self) -> str:
+        if not self.app.is_file():
+            raise FileNotFoundError(f"{self.app} does not exist: pass the app's entry file with --app PATH.")
+        port = _free_port()
+        self.log = tempfile.TemporaryFile()
+        cmd = [sys.executable, "-m", "streamlit", "run", str(self.app), "--server.headless", "true",
+               "--server.port", str(port), "--server.address", "127.0.0.1",
+               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+        self.proc = subprocess.Popen(cmd, cwd=self.app.parent, stdout=self.log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + self.timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                    if resp.read().strip() == b"ok":
+                        return url
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.__exit__()
+                raise RuntimeError(f"streamlit did not answer /_stcore/health in {self.timeout:g} s")
+            time.sleep(0.25)
+
+    def log_tail(self, limit: int = 4000) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-limit:]
+
+    def __exit__(self, *exc):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.log is not None:
+            self.log.close()

@@ -1,0 +1,88 @@
+"""Curves over ell: one point per ell, each point cached on its own, with a progress bar.
+
+Part of :mod:`rskpca.ui.compute` (which re-exports these names): a curve over ell costs a fit or a
+shadow per point, so its points are cached one by one: a stopped or interrupted sweep keeps what it
+computed, and the next run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import streamlit as st
+
+from rskpca.core._threads import native_threads_off
+from rskpca.evaluation.compare import ell_grid, sweep_point
+from rskpca.ui.compute import bounds_rows, timed_shadow
+from rskpca.ui.compute.fits import APP_TIMING
+from rskpca.ui.keys import ELL_RANGE
+
+__all__ = ["sweep_rows", "ell_curve", "shadow_rows", "bounds_sweep"]
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _sweep_point(digest: str, _X: np.ndarray, _exact, sigma: float, kernel: str, r: int, ell: float,
+                 methods: tuple[str, ...], slow_cap: int | None):
+    with native_threads_off():  # see fits.method_result
+        return sweep_point(_X, _X, _exact, ell=ell, methods=list(methods), n_components=r, sigma=sigma,
+                           kernel=kernel, timing=APP_TIMING, skip_slow=slow_cap is not None)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _shadow_point(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float):
+    s, seconds = timed_shadow(digest, _X, sigma, ell, kernel)
+    return {"ell": ell, "m": s.m, "retained": s.m / s.n, "eps": s.eps, "shadow_seconds": seconds}
+
+
+def _with_progress(label: str, ells, point):
+    """Call ``point(ell)`` for every ell (each call cached), with a progress bar while anything runs.
+
+    The bar says how many points are done and estimates the time left from the
+    points computed so far (cached ones cost nothing and are not counted). Any
+    widget change, or the app's Stop control, interrupts the loop; the points
+    already computed stay cached, so the next run resumes where this one stopped.
+    """
+    rows: list[dict] = []
+    # One slot either way, so the elements after it keep their places whether or not a bar shows
+    # (a bar that came and went shifted them: a tryout saw the Bounds curves stay blank after it).
+    slot, bar = st.empty(), None
+    computed, spent = 0, 0.0
+    for i, ell in enumerate(ells):
+        t0 = time.perf_counter()
+        rows += point(float(ell))
+        took = time.perf_counter() - t0
+        if took > 0.05:  # a cache miss: work was done
+            computed, spent = computed + 1, spent + took
+        if bar is None and took > 0.05:  # only show a bar when work is being done
+            bar = slot.progress(0.0, text=label)
+        if bar is not None:
+            left = (len(ells) - i - 1) * spent / max(computed, 1)
+            bar.progress((i + 1) / len(ells), text=f"{label} ({i + 1}/{len(ells)}, about {left:.0f} s left; "
+                                                    "cached as it goes, so stopping loses nothing)")
+    slot.empty()
+    return rows
+
+
+def sweep_rows(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, ells, methods,
+               slow_cap: int | None = None) -> list[dict]:
+    """Method comparison rows over ell (cached per ell, with progress); see :func:`slow_methods_cap`."""
+    return _with_progress("Sweeping ell", ells,
+                          lambda ell: _sweep_point(digest, X, exact, sigma, kernel, r, ell, tuple(methods),
+                                                   slow_cap))
+
+
+def ell_curve(points: int) -> np.ndarray:
+    """``points`` values of ell spread over the ell slider's range (the x of every curve over ell)."""
+    return ell_grid(*ELL_RANGE, int(points))
+
+
+def shadow_rows(digest: str, X: np.ndarray, sigma: float, kernel: str, ells) -> list[dict]:
+    """m over ell (cached per ell, with progress)."""
+    return _with_progress("Shadow sizes over ell", ells, lambda ell: [_shadow_point(digest, X, sigma, kernel, ell)])
+
+
+def bounds_sweep(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, ells, max_exact: int) -> list[dict]:
+    """Bounds over ell (cached per ell, with progress)."""
+    return _with_progress("Bounds over ell", ells,
+                          lambda ell: bounds_rows(digest, X, sigma, kernel, ell, r, max_exact))
