@@ -2,8 +2,24 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 # tests/reference.py (the literal oracles) is imported as a plain module.
 sys.path.insert(0, str(Path(__file__).parent))
+
+_MAIN = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def _restore_main_module():
+    """Streamlit's script runner installs the page it runs as ``__main__`` and leaves it there.
+
+    A process started by spawn later (the Dask workers of tests/test_distributed.py) imports the
+    parent's ``__main__`` again: it would run app.py, with Streamlit, numba and the app's first
+    fits, in every worker (about 420 MB against their 400 MB budget). Put pytest's back.
+    """
+    yield
+    sys.modules["__main__"] = _MAIN
 
 #: The paper's data sets (german, pendigits, usps): ../shared/datasets beside the checkout, as on the
 #: developers' machines and in CI, or wherever RSKPCA_DATASETS points. Tests that need them skip without.

@@ -1,5 +1,6 @@
-"""The shadow's fast paths (hash grid for d <= 3, blocked GEMM screen for any d) and the
-eigensolver choice: each must equal the literal algorithm / the dense solver exactly."""
+"""The shadow's fast paths (compiled loop on a principal-axis grid, hash grid for d <= 3, blocked
+GEMM screen for any d) and the eigensolver choice: each must equal the literal algorithm / the
+dense solver exactly."""
 
 import numpy as np
 import pytest
@@ -28,7 +29,7 @@ def _lattice(d, k=9):
     return np.stack(axes, -1).reshape(-1, d)
 
 
-@pytest.mark.parametrize("algorithm", ["grid", "blas"])
+@pytest.mark.parametrize("algorithm", ["grid", "blas", "compiled"])
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_ties_at_exactly_eps_on_a_lattice(d, algorithm):
     # Integer lattice with eps = 1: neighbours sit at distance exactly eps and must
@@ -41,7 +42,7 @@ def test_ties_at_exactly_eps_on_a_lattice(d, algorithm):
     _assert_same_as_literal(X, np.nextafter(1.0, 2.0), algorithm)
 
 
-@pytest.mark.parametrize("algorithm", ["grid", "blas"])
+@pytest.mark.parametrize("algorithm", ["grid", "blas", "compiled"])
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_duplicates_and_near_ties(d, algorithm):
     rng = np.random.default_rng(10 + d)
@@ -53,7 +54,7 @@ def test_duplicates_and_near_ties(d, algorithm):
         _assert_same_as_literal(X, eps, algorithm)
 
 
-@pytest.mark.parametrize("algorithm", ["grid", "blas"])
+@pytest.mark.parametrize("algorithm", ["grid", "blas", "compiled"])
 def test_sorted_one_dimensional_chain(algorithm):
     # Sorted 1-d points 0.9 eps apart: every point depends on the one before it,
     # the longest possible chain for the in-order resolution.
@@ -79,17 +80,21 @@ def test_blas_path_with_many_blocks_matches_literal():
     # and later blocks screen against thousands of centers.
     rng = np.random.default_rng(2)
     X = rng.normal(size=(2500, 8))
-    _assert_same_as_literal(X, 1.2, "blas")
-    _assert_same_as_literal(X, 3.0, "blas")
+    for algorithm in ("blas", "compiled"):
+        _assert_same_as_literal(X, 1.2, algorithm)
+        _assert_same_as_literal(X, 3.0, algorithm)
 
 
 def test_auto_screens_first_and_hands_over_to_the_grid(monkeypatch):
+    from rskpca.core import shadow as shadow_module
     rng = np.random.default_rng(0)
+    assert shadow_centers(rng.normal(size=(50, 4)), sigma=1.0, ell=2.0).algorithm == "compiled"
+    # above COMPILED_MAX_DIM (here lowered) "auto" screens, and hands over to the grid in low d
+    monkeypatch.setattr(shadow_module, "COMPILED_MAX_DIM", 0)
     assert shadow_centers(rng.normal(size=(50, 3)), sigma=1.0, ell=2.0).algorithm == "blas"
     assert shadow_centers(rng.normal(size=(50, 4)), sigma=1.0, ell=2.0).algorithm == "blas"
     # A low switch point forces the hand-over mid-scan; the grid resumes on the screen's
     # centers and labels, and the result is still the literal algorithm's.
-    from rskpca.core import shadow as shadow_module
     for d in (1, 2, 3):
         monkeypatch.setitem(shadow_module.GRID_SWITCH_M, d, 5)
         X = rng.normal(size=(3000, d))
@@ -100,7 +105,7 @@ def test_auto_screens_first_and_hands_over_to_the_grid(monkeypatch):
 def test_grid_falls_back_when_cells_would_overflow():
     X = np.array([[0.0], [1e-300], [1e300]])
     s = shadow_centers(X, sigma=1e-3, ell=1.0)
-    assert s.algorithm == "blas"
+    assert s.algorithm == "blas"  # (the compiled path's scatter overflows: the screen rescales)
     assert s.labels.tolist() == [0, 0, 1]  # squared norms overflow unless the screen rescales
     X = np.array([[1e200, 0.0], [1e200, 1e190], [0.0, 0.0], [-1e200, 5.0], [-1e200, 6.0]])
     s = shadow_centers(X, sigma=2.0, ell=1.0)
@@ -131,7 +136,7 @@ def test_bad_algorithm_and_grid_in_high_dimension_are_clear_errors():
 )
 def test_grid_equals_literal_on_tie_heavy_inputs(X, eps):
     # Coordinates on a coarse dyadic grid: distances hit eps exactly all the time.
-    for algorithm in ("grid", "blas"):
+    for algorithm in ("grid", "blas", "compiled"):
         _assert_same_as_literal(X, eps, algorithm)
 
 
@@ -532,8 +537,10 @@ def test_bench_speed_scratch_thread_and_block_rows_are_timed_and_labelled(tmp_pa
     np.savetxt(usps, np.c_[rng.normal(size=(300, 256)), np.zeros(300)], delimiter=",",
                header=",".join(f"f{k}" for k in range(257)), comments="")
     rows = bs.screen_thread_rows(X, repeats=1, usps=str(usps))
-    assert [r[0].split(", ")[1] for r in rows] == ["pendigits", "digits", "digits", "usps (5,000 rows)",
-                                                   "usps (5,000 rows)"]
+    sets = ["pendigits"] * 3 + ["digits"] * 3 + ["usps (5,000 rows)"] * 3
+    assert [r[0].split(", ")[1] for r in rows] == sets * 2
+    assert [r[0].split(", ")[0] for r in rows] == (["shadow screen one thread -> threads"] * 9
+                                                   + ["shadow screen (threads) -> compiled"] * 9)
     s = shadow_centers(X, sigma=120.0, ell=4.0)
     width = bs._block_solve_rows(s.centers, s.weights.astype(float), repeats=1)
     assert [r[0] for r in width] == ["W K W float32 lower half: fresh pages -> scratch buffer",

@@ -221,7 +221,7 @@ def run_bench(X_sets, *, ells: Sequence[float], sigma: float | None = None, n_co
     >>> X = gaussian_mixture(400, 2)
     >>> rows = run_bench([("mixture", X[:300], X[300:])], ells=[4.0], timing=Timing())
     >>> rows[0]["shadow_path"], rows[0]["n_train"]
-    ('blas', 300)
+    ('compiled', 300)
     """
     rate = gemm_rate()
     total = len(X_sets) * len(ells)

@@ -1,5 +1,6 @@
-"""The shadow screen's rows of ``python -m rskpca.evaluation.bench_speed``: its threads by the data's
-width, and the grid, the GEMM screen and ``auto`` on low-dimensional data.
+"""The shadow's rows of ``python -m rskpca.evaluation.bench_speed``: the screen's threads and the
+compiled scan by the data's width, and the grid, the GEMM screen, the compiled scan and ``auto`` on
+low-dimensional data.
 
 Apart from the fit's levers because they time the shadow step alone, on data of other widths than
 pendigits' (the evidence for the screen's row parts and for ``auto``'s hand-over to the grid).
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rskpca.core._threads import one_thread_per_task
+from rskpca.core._shadow_compiled import compiled_scan
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_screen import _blas_scan
 from rskpca.core.shadow import _dispatch_backend
@@ -17,32 +19,35 @@ from rskpca.evaluation.bench_speed_settings import ELL, SIGMA, _load_labelled, b
 
 
 def screen_thread_rows(X, repeats, usps=None):
-    """The shadow screen on one thread and with threads (its row parts, BLAS's own), by the data's
-    width: pendigits (d = 16) at the fit's eps, the digits sample (d = 64) and, given its path,
-    5,000 rows of usps (d = 256), at ell = 2 and 4 of the median distance."""
+    """The shadow screen on one thread and with threads (its row parts, BLAS's own), and the screen
+    with threads against the compiled scan, by the data's width: pendigits (d = 16) at the fit's
+    eps and at ell = 2 and 8, the digits sample (d = 64) and, given its path, 5,000 rows of usps
+    (d = 256), at ell = 2, 4 and 8 of the median distance."""
     from rskpca.data.bandwidth import median_distance
     from rskpca.data.samples import load_sample
 
-    sets = [("pendigits", X, [SIGMA / ELL])]
+    sets = [("pendigits", X, [SIGMA / ell for ell in (2.0, ELL, 8.0)])]
     digits = load_sample("digits").drop(columns="label").to_numpy(dtype=np.float64)
-    sets.append(("digits", digits, [median_distance(digits) / ell for ell in (2.0, 4.0)]))
+    sets.append(("digits", digits, [median_distance(digits) / ell for ell in (2.0, 4.0, 8.0)]))
     if usps is not None:
         U = _load_labelled(usps)[:5000]
-        sets.append(("usps (5,000 rows)", U, [median_distance(U) / ell for ell in (2.0, 4.0)]))
-    rows = []
+        sets.append(("usps (5,000 rows)", U, [median_distance(U) / ell for ell in (2.0, 4.0, 8.0)]))
+    threads, compiled = [], []
     for name, Z, epss in sets:
         Z = np.ascontiguousarray(Z)
         for eps in epss:
             with one_thread_per_task():
                 one = best_time(lambda: _blas_scan(Z, eps), repeats)
-            rows.append((f"shadow screen one thread -> threads, {name}", one,
-                         best_time(lambda: _blas_scan(Z, eps), repeats),
-                         f"d = {Z.shape[1]}, m = {len(_blas_scan(Z, eps)[0])}"))
-    return rows
+            screen = best_time(lambda: _blas_scan(Z, eps), repeats)
+            note = f"d = {Z.shape[1]}, m = {len(_blas_scan(Z, eps)[0])}"
+            threads.append((f"shadow screen one thread -> threads, {name}", one, screen, note))
+            compiled.append((f"shadow screen (threads) -> compiled, {name}", screen,
+                             best_time(lambda: compiled_scan(Z, eps), repeats), note + "; auto: compiled up to d = 64"))
+    return threads + compiled
 
 
 def shadow_path_rows(repeats, n=200_000):
-    """(d, eps, m, path, grid_s, blas_s, auto_s) on standard normal data."""
+    """(d, eps, m, path, grid_s, blas_s, compiled_s, auto_s) on standard normal data."""
     rng = np.random.default_rng(0)
     cases = {1: (0.06, 0.03, 0.015, 0.004), 2: (0.7, 0.25, 0.12, 0.09, 0.06), 3: (0.5, 0.25, 0.18, 0.12)}
     out = []
@@ -53,7 +58,8 @@ def shadow_path_rows(repeats, n=200_000):
                 # the grid as algorithm="grid" runs it: cells built inside the timing, as "auto" must
                 grid = best_time(lambda: _grid_scan(X, eps, *_grid_cells(X, eps)), repeats)
                 blas = best_time(lambda: _blas_scan(X, eps), repeats)
+                compiled = best_time(lambda: compiled_scan(X, eps), repeats)
                 auto = best_time(lambda: _dispatch_backend(X, eps, "auto"), repeats)
                 rows, _, path = _dispatch_backend(X, eps, "auto")
-                out.append((d, eps, rows.size, path, grid, blas, auto))
+                out.append((d, eps, rows.size, path, grid, blas, compiled, auto))
     return out

@@ -1,0 +1,92 @@
+"""The compiled shadow scan: its exact predicate has numpy's bits, and its centers and labels are
+the literal Algorithm 2's (and the GEMM screen's) on clustered, offset, tie-heavy and spread data."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+from reference import literal_shadow
+from rskpca import shadow_centers
+from rskpca.core import _shadow_compiled
+from rskpca.core._shadow_compiled import compiled_scan, exact_squared_distance
+from rskpca.core.shadow import exact_squared_distances
+
+
+@settings(max_examples=300, deadline=None)
+@given(d=st.integers(1, 700), seed=st.integers(0, 2**32 - 1), spread=st.floats(1e-3, 1e6))
+def test_the_compiled_distance_has_numpys_bits(d, seed, spread):
+    # numpy sums a row pairwise (8 accumulators up to 128 terms, halves above): the compiled
+    # predicate must give the same float64, or a tie at eps could be decided differently.
+    rng = np.random.default_rng(seed)
+    x, c = rng.standard_normal(d) * spread, rng.standard_normal(d) * rng.uniform(0, spread)
+    assert exact_squared_distance(x, c) == exact_squared_distances(x, c[None])[0]
+
+
+def _same(X, eps):
+    got = shadow_centers(X, sigma=eps * 2.0, ell=2.0, algorithm="compiled")
+    assert got.algorithm == "compiled"
+    centers, weights, labels = literal_shadow(X, got.eps)
+    np.testing.assert_array_equal(got.center_indices, centers)
+    np.testing.assert_array_equal(got.weights, weights)
+    np.testing.assert_array_equal(got.labels, labels)
+    return got
+
+
+@pytest.mark.parametrize("d", [4, 9, 16, 40, 130])
+def test_compiled_equals_literal_on_clusters(d):
+    rng = np.random.default_rng(d)
+    X = np.concatenate([rng.normal(c, 1.0, size=(300, d)) for c in (0.0, 3.0, 8.0)])
+    rng.shuffle(X)
+    for eps in (0.5 * np.sqrt(d), np.sqrt(d), 2.0 * np.sqrt(d)):
+        _same(X, eps)
+
+
+def test_compiled_on_data_far_from_the_origin():
+    # A large offset against a small spread: the projections' rounding margin must still hold.
+    rng = np.random.default_rng(3)
+    X = 1e8 + rng.normal(size=(2000, 6)) * 1e-3
+    for eps in (5e-4, 2e-3, 1e-2):
+        _same(X, eps)
+
+
+def test_compiled_with_few_cells_allowed(monkeypatch):
+    # Spread-out data with a tiny eps would need more cells than allowed: fewer axes, then
+    # wider cells. The result may not change.
+    monkeypatch.setattr(_shadow_compiled, "_MAX_CELLS", 50)
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-100, 100, size=(1500, 3))
+    got = _same(X, 3.0)
+    assert got.m > 100
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    X=st.integers(1, 60).flatmap(
+        lambda n: st.integers(1, 10).flatmap(
+            lambda d: arrays(np.float64, (n, d), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0]))
+        )
+    ),
+    eps=st.sampled_from([0.25, 0.5, 1.0, 1.5, 3.0]),
+)
+def test_compiled_equals_literal_on_tie_heavy_inputs(X, eps):
+    # Dyadic coordinates: distances hit eps exactly all the time, in up to 10 dimensions.
+    _same(X, eps)
+
+
+def test_auto_runs_the_compiled_scan_up_to_its_dimension_and_the_screen_above():
+    rng = np.random.default_rng(0)
+    from rskpca.core.shadow import COMPILED_MAX_DIM
+
+    assert shadow_centers(rng.normal(size=(200, COMPILED_MAX_DIM)), sigma=5.0, ell=2.0).algorithm == "compiled"
+    high = rng.normal(size=(200, COMPILED_MAX_DIM + 1))
+    auto = shadow_centers(high, sigma=5.0, ell=2.0)
+    assert auto.algorithm == "blas"
+    np.testing.assert_array_equal(auto.labels, shadow_centers(high, sigma=5.0, ell=2.0, algorithm="compiled").labels)
+
+
+def test_compiled_refuses_data_it_cannot_project():
+    X = np.array([[0.0], [1e-300], [1e300]])
+    with pytest.raises(ValueError, match="algorithm='blas'"):
+        shadow_centers(X, sigma=1e-3, ell=1.0, algorithm="compiled")
+    assert compiled_scan(X, 1e-3) is None
