@@ -62,11 +62,14 @@ __all__ = ["ShadowResult", "shadow_centers", "shadow_centers_from_table", "Earli
 SHADOW_ALGORITHMS = ("auto", "blas", "grid", "compiled")
 #: "auto" runs the compiled scan up to this many features (the screen above it). Its pruning
 #: works on the leading principal axes; with many features spread over many axes more
-#: candidates reach the d-term exact test. Compiled against screen (milliseconds, ``python
-#: -m rskpca.evaluation.bench_speed``, shadow rows): pendigits (d = 16) ell 2 / 4 / 8 and
-#: digits (d = 64) ell 2 / 4 / 8 the compiled scan faster in every case; usps (d = 256)
-#: ell = 2 4.6x slower (167 against 36 ms), ell = 4 and 8 faster.
-COMPILED_MAX_DIM = 64
+#: candidates reach the d-term exact test. Screen (with threads) -> compiled, ms, from the
+#: 2026-11-27 18:00 run of ``python -m rskpca.evaluation.bench_speed --pendigits PATH --usps PATH
+#: --repeats 10`` (rows "shadow screen (threads) -> compiled" and the shadow-path table):
+#: pendigits (d = 16) at ell 2 / 4 / 8: 5.2 -> 4.3, 17.4 -> 8.9, 50.2 -> 9.6; the 13 cases of
+#: d = 1-3 (n = 200,000): the compiled scan the fastest path in each, up to 5.9x the better of
+#: grid and screen; digits (d = 64): 2.7 -> 3.9, 4.4 -> 3.8, 4.7 -> 1.8; usps (d = 256):
+#: 43.7 -> 200.5, 71.1 -> 59.2, 77.3 -> 24.5. Up to d = 16 it never lost; at 64 and 256 it can.
+COMPILED_MAX_DIM = 32
 #: The grid is offered up to this dimension (3^d neighbour cells, 2^d centers per cell).
 GRID_MAX_DIM = 3
 #: "auto" (d <= 3) screens while the screen is expected to stay cheaper than the grid. The

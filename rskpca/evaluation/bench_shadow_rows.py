@@ -14,7 +14,7 @@ from rskpca.core._threads import one_thread_per_task
 from rskpca.core._shadow_compiled import compiled_scan
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_screen import _blas_scan
-from rskpca.core.shadow import _dispatch_backend
+from rskpca.core.shadow import COMPILED_MAX_DIM, _dispatch_backend
 from rskpca.evaluation.bench_speed_settings import ELL, SIGMA, _load_labelled, best_time
 
 
@@ -42,7 +42,8 @@ def screen_thread_rows(X, repeats, usps=None):
             note = f"d = {Z.shape[1]}, m = {len(_blas_scan(Z, eps)[0])}"
             threads.append((f"shadow screen one thread -> threads, {name}", one, screen, note))
             compiled.append((f"shadow screen (threads) -> compiled, {name}", screen,
-                             best_time(lambda: compiled_scan(Z, eps), repeats), note + "; auto: compiled up to d = 64"))
+                             best_time(lambda: compiled_scan(Z, eps), repeats),
+                             f"{note}; auto: compiled up to d = {COMPILED_MAX_DIM}"))
     return threads + compiled
 
 
