@@ -143,7 +143,6 @@ def compiled_scan(X: np.ndarray, eps: float):
     screen, which scales its coordinates, takes those.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
-    n, d = X.shape
     P, rounding = _principal_frame(X)
     if not (np.isfinite(rounding) and np.all(np.isfinite(P))):
         return None
