@@ -90,3 +90,9 @@ def test_compiled_refuses_data_it_cannot_project():
     with pytest.raises(ValueError, match="algorithm='blas'"):
         shadow_centers(X, sigma=1e-3, ell=1.0, algorithm="compiled")
     assert compiled_scan(X, 1e-3) is None
+
+
+def test_the_app_loads_the_compiled_scan_once_before_its_first_shadow():
+    from rskpca.ui import compute
+
+    assert compute.compiled_shadow_ready() == "compiled"

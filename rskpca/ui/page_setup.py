@@ -165,6 +165,7 @@ def sidebar() -> Settings | None:
     """
     read_link()
     persist_widget_values()
+    compute.compiled_shadow_ready()
     ss = st.session_state
     sb = st.sidebar
     menu = sb.container()  # filled last: its links carry the settings this run ends with

@@ -60,6 +60,18 @@ DENSITY_MIN_POINTS = 500
 DENSITY_KERNEL_MAX_ELEMENTS = 4_000_000
 
 
+@st.cache_resource(show_spinner="Loading the compiled shadow scan (the first run after an install compiles it: "
+                               "a few seconds)...")
+def compiled_shadow_ready() -> str:
+    """The shadow's path on a tiny input, run once per server process before any page needs a shadow.
+
+    The compiled scan (:mod:`rskpca.core._shadow_compiled`) loads from numba's disk cache in about
+    0.4 s, and compiles in about 4 s the first time after an install: said here, once, rather than
+    as an unexplained pause in the first page's chart.
+    """
+    return shadow_centers(np.array([[0.0, 0.0], [1.0, 0.0]]), sigma=1.0, ell=1.0).algorithm
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def sample_table(name: str) -> pd.DataFrame:
     """A bundled sample as a table."""
