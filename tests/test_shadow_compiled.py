@@ -96,3 +96,14 @@ def test_the_app_loads_the_compiled_scan_once_before_its_first_shadow():
     from rskpca.ui import compute
 
     assert compute.compiled_shadow_ready() == "compiled"
+
+
+def test_the_grid_has_at_most_a_few_cells_per_row():
+    # 1,500 rows spread over a cube 70 eps wide would need 72^3 cells of side eps: the grid takes
+    # fewer axes or wider cells instead (at most 8 per row), and the shadow is unchanged.
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-100, 100, size=(1500, 3))
+    P, _ = _shadow_compiled._principal_frame(X)
+    _, cell_start, _ = _shadow_compiled._grid(P, 3.0, 3)
+    assert cell_start.size - 2 <= max(_shadow_compiled._MIN_CELLS, 8 * 1500)
+    _same(X, 3.0)

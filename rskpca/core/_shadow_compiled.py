@@ -41,8 +41,12 @@ from rskpca.core._validation import column_extremes, column_reduce
 LOWER_BOUND_AXES = 8
 #: The grid is built on at most this many principal axes (3^G neighbour cells per point).
 MAX_GRID_AXES = 3
-#: Cells in the grid at most (memory: two int64 per cell); past it, fewer axes or wider cells.
+#: Cells in the grid at most (three int64 per cell, each allocated and read once per scan): at most
+#: ``_CELLS_PER_ROW`` per row, and never more than ``_MAX_CELLS``; past it, fewer axes or wider
+#: cells (still correct). Without the per-row limit, 1,500 spread-out rows in 3-d took 4M cells.
 _MAX_CELLS = 1 << 22
+_CELLS_PER_ROW = 8
+_MIN_CELLS = 1 << 12
 # Cells are this much wider than the projected eps, so that rounding in floor(p / side)
 # can never put two points whose projections are closer than eps into non-adjacent cells.
 _SIDE_FACTOR = 1.0 + 1e-6
@@ -113,21 +117,22 @@ def _principal_frame_unchecked(X: np.ndarray):
     return P, rounding
 
 
-def _grid(P: np.ndarray, side: float):
+def _grid(P: np.ndarray, side: float, d: int):
     """Cells of the first G principal coordinates: (cell of each row, cell starts, neighbour offsets)."""
-    axes = min(MAX_GRID_AXES, int(np.count_nonzero(P[:1].any(axis=0) | P[-1:].any(axis=0))) or 1)
-    high, low = column_extremes(P[:, :MAX_GRID_AXES])
-    low, span = low[:axes], (high - low)[:axes]
+    axes = min(MAX_GRID_AXES, d)  # (P's columns past d are zero padding)
+    limit = min(_MAX_CELLS, max(_MIN_CELLS, _CELLS_PER_ROW * P.shape[0]))
+    high, low = column_extremes(P[:, :axes])
+    span = high - low
     while True:
         # wider cells than eps stay correct (neighbours still hold every center within eps)
         cell_side = max(side, float(span.max()) / 2**30)
         extent = np.floor(span / cell_side).astype(np.int64) + 3  # +1 each side: neighbours stay inside
-        if float(np.prod(extent.astype(np.float64))) <= _MAX_CELLS or axes == 1:
+        if float(np.prod(extent.astype(np.float64))) <= limit or axes == 1:
             break
         axes -= 1
         low, span = low[:axes], span[:axes]
-    if float(np.prod(extent.astype(np.float64))) > _MAX_CELLS:  # one axis, very spread: wider cells
-        cell_side = float(span[0]) / (_MAX_CELLS - 3)
+    if float(np.prod(extent.astype(np.float64))) > limit:  # one axis, very spread: wider cells
+        cell_side = float(span[0]) / (limit - 3)
         extent = np.floor(span / cell_side).astype(np.int64) + 3
     strides = np.cumprod(np.r_[1, extent[:-1]]).astype(np.int64)
     cell_of, cell_start = _build_kernels()["cells"](P, low, 1.0 / cell_side, extent, strides)
@@ -151,6 +156,6 @@ def compiled_scan(X: np.ndarray, eps: float):
     # projected difference is shorter still, up to twice the coordinates' rounding each.
     reach = eps * (1.0 + 1e-9) + 2.0 * math.sqrt(LOWER_BOUND_AXES) * rounding
     bound2 = reach * reach * (1.0 + 1e-9)
-    cell_of, cell_start, offsets = _grid(P, reach * _SIDE_FACTOR)
+    cell_of, cell_start, offsets = _grid(P, reach * _SIDE_FACTOR, X.shape[1])
     rows, labels = _build_kernels()["scan"](X, P, cell_of, cell_start, offsets, eps2, bound2)
     return rows.astype(np.intp, copy=False), labels.astype(np.intp, copy=False)
