@@ -27,7 +27,7 @@ all_solvers = st.toggle(
     "Also time exact KPCA with scikit-learn's randomized solver", key="time_randomized",
     help="The baseline is exact KPCA with scikit-learn's arpack solver: on every data set and rank measured at the "
          "app's sizes (the bundled samples and 2,000 rows of pendigits, r = 2 to 20) it was 1.1x to 17x faster "
-         "than the randomized solver (python -m rskpca.evaluation.bench_speed). Switched on, both are timed here "
+         "than the randomized solver (python tests/benchmarks/bench_speed.py). Switched on, both are timed here "
          "and the faster one is the baseline; on a busy machine a single timing can reverse a small difference.")
 st.button("Time again", key="speed_retime", icon=":material/timer:", on_click=next_timing_round,
           help="Times taken while the page loads share this server's cores with your browser's drawing (and other "

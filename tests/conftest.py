@@ -4,8 +4,10 @@ from pathlib import Path
 
 import pytest
 
-# tests/reference.py (the literal oracles) is imported as a plain module.
+# tests/reference.py (the literal oracles) and the lab in tests/benchmarks/ (benchmarks, the app
+# server and the browser session they share with the end-to-end tests) are imported as plain modules.
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
 
 _MAIN = sys.modules["__main__"]
 

@@ -15,11 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import tempfile
-import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -27,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from app_server import AppServer
 
 pytestmark = pytest.mark.e2e
 
@@ -54,54 +50,20 @@ if not CHROMIUM.exists():
 # ---------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _log_tail(log, limit=4000) -> str:
-    log.seek(0)
-    return log.read().decode(errors="replace")[-limit:]
-
-
 @pytest.fixture(scope="module")
 def app_server():
     """Base URL of ``streamlit run app.py`` on a free loopback port; the server log is kept for failures."""
-    port = _free_port()
-    log = tempfile.TemporaryFile()  # a file, not a PIPE: a full pipe would block the server
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.port", str(port), "--server.address", "127.0.0.1",
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    server = AppServer(REPO / "app.py", timeout=SERVER_START_TIMEOUT_S)
     try:
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited with {proc.returncode}:\n{_log_tail(log)}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer /_stcore/health in {SERVER_START_TIMEOUT_S} s:\n"
-                            f"{_log_tail(log)}")
-            time.sleep(0.25)
+        url = server.__enter__()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        server_log = _log_tail(log, limit=200_000)
+        server_log = server.stop()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         (ARTIFACTS / "server.log").write_text(server_log)
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ __all__ = ["block_krylov", "block_width", "pivoted_start", "START_PIVOTS_PER_COL
 #: Pivots of :func:`pivoted_start` per column of the Krylov block. On pendigits (m = 2949,
 #: r = 5, a block of 8) 24 pivots certified after 4 passes where random unit columns took
 #: 5 or 6 (seeds 0-4: 5/5/6/5/5), and the solve took 9.5 ms against 11.2, the start's cost
-#: included (``python -m rskpca.evaluation.bench_speed --pendigits PATH``,
+#: included (``python tests/benchmarks/bench_speed.py --pendigits PATH``,
 #: row "block Krylov start").
 START_PIVOTS_PER_COLUMN = 3
 
@@ -89,7 +89,7 @@ def block_width(k: int) -> int:
     1.7 ms) and the narrow block needed one pass more (5 against 4), yet its whole solve
     took 9.3 ms against 13.5 ms: the rest of each step (orthogonalisation against the
     basis, its QR, the Rayleigh-Ritz products) grows with the basis width.
-    ``python -m rskpca.evaluation.bench_speed --pendigits PATH`` prints both ("block
+    ``python tests/benchmarks/bench_speed.py --pendigits PATH`` prints both ("block
     Krylov" rows).
     """
     return 8 * -(-max(k, 8) // 8)

@@ -6,7 +6,7 @@ page is faulted and zeroed before anything can be written into it. On pendigits
 pages and 3.4 ms into kept ones, and the whole fit 30.3 ms against 26.0 ms with the
 shadow screen's GEMM blocks and masks kept as well (best of 5, timed first in the
 process: once frees of large arrays have raised glibc's threshold, fresh arrays come
-from its heap and the difference shrinks). ``python -m rskpca.evaluation.bench_speed
+from its heap and the difference shrinks). ``python tests/benchmarks/bench_speed.py
 --pendigits PATH`` prints these rows ("scratch"). The app and the benchmarks fit the
 same sizes again and again.
 

@@ -22,7 +22,7 @@ earliest-created center within eps is found without visiting the rest.
 On pendigits (d = 16, eps = 30, m = 2,949) the scan takes 8.9 ms where the GEMM screen on two
 threads takes 17.4 ms; in 1-3 dimensions it is the fastest path in all 13 cases of the
 shadow-path table, up to 5.9x the better of grid and screen (``python -m
-rskpca.evaluation.bench_speed --pendigits PATH``, 2026-11-27 18:00; see ``COMPILED_MAX_DIM`` in
+tests/benchmarks/bench_speed.py --pendigits PATH``, 2026-11-27 18:00; see ``COMPILED_MAX_DIM`` in
 :mod:`rskpca.core.shadow` for where it is chosen).
 
 Compiled with numba on first use (cached on disk); without numba this path is not offered.

@@ -32,7 +32,7 @@ __all__ = ["EarlierDistances", "MAX_ROWS", "MIN_FEATURES", "pays_off"]
 MAX_ROWS = 8_000
 #: Features from which a shadow read off the table beats the screen: the screen's cost per pair grows
 #: with d, the table's does not. The 19 shadows of the app's ell grid at half, one and two median
-#: distances, screen / table seconds (2026-11-24 16:34, ``python -m rskpca.evaluation.bench_shadow_table
+#: distances, screen / table seconds (2026-11-24 16:34, ``python tests/benchmarks/bench_shadow_table.py
 #: --usps /work/shared/datasets/usps.csv.gz --pendigits /work/shared/datasets/pendigits.csv``): usps, 5,000
 #: rows, d = 256: 2.21 / 0.08, 1.41 / 0.20, 0.99 / 0.31; digits, d = 64: 0.124 / 0.007, 0.104 / 0.011,
 #: 0.081 / 0.025; pendigits, 5,000 rows, d = 16: 0.25 / 0.05, 0.14 / 0.09, 0.07 / 0.12 (mixed); two moons,

@@ -110,7 +110,7 @@ def native_threads_off():
     each other when another process holds a core. On two moons beside a busy core, exact
     KPCA (arpack) took 106 ms with the libraries' two threads and 25 ms with one;
     density-weighted Nystrom (k-means) 54 and 35 ms; quiet, one thread was as fast or faster
-    (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative
+    (``python tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow iterative
     projection``, thread rows). The row-block threads of :func:`map_row_blocks` are not
     affected: they never wait for a core.
 

@@ -40,7 +40,7 @@ EIGEN_SOLVERS = ("auto", "dense", "arpack", "block")
 #: "auto" uses a dense solver up to this m, a partial one above it (for few components). Kernel
 #: matrix included, r = 5, dense -> partial: circles m = 176 1.04 -> 1.50 ms, two moons m = 252
 #: 1.88 -> 1.22 ms, circles m = 264 2.03 -> 1.86 ms, m = 421 6.78 -> 2.62 ms, digits m = 410
-#: 5.82 -> 2.72 ms (``python -m rskpca.evaluation.bench_speed --pendigits PATH``, "dense ->
+#: 5.82 -> 2.72 ms (``python tests/benchmarks/bench_speed.py --pendigits PATH``, "dense ->
 #: partial" rows). It was 500, set before the float32 and block paths. Above it a fit is
 #: certified to SUBSPACE_TOL, not exact to rounding, and with ``random_state=None`` two fits
 #: need not agree to the bit (the partial solvers start from random vectors).
@@ -77,7 +77,7 @@ SUBSPACE_TOL = 1e-3
 #: eigengap between component r and r + 1 is small and the float32 answer fails its accuracy
 #: certificate; block steps from its vectors on the float64 matrix then certify it. On
 #: pendigits (m = 2949) float32 first took 142 / 196 / 495 ms against float64 ARPACK's
-#: 225 / 343 / 481 ms at r = 16 / 30 / 50 (``python -m rskpca.evaluation.bench_speed``,
+#: 225 / 343 / 481 ms at r = 16 / 30 / 50 (``python tests/benchmarks/bench_speed.py``,
 #: rows "r = ...: float64 -> float32 first").
 FLOAT32_MAX_COMPONENTS = 40
 #: "auto" solves a float32 problem with the block solver from this m on, ARPACK below it.
@@ -89,7 +89,7 @@ FLOAT32_MAX_COMPONENTS = 40
 #: pendigits, r = 5, kernel matrix included, median of 15 on the 2-core machine:
 #: m = 1,426 ARPACK 8.2 ms, block 10.8; m = 1,803 (5,000 rows) 11.6, 14.3; m = 2,146 22.8, 18.8;
 #: m = 2,607 (the training file) 41.7, 27.6; it was 2,900 before the half-built matrix
-#: (``python -m rskpca.evaluation.bench_speed``, "arpack -> block" rows: ell = 3 and 3.5).
+#: (``python tests/benchmarks/bench_speed.py``, "arpack -> block" rows: ell = 3 and 3.5).
 BLOCK_MIN_M = 2_000
 # ARPACK's relative Ritz accuracy on a float32 matrix: its products carry ~1e-7 relative
 # rounding, so asking for less than ~1e-6 only adds restarts.

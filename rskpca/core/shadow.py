@@ -63,7 +63,7 @@ SHADOW_ALGORITHMS = ("auto", "blas", "grid", "compiled")
 #: "auto" runs the compiled scan up to this many features (the screen above it). Its pruning
 #: works on the leading principal axes; with many features spread over many axes more
 #: candidates reach the d-term exact test. Screen (with threads) -> compiled, ms, from the
-#: 2026-11-27 18:00 run of ``python -m rskpca.evaluation.bench_speed --pendigits PATH --usps PATH
+#: 2026-11-27 18:00 run of ``python tests/benchmarks/bench_speed.py --pendigits PATH --usps PATH
 #: --repeats 10`` (rows "shadow screen (threads) -> compiled" and the shadow-path table):
 #: pendigits (d = 16) at ell 2 / 4 / 8: 5.2 -> 4.3, 17.4 -> 8.9, 50.2 -> 9.6; the 13 cases of
 #: d = 1-3 (n = 200,000): the compiled scan the fastest path in each, up to 5.9x the better of
@@ -75,7 +75,7 @@ GRID_MAX_DIM = 3
 #: "auto" (d <= 3) screens while the screen is expected to stay cheaper than the grid. The
 #: screen costs about one unit per point and center, the grid about this many units per point
 #: whatever m is: the measured crossovers in mean m over the scan (n = 200,000 standard normal,
-#: ``python -m rskpca.evaluation.bench_speed``, shadow-path table). In 1-d it was 200 until the
+#: ``python tests/benchmarks/bench_speed.py``, shadow-path table). In 1-d it was 200 until the
 #: 2026-11-25 run put "auto" at 1.31x and 1.52x the grid at eps = 0.03 (m = 206, the screen kept
 #: to the end); with 120 that case hands over to the grid (1.03x; every row of the table at most 1.10x).
 GRID_SWITCH_M = {1: 120, 2: 2000, 3: 7000}

@@ -7,7 +7,7 @@ registered in :mod:`rskpca.ui.keys`; :mod:`rskpca.ui.state`, :mod:`rskpca.ui.tab
 and :mod:`rskpca.ui.page_setup` own the rest.
 
 The names below load on first use (PEP 562), so a tool in this package such as
-``python -m rskpca.ui.bench_latency`` can configure Streamlit's logging before
+``python tests/benchmarks/bench_latency.py`` can configure Streamlit's logging before
 the cached functions of :mod:`rskpca.ui.compute` are created.
 """
 

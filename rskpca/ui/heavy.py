@@ -4,7 +4,7 @@ A curve over ell or an ell scrubber needs the shadow at every ell of a grid of
 :data:`rskpca.ui.compute.SCRUB_ELLS` (19 values). On the bundled samples that is
 a fraction of a second; with a raised row cap it is not: on pendigits resampled
 to 200,000 rows the Shadow centers page's first visit took 36 s in Chromium, the
-shadows at ell = 7.5..10 taking 1.3-2.3 s each (``python -m rskpca.ui.bench_latency
+shadows at ell = 7.5..10 taking 1.3-2.3 s each (``python tests/benchmarks/bench_latency.py
 --browser --csv FILE --max-rows 200000``). Above :data:`HEAVY_ROWS` rows the pages
 therefore say what the grid costs, measured from the shadow at the sidebar's ell,
 and wait for a click; the answer holds for that data, sigma and kernel for the

@@ -4,7 +4,7 @@
 the browser builds it from scratch on every rerun that changes it, then draws it
 a second time; a WebGL chart also creates a new WebGL context each time (about
 0.2 s without a GPU). For the charts that follow the sidebar's ell that is most
-of what a user waits for (see ``python -m rskpca.ui.bench_latency --browser``).
+of what a user waits for (see ``python tests/benchmarks/bench_latency.py --browser``).
 
 :func:`live_chart` (through :func:`rskpca.ui.widgets.show_figure`) draws a figure in a small
 Streamlit component (an

@@ -55,7 +55,7 @@ DENSITY_MIN_POINTS = 500
 #: costs one product instead of a kernel evaluation against its centers (digits: 19 frames of 1,000
 #: points, up to 19 x 4.7 ms -> 5.3 ms + 19 x 0.1 ms). A sigma change on digits' KDE vs ShDE page,
 #: server side, median of 5 changes, twice:
-#: 0.37 / 0.38 -> 0.35 / 0.31 s (``python -m rskpca.ui.bench_latency --sample digits --pages
+#: 0.37 / 0.38 -> 0.35 / 0.31 s (``python tests/benchmarks/bench_latency.py --sample digits --pages
 #: pages/3_KDE_vs_ShDE.py --controls sigma --repeats 2``, 2026-11-24 10:40).
 DENSITY_KERNEL_MAX_ELEMENTS = 4_000_000
 
@@ -130,7 +130,7 @@ def timed_shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: 
     On data with many features (and at most 8,000 rows) they are read off one table of the distances
     to earlier rows, kept for the data set: the 19 shadows of the ell grid then cost a fraction of 19
     scans at every sigma (usps, 5,000 rows, median sigma: 1.41 -> 0.20 s; ``python -m
-    rskpca.evaluation.bench_shadow_table --usps /work/shared/datasets/usps.csv.gz``). The result is the
+    tests/benchmarks/bench_shadow_table.py --usps /work/shared/datasets/usps.csv.gz``). The result is the
     scan's, to the bit.
     """
     t0 = time.perf_counter()

@@ -38,7 +38,7 @@ APP_TIMING = Timing(repeats=3, budget_s=0.1)
 #: wait for each other when the browser (or another session) holds a core. arpack's fit and
 #: transform, median of 7, the libraries' threads -> one: two moons 45 -> 23 ms, beside a busy core
 #: 106 -> 25 ms; 2,000 pendigits rows 163 -> 110 ms, busy 196 -> 113 ms (``python -m
-#: rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative projection``, thread
+#: tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow iterative projection``, thread
 #: rows). Two more calls (while the reference ran on the libraries' threads) cost 0.3 s of every
 #: sigma or rank change on digits; the "Time again" button takes new times on request.
 BASELINE_TIMING = Timing()
@@ -103,7 +103,7 @@ def exact_kpca(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, al
     arpack alone by default: on every comparison set the app can have (the bundled samples,
     2,000 rows of pendigits; r = 2 to 20) it beat the randomized solver by 1.1x to 17x, and
     timing the randomized one cost 0.2-0.4 s of every sigma or rank change on the larger sets
-    (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow iterative
+    (``python tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow iterative
     projection``). The Speedups page offers the rest on request.
     """
     _warm_up()
@@ -146,7 +146,7 @@ def _exact_fitted(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int
     """Exact KPCA as :func:`exact_reference` fits it, the rows embedded by the fit itself
     (``project=False``): no second n x n kernel matrix to project them. Fit and projection took
     83 / 82 ms on digits and 78 / 89 ms on 2,000 pendigits rows (r = 5 / 10), the fit alone 55 / 53
-    and 53 / 60 ms (``python -m rskpca.evaluation.bench_speed --pendigits PATH --skip fit shadow
+    and 53 / 60 ms (``python tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow
     iterative projection --repeats 2``, "exact KPCA for Embeddings" rows, 2026-11-25 02:52). Untimed."""
     with native_threads_off():  # see method_result
         return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=EXACT_SOLVERS[:1], project=False)

@@ -1,6 +1,6 @@
 """Before/after timings of the speed levers of the reduced-set fit, measured in one run.
 
-``python -m rskpca.evaluation.bench_speed --pendigits /work/shared/datasets/pendigits.csv``
+``python tests/benchmarks/bench_speed.py --pendigits /work/shared/datasets/pendigits.csv``
 
 Prints, with the date, the machine load (``uptime``) before and after and the command:
 
@@ -15,13 +15,13 @@ Prints, with the date, the machine load (``uptime``) before and after and the co
 * **IterativeKPCA** against scikit-learn's arpack (blocks kept, and recomputed);
 * **projection**: transform time over its GEMM floor (the ``n_new x m x d`` GEMM alone);
 * **exact solvers at the app's sizes**: scikit-learn's arpack and randomized ``KernelPCA``
-  as the app times them (:func:`~rskpca.evaluation.compare.fit_exact`) on every bundled
+  as the app times them (``compare.fit_exact``) on every bundled
   sample and a 2,000-row sample of pendigits (the app's comparison sets), r = 2, 5, 10, 20:
   the evidence for the Speedups page timing arpack only unless asked; exact KPCA with and without
   projecting the training rows again (how Embeddings fits it); and two of the app's
   fits (arpack, density-weighted Nystrom's k-means) with the libraries' threads and with one BLAS
   and OpenMP thread, the other core idle and busy (why the app fits its comparisons on one); these
-  rows are :mod:`rskpca.evaluation.bench_app_fits`'s.
+  rows are ``tests/benchmarks/bench_app_fits.py``'s.
 
 Every timing is the best of ``--repeats`` runs after one warm-up run (the memory-bounded
 IterativeKPCA on the first 4000 rows, where recomputing every block per product stays short). ``--csv PATH`` also
@@ -29,11 +29,11 @@ writes the rows (``after_over_before``: for the projection, transform time over 
 floor; for the shadow path, auto over the best of grid, screen and compiled scan); an existing file is
 never overwritten (a suffix ``-1``, ``-2``... is added).
 
-The rows are built in :mod:`~rskpca.evaluation.bench_fit_levers` (fit and accuracy),
-:mod:`~rskpca.evaluation.bench_eigensolver_rows` (block solve, dense crossover),
-:mod:`~rskpca.evaluation.bench_shadow_rows` (screen threads, compiled scan, shadow path) and
-:mod:`~rskpca.evaluation.bench_app_fits` (the app's sizes), on the settings of
-:mod:`~rskpca.evaluation.bench_speed_settings`; the IterativeKPCA and projection rows are here.
+The rows are built in ``bench_fit_levers`` (fit and accuracy),
+``bench_eigensolver_rows`` (block solve, dense crossover),
+``bench_shadow_rows`` (screen threads, compiled scan, shadow path) and
+``bench_app_fits`` (the app's sizes), on the settings of
+``bench_speed_settings``; the IterativeKPCA and projection rows are here.
 """
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ import numpy as np
 from rskpca.core.kernel_evaluation import kernel_matrix
 from rskpca.decomposition._iterative import IterativeKPCA
 from rskpca.decomposition._reduced_set import ReducedSetKPCA
-from rskpca.evaluation.bench_eigensolver_rows import _block_solve_rows, dense_crossover_rows
-from rskpca.evaluation.bench_fit_levers import accuracy_rows, fit_rows, scratch_rows
-from rskpca.evaluation.bench_shadow_rows import screen_thread_rows, shadow_path_rows
-from rskpca.evaluation.bench_speed_settings import ELL, PENDIGITS_TRAIN_ROWS, R, SIGMA, best_time, load_pendigits
+from bench_eigensolver_rows import _block_solve_rows, dense_crossover_rows
+from bench_fit_levers import accuracy_rows, fit_rows, scratch_rows
+from bench_shadow_rows import screen_thread_rows, shadow_path_rows
+from bench_speed_settings import ELL, PENDIGITS_TRAIN_ROWS, R, SIGMA, best_time, load_pendigits
 from rskpca.evaluation.timing import machine_load
 
 #: What this module gave before its rows moved out (tests and notes reach them here).
@@ -121,11 +121,11 @@ def main(argv=None) -> int:
     parser.add_argument("--skip", nargs="*", default=(),
                         choices=("fit", "shadow", "iterative", "projection", "solvers"))
     args = parser.parse_args(argv)
-    from rskpca.evaluation.bench_app_fits import app_embedding_rows, app_solver_rows, app_thread_rows
+    from bench_app_fits import app_embedding_rows, app_solver_rows, app_thread_rows
 
     X = load_pendigits(args.pendigits)
     print(f"# bench_speed {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"# command: python -m rskpca.evaluation.bench_speed {' '.join(argv or sys.argv[1:])}")
+    print(f"# command: python tests/benchmarks/bench_speed.py {' '.join(argv or sys.argv[1:])}")
     print(f"# load before: {machine_load()}")
     print(f"# pendigits {X.shape[0]} x {X.shape[1]}, sigma={SIGMA:g}, ell={ELL:g}, r={R}; best of {args.repeats}")
     csv = []

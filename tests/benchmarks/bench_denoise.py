@@ -18,8 +18,8 @@ The 100 test images come from the test split (rows 7,292 on).
 
 Run::
 
-    python -m rskpca.evaluation.bench_denoise --data ../shared/datasets/usps.csv.gz   # both sizes, ell 4, 5, 6
-    python -m rskpca.evaluation.bench_denoise --sizes 1000 --ells 4,5
+    python tests/benchmarks/bench_denoise.py --data ../shared/datasets/usps.csv.gz   # both sizes, ell 4, 5, 6
+    python tests/benchmarks/bench_denoise.py --sizes 1000 --ells 4,5
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The app's fits timed at the app's sizes: rows of ``python -m rskpca.evaluation.bench_speed``.
+"""The app's fits timed at the app's sizes: rows of ``python tests/benchmarks/bench_speed.py``.
 
 * exact KPCA with scikit-learn's arpack and randomized solvers, as the app times them, on every
   bundled sample and 2,000 pendigits rows (the app's comparison sets): why the Speedups page times
@@ -8,7 +8,7 @@
 * two of the app's fits with the libraries' threads and with one BLAS and OpenMP thread, the other
   core idle and busy: why the app fits on one (:func:`app_thread_rows`).
 
-Printed by :mod:`rskpca.evaluation.bench_speed` (its ``solvers`` section), whose settings they share.
+Printed by ``tests/benchmarks/bench_speed.py`` (its ``solvers`` section), whose settings they share.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from rskpca.evaluation import timing
-from rskpca.evaluation.bench_speed_settings import ELL, R
+from bench_speed_settings import ELL, R
 
 __all__ = ["app_solver_rows", "app_embedding_rows", "app_thread_rows"]
 

@@ -1,6 +1,6 @@
 """Reading a Chromium trace into the main thread's busy time, the live charts' draws and the commits."""
 
-from rskpca.ui.browser_trace import main_thread_share
+from browser_trace import main_thread_share
 
 
 def _meta(pid, tid, name):

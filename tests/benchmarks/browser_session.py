@@ -4,7 +4,7 @@ Playwright alone cannot tell when a Streamlit page is done: a run ends, then cha
 keep redrawing, live charts load plotly.js, and a slider commits before its key
 is released. The tab records those events in the page's own clock (a script
 injected before the app loads) and counts the websocket bytes, so
-:mod:`rskpca.ui.bench_browser` can time a change from the release to the last
+``tests/benchmarks/bench_browser.py`` can time a change from the release to the last
 event before a quiet period.
 """
 

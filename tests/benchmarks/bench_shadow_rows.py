@@ -1,4 +1,4 @@
-"""The shadow's rows of ``python -m rskpca.evaluation.bench_speed``: the screen's threads and the
+"""The shadow's rows of ``python tests/benchmarks/bench_speed.py``: the screen's threads and the
 compiled scan by the data's width, and the grid, the GEMM screen, the compiled scan and ``auto`` on
 low-dimensional data.
 
@@ -15,7 +15,7 @@ from rskpca.core._shadow_compiled import compiled_scan
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_screen import _blas_scan
 from rskpca.core.shadow import COMPILED_MAX_DIM, _dispatch_backend
-from rskpca.evaluation.bench_speed_settings import ELL, SIGMA, _load_labelled, best_time
+from bench_speed_settings import ELL, SIGMA, _load_labelled, best_time
 
 
 def screen_thread_rows(X, repeats, usps=None):

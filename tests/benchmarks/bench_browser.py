@@ -1,6 +1,6 @@
 """Benchmark: what a user waits for after moving a control, measured in Chromium.
 
-Run ``python -m rskpca.ui.bench_latency --browser`` (``--help`` for the options).
+Run ``python tests/benchmarks/bench_latency.py --browser`` (``--help`` for the options).
 It starts ``streamlit run APP`` on a free loopback port (the log goes to a
 temporary file; the server is stopped at the end), drives ``/usr/bin/chromium``
 with Playwright, opens every page that depends on ell and moves a sidebar
@@ -32,8 +32,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rskpca.ui.app_server import AppServer
-from rskpca.ui.browser_session import CHANGE_TIMEOUT_S, CONTROLS, QUIET_MS, _Session
+from app_server import AppServer
+from browser_session import CHANGE_TIMEOUT_S, CONTROLS, QUIET_MS, _Session
 
 __all__ = ["CHROMIUM_ARGS", "ELL_PAGES", "AppServer", "BrowserLatency", "measure_in_browser", "format_browser_table",
            "step_new_value", "CONTROLS", "QUIET_MS", "CHANGE_TIMEOUT_S"]
@@ -63,7 +63,7 @@ class BrowserLatency:
     #: Seconds from the release until the page marked the script run finished (its state back to
     #: ``notRunning``, set after the deltas sent before it were handled); the rest is the last redraws.
     script_seconds: list[float] = field(default_factory=list)
-    #: With ``trace``: each change's :class:`~rskpca.ui.browser_trace.MainThreadShare`.
+    #: With ``trace``: each change's ``browser_trace.MainThreadShare``.
     main_thread: list = field(default_factory=list)
     #: With ``revisits``: release-to-settled of steps back and forth between the last two values, whose
     #: results are all cached: what a change costs the browser and the script beyond the computing.
@@ -115,13 +115,13 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
     """Time ``changes`` keyboard steps of each control on each page; returns (data description, rows).
 
     ``trace``: also record a Chromium trace of each change and keep where its main thread went
-    (:func:`~rskpca.ui.browser_trace.main_thread_share`; tracing slows the browser a little).
+    (``browser_trace.main_thread_share``; tracing slows the browser a little).
     ``revisits``: then as many steps back and forth between the last two values (cached results:
     the page's cost beyond computing them), kept apart in ``revisit_seconds``.
     """
     from playwright.sync_api import sync_playwright
 
-    from rskpca.ui.browser_trace import TRACE_CATEGORIES, main_thread_share
+    from browser_trace import TRACE_CATEGORIES, main_thread_share
 
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: install Debian's chromium or set RSKPCA_CHROMIUM.")

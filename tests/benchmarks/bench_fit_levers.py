@@ -1,4 +1,4 @@
-"""The fit's rows of ``python -m rskpca.evaluation.bench_speed``: each lever of the reduced-set fit on
+"""The fit's rows of ``python tests/benchmarks/bench_speed.py``: each lever of the reduced-set fit on
 pendigits timed before and after, and the accuracy the levers keep.
 
 Together because every row here is the one fit taken apart (scratch buffers, threads, screen
@@ -20,8 +20,8 @@ from rskpca.core.metrics import alignment_error
 from rskpca.core._shadow_screen import _blas_scan
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition._reduced_set import ReducedSetKPCA
-from rskpca.evaluation.bench_eigensolver_rows import _block_solve_rows
-from rskpca.evaluation.bench_speed_settings import ELL, PENDIGITS_TRAIN_ROWS, R, SIGMA, best_time
+from bench_eigensolver_rows import _block_solve_rows
+from bench_speed_settings import ELL, PENDIGITS_TRAIN_ROWS, R, SIGMA, best_time
 
 
 def _float64_fit(X, sigma=SIGMA, ell=ELL, r=R):

@@ -1,19 +1,19 @@
 """Where the browser's main thread spends a control change: a Chromium trace read into three figures.
 
-``python -m rskpca.ui.bench_latency --browser --trace`` records a trace of each change
+``python tests/benchmarks/bench_latency.py --browser --trace`` records a trace of each change
 (Playwright's ``browser.start_tracing``) and reads it with :func:`main_thread_share`:
 
 * ``main ms`` -- the renderer main thread busy (its top-level tasks, overlaps merged): the
   app's React updates, the live charts' draws, style, layout, paint, and the commits below.
   Everything a page does in the browser waits for this one thread.
-* ``charts ms`` -- the live charts' draws (:mod:`rskpca.ui.live_chart`): the message
+* ``charts ms`` -- the live charts' draws (``tests/benchmarks/live_chart.py``): the message
   handlers that run in the component's page (``index.html``), JSON parsing and
   ``Plotly.react`` included.
 * ``commit ms`` -- the main thread blocked handing frames to the compositor (``Commit``).
   Without a GPU this includes waiting for WebGL charts drawn in software (SwiftShader):
   on two moons an ell change on Shadow centers, whose scatter is WebGL, spent 111 of its
   402 main-thread ms in commits, one on Bounds (SVG charts only) 9 of 282
-  (``python -m rskpca.ui.bench_latency --browser --trace --changes 4 --sample two_moons``,
+  (``python tests/benchmarks/bench_latency.py --browser --trace --changes 4 --sample two_moons``,
   2026-11-24 08:44).
 """
 

@@ -1,8 +1,8 @@
-"""The settings and helpers that every table of ``python -m rskpca.evaluation.bench_speed`` shares.
+"""The settings and helpers that every table of ``python tests/benchmarks/bench_speed.py`` shares.
 
-Apart from the command's module so that the modules of its rows (:mod:`~rskpca.evaluation.bench_fit_levers`,
-:mod:`~rskpca.evaluation.bench_eigensolver_rows`, :mod:`~rskpca.evaluation.bench_shadow_rows`,
-:mod:`~rskpca.evaluation.bench_app_fits`) time the same problem the same way without importing the
+Apart from the command's module so that the modules of its rows (``bench_fit_levers``,
+``bench_eigensolver_rows``, ``bench_shadow_rows``,
+``bench_app_fits``) time the same problem the same way without importing the
 command that imports them.
 """
 

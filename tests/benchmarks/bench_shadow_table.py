@@ -1,6 +1,6 @@
 """The shadows of the app's ell grid: scanned each time, or read off one table of distances to earlier rows.
 
-``python -m rskpca.evaluation.bench_shadow_table --usps /work/shared/datasets/usps.csv.gz
+``python tests/benchmarks/bench_shadow_table.py --usps /work/shared/datasets/usps.csv.gz
 --pendigits /work/shared/datasets/pendigits.csv``
 
 For each data set (digits and two moons from scikit-learn; a seeded 5,000-row sample of usps
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
     parser.add_argument("--pendigits", default=None, help="path of pendigits.csv")
     args = parser.parse_args(argv)
     print(f"# bench_shadow_table {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"# command: python -m rskpca.evaluation.bench_shadow_table {' '.join(argv or sys.argv[1:])}")
+    print(f"# command: python tests/benchmarks/bench_shadow_table.py {' '.join(argv or sys.argv[1:])}")
     print(f"# load before: {machine_load()}")
     print(f"\n{'data':<24} {'n':>5} {'d':>4} {'sigma/median':>12} {'m':>10} {'screen_s':>9} {'table_s':>8} "
           f"{'screen/table':>12} {'declined':>8} {'build_s':>8}  app uses the table")

@@ -1,4 +1,4 @@
-"""The eigensolver's rows of ``python -m rskpca.evaluation.bench_speed``: the block solve's parts and
+"""The eigensolver's rows of ``python tests/benchmarks/bench_speed.py``: the block solve's parts and
 where "auto" leaves the dense solver.
 
 Apart from the fit's levers because they time the solver alone, on a kernel built once (the settings
@@ -15,7 +15,7 @@ from rskpca.core._scratch import scratch_array
 from rskpca.core.eigen import DENSE_MAX_M, SUBSPACE_TOL, _CenteredWeighted, kpca_on_centers
 from rskpca.core.weighted_kernel import weighted_kernel_blocks
 from rskpca.core.shadow import shadow_centers
-from rskpca.evaluation.bench_speed_settings import R, SIGMA, best_time
+from bench_speed_settings import R, SIGMA, best_time
 
 
 def _block_solve_rows(C, w, repeats):

@@ -4,12 +4,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parents[1]
 
 
 def test_server_mode_prints_a_table_without_streamlit_runtime_noise(tmp_path):
     # Run from another folder with --app: the tool must not rely on being started in the checkout.
-    cmd = [sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"), "--sample", "iris",
+    cmd = [sys.executable, str(BENCH / "bench_latency.py"), "--app", str(REPO / "app.py"), "--sample", "iris",
            "--pages", "pages/8_Learn.py", "--ells", "3"]
     out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600,
                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
@@ -19,14 +20,14 @@ def test_server_mode_prints_a_table_without_streamlit_runtime_noise(tmp_path):
 
 
 def test_a_missing_app_is_named_with_the_fix(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(tmp_path / "nope.py")],
+    out = subprocess.run([sys.executable, str(BENCH / "bench_latency.py"), "--app", str(tmp_path / "nope.py")],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert out.returncode != 0 and "--app PATH" in out.stderr
 
 
 def test_a_page_file_that_does_not_exist_is_named_with_the_pages_there(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"),
+    out = subprocess.run([sys.executable, str(BENCH / "bench_latency.py"), "--app", str(REPO / "app.py"),
                           "--pages", "pages/7_Speedups.py"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr[-2000:]
@@ -34,7 +35,7 @@ def test_a_page_file_that_does_not_exist_is_named_with_the_pages_there(tmp_path)
 
 
 def test_server_mode_changes_sigma_and_rank_too(tmp_path):
-    cmd = [sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"), "--sample", "iris",
+    cmd = [sys.executable, str(BENCH / "bench_latency.py"), "--app", str(REPO / "app.py"), "--sample", "iris",
            "--pages", "pages/2_Shadow_centers.py", "--controls", "sigma", "r", "--per-ell"]
     out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600,
                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
@@ -53,7 +54,7 @@ def test_server_mode_measures_a_csv_as_if_uploaded(tmp_path):
     # A relative path, resolved before the tool moves to the app's folder.
     rows = ["a,b,c"] + [f"{i % 7},{(i * 3) % 11},{i % 5}" for i in range(120)]
     (tmp_path / "small.csv").write_text("\n".join(rows) + "\n")
-    cmd = [sys.executable, "-m", "rskpca.ui.bench_latency", "--app", str(REPO / "app.py"), "--csv", "small.csv",
+    cmd = [sys.executable, str(BENCH / "bench_latency.py"), "--app", str(REPO / "app.py"), "--csv", "small.csv",
            "--max-rows", "100", "--pages", "pages/2_Shadow_centers.py", "--ells", "3", "--per-ell"]
     out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600,
                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
@@ -75,7 +76,7 @@ def test_browser_mode_splits_each_change_into_the_scripts_share_and_the_rest(tmp
     if not chromium.exists():
         pytest.skip(f"{chromium} is missing: install Debian's chromium")
     pytest.importorskip("playwright.sync_api")
-    from rskpca.ui.bench_browser import format_browser_header, format_browser_row, measure_in_browser
+    from bench_browser import format_browser_header, format_browser_row, measure_in_browser
 
     _, rows = measure_in_browser(REPO / "app.py", sample="iris", pages=["Bounds"], controls=("ell",), changes=2,
                                  log=lambda *a, **k: None, trace=True, revisits=2)

@@ -1,10 +1,10 @@
 """Benchmark: time of an ell (or sigma, or rank) change on every page of the app, server side or in a browser.
 
-Two modes, both run by ``python -m rskpca.ui.bench_latency`` (``--help`` for the
+Two modes, both run by ``python tests/benchmarks/bench_latency.py`` (``--help`` for the
 options; ``--app PATH`` names the app's entry file, default ``./app.py``):
 
 * ``--browser``: what a user waits for, release-to-settled in Chromium, with the
-  websocket bytes per change (:mod:`rskpca.ui.bench_browser`), for a bundled
+  websocket bytes per change (``tests/benchmarks/bench_browser.py``), for a bundled
   sample (``--sample``) or a file (``--csv PATH``, uploaded on the Data page).
 * the default, server side: for each page it starts a fresh Streamlit ``AppTest`` of
 ``app.py`` with a bundled sample (digits by default), opens the page once (the
@@ -28,6 +28,7 @@ other's work (pass ``--keep-caches`` to mimic one long session instead).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import signal
 import sys
@@ -37,8 +38,8 @@ from collections import Counter
 from pathlib import Path
 
 from rskpca.evaluation.timing import machine_load
-from rskpca.ui.latency_table import TARGET_S, PageLatency, format_header, format_row
-from rskpca.ui.streamlit_logs import _quiet_streamlit_logs
+from latency_table import TARGET_S, PageLatency, format_header, format_row
+from streamlit_logs import _quiet_streamlit_logs
 
 __all__ = ["PageLatency", "StackSampler", "page_files", "measure_page", "format_header", "format_row", "main",
            "TARGET_S"]
@@ -46,7 +47,8 @@ __all__ = ["PageLatency", "StackSampler", "page_files", "measure_page", "format_
 #: The app measured: its entry file's folder (set from ``--app`` by :func:`main`; ./app.py by default).
 REPO = Path.cwd()
 APP_FILE = "app.py"
-PACKAGE = Path(__file__).resolve().parents[1]
+#: The installed package, whose frames the stack sampler counts as the project's.
+PACKAGE = Path(importlib.util.find_spec("rskpca").submodule_search_locations[0]).resolve()
 # A spread over the sidebar's range 1..10: small ell (few centers) to large (m close to n).
 DEFAULT_ELLS = (2.0, 3.0, 4.5, 6.0, 8.0)
 #: Server side, ``--controls sigma``: new sigmas as multiples of the data's default one.
@@ -60,7 +62,7 @@ def page_files(repo: Path | None = None) -> list[str]:
 
     Examples
     --------
-    >>> files = page_files(PACKAGE.parent)
+    >>> files = page_files(Path(__file__).resolve().parents[2])
     >>> files[0], all(f.startswith("pages/") for f in files[1:])
     ('app.py', True)
     """
@@ -272,7 +274,7 @@ def _uptime() -> str:
 
 def browser_main(args) -> int:
     """The ``--browser`` mode: release-to-settled per page in Chromium."""
-    from rskpca.ui.bench_browser import ELL_PAGES, format_browser_header, measure_in_browser
+    from bench_browser import ELL_PAGES, format_browser_header, measure_in_browser
 
     what = f"--csv {args.csv}" if args.csv else f"sample {args.sample}"
     print(f"release-to-settled in Chromium, {what}, controls {args.controls}, {args.changes} changes each; "
@@ -293,7 +295,7 @@ def browser_main(args) -> int:
 
 def main(argv=None) -> int:
     """Command-line entry point; prints the table and returns 1 if a page raised."""
-    parser = argparse.ArgumentParser(prog="python -m rskpca.ui.bench_latency", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python tests/benchmarks/bench_latency.py", description=__doc__.split("\n")[0])
     parser.add_argument("--app", default="app.py", help="the app's entry file (default: ./app.py)")
     parser.add_argument("--browser", action="store_true",
                         help="measure release-to-settled in Chromium instead of AppTest's server-side time")
@@ -306,7 +308,7 @@ def main(argv=None) -> int:
     parser.add_argument("--trace", action="store_true",
                         help="--browser: also record a Chromium trace of each change and print the medians of the "
                              "main thread's busy time, of the live charts' draws and of the compositor commits "
-                             "(rskpca.ui.browser_trace; tracing slows the browser a little)")
+                             "(browser_trace.py; tracing slows the browser a little)")
     parser.add_argument("--changes", type=int, default=5, help="--browser: steps per control and page (default: 5)")
     parser.add_argument("--revisits", type=int, default=0,
                         help="--browser: then this many steps back and forth between the last two values, whose "

@@ -1,8 +1,8 @@
-"""The app behind a real Streamlit server, for benchmarks that need a browser to reach it.
+"""The app behind a real Streamlit server, for the browser benchmark and the end-to-end tests.
 
 AppTest runs a page without a server, so it cannot show what a browser waits for;
-:mod:`rskpca.ui.bench_browser` needs the app served as a user gets it, but by a
-server of its own that cannot block on its log or outlive the measurement.
+``bench_browser.py`` and ``tests/test_e2e*.py`` need the app served as a user gets it, but by a
+server of their own that cannot block on its log or outlive the measurement.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ class AppServer:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                self.__exit__()
-                raise RuntimeError(f"streamlit did not answer /_stcore/health in {self.timeout:g} s")
+                log = self.stop()
+                raise RuntimeError(f"streamlit did not answer /_stcore/health in {self.timeout:g} s:\n{log[-4000:]}")
             time.sleep(0.25)
 
     def log_tail(self, limit: int = 4000) -> str:
@@ -68,6 +68,10 @@ class AppServer:
         return self.log.read().decode(errors="replace")[-limit:]
 
     def __exit__(self, *exc):
+        self.stop()
+
+    def stop(self, log_limit: int = 200_000) -> str:
+        """Terminate the server (if it runs) and return the end of its log, shutdown included."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -75,5 +79,8 @@ class AppServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if self.log is not None:
+        text = ""
+        if self.log is not None and not self.log.closed:
+            text = self.log_tail(log_limit)
             self.log.close()
+        return text
