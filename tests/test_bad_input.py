@@ -212,7 +212,7 @@ def test_shadow_centers_refuses_an_unknown_sigma_word():
 def test_constant_and_range_checks_read_any_layout_as_numpy_does(layout, dtype):
     # The checks read column extremes (with a contiguous copy of a strided slice): the same
     # verdicts as the plain definitions, on every layout and numeric dtype an estimator accepts.
-    from rskpca.core._validation import check_distance_range, check_not_constant, column_extremes
+    from rskpca.core.validation import check_distance_range, check_not_constant, column_extremes
 
     rng = np.random.default_rng(0)
     huge = np.vstack([np.zeros((300, 7)), np.full((1, 7), 1e200)])
@@ -231,7 +231,7 @@ def test_constant_and_range_checks_read_any_layout_as_numpy_does(layout, dtype):
 
 
 def test_constant_check_counts_minus_zero_as_zero():
-    from rskpca.core._validation import check_not_constant
+    from rskpca.core.validation import check_not_constant
 
     with pytest.raises(ValueError, match="is constant"):
         check_not_constant(np.array([[0.0, 1.0], [-0.0, 1.0]]))

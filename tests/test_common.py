@@ -12,7 +12,7 @@ from rskpca import (
 from rskpca.approximation._gram_sampling import SampledGramKPCA
 from rskpca.approximation._random_features import RandomFourierKPCA
 from rskpca.approximation._reduced_set_construction import ReducedSetConstructionKPCA
-from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.decomposition.iterative import IterativeKPCA
 
 ESTIMATORS = [
     ReducedSetKPCA(n_components=2, random_state=0),

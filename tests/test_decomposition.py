@@ -264,7 +264,7 @@ def test_non_numeric_input_is_rejected():
 
 
 def test_too_many_centers_for_memory_is_a_clear_error(monkeypatch):
-    import rskpca.decomposition._base as dec
+    import rskpca.decomposition.base as dec
 
     monkeypatch.setattr(dec, "MAX_KERNEL_BYTES", 8 * 50 * 50)
     with pytest.raises(ValueError, match=r"m x m kernel matrix would need .*lower ell or raise sigma"):

@@ -189,7 +189,7 @@ from rskpca.core.kernels import float32_relative_error, kernel_matvec  # noqa: E
 from rskpca.core.weighted_kernel import weighted_kernel_matrix  # noqa: E402
 from rskpca.core.metrics import alignment_error  # noqa: E402
 from rskpca.core._shadow_screen import _blas_scan  # noqa: E402
-from rskpca.decomposition._iterative import IterativeKPCA, kernel_operator  # noqa: E402
+from rskpca.decomposition.iterative import IterativeKPCA, kernel_operator  # noqa: E402
 
 
 def _centers(m=300, d=4, seed=0):

@@ -36,3 +36,34 @@ def test_a_broken_layer_is_reported(tmp_path, module, offending_import):
     result = _lint(tmp_path)
     assert result.returncode != 0
     assert "1 broken" in result.stdout, result.stdout
+
+
+
+_FIND_PRIVATE_IMPORTS = """
+import grimp
+graph = grimp.build_graph("rskpca", include_external_packages=False, cache_dir=None)
+for importer in sorted(graph.modules):
+    for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+        parts = imported.split(".")
+        if any(p.startswith("_") and not p.startswith("__") for p in parts[2:]) and importer.split(".")[:2] != parts[:2]:
+            print(importer, "->", imported)
+"""
+
+
+def _private_imports(cwd: Path) -> str:
+    """Imports of a ``_private`` module of one subpackage from another, one a line."""
+    result = subprocess.run([sys.executable, "-c", _FIND_PRIVATE_IMPORTS], cwd=cwd, capture_output=True, text=True,
+                            env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"}, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_no_private_module_is_imported_from_another_subpackage():
+    assert _private_imports(ROOT) == ""
+
+
+def test_a_private_import_across_subpackages_is_reported(tmp_path):
+    shutil.copytree(ROOT / "rskpca", tmp_path / "rskpca", ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path / "rskpca" / "evaluation" / "compare.py"
+    target.write_text(target.read_text() + "\nfrom rskpca.core._shadow_grid import _grid_scan  # noqa\n")
+    assert _private_imports(tmp_path) == "rskpca.evaluation.compare -> rskpca.core._shadow_grid"

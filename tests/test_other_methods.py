@@ -21,7 +21,7 @@ from rskpca.approximation._gram_sampling import (
     sample_upper_pairs,
     sampled_gram,
 )
-from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.decomposition.iterative import IterativeKPCA
 from rskpca.core.kernels import kernel_matrix, kernel_row_means
 from rskpca.evaluation.methods import METHODS, make_estimator, method_names
 from rskpca.core.metrics import alignment_error

@@ -93,7 +93,7 @@ def test_shadow_invariants(X, eps):
 
 @pytest.mark.parametrize("shape", [(0, 3), (1, 3), (5, 2), (300, 16), (7, 2000)])
 def test_column_reduce_is_numpys_reduction_over_rows(shape):
-    from rskpca.core._validation import column_reduce
+    from rskpca.core.validation import column_reduce
     A = np.random.default_rng(0).normal(size=shape)
     for ufunc, start in ((np.add, 0.0), (np.maximum, -np.inf), (np.minimum, np.inf)):
         expect = ufunc.reduce(A, axis=0, initial=start)

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from rskpca.core import _threads
+from rskpca.core import threads as _threads
 from rskpca.core.eigen import _CenteredWeighted
 from rskpca.core.kernels import kernel_matrix, kernel_matvec
 from rskpca.core.weighted_kernel import weighted_kernel_matrix

@@ -4,7 +4,7 @@ same products, the same bits on any number of threads, and the block solver on i
 import numpy as np
 import pytest
 
-from rskpca.core import _threads
+from rskpca.core import threads as _threads
 from rskpca.core.eigen import kpca_on_centers, weighted_kpca
 from rskpca.core.kernels import kernel_matrix
 from rskpca.core.weighted_kernel import SymmetricBlocks, weighted_kernel_blocks, weighted_kernel_matrix

@@ -23,14 +23,14 @@ from rskpca.approximation._gram_samplers import (
 )
 from rskpca.core.kernel_evaluation import kernel_matvec
 from rskpca.core.radial_kernels import get_kernel
-from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
-from rskpca.decomposition._iterative import centered_operator, projection_coefficients, top_eigenpairs
+from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin, m_from_shadow
+from rskpca.decomposition.iterative import centered_operator, projection_coefficients, top_eigenpairs
 
 __all__ = ["SampledGramKPCA", "sample_upper_pairs", "quantize", "sampled_gram", "round_expansion",
            "random_sign_projection"]
 
 
-class SampledGramKPCA(_KPCAMixin):
+class SampledGramKPCA(KPCAMixin):
     """Kernel PCA on a sparsified and/or quantized Gram matrix (Achlioptas et al., 2001).
 
     The leading eigenvectors of the centered sampled matrix ``H K^ H`` come from
@@ -66,7 +66,7 @@ class SampledGramKPCA(_KPCAMixin):
     ell : float, default=4.0
     solver : {"lanczos", "orthogonal"}, default="lanczos"
     tol : float, default=1e-8
-        Eigensolver tolerance (see :func:`rskpca.decomposition._iterative.top_eigenpairs`).
+        Eigensolver tolerance (see :func:`rskpca.decomposition.iterative.top_eigenpairs`).
     max_iter : int or None, default=None
     random_state : int, RandomState instance or None, default=None
 
@@ -120,7 +120,7 @@ class SampledGramKPCA(_KPCAMixin):
     """
 
     _parameter_constraints: dict = {
-        **_COMMON_CONSTRAINTS,
+        **COMMON_CONSTRAINTS,
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "p": [Interval(Real, 0, 1, closed="right"), None],
         "quantize": ["boolean"],
@@ -172,11 +172,11 @@ class SampledGramKPCA(_KPCAMixin):
         X = self._validate_fit_input(X)
         X64 = np.asarray(X, dtype=np.float64)
         n = X64.shape[0]
-        _check_n_components(self, n, "training points")
+        check_n_components(self, n, "training points")
         rs = check_random_state(self.random_state)
         rng = np.random.default_rng(rs.randint(2**31 - 1))
         if self.p is None or self.expansion_terms == "m":
-            _m_from_shadow(self, X64)
+            m_from_shadow(self, X64)
         else:  # the budget is not used: record it as given, or all n points
             self.m_ = n if self.m is None else int(self.m)
         self.p_ = float(self.p) if self.p is not None else min(1.0, self.m_ / n)

@@ -29,7 +29,7 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin, _m_from_shadow
+from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin, m_from_shadow
 from rskpca.core.eigen import fix_signs
 from rskpca.core.radial_kernels import get_kernel
 
@@ -75,7 +75,7 @@ def fourier_features(X, W, b) -> np.ndarray:
     return Z
 
 
-class RandomFourierKPCA(_KPCAMixin):
+class RandomFourierKPCA(KPCAMixin):
     """Kernel PCA approximated by linear PCA on m random Fourier features.
 
     Parameters
@@ -132,7 +132,7 @@ class RandomFourierKPCA(_KPCAMixin):
     """
 
     _parameter_constraints: dict = {
-        **_COMMON_CONSTRAINTS,
+        **COMMON_CONSTRAINTS,
         "m": [Interval(Integral, 1, None, closed="left"), None],
         "ell": [Interval(Real, 0, None, closed="neither")],
     }
@@ -162,11 +162,11 @@ class RandomFourierKPCA(_KPCAMixin):
         X = self._validate_fit_input(X)
         X64 = np.asarray(X, dtype=np.float64)
         if self.m is None:
-            m = _m_from_shadow(self, X64)
+            m = m_from_shadow(self, X64)
         else:
             # More features than rows is allowed here: features are not rows.
             m = self.m_ = int(self.m)
-        _check_n_components(self, m, "random features")
+        check_n_components(self, m, "random features")
         W, b = draw_fourier_frequencies(X64.shape[1], m, sigma=self.sigma_, kernel=self.kernel,
                                         random_state=self.random_state)
         Z = fourier_features(X64, W, b)

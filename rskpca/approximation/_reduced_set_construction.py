@@ -40,9 +40,9 @@ from scipy.linalg import solve_triangular
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _KPCAMixin, _m_from_shadow
-from rskpca.decomposition._exact import KernelPCA
-from rskpca.decomposition._iterative import IterativeKPCA, projection_coefficients
+from rskpca.decomposition.base import COMMON_CONSTRAINTS, KPCAMixin, m_from_shadow
+from rskpca.decomposition import KernelPCA
+from rskpca.decomposition.iterative import IterativeKPCA, projection_coefficients
 from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
 
 __all__ = ["ReducedSetConstructionKPCA", "construct_reduced_set"]
@@ -177,7 +177,7 @@ def construct_reduced_set(X, alpha, m: int, *, sigma: float, kernel="gaussian",
     return Y[:t].copy(), beta, np.maximum(residuals[:t], 0.0), n_iter
 
 
-class ReducedSetConstructionKPCA(_KPCAMixin):
+class ReducedSetConstructionKPCA(KPCAMixin):
     """Exact KPCA, then its eigenvectors and mean rebuilt from m constructed points.
 
     Parameters
@@ -199,7 +199,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
         Also approximate the feature-space mean ``w^0`` (eq. B.7 sums l = 0..q).
     exact_solver : {"dense", "iterative"}, default="dense"
         The exact KPCA it starts from: :class:`rskpca.KernelPCA` (n x n matrix)
-        or :class:`rskpca.decomposition._iterative.IterativeKPCA` (blocked Lanczos).
+        or :class:`rskpca.decomposition.iterative.IterativeKPCA` (blocked Lanczos).
     max_iter : int, default=20
         Fixed-point iterations per constructed point.
     tol : float, default=1e-12
@@ -259,7 +259,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
     """
 
     _parameter_constraints: dict = {
-        **_COMMON_CONSTRAINTS,
+        **COMMON_CONSTRAINTS,
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "m": [Interval(Integral, 1, None, closed="left"), None],
         "ell": [Interval(Real, 0, None, closed="neither")],
@@ -309,7 +309,7 @@ class ReducedSetConstructionKPCA(_KPCAMixin):
                 f"preimage='fixed_point' needs the Gaussian kernel (the {self.kernel} kernel's "
                 "fixed-point step is singular at the data); use preimage='training_points'."
             )
-        budget = _m_from_shadow(self, X64)
+        budget = m_from_shadow(self, X64)
         start = time.perf_counter()
         exact_cls = KernelPCA if self.exact_solver == "dense" else IterativeKPCA
         self.exact_ = exact_cls(n_components=self.n_components, sigma=self.sigma_, kernel=self.kernel,

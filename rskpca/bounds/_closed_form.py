@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from rskpca.bounds._measurements import is_negative_exponential, kappa_minus_phi
-from rskpca.core._validation import check_positive
+from rskpca.core.validation import check_positive
 from rskpca.core.radial_kernels import RadialKernel, get_kernel
 
 __all__ = ["THEOREMS", "BoundValue", "apriori_bounds"]

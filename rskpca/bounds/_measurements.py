@@ -22,7 +22,7 @@ from scipy.linalg import eigh, eigvalsh
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 from sklearn.utils import check_random_state
 
-from rskpca.core._validation import check_array_2d, check_positive
+from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
 from rskpca.core.distances import refine_near_pairs, squared_distances
 from rskpca.core.radial_kernels import RadialKernel, get_kernel

@@ -46,7 +46,7 @@ from rskpca.bounds._measurements import (
     quantization_gap,
 )
 from rskpca.bounds._closed_form import THEOREMS, BoundValue, _min_ell_for_projection, apriori_bounds
-from rskpca.core._validation import check_array_2d, check_positive
+from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.radial_kernels import get_kernel
 
 __all__ = [

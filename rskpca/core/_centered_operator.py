@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
-from rskpca.core._threads import map_row_blocks
+from rskpca.core.threads import map_row_blocks
 from rskpca.core.weighted_kernel import SymmetricBlocks
 
 __all__ = ["_CenteredWeighted"]

@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from rskpca.core._scratch import scratch_array
-from rskpca.core._validation import column_extremes, column_reduce
+from rskpca.core.validation import column_extremes, column_reduce
 
 #: Coordinates of the lower bound (the first principal axes; zero-padded below 8 features).
 LOWER_BOUND_AXES = 8

@@ -23,7 +23,7 @@ import numpy as np
 
 from rskpca.core._shadow_resolve import _resolve_in_order
 from rskpca.core._shadow_screen import _screen_frame, exact_squared_distances
-from rskpca.core._validation import check_array_2d
+from rskpca.core.validation import check_array_2d
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
 
 __all__ = ["EarlierDistances", "MAX_ROWS", "MIN_FEATURES", "pays_off"]

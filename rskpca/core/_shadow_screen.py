@@ -14,8 +14,8 @@ import numpy as np
 
 from rskpca.core._scratch import scratch_array
 from rskpca.core._shadow_resolve import _resolve_in_order
-from rskpca.core._threads import all_threads, map_row_blocks
-from rskpca.core._validation import column_reduce
+from rskpca.core.threads import all_threads, map_row_blocks
+from rskpca.core.validation import column_reduce
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
 
 #: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from rskpca.core._validation import check_positive
+from rskpca.core.validation import check_positive
 from rskpca.core.distances import squared_distances
 
 __all__ = ["median_heuristic", "resolve_sigma"]

@@ -22,7 +22,7 @@ from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 from rskpca.core._centered_operator import _CenteredWeighted
 from rskpca.core._block_krylov import START_PIVOTS_PER_COLUMN, block_krylov, block_width, pivoted_start
 from rskpca.core._scratch import scratch_array
-from rskpca.core._threads import blas_threads
+from rskpca.core.threads import blas_threads
 from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS
 from rskpca.core.kernel_evaluation import kernel_matrix
 from rskpca.core.kernel_rounding import FUSED_MAX_RELATIVE_ERROR, float32_relative_error
@@ -51,7 +51,7 @@ DENSE_MAX_M = 250
 #: 0.014 s on 1; m = 2607 (pendigits, ell = 4) ARPACK took 0.33 s vs 0.23 s, dense 17.8 s vs 2.1 s.
 SINGLE_THREAD_MAX_M = 20_000
 #: ...except the block solver's passes over the whole m x m matrix from this m on: their
-#: row blocks go to threads (:func:`~rskpca.core._threads.map_row_blocks`, which never
+#: row blocks go to threads (:func:`~rskpca.core.threads.map_row_blocks`, which never
 #: waits for a thread the machine is too busy to run, unlike a BLAS pool). pendigits
 #: (m = 2949, float32) on the 2-core machine, quiet: one product with 12 vectors 7.0 ms on
 #: one thread, 3.3 ms on two. ARPACK's single-vector products stay whole: split, its solve

@@ -5,14 +5,14 @@ more than ``block_size`` kernel values are held at once unless the caller asks f
 matrix: :func:`kernel_matrix` builds the whole matrix, :func:`kernel_matvec` multiplies
 ``K(X, Y)`` by vectors without it, :func:`kernel_row_means` gives the KDE and ShDE.
 The Gaussian takes its fused fast path wherever :mod:`rskpca.core.kernel_rounding`'s bound on
-its rounding error allows; the row blocks run on threads (:func:`~rskpca.core._threads.map_row_blocks`).
+its rounding error allows; the row blocks run on threads (:func:`~rskpca.core.threads.map_row_blocks`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._threads import map_row_blocks
+from rskpca.core.threads import map_row_blocks
 from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS, PROJECTION_BLOCK_ELEMENTS, _row_block
 from rskpca.core.distances import refine_near_pairs, squared_distances
 from rskpca.core.kernel_rounding import FUSED_MAX_RELATIVE_ERROR, _fused_gaussian_dtype, gaussian_relative_error

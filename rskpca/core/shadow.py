@@ -44,8 +44,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from rskpca.core._threads import blas_threads
-from rskpca.core._validation import check_array_2d, check_positive
+from rskpca.core.threads import blas_threads
+from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core._shadow_compiled import compiled_available, compiled_scan
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_neighbours import EarlierDistances

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._validation import check_array_2d, check_positive
+from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.shadow import ShadowResult, earliest_center_within, shadow_centers
 
 __all__ = ["StreamingShadow", "screen_then_residue"]

@@ -2,7 +2,7 @@
 
 ``W = diag(sqrt(w))`` with ``w`` the centers' weights (Algorithm 1 of Kingravi, Vela &
 Gray 2013 eigendecomposes ``W K W``). Both forms are built once, in place, row block by
-row block on threads (:func:`~rskpca.core._threads.map_row_blocks`):
+row block on threads (:func:`~rskpca.core.threads.map_row_blocks`):
 
 * :func:`weighted_kernel_matrix` -- the dense m x m array;
 * :func:`weighted_kernel_blocks` -- only the blocks on and below the diagonal, as
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._threads import map_row_blocks
+from rskpca.core.threads import map_row_blocks
 from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS, _row_block
 from rskpca.core.distances import refine_near_pairs, squared_distances
 from rskpca.core.kernel_rounding import FUSED_MAX_RELATIVE_ERROR, gaussian_relative_error

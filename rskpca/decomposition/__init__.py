@@ -3,7 +3,7 @@
 Layer 2 of 6: imports ``rskpca.core`` only.
 """
 
-from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.decomposition.iterative import IterativeKPCA
 from rskpca.decomposition._nystrom import DensityWeightedNystromKPCA, NystromKPCA
 from rskpca.decomposition._exact import KernelPCA
 from rskpca.decomposition._reduced_set import ReducedSetKPCA

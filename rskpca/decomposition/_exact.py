@@ -8,13 +8,13 @@ from sklearn.decomposition import KernelPCA as _SklearnKernelPCA
 from sklearn.utils._param_validation import StrOptions
 
 from rskpca.core.kernel_evaluation import kernel_matrix
-from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_kernel_budget, _check_n_components, _KPCAMixin
+from rskpca.decomposition.base import COMMON_CONSTRAINTS, _check_kernel_budget, check_n_components, KPCAMixin
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
 
 __all__ = ["KernelPCA"]
 
 
-class KernelPCA(_PreimageMixin, _KPCAMixin):
+class KernelPCA(_PreimageMixin, KPCAMixin):
     """Exact kernel PCA on all n points, in this package's sigma convention.
 
     Builds the n x n kernel matrix with BLAS and hands it to scikit-learn's
@@ -64,7 +64,7 @@ class KernelPCA(_PreimageMixin, _KPCAMixin):
     """
 
     _parameter_constraints: dict = {
-        **_COMMON_CONSTRAINTS,
+        **COMMON_CONSTRAINTS,
         **_INVERSE_CONSTRAINTS,
         "eigen_solver": [StrOptions({"auto", "dense", "arpack", "randomized"})],
     }
@@ -93,7 +93,7 @@ class KernelPCA(_PreimageMixin, _KPCAMixin):
         self : KernelPCA
         """
         X = self._validate_fit_input(X)
-        _check_n_components(self, X.shape[0], "training points")
+        check_n_components(self, X.shape[0], "training points")
         _check_kernel_budget(X.shape[0])
         X64 = np.asarray(X, dtype=np.float64)
         self.m_ = X64.shape[0]

@@ -11,14 +11,14 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 
-from rskpca.decomposition._base import (
-    _COMMON_CONSTRAINTS,
+from rskpca.decomposition.base import (
+    COMMON_CONSTRAINTS,
     _EIGEN,
     _M_OR_ELL,
     _check_kernel_budget,
-    _check_n_components,
-    _KPCAMixin,
-    _m_from_shadow,
+    check_n_components,
+    KPCAMixin,
+    m_from_shadow,
 )
 from rskpca.core.eigen import kpca_on_centers, zero_safe_inverse
 from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
@@ -28,7 +28,7 @@ from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
 __all__ = ["NystromKPCA", "DensityWeightedNystromKPCA"]
 
 
-class _NystromBase(_PreimageMixin, _KPCAMixin):
+class _NystromBase(_PreimageMixin, KPCAMixin):
     """Landmark eigenproblem extended to the n training points (Williams & Seeger).
 
     With landmarks Z, weights s (sum n), p = s/n, and the weighted landmark
@@ -41,7 +41,7 @@ class _NystromBase(_PreimageMixin, _KPCAMixin):
     ``sum_j p_j psi(z_j)``. Subclasses define ``_landmarks(X, rng) -> (Z, s)``.
     """
 
-    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, **_M_OR_ELL, **_INVERSE_CONSTRAINTS,
+    _parameter_constraints: dict = {**COMMON_CONSTRAINTS, **_EIGEN, **_M_OR_ELL, **_INVERSE_CONSTRAINTS,
                                     "center": ["boolean"]}
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -62,7 +62,7 @@ class _NystromBase(_PreimageMixin, _KPCAMixin):
         rng = check_random_state(self.random_state)
         Z, s = self._landmarks(X64, rng)
         self.m_ = int(Z.shape[0])
-        _check_n_components(self, Z.shape[0], "landmarks")
+        check_n_components(self, Z.shape[0], "landmarks")
         _check_kernel_budget(Z.shape[0])
         # The landmarks' weighted m x m problem is RSKPCA's: its fast paths (float32 kernel
         # matrix with an accuracy certificate, block solver) apply as they are.
@@ -198,7 +198,7 @@ class NystromKPCA(_NystromBase):
         self.alpha = alpha
 
     def _landmarks(self, X, rng):
-        m = _m_from_shadow(self, X)
+        m = m_from_shadow(self, X)
         idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
         self.landmark_indices_ = idx
         return X[idx].copy(), np.full(m, X.shape[0] / m)
@@ -277,5 +277,5 @@ class DensityWeightedNystromKPCA(_NystromBase):
         self.alpha = alpha
 
     def _landmarks(self, X, rng):
-        m = _m_from_shadow(self, X)
+        m = m_from_shadow(self, X)
         return kmeans_rsde(X, m, random_state=rng)

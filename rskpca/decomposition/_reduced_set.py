@@ -22,7 +22,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import validate_data
 
-from rskpca.core._validation import check_positive
+from rskpca.core.validation import check_positive
 from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.kernel_evaluation import kernel_matvec
@@ -30,13 +30,13 @@ from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform
 from rskpca.core.shadow import shadow_centers
 from rskpca.core.streaming_shadow import StreamingShadow
 from rskpca.decomposition._array_backends import distributed_backend
-from rskpca.decomposition._base import (
-    _COMMON_CONSTRAINTS,
+from rskpca.decomposition.base import (
+    COMMON_CONSTRAINTS,
     _EIGEN,
     _M_OR_ELL,
     _check_kernel_budget,
-    _check_n_components,
-    _KPCAMixin,
+    check_n_components,
+    KPCAMixin,
 )
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin, centers_embedding
 from rskpca.core.eigen import EIGEN_SOLVERS, kpca_on_centers
@@ -44,13 +44,13 @@ from rskpca.core.eigen import EIGEN_SOLVERS, kpca_on_centers
 __all__ = ["ReducedSetKPCA"]
 
 
-class _WeightedCentersKPCA(_PreimageMixin, _KPCAMixin):
+class _WeightedCentersKPCA(_PreimageMixin, KPCAMixin):
     """Estimators whose projection runs through m weighted centers.
 
     Subclasses define ``_centers_and_weights(X, rng) -> (centers, weights)``.
     """
 
-    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, **_EIGEN, **_INVERSE_CONSTRAINTS, "center": ["boolean"],
+    _parameter_constraints: dict = {**COMMON_CONSTRAINTS, **_EIGEN, **_INVERSE_CONSTRAINTS, "center": ["boolean"],
                                     "eigen_solver": [StrOptions(set(EIGEN_SOLVERS))]}
 
     def _fit_centers(self, X):
@@ -60,7 +60,7 @@ class _WeightedCentersKPCA(_PreimageMixin, _KPCAMixin):
 
     def _solve_reduced_set(self, C, w, rng):
         """The weighted m x m eigenproblem on centers ``C`` with weights ``w`` (Algorithm 1)."""
-        _check_n_components(self, C.shape[0], "centers")
+        check_n_components(self, C.shape[0], "centers")
         _check_kernel_budget(C.shape[0])
         eig = kpca_on_centers(C, w, self.n_components, sigma=self.sigma_, kernel=self.kernel,
                               center=self.center, eigen_solver=self.eigen_solver, random_state=rng)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import _fit_context
 
-from rskpca.decomposition._base import _M_OR_ELL, _m_from_shadow
+from rskpca.decomposition.base import _M_OR_ELL, m_from_shadow
 from rskpca.decomposition._reduced_set import _WeightedCentersKPCA
 
 __all__ = ["SubsampledKPCA"]
@@ -86,7 +86,7 @@ class SubsampledKPCA(_WeightedCentersKPCA):
         self.alpha = alpha
 
     def _centers_and_weights(self, X, rng):
-        m = _m_from_shadow(self, X)
+        m = m_from_shadow(self, X)
         idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
         self.center_indices_ = idx
         return np.asarray(X[idx], dtype=np.float64), np.ones(m)

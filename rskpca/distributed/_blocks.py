@@ -12,7 +12,7 @@ from typing import NamedTuple
 import dask.array as da
 import numpy as np
 
-from rskpca.core._validation import check_array_2d
+from rskpca.core.validation import check_array_2d
 from rskpca.core.shadow import earliest_center_within, shadow_centers
 
 __all__ = ["is_dask_collection", "as_row_chunked_array"]

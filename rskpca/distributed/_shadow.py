@@ -41,8 +41,8 @@ import numpy as np
 import dask
 import dask.array as da
 
-from rskpca.core._threads import one_thread_per_task
-from rskpca.core._validation import check_positive
+from rskpca.core.threads import one_thread_per_task
+from rskpca.core.validation import check_positive
 from rskpca.core.radial_kernels import get_kernel
 from rskpca.core.shadow import ShadowResult
 from rskpca.distributed._blocks import (

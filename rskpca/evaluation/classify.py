@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 
-from rskpca.core._validation import check_array_2d
+from rskpca.core.validation import check_array_2d
 from rskpca.evaluation.methods import make_estimator
 from rskpca.evaluation.timing import Timing, best_time
 

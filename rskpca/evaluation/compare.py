@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from rskpca.core._validation import check_array_2d, check_positive
+from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.metrics import align, alignment_error, eigenvalue_deviation
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import KernelPCA

@@ -13,12 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from rskpca.approximation._gram_sampling import SampledGramKPCA
-from rskpca.approximation._random_features import RandomFourierKPCA
-from rskpca.approximation._reduced_set_construction import ReducedSetConstructionKPCA
-from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.approximation import RandomFourierKPCA, ReducedSetConstructionKPCA, SampledGramKPCA
 from rskpca.decomposition import (
     DensityWeightedNystromKPCA,
+    IterativeKPCA,
     KernelPCA,
     NystromKPCA,
     ReducedSetKPCA,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from rskpca.core._validation import check_kernel_spread
+from rskpca.core.validation import check_kernel_spread
 from rskpca.core.radial_kernels import get_kernel
 from rskpca.data.datasets import SAMPLES, Dataset
 from rskpca.ui import compute, selection
@@ -80,7 +80,7 @@ def sigma_slider_range(sigma: float, median: float) -> tuple[float, float]:
 
 def _keep_usable_sigma(ds: Dataset, median: float) -> str | None:
     """Before the sigma box is drawn: an emptied box, or a sigma so large that every kernel value on these
-    data is 1 (:func:`~rskpca.core._validation.check_kernel_spread`), gives back the last usable sigma (the
+    data is 1 (:func:`~rskpca.core.validation.check_kernel_spread`), gives back the last usable sigma (the
     data's default if none); returns what to say, or None.
 
     An emptied box used to become its minimum, 1e-9, silently (Streamlit's default for a number box), and

@@ -60,7 +60,7 @@ def app_embedding_rows(pendigits, repeats, ranks=(5, 10)):
     for a page that shows the embedding, not times (``rskpca.ui.compute.exact_embedding``): fit and
     projection of the training rows, against the fit alone, which reads their embedding off the fit
     (``fit_exact(project=False)``); on one BLAS and OpenMP thread, as the app runs it."""
-    from rskpca.core._threads import native_threads_off
+    from rskpca.core.threads import native_threads_off
     from rskpca.core.bandwidth_heuristic import median_heuristic
     from rskpca.data.samples import SAMPLES, load_sample
     from rskpca.evaluation.compare import fit_exact
@@ -83,7 +83,7 @@ def app_thread_rows(pendigits, calls: int = 7):
     """(data, fit, threads, quiet_s, busy_s): two of the app's comparison fits on its two moons and
     2,000 pendigits rows, median of ``calls``, with the other core idle and with a process spinning
     beside it (the browser drawing, in the app), with the libraries' own threads ("default") and
-    inside :func:`~rskpca.core._threads.native_threads_off` ("one"): why the app fits and times its
+    inside :func:`~rskpca.core.threads.native_threads_off` ("one"): why the app fits and times its
     comparisons on one BLAS and OpenMP thread (``rskpca.ui.compute``).
 
     The fits: scikit-learn's arpack exact KPCA (BLAS threads) and density-weighted Nystrom with m =
@@ -92,7 +92,7 @@ def app_thread_rows(pendigits, calls: int = 7):
     import subprocess
     from contextlib import nullcontext
 
-    from rskpca.core._threads import native_threads_off
+    from rskpca.core.threads import native_threads_off
     from rskpca.core.shadow import shadow_centers
     from rskpca.data.samples import SAMPLES, load_sample
     from rskpca.evaluation.compare import fit_exact, fit_method

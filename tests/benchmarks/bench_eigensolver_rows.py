@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._threads import blas_threads
+from rskpca.core.threads import blas_threads
 from rskpca.core._block_krylov import START_PIVOTS_PER_COLUMN, block_krylov, block_width, pivoted_start
 from rskpca.core._scratch import scratch_array
 from rskpca.core.eigen import DENSE_MAX_M, SUBSPACE_TOL, _CenteredWeighted, kpca_on_centers

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from rskpca.core._threads import all_threads, one_thread_per_task
+from rskpca.core.threads import all_threads, one_thread_per_task
 from rskpca.core import _scratch
 from rskpca.core.eigen import BLOCK_MIN_M, FLOAT32_MAX_COMPONENTS, kpca_on_centers, weighted_kpca
 from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._threads import one_thread_per_task
+from rskpca.core.threads import one_thread_per_task
 from rskpca.core._shadow_compiled import compiled_scan
 from rskpca.core._shadow_grid import _grid_cells, _grid_scan
 from rskpca.core._shadow_screen import _blas_scan

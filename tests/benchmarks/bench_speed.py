@@ -46,7 +46,7 @@ import sys
 import numpy as np
 
 from rskpca.core.kernel_evaluation import kernel_matrix
-from rskpca.decomposition._iterative import IterativeKPCA
+from rskpca.decomposition.iterative import IterativeKPCA
 from rskpca.decomposition._reduced_set import ReducedSetKPCA
 from bench_eigensolver_rows import _block_solve_rows, dense_crossover_rows
 from bench_fit_levers import accuracy_rows, fit_rows, scratch_rows

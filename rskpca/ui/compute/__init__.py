@@ -20,8 +20,8 @@ import streamlit as st
 
 from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bounds
 from rskpca.data.datasets import load_sample, prepare, read_table
-from rskpca.core._threads import native_threads_off
-from rskpca.core._validation import data_extent
+from rskpca.core.threads import native_threads_off
+from rskpca.core.validation import data_extent
 from rskpca.core.kernels import kernel_matrix, kernel_row_means, median_heuristic
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 from rskpca.evaluation.classify import cross_validate_classifier
@@ -101,7 +101,7 @@ def median_sigma(digest: str, _X: np.ndarray) -> float:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def extent(digest: str, _X: np.ndarray) -> float:
-    """:func:`~rskpca.core._validation.data_extent` of the data, once per data set (the sidebar checks
+    """:func:`~rskpca.core.validation.data_extent` of the data, once per data set (the sidebar checks
     every sigma against it on every run: 0.7 ms on usps' 5,000 x 256 rows read each time)."""
     return data_extent(_X)
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from rskpca.core._threads import native_threads_off
+from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.compare import EXACT_SOLVERS, fit_exact, fit_method
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.evaluation.timing import Timing
@@ -170,7 +170,7 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
 
     On one BLAS and OpenMP thread, as every fit of the app's: the browser shares the machine, and
     the libraries' threads wait for each other when it holds a core (measured in
-    :func:`~rskpca.core._threads.native_threads_off`). The times shown are one thread's, as the
+    :func:`~rskpca.core.threads.native_threads_off`). The times shown are one thread's, as the
     baseline's (:data:`BASELINE_TIMING`).
     """
     # Untimed, RSKPCA solves on the shadow the page (or the scrubber) already has: selecting its

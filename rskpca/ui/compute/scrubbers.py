@@ -13,7 +13,7 @@ import numpy as np
 import plotly.io as pio
 import streamlit as st
 
-from rskpca.core._threads import native_threads_off
+from rskpca.core.threads import native_threads_off
 from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _grid_points, _grid_shape, density_rows, kde_at, kde_grid,
                                shadow, shde_over_ells)
 from rskpca.ui.compute.fits import fit_methods

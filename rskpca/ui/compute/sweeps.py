@@ -12,7 +12,7 @@ import time
 import numpy as np
 import streamlit as st
 
-from rskpca.core._threads import native_threads_off
+from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.compare import ell_grid, sweep_point
 from rskpca.ui.compute import bounds_rows, timed_shadow
 from rskpca.ui.compute.fits import APP_TIMING

@@ -32,7 +32,7 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from rskpca.decomposition._base import _COMMON_CONSTRAINTS, _check_n_components, _KPCAMixin
+from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin
 from rskpca.core.eigen import fix_signs, zero_safe_inverse
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
 from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
@@ -203,7 +203,7 @@ def projection_coefficients(eigenvalues, eigenvectors):
     return eigenvectors * zero_safe_inverse(eigenvalues, power=0.5)
 
 
-class IterativeKPCA(_KPCAMixin):
+class IterativeKPCA(KPCAMixin):
     """Exact kernel PCA by Lanczos or orthogonal iteration, kernel blocks recomputed per multiply.
 
     The honest exact baseline for larger n: no n x n matrix is held (memory
@@ -268,7 +268,7 @@ class IterativeKPCA(_KPCAMixin):
     Examples
     --------
     >>> import numpy as np
-    >>> from rskpca.decomposition._iterative import IterativeKPCA
+    >>> from rskpca.decomposition.iterative import IterativeKPCA
     >>> from rskpca import KernelPCA
     >>> X = np.random.default_rng(0).normal(size=(200, 3))
     >>> Z = IterativeKPCA(n_components=2, sigma=2.0, random_state=0).fit_transform(X)
@@ -278,7 +278,7 @@ class IterativeKPCA(_KPCAMixin):
     """
 
     _parameter_constraints: dict = {
-        **_COMMON_CONSTRAINTS,
+        **COMMON_CONSTRAINTS,
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "solver": [StrOptions({"lanczos", "orthogonal"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
@@ -316,7 +316,7 @@ class IterativeKPCA(_KPCAMixin):
         X = self._validate_fit_input(X)
         X64 = np.asarray(X, dtype=np.float64)
         n = X64.shape[0]
-        _check_n_components(self, n, "training points")
+        check_n_components(self, n, "training points")
         base = kernel_operator(X64, sigma=self.sigma_, kernel=self.kernel,
                                block_elements=self.block_elements, cache_bytes=self.cache_bytes)
         counter = _CountingOperator(centered_operator(base))

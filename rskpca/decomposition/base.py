@@ -2,7 +2,7 @@
 
 Private to the package; the estimators live in :mod:`rskpca.decomposition._reduced_set`,
 :mod:`rskpca.decomposition._exact`, :mod:`rskpca.decomposition._nystrom`,
-:mod:`rskpca.decomposition._iterative` and :mod:`rskpca.approximation`.
+:mod:`rskpca.decomposition.iterative` and :mod:`rskpca.approximation`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rskpca.core._validation import (as_numeric_2d, check_distance_range, check_finite, check_kernel_spread,
+from rskpca.core.validation import (as_numeric_2d, check_distance_range, check_finite, check_kernel_spread,
                                      check_not_constant, column_extremes)
 from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.radial_kernels import KERNELS, get_kernel
 from rskpca.core.shadow import shadow_centers
 
-_COMMON_CONSTRAINTS = {
+COMMON_CONSTRAINTS = {
     "n_components": [Interval(Integral, 1, None, closed="left"), None],
     "sigma": [Interval(Real, 0, None, closed="neither"), StrOptions({"median"})],
     "kernel": [StrOptions(set(KERNELS))],
@@ -48,7 +48,7 @@ def _check_kernel_budget(m: int) -> None:
         )
 
 
-def _check_n_components(est, m: int, what: str) -> None:
+def check_n_components(est, m: int, what: str) -> None:
     """A ``ValueError`` in the user's words (rank r, sigma, ell, m) if ``n_components > m``."""
     r = est.n_components
     if r is None or r <= m:
@@ -70,7 +70,7 @@ def _check_n_components(est, m: int, what: str) -> None:
     )
 
 
-class _KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared fit plumbing: validation, sigma, tags, output names."""
 
     def _validate_fit_input(self, X):
@@ -105,7 +105,7 @@ class _KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         return tags
 
 
-def _m_from_shadow(est, X) -> int:
+def m_from_shadow(est, X) -> int:
     """``est.m``, or the shadow's m at ``est.ell``; checked against n."""
     if est.m is None:
         m = shadow_centers(X, sigma=est.sigma_, ell=est.ell, kernel=est.kernel).m
