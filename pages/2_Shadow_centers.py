@@ -7,7 +7,7 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page
 from rskpca.ui.heavy import grid_work_allowed
-from rskpca.ui.scrubber import show_scrubber
+from rskpca.ui.ell_scrubber import show_scrubber
 
 settings = start_page("Shadow centers")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel

@@ -8,7 +8,7 @@ from rskpca import plotting as plots
 from rskpca.ui import (compute, download_csv, fragment, reduction_note, selection, show_figure, show_table,
                        start_page)
 from rskpca.ui.heavy import grid_work_allowed
-from rskpca.ui.scrubber import show_scrubber
+from rskpca.ui.ell_scrubber import show_scrubber
 from rskpca.ui.state import row_choice, setting
 
 settings = start_page("KDE vs ShDE")

@@ -8,7 +8,7 @@ from rskpca.evaluation.compare import aligned_embeddings, compare
 from rskpca.evaluation.methods import perturbs_gram
 from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, selection, show_error,
                        show_errors, show_figure, show_table, start_page, stop_unless_rank_fits, without_slow_methods)
-from rskpca.ui.scrubber import show_scrubber
+from rskpca.ui.ell_scrubber import show_scrubber
 
 settings = start_page("Embeddings")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r

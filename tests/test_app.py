@@ -353,7 +353,7 @@ def test_embeddings_fits_rskpca_once_where_its_ell_is_a_frame_of_the_scrubber(mo
     import streamlit as st
 
     import rskpca.ui.compute.fits as fits  # where the fits are looked up
-    from rskpca.ui.compute.scrubbers import SCRUB_EMBED_ELLS
+    from rskpca.ui.compute.scrubber_frames import SCRUB_EMBED_ELLS
 
     assert 4.0 in SCRUB_EMBED_ELLS
     st.cache_data.clear()

@@ -10,7 +10,7 @@ import pytest
 
 from rskpca.cli import main, parse_ells
 from rskpca.evaluation.bench import shadow_floor_flops
-from rskpca.evaluation.columns import format_table
+from rskpca.evaluation.result_columns import format_table
 from rskpca.evaluation.experiments import load_labeled_csv, summarize
 from rskpca.evaluation.methods import check_methods
 

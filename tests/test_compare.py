@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rskpca.evaluation import classify, compare as sweeps
-from rskpca.evaluation.columns import COLUMNS, column_order, format_table, write_csv
+from rskpca.evaluation.result_columns import COLUMNS, column_order, format_table, write_csv
 from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, perturbs_gram
 from rskpca.evaluation.timing import Timing, run_times
 
@@ -213,7 +213,7 @@ def test_rows_use_only_the_vocabulary_and_csv_keeps_the_printed_order(data, exac
     with pytest.raises(ValueError, match="--overwrite"):
         write_csv(rows, path)
     write_csv(rows[:1], path, overwrite=True)
-    with pytest.raises(ValueError, match="not in rskpca.evaluation.columns"):
+    with pytest.raises(ValueError, match="not in rskpca.evaluation.result_columns"):
         column_order([{"fit_seconds": 1.0}])
 
 

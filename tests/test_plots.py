@@ -617,7 +617,7 @@ def test_the_embedding_scrubber_holds_every_frame_in_its_range():
 def test_horizontal_bars_leave_room_for_the_smallest_values_label():
     """Past the column limit the bars lie down; the label beside the shortest (0.02x) must not run into
     the method names (a tryout saw it do so): the axis reaches a fifth of its span beyond the values."""
-    from rskpca.plotting._methods import bar_figure
+    from rskpca.plotting._method_comparison import bar_figure
 
     values = {"a": 1.55, "b": 2.26, "c": 0.31, "d": 0.07, "e": 0.5, "f": 0.02, "g": 3.4}
     fig = bar_figure(values, title="t", yaxis_title="exact / method", log_y=True, baseline=1.0)

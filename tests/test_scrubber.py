@@ -6,7 +6,7 @@ import pytest
 
 from rskpca import plotting as plots
 from rskpca.core.shadow import shadow_centers
-from rskpca.ui.scrubber import selected_ell
+from rskpca.ui.ell_scrubber import selected_ell
 
 
 def _frames(X, ells, sigma=1.0):
@@ -157,7 +157,7 @@ def test_embedding_scrubber_reuses_a_frame_when_the_shadow_has_stopped_changing(
 
     import rskpca.ui.compute.fits as fits
     from rskpca.ui import compute
-    from rskpca.ui.compute.scrubbers import SCRUB_EMBED_ELLS
+    from rskpca.ui.compute.scrubber_frames import SCRUB_EMBED_ELLS
 
     X = np.repeat(np.arange(12.0)[:, None] * 50.0, 2, axis=1) + np.random.default_rng(0).normal(size=(12, 2))
     digest, sigma = "scrubber-reuse-test", 10.0

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from rskpca import plotting as plots
 from rskpca.core.shadow import shadow_centers
 from rskpca.plotting._selection import DIMMED_OPACITY
-from rskpca.data.selection import absorbing_centers, positions_of_rows, selected_rows_table
+from rskpca.data.selected_rows import absorbing_centers, positions_of_rows, selected_rows_table
 from rskpca.ui.keys import SELECTION
 
 ROOT = Path(__file__).resolve().parent.parent

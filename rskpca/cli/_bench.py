@@ -1,4 +1,4 @@
-"""``rskpca bench [fit|methods|distributed]``: the benchmark modes (columns: rskpca.evaluation.columns)."""
+"""``rskpca bench [fit|methods|distributed]``: the benchmark modes (columns: rskpca.evaluation.result_columns)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _labelled_split(args):
 
 
 def _bench(args) -> int:
-    from rskpca.evaluation.columns import column_order, format_table, write_csv
+    from rskpca.evaluation.result_columns import column_order, format_table, write_csv
     from rskpca.evaluation.timing import Timing
 
     if args.mode == "distributed":
@@ -69,7 +69,7 @@ def _bench(args) -> int:
         note = f"sigma = {rows[0]['sigma']:.4g}, m = the shadow's at ell = {args.ell}."
     print(f"{note} Times in seconds, the best of {args.repeats} after {args.warmup} warm-up call(s), the same "
           "for every method; *_speedup = exact KPCA's time (its fastest scikit-learn solver) / the method's, "
-          "from this run. Columns: rskpca.evaluation.columns.")
+          "from this run. Columns: rskpca.evaluation.result_columns.")
     print(format_table(rows, column_order(rows)))
     print(f"\nwrote {write_csv(rows, path, overwrite=args.overwrite)}")
     return 0

@@ -27,8 +27,8 @@ def markdown_table(table: pd.DataFrame) -> str:
 
 
 def _experiment(args) -> int:
-    from rskpca.plotting.experiments import CLASSIFICATION_PANELS, EMBEDDING_PANELS, panels_figure, retained_figure
-    from rskpca.evaluation.columns import successful, write_csv
+    from rskpca.plotting.experiment_figures import CLASSIFICATION_PANELS, EMBEDDING_PANELS, panels_figure, retained_figure
+    from rskpca.evaluation.result_columns import successful, write_csv
     from rskpca.evaluation.experiments import (DATASET_KNN_RANK, DATASET_SIGMA, EMBEDDING_METHODS, PAPER_ELLS,
                                                RSDE_METHODS, classification_experiment, embedding_experiment,
                                                load_labeled_csv, summarize)

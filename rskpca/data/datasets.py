@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from rskpca.data.columns import (NEEDS_NUMBERS, _example_bad_value, column_summary, guess_label_column, numeric_columns,
+from rskpca.data.input_columns import (NEEDS_NUMBERS, _example_bad_value, column_summary, guess_label_column, numeric_columns,
                                  stray_text_as_missing, stray_text_cells)
 from rskpca.data.readers import DataError, MissingValuesError, read_notes, read_table
 from rskpca.data.samples import SAMPLE_DIR, SAMPLES, SampleInfo, load_sample, main

@@ -16,7 +16,7 @@ of the sampling methods and the reduced-set construction's fit parts.
 
 Every time is the best of the same :class:`~rskpca.evaluation.timing.Timing` (repeats after
 warm-up) for every method, exact KPCA included. Nothing here asserts a speed; column names
-and units are those of :mod:`rskpca.evaluation.columns`.
+and units are those of :mod:`rskpca.evaluation.result_columns`.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def bench_case(X, X_test, *, ell: float, sigma: float, n_components: int = 5, da
     Returns
     -------
     dict
-        Columns of :mod:`rskpca.evaluation.columns`.
+        Columns of :mod:`rskpca.evaluation.result_columns`.
 
     Examples
     --------

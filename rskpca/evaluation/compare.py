@@ -2,7 +2,7 @@
 
 The app's Embeddings, Speedups and Kernelization views, ``rskpca bench methods`` and
 ``rskpca experiment`` all go through :func:`fit_method`, :func:`fit_exact` and
-:func:`compare`; rows use the vocabulary of :mod:`rskpca.evaluation.columns`. Nothing here
+:func:`compare`; rows use the vocabulary of :mod:`rskpca.evaluation.result_columns`. Nothing here
 draws; caching and progress are the app's.
 
 Protocol (stated wherever the numbers are shown): every method is trained on the same rows
@@ -222,7 +222,7 @@ def _exact_columns(exact: MethodResult) -> dict:
 
 
 def compare(result: MethodResult, exact: MethodResult, *, reference: MethodResult | None = None) -> dict:
-    """One row: accuracy and speed of ``result`` relative to exact KPCA (see :mod:`~rskpca.evaluation.columns`).
+    """One row: accuracy and speed of ``result`` relative to exact KPCA (see :mod:`~rskpca.evaluation.result_columns`).
 
     Speedups divide ``exact``'s times (exact KPCA on the same rows, from :func:`fit_exact`).
     Accuracy is measured against ``reference`` (default ``exact``): the experiments use exact

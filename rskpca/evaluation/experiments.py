@@ -31,7 +31,7 @@ from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.classify import fit_predict
-from rskpca.evaluation.columns import successful
+from rskpca.evaluation.result_columns import successful
 from rskpca.evaluation.compare import EXACT_SOLVERS, MethodResult, failed_row, fit_exact, sweep_point
 from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
 from rskpca.evaluation.timing import Timing

@@ -19,8 +19,8 @@ checked in a plain test. Conventions shared by the builders:
   decades or full numbers (never bare minor digits), and count axes whole numbers.
 
 This module is the public face; the builders live in private modules by subject
-(``_data``: shadow and densities, ``_methods``: embeddings, spectra, ``_bars``:
-bars, times, ``_bounds``: bounds and curves over ell, ``_scrubber``: ell scrubbers
+(``_data``: shadow and densities, ``_method_comparison``: embeddings, spectra, ``_bars``:
+bars, times, ``_bounds``: bounds and curves over ell, ``_ell_scrubber_figures``: ell scrubbers
 whose frames the browser plays, ``_denoise``: image strips) on a shared style
 (``_style``). Import them from here.
 """
@@ -37,8 +37,8 @@ from rskpca.plotting._data import (
     weight_histogram,
 )
 from rskpca.plotting._data_view import data_figure
-from rskpca.plotting._methods import embedding_figure, spectra_figure
-from rskpca.plotting._scrubber import (
+from rskpca.plotting._method_comparison import embedding_figure, spectra_figure
+from rskpca.plotting._ell_scrubber_figures import (
     SCRUB_CENTERS,
     SCRUB_POINTS,
     density_scrubber_figure,

@@ -1,6 +1,6 @@
 """Bar charts of one number per method: errors, accuracies, speedups, and fit and predict times.
 
-Apart from the scatters of :mod:`rskpca.plotting._methods` (which re-exports these names): bars have
+Apart from the scatters of :mod:`rskpca.plotting._method_comparison` (which re-exports these names): bars have
 concerns of their own, every method name shown in full under or beside its bar, ratios drawn from a
 baseline on a log axis, timings stacked or grouped by their parts.
 """

@@ -19,7 +19,7 @@ figure waits (the browser benchmark and tests read it). On two moons a sigma cha
 Embeddings went from 628 to 394 ms of the browser's main thread, the page's first visit from
 2.1 to 1.0 s, with WebGL drawn at the display's resolution too (README, "2026-11-24, later").
 
-Figures with frames (the ell scrubbers, :mod:`rskpca.ui.scrubber`) are drawn the same
+Figures with frames (the ell scrubbers, :mod:`rskpca.ui.ell_scrubber`) are drawn the same
 way: ``Plotly.react`` takes the frames with the figure, and the figure's slider plays
 them in the browser. A new sigma then redraws the scrubber in place too, instead of
 mounting a new ``st.plotly_chart`` (two draws and a new WebGL context each time).

@@ -21,7 +21,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from rskpca.data.selection import absorbing_centers, positions_of_rows, selected_rows_table
+from rskpca.data.selected_rows import absorbing_centers, positions_of_rows, selected_rows_table
 from rskpca.plotting import rows_from_points
 from rskpca.ui import keys as K
 from rskpca.ui import tables

@@ -13,7 +13,7 @@ import hashlib
 
 import streamlit as st
 
-from rskpca.data.columns import unusable_reason
+from rskpca.data.input_columns import unusable_reason
 from rskpca.data.datasets import SAMPLES, DataError, guess_label_column
 from rskpca.data.readers import MissingValuesError
 from rskpca.ui import compute

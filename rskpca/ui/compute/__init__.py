@@ -1,5 +1,5 @@
 """Cached computations for the app: the only package that uses ``st.cache_data`` (this module,
-:mod:`rskpca.ui.compute.fits`, :mod:`rskpca.ui.compute.sweeps` and :mod:`rskpca.ui.compute.scrubbers`,
+:mod:`rskpca.ui.compute.fits`, :mod:`rskpca.ui.compute.sweeps` and :mod:`rskpca.ui.compute.scrubber_frames`,
 whose names it re-exports).
 
 Every function is keyed by the data set's full content digest plus the
@@ -338,7 +338,7 @@ def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, cl
 
 
 # The fits and their timings, the curves over ell, and the ell scrubbers' computations, live beside
-# (rskpca.ui.compute.fits, rskpca.ui.compute.sweeps, rskpca.ui.compute.scrubbers); imported last, as
+# (rskpca.ui.compute.fits, rskpca.ui.compute.sweeps, rskpca.ui.compute.scrubber_frames); imported last, as
 # they use the functions above.
 from rskpca.ui.compute.fits import (  # noqa: E402
     APP_TIMING,
@@ -359,7 +359,7 @@ from rskpca.ui.compute.sweeps import (  # noqa: E402
     shadow_rows,
     sweep_rows,
 )
-from rskpca.ui.compute.scrubbers import (  # noqa: E402
+from rskpca.ui.compute.scrubber_frames import (  # noqa: E402
     SCRUB_ELLS,
     SCRUB_EMBED_ELLS,
     SCRUB_GRID,

@@ -14,7 +14,7 @@ Conventions:
 * A part never exceeds its whole: ``shadow_s + eigen_s <= train_s`` (both parts are timed inside
   the same fit call), ``train_exact_kpca_s + train_construction_s <= train_s``.
 
-The table is printed by ``python -c "from rskpca.evaluation.columns import markdown; print(markdown())"``.
+The table is printed by ``python -c "from rskpca.evaluation.result_columns import markdown; print(markdown())"``.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def column_order(rows: Iterable[Mapping]) -> list[str]:
         present.update(row)
     unknown = sorted(present - set(COLUMNS))
     if unknown:
-        raise ValueError(f"Columns {unknown} are not in rskpca.evaluation.columns.COLUMNS; define them there.")
+        raise ValueError(f"Columns {unknown} are not in rskpca.evaluation.result_columns.COLUMNS; define them there.")
     return [name for name in COLUMNS if name in present]
 
 

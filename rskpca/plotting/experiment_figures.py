@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from rskpca.evaluation.columns import successful
+from rskpca.evaluation.result_columns import successful
 
 __all__ = ["EMBEDDING_PANELS", "CLASSIFICATION_PANELS", "panels_figure", "retained_figure"]
 

@@ -2,7 +2,7 @@
 
 Part of :mod:`rskpca.ui.compute` (which re-exports these names): results at every ell of a
 fixed grid are computed once per (data, sigma, kernel[, r]) and cached per ell, so the browser
-can play them as animation frames (:mod:`rskpca.plotting._scrubber`). The grid, not the
+can play them as animation frames (:mod:`rskpca.plotting._ell_scrubber_figures`). The grid, not the
 sidebar's ell, keys them: moving ell never recomputes a scrubber. The figure is cached as its
 JSON text, what the live chart sends: a rerun draws it without serializing it again.
 """

@@ -6,7 +6,7 @@ point's ell (a click callback, which runs before the next script run, so
 the sidebar's slider can still be set).
 
 The scrubber is a live chart (:mod:`rskpca.ui.live_chart`): its figure, frames
-included, comes as JSON text cached with the frames (:mod:`rskpca.ui.compute.scrubbers`), so
+included, comes as JSON text cached with the frames (:mod:`rskpca.ui.compute.scrubber_frames`), so
 a rerun that does not change it costs neither serialization nor a redraw, and a
 new sigma or rank redraws it in place with one ``Plotly.react`` instead of
 mounting a new chart.
@@ -59,7 +59,7 @@ def _use_selected_ell(key: str) -> None:
 
 
 def show_scrubber(spec: str, key: str, what: str, empty: str | None = None) -> None:
-    """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubbers`) with its instructions.
+    """Draw a scrubber figure (its JSON text, from :mod:`rskpca.ui.compute.scrubber_frames`) with its instructions.
 
     The chart shows the frame nearest the sidebar's ell and follows the sidebar's slider in the
     browser (``live_chart(follow=)``): a new ell, from the slider or from a click on the m/n
