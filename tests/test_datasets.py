@@ -215,6 +215,39 @@ def test_bad_files_give_a_data_error(content, filename, match):
         read_table(content, filename)
 
 
+ORWELL = (b"It was a bright cold day in April, and the clocks were striking thirteen.\n"
+          b"Winston Smith, his chin nuzzled into his breast in an effort to escape the vile wind, slipped quickly "
+          b"through the glass doors of Victory Mansions, though not quickly enough to prevent a swirl of gritty "
+          b"dust from entering along with him.\n"
+          b"The hallway smelt of boiled cabbage and old rag mats.\n")
+
+
+@pytest.mark.parametrize("content, filename, shape", [
+    (ORWELL, "1984.txt", "split at ',' into 1 to 4 fields"),  # was: "missing values in column 'and the clocks ..."
+    (ORWELL.replace(b",", b""), "1984.csv", "a single column"),
+    (ORWELL.replace(b",", b"\t"), "1984.tsv", "split at tabs"),
+    (b"Dear all,\nplease find the numbers attached, 3 of them.\nBest,\nAnn\n", "mail.txt", "fields"),
+])
+def test_prose_is_refused_as_not_a_table_of_numbers(content, filename, shape):
+    with pytest.raises(DataError, match=r"does not look like a table of numbers: .*" + shape) as info:
+        read_table(content, filename)
+    assert "It was a bright" in str(info.value) or filename == "mail.txt"  # the message shows how the file starts
+    assert "missing values" not in str(info.value).lower()
+
+
+@pytest.mark.parametrize("content, filename, columns", [
+    (b"v\n1\n2.5\n-3e2\n", "one.csv", ["v"]),  # one numeric column with a header
+    (b"1\n2\n3\n", "one.txt", ["x0"]),  # and without
+    (b"value\n1\nNA\n3\n\n4\n", "holes.csv", ["value"]),  # missing values are not text
+    (b"a,b,label\n1,2,x\n3,4,y\n", "labelled.csv", ["a", "b", "label"]),  # a header and a text column
+    (b"a,b,c\n1,2,3\n4,5\n", "short_row.csv", ["a", "b", "c"]),  # ragged numbers: the column checks say so
+    (b"name,city\nann,paris\nbob,rome\n", "words.csv", ["name", "city"]),  # a table of text: named by prepare
+    (b"id;note\n1;a, b and c\n2;d\n", "notes.csv", ["id", "note"]),  # commas inside a semicolon file's text
+])
+def test_tables_are_not_taken_for_prose(content, filename, columns):
+    assert list(read_table(content, filename).columns) == columns
+
+
 def test_pickled_npy_is_refused_never_unpickled():
     obj = np.array([_Evil(), 1], dtype=object)
     data = _npy_bytes(obj, allow_pickle=True)

@@ -265,6 +265,7 @@ def _read_text(data: bytes, name: str, sep: str | None, notes: list[str]) -> pd.
         widths = {len(line.split()) for line in lines}
         if sep == "," and not any("," in line for line in lines) and len(widths) == 1 and widths != {1}:
             sep = r"\s+"
+    _check_looks_numeric(lines, sep, name)
     df = _parse(text, name, sep, header=0)
     if _header_is_data(df.columns):  # no header row: the first row holds numbers, keep it as data
         df = _parse(text, name, sep, header=None)
@@ -274,6 +275,56 @@ def _read_text(data: bytes, name: str, sep: str | None, notes: list[str]) -> pd.
     if sep == ";":  # European CSV: ';' between fields, ',' as the decimal mark
         df = _decimal_commas(df)
     return df
+
+
+# Cells that pandas reads as missing: neither numbers nor text when judging what a file holds.
+_MISSING_WORDS = frozenset({"", "na", "n/a", "nan", "null", "none", "-nan", "#n/a", "<na>", "-", "?"})
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell.replace(",", "."))
+    except ValueError:
+        return False
+    return True
+
+
+def _check_looks_numeric(lines: list[str], sep: str, name: str) -> None:
+    """Refuse text that is not delimited numbers (prose, a list of words) before any column check.
+
+    Judged on the sampled lines split at the chosen delimiter. A file is refused when fewer
+    than half of its data cells (the rows after a header, missing-value words left out) are
+    numbers, and it either has a single column or its rows have different numbers of fields:
+    in prose the "delimiter" is the comma of a sentence. So a one-column file of numbers, a
+    CSV with a header and a table with a few text columns or stray cells are all read; a
+    consistent table of text goes on to the column checks, which name its columns.
+    """
+    if sep == r"\s+":
+        rows = [line.split() for line in lines]
+    else:
+        rows = list(csv.reader(lines, delimiter=sep, skipinitialspace=True))
+    rows = [row for row in rows if row]
+    if not rows:
+        return
+    widths = [len(row) for row in rows]
+    one_column, ragged = max(widths) == 1, len(set(widths)) > 1
+    if not (one_column or ragged):
+        return
+    data = rows if all(_is_number(c.strip()) for c in rows[0]) else rows[1:]
+    cells = [c.strip() for row in data for c in row if c.strip().lower() not in _MISSING_WORDS]
+    if not cells:
+        return  # a header alone: said by the reader's own checks
+    numbers = sum(_is_number(c) for c in cells)
+    if numbers >= 0.5 * len(cells):
+        return
+    where = "tabs" if sep == "\t" else "runs of spaces" if sep == r"\s+" else repr(sep)
+    shape = "it has a single column" if one_column else \
+        f"its lines split at {where} into {min(widths)} to {max(widths)} fields"
+    first = lines[0].strip()
+    first = first if len(first) <= 40 else first[:37] + "..."
+    raise DataError(f"{name} does not look like a table of numbers: {shape}, and {numbers} of its {len(cells)} "
+                    f"values are numbers (it starts {first!r}). Upload {_SUPPORTED}: a header row, then one "
+                    "row of numbers per sample, with the same delimiter between every field.")
 
 
 def _parse(text: str, name: str, sep: str, header) -> pd.DataFrame:
