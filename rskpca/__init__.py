@@ -17,8 +17,7 @@ Laplacian ``exp(-||x-y|| / sigma)``.
 
 from rskpca.approximation import RandomFourierKPCA, ReducedSetConstructionKPCA, SampledGramKPCA
 from rskpca.core.bandwidth_heuristic import median_heuristic
-from rskpca.core.kernel_evaluation import kernel_matrix
-from rskpca.core.radial_kernels import get_kernel
+from rskpca.core.radial_kernels import get_kernel, kernel_matrix
 from rskpca.core.shadow import ShadowResult, shadow_centers
 from rskpca.decomposition import (
     DensityWeightedNystromKPCA,

@@ -21,7 +21,7 @@ from rskpca.bounds import (
     projection_bound,
     theorem_bounds,
 )
-from rskpca.core.kernels import get_kernel, kernel_matrix
+from rskpca.core.radial_kernels import get_kernel, kernel_matrix
 
 # The measured MMD, HS and projection distances are square roots of differences
 # of O(1) sums (e.g. MMD^2 = (1'K1 - 2 1'K_XC w + w'K_CC w) / n^2), so rounding

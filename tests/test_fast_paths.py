@@ -11,7 +11,7 @@ from reference import literal_shadow
 from rskpca import shadow_centers
 from rskpca.core import eigen as _core
 from rskpca.core.eigen import choose_eigen_solver, weighted_kpca
-from rskpca.core.kernels import kernel_matrix
+from rskpca.core.radial_kernels import kernel_matrix
 from rskpca.core._shadow_resolve import _resolve_in_order
 
 
@@ -185,7 +185,7 @@ def test_partial_solver_equals_dense(monkeypatch):
 # ---- levers of issue 13: each new path against the existing exact one -------------------
 
 from rskpca.core.eigen import kpca_on_centers  # noqa: E402
-from rskpca.core.kernels import float32_relative_error, kernel_matvec  # noqa: E402
+from rskpca.core.radial_kernels import float32_relative_error, kernel_matvec  # noqa: E402
 from rskpca.core.weighted_kernel import weighted_kernel_matrix  # noqa: E402
 from rskpca.core.metrics import alignment_error  # noqa: E402
 from rskpca.core._shadow_screen import _blas_scan  # noqa: E402

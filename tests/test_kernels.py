@@ -6,13 +6,13 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
 
-from rskpca.core.kernels import (
+from rskpca.core.bandwidth_heuristic import median_heuristic
+from rskpca.core.radial_kernels import (
     KERNELS,
     get_kernel,
     kernel_matrix,
     kernel_matvec,
     kernel_row_means,
-    median_heuristic,
     squared_distances,
 )
 
@@ -197,7 +197,7 @@ def test_sigma_tiny_against_the_data_gives_exact_kernels_not_nan(sigma):
     # the NaN. Past FUSED_MAX_RELATIVE_ERROR the clipped, near-pair-refined distances are
     # used (exact to rounding); below it each path stays within its stated bound.
     from rskpca import NystromKPCA, ReducedSetKPCA
-    from rskpca.core.kernels import FUSED_MAX_RELATIVE_ERROR, gaussian_relative_error, kernel_matvec
+    from rskpca.core.radial_kernels import FUSED_MAX_RELATIVE_ERROR, gaussian_relative_error, kernel_matvec
     from rskpca.core.weighted_kernel import weighted_kernel_blocks, weighted_kernel_matrix
 
     rng = np.random.default_rng(0)

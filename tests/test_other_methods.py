@@ -22,7 +22,7 @@ from rskpca.approximation._gram_sampling import (
     sampled_gram,
 )
 from rskpca.decomposition.iterative import IterativeKPCA
-from rskpca.core.kernels import kernel_matrix, kernel_row_means
+from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
 from rskpca.evaluation.methods import METHODS, make_estimator, method_names
 from rskpca.core.metrics import alignment_error
 from rskpca.approximation._random_features import RandomFourierKPCA, draw_fourier_frequencies, fourier_features
@@ -373,7 +373,7 @@ def test_extra_methods_on_pendigits_at_the_shadow_budget():
     X = pd.read_csv(PENDIGITS).drop(columns="label").to_numpy(dtype=np.float64)
     X = X[np.random.default_rng(0).permutation(X.shape[0])[:800]]
     X_train, X_eval = X[:600], X[600:]
-    from rskpca.core.kernels import median_heuristic
+    from rskpca.core.bandwidth_heuristic import median_heuristic
     from rskpca.core.shadow import shadow_centers
 
     sigma = median_heuristic(X_train)

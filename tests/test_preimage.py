@@ -112,7 +112,7 @@ def test_expansion_reproduces_the_projection(digits):
     est = ReducedSetKPCA(n_components=10, sigma=4.0, ell=3.0, eigen_solver="dense").fit(Xtr)  # float64 throughout
     Z = est.transform(Xte)
     C, p, A, center = est._feature_expansion()
-    from rskpca.core.kernels import kernel_matrix
+    from rskpca.core.radial_kernels import kernel_matrix
     K = kernel_matrix(C, sigma=est.sigma_)
     G = expansion_coefficients(Z, A, p, center=center)
     # z_k = g^T K A_k - p^T K A_k

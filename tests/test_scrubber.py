@@ -129,7 +129,7 @@ def test_the_strips_points_sit_above_the_sliders_steps(width):
 def test_densities_from_the_kept_kernel_equal_the_kernel_sums(kernel, monkeypatch):
     """The KDE and the ShDE read from the kept k(P, X) (a product with the shadow's weights put on
     their centers) are eq. (8) and eq. (16) evaluated directly; above the budget they are evaluated."""
-    from rskpca.core.kernels import kernel_row_means
+    from rskpca.core.radial_kernels import kernel_row_means
     from rskpca.ui import compute
 
     rng = np.random.default_rng(3)
@@ -212,7 +212,7 @@ def test_the_density_scrubber_and_the_kde_page_share_their_points_and_one_kernel
     kde, shde = compute.densities_at(digest, X, 1.5, "gaussian", 4.5, X[rows], f"rows{rows.size}")
     assert built == [(800, 3)]  # the scrubber's kernel, read again by the page
     s = shadow_centers(X, sigma=1.5, ell=4.5)
-    from rskpca.core.kernels import kernel_row_means
+    from rskpca.core.radial_kernels import kernel_row_means
     np.testing.assert_allclose(shde, kernel_row_means(X[rows], s.centers, sigma=1.5, weights=s.weights), rtol=1e-12)
     np.testing.assert_allclose(kde, kernel_row_means(X[rows], X, sigma=1.5), rtol=1e-12)
 
@@ -223,7 +223,7 @@ def test_the_density_scrubber_draws_1000_of_the_pages_points_off_its_kernel(monk
     import base64
     import json
 
-    from rskpca.core.kernels import kernel_row_means
+    from rskpca.core.radial_kernels import kernel_row_means
     from rskpca.plotting import subsample_rows
     from rskpca.ui import compute
 
@@ -244,7 +244,7 @@ def test_the_density_scrubber_draws_1000_of_the_pages_points_off_its_kernel(monk
 
 @pytest.mark.parametrize("n_points", [40, 900])  # the kept kernel (40 x 300), and above its budget, per ell
 def test_the_shde_of_every_ell_in_one_product_equals_each_ells_own(n_points, monkeypatch):
-    from rskpca.core.kernels import kernel_row_means
+    from rskpca.core.radial_kernels import kernel_row_means
     from rskpca.ui import compute
 
     monkeypatch.setattr(compute, "DENSITY_KERNEL_MAX_ELEMENTS", 100_000)

@@ -9,7 +9,7 @@ import pytest
 
 from rskpca.core import threads as _threads
 from rskpca.core.eigen import _CenteredWeighted
-from rskpca.core.kernels import kernel_matrix, kernel_matvec
+from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
 from rskpca.core.weighted_kernel import weighted_kernel_matrix
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from rskpca.core import threads as _threads
 from rskpca.core.eigen import kpca_on_centers, weighted_kpca
-from rskpca.core.kernels import kernel_matrix
+from rskpca.core.radial_kernels import kernel_matrix
 from rskpca.core.weighted_kernel import SymmetricBlocks, weighted_kernel_blocks, weighted_kernel_matrix
 
 CASES = [("gaussian", np.float64), ("gaussian", np.float32), ("laplacian", np.float64)]

@@ -37,8 +37,7 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.utils import check_random_state
 
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.core.kernel_evaluation import kernel_matrix
-from rskpca.core.radial_kernels import get_kernel
+from rskpca.core.radial_kernels import get_kernel, kernel_matrix
 
 __all__ = ["sample_upper_pairs", "quantize", "sampled_gram", "round_expansion", "random_sign_projection",
            "DENSE_ABOVE_P"]

@@ -21,8 +21,7 @@ from rskpca.approximation._gram_samplers import (
     sample_upper_pairs,
     sampled_gram,
 )
-from rskpca.core.kernel_evaluation import kernel_matvec
-from rskpca.core.radial_kernels import get_kernel
+from rskpca.core.radial_kernels import get_kernel, kernel_matvec
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin, m_from_shadow
 from rskpca.decomposition.iterative import centered_operator, projection_coefficients, top_eigenpairs
 

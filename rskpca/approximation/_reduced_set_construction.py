@@ -43,7 +43,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, KPCAMixin, m_from_shadow
 from rskpca.decomposition import KernelPCA
 from rskpca.decomposition.iterative import IterativeKPCA, projection_coefficients
-from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
+from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
 
 __all__ = ["ReducedSetConstructionKPCA", "construct_reduced_set"]
 

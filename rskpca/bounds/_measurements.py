@@ -24,8 +24,7 @@ from sklearn.utils import check_random_state
 
 from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.core.distances import refine_near_pairs, squared_distances
-from rskpca.core.radial_kernels import RadialKernel, get_kernel
+from rskpca.core.radial_kernels import RadialKernel, get_kernel, refine_near_pairs, squared_distances
 from rskpca.core.shadow import ShadowResult
 
 __all__ = [
@@ -72,7 +71,7 @@ def accurate_kernel(A: np.ndarray, B: np.ndarray, sigma: float, kernel: RadialKe
     A and B should be centered on a common point (smaller norms, smaller errors). Through
     the square root of a non-Gaussian kernel, BLAS rounding would swamp the tiny measured
     values this module compares with its bounds, so (near-)duplicate pairs are recomputed
-    (:func:`rskpca.core.kernels.refine_near_pairs`).
+    (:func:`rskpca.core.radial_kernels.refine_near_pairs`).
     """
     a_sq = np.einsum("ij,ij->i", A, A)
     b_sq = np.einsum("ij,ij->i", B, B)

@@ -26,7 +26,7 @@ theorem holds for the subsample as it is and the three numbers stay comparable.
 Theorem 5.2 as printed uses ``C = 1/(2 sigma^2)`` (Gaussian), which is too
 small in this kernel convention: ``(k(a,b) - k(c,d))^2 <= C (||a-c||^2 + ||b-d||^2)``
 needs ``C = 2 L^2`` with ``L`` the kernel's Lipschitz constant in the distance
-(:meth:`rskpca.core.kernels.RadialKernel.c_constant`). The bounds use that one and
+(:meth:`rskpca.core.radial_kernels.RadialKernel.c_constant`). The bounds use that one and
 report the printed one as ``paper_a_priori``.
 """
 

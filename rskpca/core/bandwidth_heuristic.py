@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from rskpca.core.validation import check_positive
-from rskpca.core.distances import squared_distances
+from rskpca.core.radial_kernels import squared_distances
 
 __all__ = ["median_heuristic", "resolve_sigma"]
 

@@ -24,9 +24,7 @@ from rskpca.core._block_krylov import START_PIVOTS_PER_COLUMN, block_krylov, blo
 from rskpca.core._scratch import scratch_array
 from rskpca.core.threads import blas_threads
 from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS
-from rskpca.core.kernel_evaluation import kernel_matrix
-from rskpca.core.kernel_rounding import FUSED_MAX_RELATIVE_ERROR, float32_relative_error
-from rskpca.core.radial_kernels import get_kernel
+from rskpca.core.radial_kernels import FUSED_MAX_RELATIVE_ERROR, float32_relative_error, get_kernel, kernel_matrix
 from rskpca.core.weighted_kernel import weighted_kernel_blocks, weighted_kernel_matrix
 
 __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_solver", "EIGEN_SOLVERS",
@@ -230,12 +228,12 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     """:func:`weighted_kpca` of the kernel matrix of centers ``C``, built in its cheapest form.
 
     For a partial solve (``choose_eigen_solver`` gives ARPACK or the block solver) the
-    weighted matrix ``W K W`` is built once (:func:`~rskpca.core.kernels.weighted_kernel_matrix`,
+    weighted matrix ``W K W`` is built once (:func:`~rskpca.core.weighted_kernel.weighted_kernel_matrix`,
     float32 for the Gaussian when ``precision="auto"``) and centered implicitly. A float32
     or block answer is accepted only if its subspace is within ``SUBSPACE_TOL`` of the exact
     one by the Davis-Kahan bound ``(||R||_F + ||E||_2) / (theta_r - theta_{r+1})``, with
     ``R`` the Ritz residuals and ``||E||_2 <= delta ||W K W||_inf`` the float32 error
-    (Davis & Kahan 1970; ``delta`` from :func:`~rskpca.core.kernels.float32_relative_error`).
+    (Davis & Kahan 1970; ``delta`` from :func:`~rskpca.core.radial_kernels.float32_relative_error`).
     Otherwise block Krylov steps from the float32 vectors on the float64 matrix are checked the
     same way (no float32 error left), and exact ARPACK runs if they fail too. ``solver`` in the
     result says which ran.

@@ -25,8 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
-from rskpca.core.radial_kernels import get_kernel
+from rskpca.core.radial_kernels import get_kernel, kernel_matrix, kernel_matvec
 
 __all__ = ["fit_preimage_ridge", "preimage_ridge", "expansion_coefficients", "fixed_point_preimage"]
 

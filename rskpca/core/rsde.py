@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
-from rskpca.core.kernel_evaluation import kernel_matrix, kernel_row_means
+from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
 
 __all__ = ["kmeans_rsde", "uniform_rsde", "herding_rsde", "RSDE_ESTIMATORS", "HERDING_MAX_CANDIDATES"]
 

@@ -18,9 +18,13 @@ import numpy as np
 
 from rskpca.core.threads import map_row_blocks
 from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS, _row_block
-from rskpca.core.distances import refine_near_pairs, squared_distances
-from rskpca.core.kernel_rounding import FUSED_MAX_RELATIVE_ERROR, gaussian_relative_error
-from rskpca.core.radial_kernels import get_kernel
+from rskpca.core.radial_kernels import (
+    FUSED_MAX_RELATIVE_ERROR,
+    gaussian_relative_error,
+    get_kernel,
+    refine_near_pairs,
+    squared_distances,
+)
 
 __all__ = ["weighted_kernel_matrix", "weighted_kernel_blocks", "SymmetricBlocks", "SYMMETRIC_BLOCK_ROWS"]
 
@@ -95,7 +99,7 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
     smaller cancellation error in ``||x||^2 + ||y||^2 - 2 x.y``.
 
     ``dtype=np.float32`` halves the memory traffic. Its error, relative to each entry, is
-    at most :func:`~rskpca.core.kernels.float32_relative_error` (distance rounding times
+    at most :func:`~rskpca.core.radial_kernels.float32_relative_error` (distance rounding times
     the exponent's slope, the log-weights, the exp itself), and since ``K`` is entrywise
     positive, ``||W E W||_2 <= delta * ||W K W||_2``. Only the Gaussian is offered in
     float32: the Laplacian takes ``sqrt(d^2)``, which turns the rounding of a

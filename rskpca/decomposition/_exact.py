@@ -7,7 +7,7 @@ from sklearn.base import _fit_context
 from sklearn.decomposition import KernelPCA as _SklearnKernelPCA
 from sklearn.utils._param_validation import StrOptions
 
-from rskpca.core.kernel_evaluation import kernel_matrix
+from rskpca.core.radial_kernels import kernel_matrix
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, _check_kernel_budget, check_n_components, KPCAMixin
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
 

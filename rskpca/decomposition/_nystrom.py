@@ -21,7 +21,7 @@ from rskpca.decomposition.base import (
     m_from_shadow,
 )
 from rskpca.core.eigen import kpca_on_centers, zero_safe_inverse
-from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
+from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
 from rskpca.core.rsde import kmeans_rsde
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
 

@@ -18,7 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from rskpca.core.kernel_evaluation import kernel_matvec
+from rskpca.core.radial_kernels import kernel_matvec
 from rskpca.core.preimage import expansion_coefficients, fit_preimage_ridge, fixed_point_preimage, preimage_ridge
 
 #: Parameter constraints of the two constructor parameters every estimator with a pre-image takes.

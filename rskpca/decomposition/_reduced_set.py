@@ -25,7 +25,7 @@ from sklearn.utils.validation import validate_data
 from rskpca.core.validation import check_positive
 from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
-from rskpca.core.kernel_evaluation import kernel_matvec
+from rskpca.core.radial_kernels import kernel_matvec
 from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
 from rskpca.core.shadow import shadow_centers
 from rskpca.core.streaming_shadow import StreamingShadow

@@ -35,7 +35,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin
 from rskpca.core.eigen import fix_signs, zero_safe_inverse
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
+from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
 
 __all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpairs",
            "projection_coefficients"]
@@ -51,7 +51,7 @@ def kernel_operator(X, *, sigma: float, kernel="gaussian",
     after the first is a plain GEMM over stored blocks (no kernel re-evaluation).
 
     >>> import numpy as np
-    >>> from rskpca.core.kernels import kernel_matrix
+    >>> from rskpca.core.radial_kernels import kernel_matrix
     >>> X = np.random.default_rng(0).normal(size=(30, 2))
     >>> v = np.ones(30)
     >>> bool(np.allclose(kernel_operator(X, sigma=1.0) @ v, kernel_matrix(X, sigma=1.0) @ v))

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from rskpca.core.kernels import get_kernel
+from rskpca.core.radial_kernels import get_kernel
 from rskpca.evaluation.methods import METHODS
 from rskpca.plotting import figure_html, shadow_centers_text
 from rskpca.evaluation.methods import SLOW_AT_LARGE_M

@@ -14,10 +14,10 @@ import numpy as np
 from rskpca.core.threads import all_threads, one_thread_per_task
 from rskpca.core import _scratch
 from rskpca.core.eigen import BLOCK_MIN_M, FLOAT32_MAX_COMPONENTS, kpca_on_centers, weighted_kpca
-from rskpca.core.kernel_evaluation import kernel_matrix, kernel_matvec
+from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
 from rskpca.core.weighted_kernel import weighted_kernel_matrix
 from rskpca.core.metrics import alignment_error
-from rskpca.core._shadow_screen import _blas_scan
+from rskpca.core.shadow._screen import _blas_scan
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition._reduced_set import ReducedSetKPCA
 from bench_eigensolver_rows import _block_solve_rows
@@ -26,7 +26,7 @@ from bench_speed_settings import ELL, PENDIGITS_TRAIN_ROWS, R, SIGMA, best_time
 
 def _float64_fit(X, sigma=SIGMA, ell=ELL, r=R):
     """The fit before the levers: float64 screen, float64 kernel matrix, centering pass, ARPACK."""
-    idx, labels, _ = _blas_scan(X, sigma / ell, "float64")
+    idx, labels = _blas_scan(X, sigma / ell, "float64")
     C, w = X[idx], np.bincount(labels, minlength=idx.size).astype(float)
     return C, weighted_kpca(kernel_matrix(C, sigma=sigma), w, r, eigen_solver="arpack", overwrite=True)
 

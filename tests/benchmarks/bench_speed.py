@@ -10,7 +10,7 @@ Prints, with the date, the machine load (``uptime``) before and after and the co
   timed before (the float64 path: ``kernel_matrix`` + :func:`weighted_kpca`) and after
   (:func:`kpca_on_centers`); the embedding of held-out rows is compared with the
   float64 dense solution of the same m x m problem (``alignment_error``);
-* **shadow path**: grid, GEMM screen, compiled scan and ``auto`` on 1-3-d data, auto over the best;
+* **shadow path**: GEMM screen, compiled scan and ``auto`` on 1-3-d data, auto over the better;
   the screen (with threads) against the compiled scan on pendigits, digits and usps;
 * **IterativeKPCA** against scikit-learn's arpack (blocks kept, and recomputed);
 * **projection**: transform time over its GEMM floor (the ``n_new x m x d`` GEMM alone);
@@ -26,7 +26,7 @@ Prints, with the date, the machine load (``uptime``) before and after and the co
 Every timing is the best of ``--repeats`` runs after one warm-up run (the memory-bounded
 IterativeKPCA on the first 4000 rows, where recomputing every block per product stays short). ``--csv PATH`` also
 writes the rows (``after_over_before``: for the projection, transform time over the GEMM
-floor; for the shadow path, auto over the best of grid, screen and compiled scan); an existing file is
+floor; for the shadow path, auto over the better of screen and compiled scan); an existing file is
 never overwritten (a suffix ``-1``, ``-2``... is added).
 
 The rows are built in ``bench_fit_levers`` (fit and accuracy),
@@ -45,7 +45,7 @@ import sys
 
 import numpy as np
 
-from rskpca.core.kernel_evaluation import kernel_matrix
+from rskpca.core.radial_kernels import kernel_matrix
 from rskpca.decomposition.iterative import IterativeKPCA
 from rskpca.decomposition._reduced_set import ReducedSetKPCA
 from bench_eigensolver_rows import _block_solve_rows, dense_crossover_rows
@@ -147,13 +147,13 @@ def main(argv=None) -> int:
             print(f"{label:<50} {err:10.2e} {lam:15.2e}  {used}")
             csv.append(("accuracy", label, "", "", "", f"align_err={err:.3e}; max_rel_eig_err={lam:.3e}; {used}"))
     if "shadow" not in args.skip:
-        print(f"\n{'d':>2} {'eps':>6} {'m':>6} {'auto path':>10} {'grid_s':>8} {'screen_s':>8} {'compiled_s':>10} "
+        print(f"\n{'d':>2} {'eps':>6} {'m':>6} {'auto path':>10} {'screen_s':>8} {'compiled_s':>10} "
               f"{'auto_s':>8} {'auto/best':>9}   (n = 200,000 standard normal, one BLAS thread)")
-        for d, eps, m, path, g, b, c, a in shadow_path_rows(args.repeats):
-            best = min(g, b, c)
-            print(f"{d:>2} {eps:6.3f} {m:6d} {path:>10} {g:8.4f} {b:8.4f} {c:10.4f} {a:8.4f} {a / best:9.2f}")
+        for d, eps, m, path, b, c, a in shadow_path_rows(args.repeats):
+            best = min(b, c)
+            print(f"{d:>2} {eps:6.3f} {m:6d} {path:>10} {b:8.4f} {c:10.4f} {a:8.4f} {a / best:9.2f}")
             csv.append(("shadow", f"d={d} eps={eps} m={m}", best, a, a / best,
-                        f"before = best of grid {g:.4f}; screen {b:.4f} and compiled {c:.4f}; after = auto ({path})"))
+                        f"before = better of screen {b:.4f} and compiled {c:.4f}; after = auto ({path})"))
     if "projection" not in args.skip:
         t_floor, t_before, t_after, rate, used = projection_rows(X, args.repeats)
         print(f"\nprojection of 100,000 rows (m x d GEMM floor {t_floor:.4f} s at {rate:.1f} GFlop/s, fit {used}):")

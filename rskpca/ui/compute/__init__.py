@@ -22,7 +22,8 @@ from rskpca.bounds import apriori_bounds, bounds_table, mmd_bound, theorem_bound
 from rskpca.data.datasets import load_sample, prepare, read_table
 from rskpca.core.threads import native_threads_off
 from rskpca.core.validation import data_extent
-from rskpca.core.kernels import kernel_matrix, kernel_row_means, median_heuristic
+from rskpca.core.bandwidth_heuristic import median_heuristic
+from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 from rskpca.evaluation.classify import cross_validate_classifier
 from rskpca.evaluation.methods import SLOW_ABOVE_M
