@@ -237,6 +237,9 @@ def test_embed_writes_csv_to_stdout_by_default(labeled_csv, capsys):
     (b"a,b\nx,y\nz,w\nu,v\n", "text.csv", "No numeric columns"),
     (b"a,b\n1,2\n3,\n", "nan.csv", "Missing values"),
     (b"\x80\x04\x95junk", "model.pkl", "pickle"),
+    (b"It was a bright cold day in April, and the clocks were striking thirteen.\nWinston Smith, his chin nuzzled "
+     b"into his breast, slipped quickly through the glass doors.\nThe hallway smelt of boiled cabbage.\n", "1984.txt",
+     "1984.txt does not look like a table of numbers"),
 ])
 def test_embed_bad_file_is_one_clear_line(content, name, message, tmp_path, capsys):
     path = tmp_path / name
@@ -315,3 +318,34 @@ def test_experiment_scale_multiplies_the_features(labeled_csv, tmp_path):
     assert a["m"].tolist() == b["m"].tolist()  # the shadow sees sigma / scale on the stored data
     assert "features x 0.5" in (tmp_path / "a" / "summary.md").read_text()
     assert main(common + ["--sigma", "4", "--scale", "0", "--out", str(tmp_path / "c")]) == 2
+
+
+def test_embed_save_without_skops_stops_before_any_work_or_output(labeled_csv, tmp_path, monkeypatch, capsys):
+    # it used to fit, write the embedding, and only then fail to import skops
+    monkeypatch.setitem(sys.modules, "skops", None)  # `import skops.io` now raises ImportError
+    monkeypatch.setitem(sys.modules, "skops.io", None)
+    out = tmp_path / "emb.csv"
+    for output in (str(out), "-"):
+        assert main(["embed", str(labeled_csv), "--sigma", "4", "-o", output, "--save", str(tmp_path / "m.skops")]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""  # no embedding on stdout either
+        assert captured.err.strip() == ("rskpca embed: error: saving or loading *.skops needs skops: pip install "
+                                        "'rskpca[skops]' (or use a *.joblib file, which only you should load).")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blobs.csv"]  # nothing written
+    # a save folder that does not exist is found before the fit too
+    assert main(["embed", str(labeled_csv), "-o", str(out), "--save", str(tmp_path / "no" / "m.joblib")]) == 2
+    assert "the folder" in capsys.readouterr().err and not out.exists()
+
+
+def test_embed_into_a_pipe_closed_early_exits_141_without_a_traceback(tmp_path):
+    # `rskpca embed data.csv | head` exited 1; the output is larger than a pipe's buffer, so the
+    # writer meets the closed pipe while writing
+    path = tmp_path / "big.csv"
+    pd.DataFrame(np.random.default_rng(0).normal(size=(4_000, 3)), columns=["a", "b", "c"]).to_csv(path, index=False)
+    proc = subprocess.Popen([sys.executable, "-m", "rskpca", "embed", str(path), "--sigma", "2", "-q"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline() == b"pc1,pc2,center,center_row\n"
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as a Unix tool the pipe's signal ended
+    assert err == ""  # no traceback, no "Exception ignored ... BrokenPipeError"

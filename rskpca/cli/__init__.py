@@ -178,6 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit status when the reader of stdout left early: 128 + SIGPIPE, what a Unix tool killed by the
+#: signal reports (``seq 1e9 | head`` under ``set -o pipefail``); the command stopped there, so
+#: anything after the output (``embed --save``) was not done, and a script can tell.
+EXIT_BROKEN_PIPE = 141
+
 #: Modes of ``rskpca bench``; a bare ``rskpca bench`` (or one followed by options) means ``fit``.
 BENCH_MODES = ("fit", "methods", "distributed")
 
@@ -186,7 +191,8 @@ def main(argv=None) -> int:
     """Entry point of the ``rskpca`` console script; returns the exit status.
 
     Bad input (missing file, unknown method, unreadable values) prints one clear line
-    to stderr and returns 2 instead of a traceback.
+    to stderr and returns 2 instead of a traceback; a closed stdout (``| head``) returns
+    :data:`EXIT_BROKEN_PIPE` (141) quietly.
     """
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -200,10 +206,14 @@ def main(argv=None) -> int:
     else:
         command = {"bench": _bench, "experiment": _experiment, "retained": _retained}[args.command]
     try:
-        return command(args)
-    except BrokenPipeError:  # `rskpca embed data.csv | head`: the reader left; stop quietly (Python docs' recipe)
+        status = command(args)
+        sys.stdout.flush()  # a reader that left shows here at the latest, not in the interpreter's exit
+        return status
+    except BrokenPipeError:
+        # `rskpca embed data.csv | head`: the reader left. Python docs' "Note on SIGPIPE": point
+        # stdout at devnull so that the exit's flush cannot fail again, and stop without a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return EXIT_BROKEN_PIPE
     except (ValueError, OSError) as exc:  # DataError is a ValueError; OSError: unwritable output, full disk
         print(f"rskpca {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

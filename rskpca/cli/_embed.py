@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rskpca.cli._models import load_model, model_format, save_model
+from rskpca.cli._models import check_can_save, load_model, save_model
 from rskpca.data.datasets import DataError, guess_label_column, prepare
 from rskpca.data.readers import read_table
 from rskpca.decomposition import ReducedSetKPCA
@@ -102,8 +102,8 @@ def embed_command(args) -> int:
     from sklearn.preprocessing import StandardScaler
 
     log = _Log("embed", args.quiet)
-    if args.save is not None:
-        model_format(args.save)  # a bad extension stops the command before the fit, not after
+    if args.save is not None:  # a model that cannot be saved stops the command before the fit and any output
+        check_can_save(args.save)
     df = read_data_file(args.data)
     label = _label(df, args.label)
     ds = prepare(df, feature_columns=args.columns, label_column=label)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["MODEL_SUFFIXES", "TRUSTED_TYPES", "save_model", "load_model", "model_format"]
+__all__ = ["MODEL_SUFFIXES", "TRUSTED_TYPES", "save_model", "load_model", "model_format", "check_can_save"]
 
 #: File extensions and the format each means.
 MODEL_SUFFIXES = {".skops": "skops", ".joblib": "joblib", ".pkl": "joblib", ".pickle": "joblib"}
@@ -42,6 +42,26 @@ def model_format(path) -> str:
         raise ValueError(f"cannot tell the model format of {str(path)!r}: name the file *.skops (safe to load) "
                          "or *.joblib (pickle: load only files you made).")
     return MODEL_SUFFIXES[suffix]
+
+
+def check_can_save(path) -> str:
+    """The format :func:`save_model` will write ``path`` in, checked before any work is done.
+
+    A command that saves its model at the end calls this first, so that an unknown extension,
+    a missing skops (for ``*.skops``) or a missing folder stops it before the fit and before
+    any output is written, not after them.
+
+    >>> import os, tempfile
+    >>> check_can_save(os.path.join(tempfile.mkdtemp(), "m.joblib"))
+    'joblib'
+    """
+    fmt = model_format(path)
+    if fmt == "skops":
+        _skops_io()
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot save the model to {str(path)!r}: the folder {str(folder)!r} does not exist.")
+    return fmt
 
 
 def _skops_io():
