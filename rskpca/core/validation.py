@@ -17,6 +17,11 @@ __all__ = [
     "as_numeric_2d",
     "check_finite",
     "check_distance_range",
+    "distance_overflow_limit",
+    "overflowing_columns",
+    "underflowing_spread",
+    "MIN_SPREAD",
+    "shadow_radius",
     "check_not_constant",
     "check_kernel_spread",
     "data_extent",
@@ -27,9 +32,9 @@ __all__ = [
 
 # Largest squared float64, with a factor 4 for ||x||^2 + ||y||^2 + 2|x.y| in a BLAS distance.
 _SQRT_MAX = float(np.sqrt(np.finfo(np.float64).max))
-# Below this spread between rows, squared differences fall under float64's normal range
-# (2.2e-308) with room to spare for sums: the distances underflow to 0.
-_MIN_SPREAD = 1e-150
+#: Below this spread between rows, squared differences fall under float64's normal range
+#: (2.2e-308) with room to spare for sums: the distances underflow to 0.
+MIN_SPREAD = 1e-150
 
 
 def _position(flat_index: int, shape, row_offset: int = 0) -> str:
@@ -184,35 +189,90 @@ def column_extremes(A: np.ndarray):
     return column_reduce(np.maximum, A), column_reduce(np.minimum, A)
 
 
+def distance_overflow_limit(n_features: int) -> float:
+    """The largest absolute value for which squared distances between rows stay finite in float64.
+
+    ``||x||^2 + ||y||^2 - 2 x.y`` sums ``n_features`` squares of values up to twice the largest:
+    ``sqrt(max float64) / (2 sqrt(d))``, about 1e154 / sqrt(d).
+
+    >>> f"{distance_overflow_limit(1):.3g}"
+    '6.7e+153'
+    """
+    return _SQRT_MAX / (2.0 * np.sqrt(max(int(n_features), 1)))
+
+
+def overflowing_columns(arr: np.ndarray, *, extremes=None) -> tuple[np.ndarray, float]:
+    """``(columns, limit)``: the indices of the columns holding a value at or beyond
+    :func:`distance_overflow_limit`, and that limit.
+
+    >>> overflowing_columns(np.array([[1.0, 1e200], [2.0, 0.0]]))[0].tolist()
+    [1]
+    """
+    # from the column extremes: no n x d temporary (|arr| took 0.5 of this check's 0.7 ms on pendigits)
+    high, low = column_extremes(arr) if extremes is None else extremes
+    limit = distance_overflow_limit(arr.shape[1])
+    top = np.maximum(np.abs(high.astype(np.float64)), np.abs(low.astype(np.float64)))
+    return np.flatnonzero(top >= limit), limit
+
+
+def underflowing_spread(arr: np.ndarray, *, extremes=None) -> float | None:
+    """The rows' largest difference in any column if it is below :data:`MIN_SPREAD` (but not 0: that
+    is constant data, :func:`check_not_constant`'s case), else None. Squared distances between such
+    rows underflow to 0 and every row would look like a duplicate.
+
+    >>> underflowing_spread(np.array([[0.0], [1e-200]]))
+    1e-200
+    """
+    if arr.shape[0] < 2 or arr.shape[1] == 0:
+        return None
+    high, low = column_extremes(arr) if extremes is None else extremes
+    width = float(np.max(high.astype(np.float64) - low))
+    return width if 0.0 < width < MIN_SPREAD else None
+
+
 def check_distance_range(arr: np.ndarray, *, name: str = "X", spread: bool = True, extremes=None) -> None:
     """A ``ValueError`` if squared distances between rows would overflow (or underflow) float64.
 
-    Kernel values come from ``||x||^2 + ||y||^2 - 2 x.y``: beyond about 1e154 / sqrt(d)
-    it overflows to inf, and the failure would surface much later (inside an
-    eigensolver, as "array must not contain infs or NaNs"). With ``spread``, rows that
-    differ by less than 1e-150 everywhere are refused too: their squared distances
-    underflow to 0 and every row would look like a duplicate.
+    Kernel values come from ``||x||^2 + ||y||^2 - 2 x.y``: beyond
+    :func:`distance_overflow_limit` it overflows to inf, and the failure would surface much
+    later (inside an eigensolver, as "array must not contain infs or NaNs"). With ``spread``,
+    rows that differ by less than :data:`MIN_SPREAD` everywhere are refused too
+    (:func:`underflowing_spread`).
     """
     if arr.size == 0:
         return
-    # from the column extremes: no n x d temporary (|arr| took 0.5 of this check's 0.7 ms on pendigits)
-    high, low = column_extremes(arr) if extremes is None else extremes
-    top = max(abs(float(high.max())), abs(float(low.min())))
-    limit = _SQRT_MAX / (2.0 * np.sqrt(arr.shape[1]))
-    if top >= limit:
+    extremes = column_extremes(arr) if extremes is None else extremes
+    columns, limit = overflowing_columns(arr, extremes=extremes)
+    if columns.size:
+        top = max(abs(float(extremes[0].max())), abs(float(extremes[1].min())))
         raise ValueError(
             f"{name} has values as large as {top:.3g}: squared distances between rows overflow "
             f"float64 above about {limit:.3g} with {arr.shape[1]} feature(s). Standardize {name} "
             "(sklearn.preprocessing.StandardScaler) or divide it by a constant."
         )
-    if spread and arr.shape[0] > 1:
-        width = float(np.max(high.astype(np.float64) - low))
-        if 0.0 < width < _MIN_SPREAD:
-            raise ValueError(
-                f"The rows of {name} differ by at most {width:.3g}: squared distances underflow "
-                f"float64 (below about {_MIN_SPREAD:g}) and every row would look identical. "
-                f"Standardize {name} (sklearn.preprocessing.StandardScaler) or multiply it by a constant."
-            )
+    width = underflowing_spread(arr, extremes=extremes) if spread else None
+    if width is not None:
+        raise ValueError(
+            f"The rows of {name} differ by at most {width:.3g}: squared distances underflow "
+            f"float64 (below about {MIN_SPREAD:g}) and every row would look identical. "
+            f"Standardize {name} (sklearn.preprocessing.StandardScaler) or multiply it by a constant."
+        )
+
+
+def shadow_radius(sigma: float, ell: float) -> float:
+    """The shadow's radius ``eps = sigma / ell``, or a ``ValueError`` if its square is 0 or
+    overflows float64 (the shadow decides ``||c - x||^2 < eps^2``).
+
+    >>> shadow_radius(2.0, 4.0)
+    0.5
+    """
+    eps = sigma / ell
+    if not np.isfinite(eps * eps) or eps * eps == 0.0:
+        raise ValueError(
+            f"eps = sigma / ell = {eps!r} has a square that is 0 or overflows in float64; "
+            "choose sigma and ell so that sigma / ell lies roughly in [1e-150, 1e150]."
+        )
+    return eps
 
 
 def check_not_constant(arr: np.ndarray, *, name: str = "X", extremes=None) -> None:

@@ -18,17 +18,12 @@ import sys
 
 import numpy as np
 
-__all__ = ["GRID_EXPONENTS", "median_distance", "separating_sigma", "main"]
+from rskpca.core.bandwidth_heuristic import median_heuristic
+
+__all__ = ["GRID_EXPONENTS", "separating_sigma", "main"]
 
 #: sigma = median * 2**(k/2) for these k.
 GRID_EXPONENTS = tuple(range(-10, 5))
-
-
-def median_distance(X: np.ndarray) -> float:
-    """Median pairwise Euclidean distance over all pairs (the grid's anchor)."""
-    sq = np.sum(X * X, axis=1)
-    d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0.0)
-    return float(np.sqrt(np.median(d2[np.triu_indices(len(X), 1)])))
 
 
 def _separation(X: np.ndarray, y: np.ndarray, sigma: float) -> float:
@@ -47,7 +42,7 @@ def separating_sigma(X: np.ndarray, y: np.ndarray) -> tuple[float, float, list[t
     sigma is rounded to 3 significant digits (the value the app shows).
     """
     X = np.asarray(X, dtype=np.float64)
-    median = median_distance(X)
+    median = median_heuristic(X, max_samples=len(X))  # over all pairs: the grid's anchor
     scores = [(median * 2.0 ** (k / 2), _separation(X, y, median * 2.0 ** (k / 2))) for k in GRID_EXPONENTS]
     best = max(scores, key=lambda s: (round(s[1], 3), s[0]))
     return float(f"{best[0]:.3g}"), best[1], scores

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from rskpca.core.validation import MIN_SPREAD, column_extremes, overflowing_columns, underflowing_spread
 from rskpca.data.input_columns import (NEEDS_NUMBERS, _example_bad_value, column_summary, guess_label_column, numeric_columns,
                                  stray_text_as_missing, stray_text_cells)
 from rskpca.data.readers import DataError, MissingValuesError, read_notes, read_table
@@ -39,13 +40,6 @@ __all__ = [
     "data_digest",
     "main",
 ]
-
-
-# Squared distances sum d squared differences; values above this overflow float64
-# (1e150**2 = 1e300, leaving room for sums over many columns and differences).
-MAX_ABS_VALUE = 1e150
-# Below this spread squared differences (< 1e-300) underflow towards float64's subnormals.
-MIN_SPREAD = 1e-150
 
 
 # ---------------------------------------------------------------------------
@@ -201,9 +195,9 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     inf_cols = [c for c, ok in zip(features, np.isfinite(X).all(axis=0)) if not ok]
     if inf_cols:
         raise DataError(f"Infinite values in column(s) {inf_cols}. Replace or drop them.")
-    huge = [c for c, v in zip(features, np.abs(X).max(axis=0, initial=0.0)) if v > MAX_ABS_VALUE]
-    if huge:
-        raise DataError(f"Values larger than {MAX_ABS_VALUE:.0e} in column(s) {huge}: squared "
+    huge, limit = overflowing_columns(X)
+    if huge.size:
+        raise DataError(f"Values larger than {limit:.2g} in column(s) {[features[i] for i in huge]}: squared "
                         "distances would overflow. Rescale those columns (e.g. take logs).")
 
     if max_rows is not None:
@@ -216,19 +210,23 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     if len(X) < 2:
         raise DataError(f"Only {len(X)} usable row(s); kernel PCA needs at least 2 rows.")
 
-    spread = X.max(axis=0) - X.min(axis=0)
-    constant = [c for c, s in zip(features, spread) if s == 0]
+    high, low = extremes = column_extremes(X)
+    constant = [c for c, h, lo in zip(features, high, low) if h == lo]
     if len(constant) == len(features):
         raise DataError("Every feature column is constant, so all rows are the same point and there "
                         "is no structure to find. Choose columns that vary.")
-    if spread.max() < MIN_SPREAD:
+    if underflowing_spread(X, extremes=extremes) is not None:
         raise DataError(f"All features vary by less than {MIN_SPREAD:.0e}: squared distances would "
                         "underflow to zero. Rescale the data (e.g. multiply by a power of ten).")
     if constant:
         notes.append(f"Constant column(s) {constant} carry no information: they change no distance, so every "
                      "result is the same as without them (they still count in d).")
     if standardize:
-        std = X.std(axis=0)
+        # (each column divided by its largest value first: the squares of values near the overflow
+        # limit, summed over many rows, would overflow the variance)
+        top = np.maximum(np.abs(high), np.abs(low))
+        top = np.where(top > 0, top, 1.0)
+        std = (X / top).std(axis=0) * top
         X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)  # constant columns: centred only
 
     y = table[label_column].to_numpy() if label_column is not None else None

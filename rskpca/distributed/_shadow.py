@@ -42,7 +42,7 @@ import dask
 import dask.array as da
 
 from rskpca.core.threads import one_thread_per_task
-from rskpca.core.validation import check_positive
+from rskpca.core.validation import check_positive, shadow_radius
 from rskpca.core.radial_kernels import get_kernel
 from rskpca.core.shadow import ShadowResult
 from rskpca.distributed._blocks import (
@@ -202,12 +202,7 @@ def distributed_shadow(X, *, sigma: float, ell: float, kernel: str = "gaussian",
     sigma = check_positive(sigma, "sigma")
     ell = check_positive(ell, "ell")
     kernel = get_kernel(kernel).name
-    eps = sigma / ell
-    if not np.isfinite(eps * eps) or eps * eps == 0.0:
-        raise ValueError(
-            f"eps = sigma / ell = {eps!r} has a square that is 0 or overflows in float64; "
-            "choose sigma and ell so that sigma / ell lies roughly in [1e-150, 1e150]."
-        )
+    eps = shadow_radius(sigma, ell)
     n, d = X.shape
     row_chunks = [int(c) for c in X.chunks[0]]
     if prefix_rows is None:

@@ -23,15 +23,16 @@ def screen_thread_rows(X, repeats, usps=None):
     with threads against the compiled scan, by the data's width: pendigits (d = 16) at the fit's
     eps and at ell = 2 and 8, the digits sample (d = 64) and, given its path, 5,000 rows of usps
     (d = 256), at ell = 2, 4 and 8 of the median distance."""
-    from rskpca.data.bandwidth import median_distance
+    from rskpca.core.bandwidth_heuristic import median_heuristic
+    median = lambda Z: median_heuristic(Z, max_samples=len(Z))  # noqa: E731 (over all pairs)
     from rskpca.data.samples import load_sample
 
     sets = [("pendigits", X, [SIGMA / ell for ell in (2.0, ELL, 8.0)])]
     digits = load_sample("digits").drop(columns="label").to_numpy(dtype=np.float64)
-    sets.append(("digits", digits, [median_distance(digits) / ell for ell in (2.0, 4.0, 8.0)]))
+    sets.append(("digits", digits, [median(digits) / ell for ell in (2.0, 4.0, 8.0)]))
     if usps is not None:
         U = _load_labelled(usps)[:5000]
-        sets.append(("usps (5,000 rows)", U, [median_distance(U) / ell for ell in (2.0, 4.0, 8.0)]))
+        sets.append(("usps (5,000 rows)", U, [median(U) / ell for ell in (2.0, 4.0, 8.0)]))
     threads, compiled = [], []
     for name, Z, epss in sets:
         Z = np.ascontiguousarray(Z)
