@@ -24,7 +24,10 @@ from rskpca.decomposition import (
     IterativeKPCA,
     KernelPCA,
     NystromKPCA,
+    ReducedSetDiffusionMap,
     ReducedSetKPCA,
+    ReducedSetSpectralClustering,
+    ReducedSetSpectralEmbedding,
     SubsampledKPCA,
 )
 
@@ -39,6 +42,9 @@ __all__ = [
     "DensityWeightedNystromKPCA",
     "SubsampledKPCA",
     "IterativeKPCA",
+    "ReducedSetDiffusionMap",
+    "ReducedSetSpectralEmbedding",
+    "ReducedSetSpectralClustering",
     "SampledGramKPCA",
     "RandomFourierKPCA",
     "ReducedSetConstructionKPCA",

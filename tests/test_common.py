@@ -6,7 +6,10 @@ from rskpca import (
     DensityWeightedNystromKPCA,
     KernelPCA,
     NystromKPCA,
+    ReducedSetDiffusionMap,
     ReducedSetKPCA,
+    ReducedSetSpectralClustering,
+    ReducedSetSpectralEmbedding,
     SubsampledKPCA,
 )
 from rskpca.approximation._gram_sampling import SampledGramKPCA
@@ -37,6 +40,13 @@ ESTIMATORS = [
     SubsampledKPCA(n_components=2, fit_inverse_transform=True, random_state=0),
     NystromKPCA(n_components=2, fit_inverse_transform=True, random_state=0),
     KernelPCA(n_components=2, fit_inverse_transform=True, random_state=0),
+    # the spectral methods on the shadow (Section 3, eqs. 14-15); ell=16: the checks' tight
+    # two-blob data gives only 2 centers at ell=4, and P on m centers has m - 1 nontrivial vectors
+    ReducedSetDiffusionMap(n_components=2, ell=16.0, random_state=0),
+    ReducedSetDiffusionMap(n_components=2, ell=16.0, alpha=0.5, t=2, rsde="uniform", random_state=0),
+    ReducedSetSpectralEmbedding(n_components=2, ell=16.0, random_state=0),
+    ReducedSetSpectralClustering(n_clusters=3, ell=16.0, random_state=0),
+    ReducedSetSpectralClustering(n_clusters=3, ell=16.0, rsde="kmeans", random_state=0),
 ]
 
 

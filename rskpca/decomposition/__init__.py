@@ -7,6 +7,8 @@ from rskpca.decomposition.iterative import IterativeKPCA
 from rskpca.decomposition._nystrom import DensityWeightedNystromKPCA, NystromKPCA
 from rskpca.decomposition._exact import KernelPCA
 from rskpca.decomposition._reduced_set import ReducedSetKPCA
+from rskpca.decomposition._spectral import ReducedSetDiffusionMap, ReducedSetSpectralEmbedding
+from rskpca.decomposition._spectral_clustering import ReducedSetSpectralClustering
 from rskpca.decomposition._subsampled import SubsampledKPCA
 
 __all__ = [
@@ -16,4 +18,7 @@ __all__ = [
     "NystromKPCA",
     "DensityWeightedNystromKPCA",
     "IterativeKPCA",
+    "ReducedSetDiffusionMap",
+    "ReducedSetSpectralEmbedding",
+    "ReducedSetSpectralClustering",
 ]

@@ -1,0 +1,406 @@
+"""Diffusion maps and Laplacian eigenmaps on the shadow (Section 3, eqs. 14-15).
+
+* :class:`ReducedSetDiffusionMap` -- Coifman & Lafon (2006) with the alpha normalisation.
+* :class:`ReducedSetSpectralEmbedding` -- Laplacian eigenmaps: the alpha = 0 random-walk
+  eigenvectors (no lambda^t scaling).
+
+Both pick the reduced set as :class:`~rskpca.decomposition.ReducedSetKPCA` does (same
+``sigma``, ``ell``, ``kernel``, ``rsde``, ``m``, ``order`` parameters), solve the m x m problem
+of :mod:`rskpca.decomposition._diffusion` and extend to new rows through the m centers.
+The spectral clustering built on them is in :mod:`rskpca.decomposition._spectral_clustering`.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import validate_data
+
+from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
+from rskpca.core.shadow import shadow_centers
+from rskpca.core.validation import check_positive
+from rskpca.decomposition._array_backends import distributed_backend
+from rskpca.decomposition._diffusion import (diffusion_coefficients, diffusion_coordinates, diffusion_on_centers,
+                                             diffusion_transform)
+from rskpca.decomposition.base import COMMON_CONSTRAINTS, _M_OR_ELL, KPCAMixin, _check_kernel_budget
+
+__all__ = ["ReducedSetDiffusionMap", "ReducedSetSpectralEmbedding"]
+
+
+def select_reduced_set(est, X, rng):
+    """``(centers, weights, shadow labels or None)`` for ``est.rsde`` (sets ``shadow_m_``, ``center_indices_``).
+
+    The same choices as ``ReducedSetKPCA``: the shadow at ``sigma_ / ell``, or k-means,
+    uniform (KDE paring) or herding centers with ``m`` (the shadow's m when ``m=None``).
+    """
+    for stale in ("shadow_m_", "center_indices_"):  # from an earlier fit with other settings
+        est.__dict__.pop(stale, None)
+    X64 = np.asarray(X, dtype=np.float64)
+    if est.rsde == "shadow" or est.m is None:
+        s = shadow_centers(X64, sigma=est.sigma_, ell=est.ell, kernel=est.kernel, order=est.order,
+                           random_state=rng)
+        est.shadow_m_ = s.m
+        if est.rsde == "shadow":
+            est.center_indices_ = s.center_indices
+            return s.centers, s.weights.astype(np.float64), s.labels
+    m = est.shadow_m_ if est.m is None else est.m
+    if est.rsde == "kmeans":  # means, not rows: no center_indices_
+        C, w = kmeans_rsde(X64, m, random_state=rng)
+    elif est.rsde == "uniform":
+        C, w, est.center_indices_ = uniform_rsde(X64, m, random_state=rng, return_indices=True)
+    else:
+        C, w, est.center_indices_ = herding_rsde(X64, m, sigma=est.sigma_, kernel=est.kernel, random_state=rng,
+                                                 return_indices=True)
+    return C, w, None
+
+
+class _ReducedSetDiffusion(KPCAMixin):
+    """Shared fit and transform: reduced set, the m x m diffusion problem, Nystrom extension.
+
+    Subclasses give ``_diffusion_parameters() -> (alpha, t)`` and ``_n_eigen() -> k``.
+    """
+
+    _parameter_constraints: dict = {
+        **COMMON_CONSTRAINTS,
+        **_M_OR_ELL,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "rsde": [StrOptions(set(RSDE_ESTIMATORS))],
+        "order": [StrOptions({"input", "random"})],
+        "eigen_solver": [StrOptions({"auto", "dense", "arpack"})],
+    }
+
+    def _n_eigen(self) -> int:
+        return int(self.n_components)
+
+    def _fit_rows(self, X):
+        """Validate X, select the reduced set, solve; the shadow labels of the rows (or None)."""
+        X = self._validate_fit_input(X)
+        rng = check_random_state(self.random_state)
+        C, w, labels = select_reduced_set(self, X, rng)
+        self._solve(C, w, rng)
+        return labels
+
+    def _check_rank(self, m: int) -> None:
+        k = self._n_eigen()
+        if k < m:
+            return
+        name = "n_clusters" if hasattr(self, "n_clusters") and self.n_components is None else "n_components"
+        if self.rsde == "shadow" or self.m is None:
+            source = f"the shadow gives m={m} centers at sigma={self.sigma_:.4g}, ell={self.ell:g}"
+            fix = "raise ell or lower sigma for more centers"
+        else:
+            source = f"m={m} centers"
+            fix = "raise m"
+        raise ValueError(
+            f"{name}={getattr(self, name)} needs {k} nontrivial eigenvectors, but {source}, and P on m centers "
+            f"has only m - 1 = {m - 1} besides the trivial one (eigenvalue 1). Lower {name} to at most "
+            f"{m - 1 if name == 'n_components' else m}, or {fix}."
+        )
+
+    def _solve(self, C, w, rng):
+        m = C.shape[0]
+        self._check_rank(m)
+        _check_kernel_budget(m)
+        alpha, t = self._diffusion_parameters()
+        eig = diffusion_on_centers(C, w, self._n_eigen(), sigma=self.sigma_, kernel=self.kernel, alpha=alpha,
+                                   eigen_solver=self.eigen_solver, random_state=rng)
+        self.centers_ = C
+        self.weights_ = w
+        self.m_ = int(m)
+        self.eigenvalues_ = eig.eigenvalues
+        self.eigenvectors_ = eig.eigenvectors
+        self.density_ = eig.density
+        self.degrees_ = eig.degrees
+        self.eigen_solver_ = eig.solver
+        self.embedding_ = diffusion_coordinates(eig, t)
+        self._coef, self._denominator = diffusion_coefficients(eig, w, alpha=alpha, t=t)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_reduced_set(self, centers, weights, *, sigma=None, center_indices=None):
+        """Fit on a reduced set computed elsewhere (the distributed shadow): the m x m problem only.
+
+        Parameters
+        ----------
+        centers : array-like of shape (m, n_features)
+        weights : array-like of shape (m,)
+            Positive; the points each center represents.
+        sigma : float or None, default=None
+            Bandwidth; None uses the ``sigma`` parameter, which must then be a number.
+        center_indices : array-like of shape (m,) or None, default=None
+            Rows of the training data used as centers, if known.
+
+        Returns
+        -------
+        self : object
+        """
+        C = validate_data(self, centers, dtype=np.float64, ensure_min_samples=1)
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (C.shape[0],) or not np.all(np.isfinite(w)) or not np.all(w > 0):
+            raise ValueError(
+                f"weights must be {C.shape[0]} positive finite numbers, one per center; got shape {w.shape}."
+            )
+        if sigma is None and isinstance(self.sigma, str):
+            raise ValueError("sigma='median' needs the data: pass the bandwidth as fit_reduced_set(..., sigma=).")
+        self.sigma_ = check_positive(self.sigma if sigma is None else sigma, "sigma")
+        self.__dict__.pop("labels_", None)  # n labels are not known here
+        self.__dict__.pop("center_indices_", None)
+        if center_indices is not None:
+            self.center_indices_ = np.asarray(center_indices)
+        self.shadow_m_ = C.shape[0]
+        return self._solve(C, w, check_random_state(self.random_state))
+
+    def transform(self, X):
+        """Coordinates of new rows through the m centers (Nystrom): O(m d) per row.
+
+        For a center, the result is its row of ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+        """
+        backend = distributed_backend(X)
+        if backend is not None:  # lazy, block by block
+            return backend.transform(self, X)
+        X = self._validate_transform_input(X)
+        Z = diffusion_transform(X, self.centers_, self._coef, self._denominator, sigma=self.sigma_,
+                                kernel=self.kernel)
+        return Z.astype(X.dtype, copy=False)
+
+
+class _TransformerFit:
+    """``fit`` of the two transformers: rows, or a dask array through the distributed shadow."""
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Select the reduced set and solve the m x m diffusion eigenproblem.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : object
+        """
+        backend = distributed_backend(X)
+        if backend is not None:  # rows stay where Dask keeps them
+            return backend.fit(self, X)
+        self.__dict__.pop("labels_", None)
+        labels = self._fit_rows(X)
+        if labels is not None:
+            self.labels_ = labels
+        return self
+
+
+class ReducedSetDiffusionMap(_TransformerFit, _ReducedSetDiffusion):
+    """Diffusion maps (Coifman & Lafon 2006) on the shadow centers, with out-of-sample transform.
+
+    With ``K`` the kernel matrix on the centers (diagonal included), ``q = K w``,
+    ``K_a = K / (q^alpha q^alpha')``, ``d = K_a w`` and ``P = D^-1 K_a W``, the coordinates are
+    ``lambda_k^t psi_k`` for the top nontrivial right eigenvectors ``psi_k`` of ``P`` (the
+    trivial one, eigenvalue 1, is dropped). ``psi`` is normalised to unit norm in the
+    stationary measure ``pi = w d / sum(w d)``. On the quantized data
+    ``np.repeat(centers_, weights_, axis=0)`` this is the exact dense method.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Number of nontrivial coordinates; at most m - 1.
+    sigma : float or "median", default="median"
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or ``exp(-||x-y|| / sigma)``
+        (Laplacian); scikit-learn's ``gamma = 1 / sigma**2``. "median": the median pairwise
+        distance on a seeded subsample (see ``sigma_``).
+    ell : float, default=4.0
+        Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers.
+    alpha : float in [0, 1], default=1.0
+        Density normalisation: 0 is the normalized graph Laplacian (Laplacian eigenmaps),
+        1/2 Fokker-Planck, 1 the Laplace-Beltrami operator (density removed).
+    t : float >= 0, default=1
+        Diffusion time: coordinates are ``lambda^t psi``.
+    kernel : {"gaussian", "laplacian"}, default="gaussian"
+    rsde : {"shadow", "kmeans", "uniform", "herding"}, default="shadow"
+        Reduced-set density estimator; the others need ``m`` (``m=None``: the shadow's m).
+    m : int or None, default=None
+        Number of centers for the non-shadow estimators (ignored by "shadow").
+    order : {"input", "random"}, default="input"
+        Visiting order of the shadow scan.
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        "auto": dense up to m = 250 or for many components, else ARPACK.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    sigma_ : float
+    m_ : int
+        Number of centers.
+    shadow_m_ : int
+        Centers the shadow gave at ``ell`` (when it ran).
+    centers_ : ndarray of shape (m_, n_features)
+    weights_ : ndarray of shape (m_,)
+        Points represented by each center (sum n).
+    center_indices_ : ndarray of shape (m_,)
+        Rows used as centers (not for ``rsde="kmeans"``).
+    labels_ : ndarray of shape (n_samples,)
+        Shadow center of each training row (``rsde="shadow"`` only).
+    eigenvalues_ : ndarray of shape (n_components,)
+        Nontrivial eigenvalues of ``P``, descending, in [0, 1) (below 1e-12 set to 0; the
+        coordinates of a zero eigenvalue are 0). Eigenvalue 1 repeats when the kernel graph
+        falls apart into blocks whose kernel values underflow between them: the extra
+        eigenvalue-1 coordinates then tell the blocks apart.
+    eigenvectors_ : ndarray of shape (m_, n_components)
+        ``psi`` at the centers, ``sum_j pi_j psi_j^2 = 1``, largest-magnitude entry positive.
+    embedding_ : ndarray of shape (m_, n_components)
+        ``lambda^t psi`` at the centers: ``transform(centers_)``.
+    density_ : ndarray of shape (m_,)
+        ``q = K w``.
+    degrees_ : ndarray of shape (m_,)
+        ``d = K_a w``.
+    eigen_solver_ : str
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    ReducedSetSpectralEmbedding : alpha = 0, no lambda^t scaling.
+    ReducedSetSpectralClustering : k-means on these coordinates.
+
+    Notes
+    -----
+    A new point x gets ``lambda^t psi(x)`` with ``psi(x) = (1/lambda) sum_j P(x, c_j) psi(c_j)``,
+    ``q(x)`` and ``d(x)`` computed as for a center; a point whose kernel values all underflow
+    is evaluated in log space (the limit: its nearest center's coordinates over lambda),
+    never NaN. ``partial_fit`` is not offered. A dask array is fitted through the
+    distributed shadow (``rsde="shadow"``, ``order="input"``) and transformed block by block.
+
+    References
+    ----------
+    R. R. Coifman, S. Lafon. Diffusion maps. Appl. Comput. Harmon. Anal. 21 (2006) 5-30.
+
+    H. A. Kingravi, P. A. Vela, A. Gray. Reduced-Set Kernel Principal Components
+    Analysis for Improving the Training and Execution Speed of Kernel Machines.
+    SIAM SDM 2013, Section 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import ReducedSetDiffusionMap
+    >>> X = np.random.default_rng(0).normal(size=(500, 3))
+    >>> dm = ReducedSetDiffusionMap(n_components=2, sigma=1.0, ell=4.0).fit(X)
+    >>> dm.transform(X[:3]).shape
+    (3, 2)
+    >>> bool(np.allclose(dm.transform(dm.centers_), dm.embedding_))
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_ReducedSetDiffusion._parameter_constraints,
+        "alpha": [Interval(Real, 0, 1, closed="both")],
+        "t": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, n_components=2, *, sigma="median", ell=4.0, alpha=1.0, t=1, kernel="gaussian",
+                 rsde="shadow", m=None, order="input", eigen_solver="auto", random_state=None):
+        self.n_components = n_components
+        self.sigma = sigma
+        self.ell = ell
+        self.alpha = alpha
+        self.t = t
+        self.kernel = kernel
+        self.rsde = rsde
+        self.m = m
+        self.order = order
+        self.eigen_solver = eigen_solver
+        self.random_state = random_state
+
+    def _diffusion_parameters(self):
+        return float(self.alpha), float(self.t)
+
+
+class ReducedSetSpectralEmbedding(_TransformerFit, _ReducedSetDiffusion):
+    """Laplacian eigenmaps on the shadow centers, with out-of-sample transform.
+
+    The random-walk eigenvectors ``psi`` of ``P = D^-1 K W`` (the diffusion map with
+    ``alpha = 0``, ``t = 0``): the generalized eigenvectors ``L psi = (1 - lambda) D psi`` of
+    the graph Laplacian ``L = D - K`` on the quantized data, which scikit-learn's
+    ``SpectralEmbedding`` returns up to scale (see the tests for how its self-loop
+    convention is matched). The trivial constant eigenvector is dropped.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Number of coordinates; at most m - 1.
+    sigma : float or "median", default="median"
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or ``exp(-||x-y|| / sigma)``
+        (Laplacian); scikit-learn's ``gamma = 1 / sigma**2``.
+    ell : float, default=4.0
+        Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers.
+    kernel : {"gaussian", "laplacian"}, default="gaussian"
+    rsde : {"shadow", "kmeans", "uniform", "herding"}, default="shadow"
+    m : int or None, default=None
+        Number of centers for the non-shadow estimators (ignored by "shadow").
+    order : {"input", "random"}, default="input"
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    sigma_ : float
+    m_ : int
+    centers_ : ndarray of shape (m_, n_features)
+    weights_ : ndarray of shape (m_,)
+    labels_ : ndarray of shape (n_samples,)
+        Shadow center of each training row (``rsde="shadow"`` only).
+    eigenvalues_ : ndarray of shape (n_components,)
+        Nontrivial eigenvalues of ``P`` (``1 - `` those of the random-walk Laplacian).
+    eigenvectors_ : ndarray of shape (m_, n_components)
+        ``psi`` at the centers, unit norm in the stationary measure ``w d / sum(w d)``.
+    embedding_ : ndarray of shape (m_, n_components)
+        Equal to ``eigenvectors_`` (0 for a zero eigenvalue): ``transform(centers_)``.
+    density_, degrees_ : ndarray of shape (m_,)
+        ``q = K w`` and ``d = K w`` (equal at alpha = 0).
+    eigen_solver_ : str
+    n_features_in_ : int
+
+    See Also
+    --------
+    ReducedSetDiffusionMap : the general alpha and t.
+
+    References
+    ----------
+    M. Belkin, P. Niyogi. Laplacian eigenmaps for dimensionality reduction and data
+    representation. Neural Computation 15 (2003) 1373-1396.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca import ReducedSetSpectralEmbedding
+    >>> X = np.random.default_rng(0).normal(size=(300, 2))
+    >>> se = ReducedSetSpectralEmbedding(n_components=2, sigma=1.0).fit(X)
+    >>> se.transform(X).shape
+    (300, 2)
+    """
+
+    def __init__(self, n_components=2, *, sigma="median", ell=4.0, kernel="gaussian", rsde="shadow", m=None,
+                 order="input", eigen_solver="auto", random_state=None):
+        self.n_components = n_components
+        self.sigma = sigma
+        self.ell = ell
+        self.kernel = kernel
+        self.rsde = rsde
+        self.m = m
+        self.order = order
+        self.eigen_solver = eigen_solver
+        self.random_state = random_state
+
+    def _diffusion_parameters(self):
+        return 0.0, 0.0

@@ -1,0 +1,201 @@
+"""Spectral clustering on the shadow: weighted k-means on the centers' spectral coordinates.
+
+The embedding is the one of :mod:`rskpca.decomposition._spectral` (by default Laplacian
+eigenmaps, ``alpha = 0``, ``t = 0``: the random-walk eigenvectors scikit-learn's
+``SpectralClustering`` clusters). k-means runs on the m centers, each counted ``w_j``
+times (``sample_weight``), which is k-means on the quantized data; every training row
+takes its shadow center's cluster, and a new row the cluster whose k-means center is
+nearest to its Nystrom coordinates.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import ClusterMixin, _fit_context
+from sklearn.cluster import KMeans
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from rskpca.core.radial_kernels import squared_distances
+from rskpca.decomposition._array_backends import distributed_backend
+from rskpca.decomposition._spectral import _ReducedSetDiffusion
+
+__all__ = ["ReducedSetSpectralClustering"]
+
+
+class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
+    """Spectral clustering through the shadow centers, with ``predict`` for new rows.
+
+    Embeds the m centers by the top nontrivial random-walk eigenvectors (a diffusion map,
+    by default ``alpha = 0``, ``t = 0``), runs k-means on them with the weights as
+    ``sample_weight``, and labels each training row with its shadow center's cluster.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters; at most m.
+    n_components : int or None, default=None
+        Spectral coordinates k-means sees; None: ``n_clusters - 1`` (at least 1), which
+        with the dropped constant vector is scikit-learn's ``n_components = n_clusters``.
+    sigma : float or "median", default="median"
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or ``exp(-||x-y|| / sigma)``
+        (Laplacian); scikit-learn's ``gamma = 1 / sigma**2``.
+    ell : float, default=4.0
+        Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers.
+    alpha : float in [0, 1], default=0.0
+        Density normalisation of the diffusion map (0: normalized cut / Laplacian eigenmaps).
+    t : float >= 0, default=0
+        Diffusion time of the coordinates ``lambda^t psi``.
+    kernel : {"gaussian", "laplacian"}, default="gaussian"
+    rsde : {"shadow", "kmeans", "uniform", "herding"}, default="shadow"
+        Reduced-set density estimator; the others need ``m`` (``m=None``: the shadow's m).
+        Without the shadow the training rows are labelled by ``predict``.
+    m : int or None, default=None
+        Number of centers for the non-shadow estimators (ignored by "shadow").
+    order : {"input", "random"}, default="input"
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+    n_init : int, default=10
+        k-means restarts.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each training row (its shadow center's). On a dask array: a lazy
+        dask array of ``predict`` over the row blocks.
+    center_labels_ : ndarray of shape (m_,)
+        Cluster of each center.
+    cluster_centers_ : ndarray of shape (n_clusters, n_components_)
+        k-means centers in the spectral coordinates.
+    shadow_labels_ : ndarray of shape (n_samples,)
+        Shadow center of each training row (``rsde="shadow"``).
+    n_components_ : int
+        Coordinates used.
+    sigma_, m_, centers_, weights_, eigenvalues_, eigenvectors_, embedding_, density_, degrees_
+        As in :class:`ReducedSetDiffusionMap`.
+    n_features_in_ : int
+
+    See Also
+    --------
+    ReducedSetDiffusionMap, ReducedSetSpectralEmbedding
+
+    Notes
+    -----
+    ``predict`` on a training row uses its Nystrom coordinates, not its shadow center's,
+    so it may differ from ``labels_`` for a row near a cluster boundary.
+
+    References
+    ----------
+    A. Y. Ng, M. I. Jordan, Y. Weiss. On spectral clustering: analysis and an algorithm. NIPS 2001.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sklearn.metrics import adjusted_rand_score
+    >>> from rskpca import ReducedSetSpectralClustering
+    >>> X, y = make_moons(1000, noise=0.05, random_state=0)
+    >>> sc = ReducedSetSpectralClustering(n_clusters=2, sigma=0.2, ell=4.0, random_state=0).fit(X)
+    >>> round(adjusted_rand_score(y, sc.labels_), 2), sc.predict(X[:2]).shape
+    (1.0, (2,))
+    """
+
+    _parameter_constraints: dict = {
+        **_ReducedSetDiffusion._parameter_constraints,
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha": [Interval(Real, 0, 1, closed="both")],
+        "t": [Interval(Real, 0, None, closed="left")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, n_clusters=8, *, n_components=None, sigma="median", ell=4.0, alpha=0.0, t=0,
+                 kernel="gaussian", rsde="shadow", m=None, order="input", eigen_solver="auto", n_init=10,
+                 random_state=None):
+        self.n_clusters = n_clusters
+        self.n_components = n_components
+        self.sigma = sigma
+        self.ell = ell
+        self.alpha = alpha
+        self.t = t
+        self.kernel = kernel
+        self.rsde = rsde
+        self.m = m
+        self.order = order
+        self.eigen_solver = eigen_solver
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def _diffusion_parameters(self):
+        return float(self.alpha), float(self.t)
+
+    def _n_eigen(self) -> int:
+        return int(self.n_components) if self.n_components is not None else max(1, int(self.n_clusters) - 1)
+
+    def _check_rank(self, m: int) -> None:
+        if self.n_clusters > m:
+            source = (f"the shadow gives m={m} centers at sigma={self.sigma_:.4g}, ell={self.ell:g}"
+                      if self.rsde == "shadow" or self.m is None else f"m={m} centers")
+            raise ValueError(
+                f"n_clusters={self.n_clusters} exceeds the number of centers: {source}. Lower n_clusters to "
+                f"at most {m}, or get more centers (raise ell or lower sigma, or raise m)."
+            )
+        super()._check_rank(m)
+
+    def _solve(self, C, w, rng):
+        super()._solve(C, w, rng)
+        self.n_components_ = self.embedding_.shape[1]
+        km = KMeans(n_clusters=self.n_clusters, n_init=self.n_init, random_state=rng.randint(2**31 - 1))
+        km.fit(self.embedding_, sample_weight=w)
+        self.cluster_centers_ = km.cluster_centers_
+        self.center_labels_ = km.labels_.astype(np.intp)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Select the reduced set, embed the centers, cluster them, label the rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : ReducedSetSpectralClustering
+        """
+        self.__dict__.pop("shadow_labels_", None)
+        backend = distributed_backend(X)
+        if backend is not None:  # the distributed shadow; labels lazily, block by block
+            backend.fit(self, X)
+            self.labels_ = self._lazy_predict(X)
+            return self
+        shadow_labels = self._fit_rows(X)
+        if shadow_labels is not None:
+            self.shadow_labels_ = shadow_labels
+            self.labels_ = self.center_labels_[shadow_labels]
+        else:
+            self.labels_ = self.predict(X)
+        return self
+
+    def _lazy_predict(self, X):
+        rows = X.rechunk({1: -1}) if X.ndim == 2 else X
+        return rows.map_blocks(self.predict, dtype=np.intp, drop_axis=1)
+
+    def predict(self, X):
+        """Cluster of new rows: the k-means center nearest to their Nystrom coordinates.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        if distributed_backend(X) is not None:
+            return self._lazy_predict(X)
+        Z = np.asarray(self.transform(X), dtype=np.float64)
+        return np.argmin(squared_distances(Z, self.cluster_centers_), axis=1).astype(np.intp)
