@@ -233,3 +233,15 @@ def test_a_precomputed_shadow_gives_rskpcas_fit_bit_for_bit(data):
     assert nys.train_s > 0
     with pytest.raises(ValueError, match="X_train's own shadow"):
         sweeps.fit_method("rskpca", data[:100], n_components=3, sigma=2.0, ell=3.0, shadow=s)
+
+
+def test_timing_columns_are_chosen_by_their_unit_in_the_vocabulary():
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    ex = sweeps.fit_exact(X, n_components=2, sigma=1.0)
+    row = sweeps.compare(ex, ex)
+    timed = sweeps.timing_columns(row)
+    assert {"train_s", "test_s", "train_speedup", "test_speedup", "exact_solver"} <= set(timed)
+    assert not {"method", "m", "alignment_error", "gram_spectral_error", "retained"} & set(timed)
+    assert all(COLUMNS[c].unit in ("s", "ratio") for c in timed if c != "exact_solver")
+    with pytest.raises(ValueError, match="not in"):
+        sweeps.timing_columns(["no_such_column"])

@@ -15,5 +15,14 @@ from rskpca.bounds._theorems import (  # noqa: F401
     apriori_bounds,
     eigengap,
 )
+from rskpca.bounds._over_ell import (  # noqa: F401
+    APRIORI_ELL_STEP,
+    MEASURED_OVER_ELL_MAX_ROWS,
+    apriori_ell_grid,
+    apriori_rows,
+    measured_over_ell_rows,
+)
 
-__all__ = ["BoundValue", "THEOREMS", "theorem_bounds", "mmd_bound", "eigenvalue_bound", "hs_bound", "projection_bound", "bounds_table", "apriori_bounds", "eigengap"]
+__all__ = ["BoundValue", "THEOREMS", "theorem_bounds", "mmd_bound", "eigenvalue_bound", "hs_bound", "projection_bound", "bounds_table", "apriori_bounds", "eigengap",
+           "APRIORI_ELL_STEP", "MEASURED_OVER_ELL_MAX_ROWS", "apriori_ell_grid", "apriori_rows",
+           "measured_over_ell_rows"]

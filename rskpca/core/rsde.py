@@ -12,6 +12,11 @@ Algorithm 1 in place of the shadow:
 * ``herding_rsde``: kernel herding (Chen, Welling & Smola, 2010): greedy
   super-samples of the KDE, each standing for n/m points. O(n^2 d) for the KDE
   at every candidate, so large inputs are herded on a stated subsample.
+
+The densities themselves: :func:`kde` (eq. 8, every point), :func:`reduced_set_density`
+(eq. 16: the ShDE with the shadow's centers and weights, or any estimator's above), and
+:func:`row_masses`, the same densities as masses on the rows of X, for a caller that keeps
+``k(P, X)`` and evaluates many of them with one product.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from sklearn.utils import check_random_state
 
 from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
 
-__all__ = ["kmeans_rsde", "uniform_rsde", "herding_rsde", "RSDE_ESTIMATORS", "HERDING_MAX_CANDIDATES"]
+__all__ = ["kmeans_rsde", "uniform_rsde", "herding_rsde", "RSDE_ESTIMATORS", "HERDING_MAX_CANDIDATES", "kde",
+           "reduced_set_density", "row_masses"]
 
 #: The reduced-set density estimators ``ReducedSetKPCA(rsde=...)`` accepts: the shadow
 #: (Algorithm 2, in :mod:`rskpca.core.shadow`) and the three of this module.
@@ -109,3 +115,110 @@ def herding_rsde(X, m: int, *, sigma: float, kernel: str = "gaussian", random_st
         return cand[uniq].copy(), counts * (n / m), rows[uniq]
     return cand[uniq].copy(), counts * (n / m)
 
+
+
+def kde(P, X, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:
+    """The kernel density estimate of the rows of X at the points P (eq. 8 of Kingravi et al., 2013).
+
+    ``p(x) = (1/n) sum_i k(x, x_i)``, unnormalised (the kernel's own integral is not divided out,
+    as in the paper), evaluated in blocks without an n x len(P) matrix.
+
+    Parameters
+    ----------
+    P : array-like of shape (n_points, n_features)
+        Where to evaluate.
+    X : array-like of shape (n_samples, n_features)
+        The data.
+    sigma : float
+        The bandwidth.
+    kernel : str, default="gaussian"
+        ``"gaussian"`` or ``"laplacian"``.
+
+    Returns
+    -------
+    ndarray of shape (n_points,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kde(np.array([[0.0]]), np.array([[0.0], [1.0]]), sigma=1.0).round(4).tolist()  # (1 + e^-1) / 2
+    [0.6839]
+    """
+    return kernel_row_means(P, X, sigma=sigma, kernel=kernel)
+
+
+def reduced_set_density(P, centers, weights, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:
+    """A reduced-set density estimate at the points P: ``sum_j (w_j / sum(w)) k(x, c_j)``.
+
+    With the shadow's centers and weights (which sum to n) this is the shadow density estimate,
+    eq. (16) of Kingravi et al. (2013): ``p~(x) = (1/n) sum_j w_j k(x, c_j)``, the KDE with each
+    point's mass moved to its center. The estimators of this module give the others.
+
+    Parameters
+    ----------
+    P : array-like of shape (n_points, n_features)
+        Where to evaluate.
+    centers : array-like of shape (m, n_features)
+        The reduced set.
+    weights : array-like of shape (m,)
+        The points each center stands for.
+    sigma : float
+        The bandwidth.
+    kernel : str, default="gaussian"
+        ``"gaussian"`` or ``"laplacian"``.
+
+    Returns
+    -------
+    ndarray of shape (n_points,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rskpca.core.shadow import shadow_centers
+    >>> X = np.array([[0.0], [0.1], [3.0]])
+    >>> s = shadow_centers(X, sigma=1.0, ell=2.0)  # eps = 0.5: rows 0 and 1 share a center
+    >>> s.weights.tolist()
+    [2, 1]
+    >>> P = np.array([[0.0], [1.0]])
+    >>> bool(np.allclose(reduced_set_density(P, s.centers, s.weights, sigma=1.0),
+    ...                  (2 * np.exp(-P[:, 0] ** 2) + np.exp(-(P[:, 0] - 3) ** 2)) / 3))
+    True
+    """
+    return kernel_row_means(P, centers, sigma=sigma, kernel=kernel, weights=weights)
+
+
+def row_masses(n: int, center_indices=None, weights=None) -> np.ndarray:
+    """A density over the n rows of X as a mass per row, so that ``k(P, X) @ row_masses(...)`` evaluates it.
+
+    Without centers each row has mass ``1/n``: the KDE (:func:`kde`). With the rows of X that are
+    centers and their weights, each center has ``w_j / sum(w)`` and the other rows 0: the
+    reduced-set density (:func:`reduced_set_density`; the ShDE for the shadow's). A caller that
+    keeps ``k(P, X)`` then evaluates the KDE and the ShDE at every ell with one product each.
+
+    Parameters
+    ----------
+    n : int
+        Rows of X.
+    center_indices : array-like of shape (m,), optional
+        The rows of X that are centers (the shadow's ``center_indices``).
+    weights : array-like of shape (m,), optional
+        Their weights; required with ``center_indices``.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Non-negative masses summing to 1.
+
+    Examples
+    --------
+    >>> row_masses(4).tolist()
+    [0.25, 0.25, 0.25, 0.25]
+    >>> row_masses(4, [0, 3], [3, 1]).tolist()
+    [0.75, 0.0, 0.0, 0.25]
+    """
+    if center_indices is None:
+        return np.full(int(n), 1.0 / n)
+    weights = np.asarray(weights, dtype=np.float64)
+    mass = np.zeros(int(n))
+    mass[np.asarray(center_indices)] = weights / np.sum(weights)
+    return mass

@@ -26,11 +26,12 @@ from rskpca.core.metrics import align, alignment_error, eigenvalue_deviation
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, check_methods, make_estimator
+from rskpca.evaluation.result_columns import COLUMNS
 from rskpca.evaluation.timing import Timing, best_time
 
 __all__ = [
     "MethodResult", "EXACT_SOLVERS", "fit_method", "fit_exact", "compare", "failed_row", "sweep_point",
-    "method_sweep", "shadow_sweep", "ell_grid", "aligned_embeddings",
+    "method_sweep", "shadow_sweep", "ell_grid", "aligned_embeddings", "TIMING_UNITS", "timing_columns",
 ]
 
 #: scikit-learn solvers timed for exact KPCA; the fastest is the speedups' baseline and the
@@ -256,6 +257,40 @@ def compare(result: MethodResult, exact: MethodResult, *, reference: MethodResul
         "test_speedup": exact.test_s / max(result.test_s, 1e-9),
         "error": "",
     }
+
+
+#: The units (:data:`~rskpca.evaluation.result_columns.COLUMNS`) of the columns that report times:
+#: seconds, and ratios of times (the speedups).
+TIMING_UNITS = ("s", "ratio")
+
+
+def timing_columns(columns) -> list[str]:
+    """The columns among ``columns`` that report times, by their unit in the column vocabulary.
+
+    Seconds and ratios of times (:data:`TIMING_UNITS`), and ``exact_solver`` (the solver exact
+    KPCA's times are from). A view that fits without timing (the app's Embeddings page) leaves
+    them out; the vocabulary refuses a column it does not define.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        Column names of a :func:`compare` table.
+
+    Returns
+    -------
+    list of str
+        The timing columns, in the order given.
+
+    Examples
+    --------
+    >>> timing_columns(["method", "alignment_error", "train_s", "test_speedup", "exact_solver", "m"])
+    ['train_s', 'test_speedup', 'exact_solver']
+    """
+    columns = list(columns)
+    unknown = [c for c in columns if c not in COLUMNS]
+    if unknown:
+        raise ValueError(f"Columns {unknown} are not in rskpca.evaluation.result_columns.COLUMNS; define them there.")
+    return [c for c in columns if COLUMNS[c].unit in TIMING_UNITS or c == "exact_solver"]
 
 
 #: The measured columns of a :func:`compare` row: NaN in the row of a method that could not run.

@@ -37,7 +37,7 @@ from rskpca.plotting._data import (
     weight_histogram,
 )
 from rskpca.plotting._data_view import data_figure
-from rskpca.plotting._method_comparison import embedding_figure, spectra_figure
+from rskpca.plotting._method_comparison import MAX_3D_VIEWS, embedding_figure, spectra_figure, views_in_3d
 from rskpca.plotting._ell_scrubber_figures import (
     SCRUB_CENTERS,
     SCRUB_POINTS,
@@ -77,6 +77,8 @@ __all__ = [
     "density_points_figure",
     "error_histogram",
     "embedding_figure",
+    "MAX_3D_VIEWS",
+    "views_in_3d",
     "spectra_figure",
     "bar_figure",
     "fit_time_figure",
