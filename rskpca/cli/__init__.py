@@ -8,7 +8,7 @@
 * ``rskpca bench [fit]`` times shadow selection, the eigenproblem, the whole fit, exact KPCA and
   Nystrom on a grid of n, d and ell (or on a data file), prints a table and writes CSV;
   ``rskpca bench methods`` compares every registered method; ``rskpca bench distributed``
-  measures the Dask shadow. Columns: :mod:`rskpca.evaluation.columns`.
+  measures the Dask shadow. Columns: :mod:`rskpca.evaluation.result_columns`.
 * ``rskpca experiment`` reproduces Section 6 of the paper on labelled CSV files: tidy CSV,
   one self-contained Plotly HTML per figure, and a markdown summary.
 
