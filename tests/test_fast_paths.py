@@ -1,164 +1,13 @@
-"""The shadow's fast paths (compiled loop on a principal-axis grid, hash grid for d <= 3, blocked
-GEMM screen for any d) and the eigensolver choice: each must equal the literal algorithm / the
-dense solver exactly."""
+"""The eigensolver choice and the fit's fast paths (partial and float32 solvers, the weighted kernel):
+each must equal the dense float64 solution, or stay within its stated error. (The shadow's paths are
+tested in tests/test_shadow*.py.)"""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-from hypothesis.extra.numpy import arrays
 
-from reference import literal_shadow
-from rskpca import shadow_centers
 from rskpca.core import eigen as _core
 from rskpca.core.eigen import choose_eigen_solver, weighted_kpca
 from rskpca.core.radial_kernels import kernel_matrix
-from rskpca.core._shadow_resolve import _resolve_in_order
-
-
-def _assert_same_as_literal(X, eps, algorithm):
-    s = shadow_centers(X, sigma=eps * 4.0, ell=4.0, algorithm=algorithm)
-    c, w, lab = literal_shadow(X, s.eps)
-    np.testing.assert_array_equal(s.center_indices, c)
-    np.testing.assert_array_equal(s.weights, w)
-    np.testing.assert_array_equal(s.labels, lab)
-    return s
-
-
-def _lattice(d, k=9):
-    axes = np.meshgrid(*[np.arange(k, dtype=float)] * d, indexing="ij")
-    return np.stack(axes, -1).reshape(-1, d)
-
-
-@pytest.mark.parametrize("algorithm", ["grid", "blas", "compiled"])
-@pytest.mark.parametrize("d", [1, 2, 3])
-def test_ties_at_exactly_eps_on_a_lattice(d, algorithm):
-    # Integer lattice with eps = 1: neighbours sit at distance exactly eps and must
-    # NOT be absorbed (strict <); shuffled so ties meet blocks in every order.
-    X = _lattice(d, k=12 if d < 3 else 7)
-    np.random.default_rng(d).shuffle(X)
-    s = _assert_same_as_literal(X, 1.0, algorithm)
-    assert s.m == X.shape[0]  # nothing is strictly closer than eps
-    # just above the tie: the lattice neighbours along the axes are absorbed
-    _assert_same_as_literal(X, np.nextafter(1.0, 2.0), algorithm)
-
-
-@pytest.mark.parametrize("algorithm", ["grid", "blas", "compiled"])
-@pytest.mark.parametrize("d", [1, 2, 3])
-def test_duplicates_and_near_ties(d, algorithm):
-    rng = np.random.default_rng(10 + d)
-    base = np.round(rng.uniform(0, 4, size=(300, d)) / 0.25) * 0.25  # many exact-eps gaps
-    X = np.repeat(base, rng.integers(1, 6, size=300), axis=0)
-    X[::7] += 1e-13  # near ties straddling eps
-    rng.shuffle(X)
-    for eps in (0.25, 0.5, 1.0):
-        _assert_same_as_literal(X, eps, algorithm)
-
-
-@pytest.mark.parametrize("algorithm", ["grid", "blas", "compiled"])
-def test_sorted_one_dimensional_chain(algorithm):
-    # Sorted 1-d points 0.9 eps apart: every point depends on the one before it,
-    # the longest possible chain for the in-order resolution.
-    X = (np.arange(3000) * 0.9)[:, None]
-    s = _assert_same_as_literal(X, 1.0, algorithm)
-    assert s.center_indices.tolist() == list(range(0, 3000, 2))
-
-
-def test_grid_and_blas_agree_on_large_low_dimensional_data():
-    rng = np.random.default_rng(5)
-    X = np.concatenate([rng.normal(c, 0.4, size=(3000, 2)) for c in (0.0, 3.0, 7.0)])
-    rng.shuffle(X)
-    for eps in (0.02, 0.1, 0.6):
-        g = shadow_centers(X, sigma=eps * 2, ell=2.0, algorithm="grid")
-        b = shadow_centers(X, sigma=eps * 2, ell=2.0, algorithm="blas")
-        assert (g.algorithm, b.algorithm) == ("grid", "blas")
-        np.testing.assert_array_equal(g.center_indices, b.center_indices)
-        np.testing.assert_array_equal(g.labels, b.labels)
-
-
-def test_blas_path_with_many_blocks_matches_literal():
-    # Enough points that the blocked scan truncates blocks (many uncovered points)
-    # and later blocks screen against thousands of centers.
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(2500, 8))
-    for algorithm in ("blas", "compiled"):
-        _assert_same_as_literal(X, 1.2, algorithm)
-        _assert_same_as_literal(X, 3.0, algorithm)
-
-
-def test_auto_screens_first_and_hands_over_to_the_grid(monkeypatch):
-    from rskpca.core import shadow as shadow_module
-    rng = np.random.default_rng(0)
-    assert shadow_centers(rng.normal(size=(50, 4)), sigma=1.0, ell=2.0).algorithm == "compiled"
-    # above COMPILED_MAX_DIM (here lowered) "auto" screens, and hands over to the grid in low d
-    monkeypatch.setattr(shadow_module, "COMPILED_MAX_DIM", 0)
-    assert shadow_centers(rng.normal(size=(50, 3)), sigma=1.0, ell=2.0).algorithm == "blas"
-    assert shadow_centers(rng.normal(size=(50, 4)), sigma=1.0, ell=2.0).algorithm == "blas"
-    # A low switch point forces the hand-over mid-scan; the grid resumes on the screen's
-    # centers and labels, and the result is still the literal algorithm's.
-    for d in (1, 2, 3):
-        monkeypatch.setitem(shadow_module.GRID_SWITCH_M, d, 5)
-        X = rng.normal(size=(3000, d))
-        s = _assert_same_as_literal(X, 0.3, "auto")
-        assert s.algorithm == "blas+grid"
-
-
-def test_grid_falls_back_when_cells_would_overflow():
-    X = np.array([[0.0], [1e-300], [1e300]])
-    s = shadow_centers(X, sigma=1e-3, ell=1.0)
-    assert s.algorithm == "blas"  # (the compiled path's scatter overflows: the screen rescales)
-    assert s.labels.tolist() == [0, 0, 1]  # squared norms overflow unless the screen rescales
-    X = np.array([[1e200, 0.0], [1e200, 1e190], [0.0, 0.0], [-1e200, 5.0], [-1e200, 6.0]])
-    s = shadow_centers(X, sigma=2.0, ell=1.0)
-    assert s.labels.tolist() == [0, 1, 2, 3, 3]
-    with pytest.raises(ValueError, match="algorithm='blas'"):
-        shadow_centers(X, sigma=1e-3, ell=1.0, algorithm="grid")
-
-
-def test_bad_algorithm_and_grid_in_high_dimension_are_clear_errors():
-    X = np.zeros((5, 4))
-    with pytest.raises(ValueError, match="at most 3 features"):
-        shadow_centers(X, sigma=1.0, ell=1.0, algorithm="grid")
-    with pytest.raises(ValueError, match="algorithm must be one of"):
-        shadow_centers(X, sigma=1.0, ell=1.0, algorithm="kdtree")
-    with pytest.raises(ValueError, match="sigma / ell"):
-        shadow_centers(X, sigma=1e-200, ell=1e200)
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    X=st.integers(1, 80).flatmap(
-        lambda n: st.integers(1, 3).flatmap(
-            lambda d: arrays(np.float64, (n, d),
-                             elements=st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 1.5, 2.0]))
-        )
-    ),
-    eps=st.sampled_from([0.25, 0.5, 0.75, 1.0, 1.5]),
-)
-def test_grid_equals_literal_on_tie_heavy_inputs(X, eps):
-    # Coordinates on a coarse dyadic grid: distances hit eps exactly all the time.
-    for algorithm in ("grid", "blas", "compiled"):
-        _assert_same_as_literal(X, eps, algorithm)
-
-
-@pytest.mark.parametrize("chains", [False, True])
-def test_resolve_in_order_matches_a_plain_loop(chains):
-    rng = np.random.default_rng(0)
-    k = 400
-    pairs = {(int(j), int(i)) for j, i in rng.integers(0, k, size=(1500, 2)) if i < j}
-    if chains:  # each point's predecessor too (sorted 1-d data): far longer chains than the vectorised rounds
-        pairs |= {(j, j - 1) for j in range(1, k)}
-    later = np.array([p[0] for p in pairs])
-    earlier = np.array([p[1] for p in pairs])
-    is_center, owner = _resolve_in_order(k, later, earlier)
-    expect_center = np.ones(k, dtype=bool)
-    expect_owner = np.arange(k)
-    for j in range(k):
-        nb = sorted(i for (jj, i) in pairs if jj == j and expect_center[i])
-        if nb:
-            expect_center[j] = False
-            expect_owner[j] = nb[0]
-    np.testing.assert_array_equal(is_center, expect_center)
-    np.testing.assert_array_equal(owner, expect_owner)
 
 
 def test_eigensolver_choice_by_size():
@@ -188,7 +37,6 @@ from rskpca.core.eigen import kpca_on_centers  # noqa: E402
 from rskpca.core.radial_kernels import float32_relative_error, kernel_matvec  # noqa: E402
 from rskpca.core.weighted_kernel import weighted_kernel_matrix  # noqa: E402
 from rskpca.core.metrics import alignment_error  # noqa: E402
-from rskpca.core._shadow_screen import _blas_scan  # noqa: E402
 from rskpca.decomposition.iterative import IterativeKPCA, kernel_operator  # noqa: E402
 
 
@@ -418,18 +266,6 @@ def test_fused_gaussian_products_equal_the_kernel_matrix(squared):
         kernel_matvec(X, Y, V, sigma=4.0, kernel="laplacian", dtype=np.float32)
 
 
-def test_float32_screen_equals_float64_screen_and_literal():
-    rng = np.random.default_rng(6)
-    for X, eps in ((rng.normal(size=(3000, 8)), 1.5), (np.round(rng.uniform(0, 4, (2000, 3)) * 4) / 4, 0.25)):
-        a = _blas_scan(X, eps, "float64")
-        b = _blas_scan(X, eps, "float32")
-        np.testing.assert_array_equal(a[0], b[0])
-        np.testing.assert_array_equal(a[1], b[1])
-        c, _, lab = literal_shadow(X, eps)
-        np.testing.assert_array_equal(b[0], c)
-        np.testing.assert_array_equal(b[1], lab)
-
-
 def test_kernel_operator_blocks_kept_or_recomputed_agree():
     rng = np.random.default_rng(7)
     X = rng.normal(size=(300, 3))
@@ -446,25 +282,6 @@ def test_kernel_operator_blocks_kept_or_recomputed_agree():
     assert (kept.cached_kernel_bytes_, bounded.cached_kernel_bytes_) == (300 * 300 * 8, 0)
     np.testing.assert_allclose(kept.eigenvalues_, bounded.eigenvalues_, rtol=1e-8)
     np.testing.assert_allclose(kept.transform(X[:20]), bounded.transform(X[:20]), rtol=1e-6, atol=1e-8)
-
-
-def test_auto_hands_over_when_the_growth_of_m_says_the_grid_will_cost_less():
-    from rskpca.core.shadow import _grid_pays_off
-
-    n = 200_000
-    # m still growing fast at 5% of the rows: the mean m over the rest will pass the crossover.
-    rule = _grid_pays_off(n, crossover=2000)
-    assert not rule(5_000, 900) and rule(10_000, 1500)
-    # m has levelled off below the crossover: keep screening to the end ...
-    rule = _grid_pays_off(n, crossover=2000)
-    assert not any(rule(done, 1800) for done in range(5_000, n, 5_000))
-    # ... and reaching it with few rows left is no reason to pay for the grid's sort of all n rows.
-    rule = _grid_pays_off(n, crossover=200)
-    for done in range(10_000, 190_000, 10_000):
-        assert not rule(done, 150 + done // 10_000)
-    assert not rule(195_000, 206)
-    # Before the growth can be read, only a clear case hands over.
-    assert not _grid_pays_off(n, crossover=200)(1_000, 300) and _grid_pays_off(n, crossover=200)(1_000, 400)
 
 
 @pytest.mark.parametrize("kernel,dtype", [("gaussian", np.float64), ("gaussian", np.float32),

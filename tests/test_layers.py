@@ -65,5 +65,5 @@ def test_no_private_module_is_imported_from_another_subpackage():
 def test_a_private_import_across_subpackages_is_reported(tmp_path):
     shutil.copytree(ROOT / "rskpca", tmp_path / "rskpca", ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path / "rskpca" / "evaluation" / "compare.py"
-    target.write_text(target.read_text() + "\nfrom rskpca.core._shadow_grid import _grid_scan  # noqa\n")
-    assert _private_imports(tmp_path) == "rskpca.evaluation.compare -> rskpca.core._shadow_grid"
+    target.write_text(target.read_text() + "\nfrom rskpca.core.shadow._screen import _blas_scan  # noqa\n")
+    assert _private_imports(tmp_path) == "rskpca.evaluation.compare -> rskpca.core.shadow._screen"

@@ -1,4 +1,4 @@
-"""The compiled shadow scan: its exact predicate has numpy's bits, and its centers and labels are
+"""The compiled shadow scan (rskpca.core.shadow._compiled): its exact predicate has numpy's bits, and its centers and labels are
 the literal Algorithm 2's (and the GEMM screen's) on clustered, offset, tie-heavy and spread data."""
 
 import numpy as np
@@ -8,8 +8,8 @@ from hypothesis.extra.numpy import arrays
 
 from reference import literal_shadow
 from rskpca import shadow_centers
-from rskpca.core import _shadow_compiled
-from rskpca.core._shadow_compiled import compiled_scan, exact_squared_distance
+from rskpca.core.shadow import _compiled as _shadow_compiled
+from rskpca.core.shadow._compiled import compiled_scan, exact_squared_distance
 from rskpca.core.shadow import exact_squared_distances
 
 
@@ -72,17 +72,6 @@ def test_compiled_with_few_cells_allowed(monkeypatch):
 def test_compiled_equals_literal_on_tie_heavy_inputs(X, eps):
     # Dyadic coordinates: distances hit eps exactly all the time, in up to 10 dimensions.
     _same(X, eps)
-
-
-def test_auto_runs_the_compiled_scan_up_to_its_dimension_and_the_screen_above():
-    rng = np.random.default_rng(0)
-    from rskpca.core.shadow import COMPILED_MAX_DIM
-
-    assert shadow_centers(rng.normal(size=(200, COMPILED_MAX_DIM)), sigma=5.0, ell=2.0).algorithm == "compiled"
-    high = rng.normal(size=(200, COMPILED_MAX_DIM + 1))
-    auto = shadow_centers(high, sigma=5.0, ell=2.0)
-    assert auto.algorithm == "blas"
-    np.testing.assert_array_equal(auto.labels, shadow_centers(high, sigma=5.0, ell=2.0, algorithm="compiled").labels)
 
 
 def test_compiled_refuses_data_it_cannot_project():

@@ -1,4 +1,4 @@
-"""Shadows read off the table of distances to earlier rows (rskpca.core._shadow_neighbours)."""
+"""Shadows read off the table of distances to earlier rows (rskpca.core.shadow._earlier_distances)."""
 
 import pickle
 from unittest import mock
@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-import rskpca.core._shadow_neighbours as table_module
+import rskpca.core.shadow._earlier_distances as table_module
 from reference import literal_shadow
 from rskpca import shadow_centers
-from rskpca.core._shadow_neighbours import EarlierDistances, pays_off
-from rskpca.core.shadow import ShadowResult, shadow_centers_from_table
+from rskpca.core.shadow import EarlierDistances, ShadowResult, shadow_centers_from_table
+from rskpca.core.shadow import table_pays_off as pays_off
 
 
 def _same(a, b):

@@ -134,7 +134,7 @@ def test_parallel_passes_equal_one_product(threads, dtype):
 def test_shadow_screen_parts_on_threads_give_the_one_thread_result(threads, monkeypatch):
     # blocks above 2 x 512 rows are screened in parts, shared with a helper thread (which
     # takes a part only if it starts in time: the split itself is what is checked)
-    from rskpca.core import _shadow_screen
+    from rskpca.core.shadow import _screen as _shadow_screen
     from rskpca.core.shadow import shadow_centers
     X = np.random.default_rng(8).normal(size=(30_000, 6))
     threads(1)

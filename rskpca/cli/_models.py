@@ -25,7 +25,7 @@ MODEL_SUFFIXES = {".skops": "skops", ".joblib": "joblib", ".pkl": "joblib", ".pi
 TRUSTED_TYPES = (
     "rskpca.decomposition._reduced_set.ReducedSetKPCA",
     # the shadow state a fitted ReducedSetKPCA keeps so that partial_fit can go on (arrays and numbers)
-    "rskpca.core.streaming_shadow.StreamingShadow",
+    "rskpca.core.shadow._streaming.StreamingShadow",
     "sklearn.pipeline.Pipeline",
     "sklearn.preprocessing._data.StandardScaler",
 )

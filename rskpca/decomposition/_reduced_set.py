@@ -27,8 +27,7 @@ from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import kernel_matvec
 from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
-from rskpca.core.shadow import shadow_centers
-from rskpca.core.streaming_shadow import StreamingShadow
+from rskpca.core.shadow import StreamingShadow, shadow_centers
 from rskpca.decomposition._array_backends import distributed_backend
 from rskpca.decomposition.base import (
     COMMON_CONSTRAINTS,
@@ -334,7 +333,7 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         """Feed the next batch of rows: the result equals ``fit`` on all rows fed so far.
 
         The shadow takes each batch in one screen-then-residue step
-        (:class:`rskpca.core.streaming_shadow.StreamingShadow`); the m x m
+        (:class:`rskpca.core.shadow.StreamingShadow`); the m x m
         eigenproblem is solved again only when a result is asked for
         (``transform`` or an eigen attribute). ``sigma="median"`` is taken on
         the first batch. Only ``rsde="shadow"`` with ``order="input"`` streams

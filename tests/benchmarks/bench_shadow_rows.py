@@ -1,9 +1,10 @@
 """The shadow's rows of ``python tests/benchmarks/bench_speed.py``: the screen's threads and the
-compiled scan by the data's width, and the grid, the GEMM screen, the compiled scan and ``auto`` on
+compiled scan by the data's width, and the GEMM screen, the compiled scan and ``auto`` on
 low-dimensional data.
 
 Apart from the fit's levers because they time the shadow step alone, on data of other widths than
-pendigits' (the evidence for the screen's row parts and for ``auto``'s hand-over to the grid).
+pendigits' (the evidence for the screen's row parts and for where ``auto`` runs the compiled scan,
+``COMPILED_MAX_DIM``).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from rskpca.core.threads import one_thread_per_task
-from rskpca.core._shadow_compiled import compiled_scan
-from rskpca.core._shadow_grid import _grid_cells, _grid_scan
-from rskpca.core._shadow_screen import _blas_scan
-from rskpca.core.shadow import COMPILED_MAX_DIM, _dispatch_backend
+from rskpca.core.shadow import COMPILED_MAX_DIM
+from rskpca.core.shadow._compiled import compiled_scan
+from rskpca.core.shadow._screen import _blas_scan
+from rskpca.core.shadow._select import _dispatch_backend
 from bench_speed_settings import ELL, SIGMA, _load_labelled, best_time
 
 
@@ -49,7 +50,7 @@ def screen_thread_rows(X, repeats, usps=None):
 
 
 def shadow_path_rows(repeats, n=200_000):
-    """(d, eps, m, path, grid_s, blas_s, compiled_s, auto_s) on standard normal data."""
+    """(d, eps, m, path, blas_s, compiled_s, auto_s) on standard normal data."""
     rng = np.random.default_rng(0)
     cases = {1: (0.06, 0.03, 0.015, 0.004), 2: (0.7, 0.25, 0.12, 0.09, 0.06), 3: (0.5, 0.25, 0.18, 0.12)}
     out = []
@@ -57,11 +58,9 @@ def shadow_path_rows(repeats, n=200_000):
         for d, epss in cases.items():
             X = rng.normal(size=(n, d))
             for eps in epss:
-                # the grid as algorithm="grid" runs it: cells built inside the timing, as "auto" must
-                grid = best_time(lambda: _grid_scan(X, eps, *_grid_cells(X, eps)), repeats)
                 blas = best_time(lambda: _blas_scan(X, eps), repeats)
                 compiled = best_time(lambda: compiled_scan(X, eps), repeats)
                 auto = best_time(lambda: _dispatch_backend(X, eps, "auto"), repeats)
                 rows, _, path = _dispatch_backend(X, eps, "auto")
-                out.append((d, eps, rows.size, path, grid, blas, compiled, auto))
+                out.append((d, eps, rows.size, path, blas, compiled, auto))
     return out

@@ -25,9 +25,9 @@ import time
 
 import numpy as np
 
-from rskpca.core._shadow_neighbours import EarlierDistances, pays_off
 from rskpca.core.bandwidth_heuristic import median_heuristic
-from rskpca.core.shadow import shadow_centers, shadow_centers_from_table
+from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table
+from rskpca.core.shadow import table_pays_off as pays_off
 from rskpca.evaluation.timing import machine_load
 
 #: The app's ell grid (rskpca.ui.compute.SCRUB_ELLS; the evaluation layer does not import the app).

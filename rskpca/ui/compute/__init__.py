@@ -66,7 +66,7 @@ DENSITY_KERNEL_MAX_ELEMENTS = 4_000_000
 def compiled_shadow_ready() -> str:
     """The shadow's path on a tiny input, run once per server process before any page needs a shadow.
 
-    The compiled scan (:mod:`rskpca.core._shadow_compiled`) loads from numba's disk cache in about
+    The compiled scan (:mod:`rskpca.core.shadow._compiled`) loads from numba's disk cache in about
     0.4 s, and compiles in about 4 s the first time after an install: said here, once, rather than
     as an unexplained pause in the first page's chart.
     """

@@ -1,4 +1,4 @@
-"""The compiled loops of :mod:`rskpca.core._shadow_compiled` (imported on first use: numba loads here).
+"""The compiled loops of :mod:`rskpca.core.shadow._compiled` (imported on first use: numba loads here).
 
 Module-level functions, so that numba's on-disk cache serves later processes (closures are
 compiled again in each one).

@@ -6,7 +6,7 @@ created in input order, so every center of earlier data precedes every center
 a later row can create. Hence one batch is handled in two steps:
 
 1. *screen*: each row takes its earliest existing center within eps
-   (:func:`rskpca.core.shadow.earliest_center_within`, the scan's own GEMM
+   (:func:`~rskpca.core.shadow.earliest_center_within`, the scan's own GEMM
    screen and exact float64 predicate); that center is the one Algorithm 2
    would give it, whatever comes later;
 2. *residue*: the rows no existing center covers are, in input order, a
@@ -25,7 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from rskpca.core.validation import check_array_2d, check_positive
-from rskpca.core.shadow import ShadowResult, earliest_center_within, shadow_centers
+from rskpca.core.shadow._result import ShadowResult
+from rskpca.core.shadow._screen import earliest_center_within
+from rskpca.core.shadow._select import shadow_centers
 
 __all__ = ["StreamingShadow", "screen_then_residue"]
 

@@ -12,18 +12,16 @@ Algorithm 2), and compared only with the centers that can lie within eps of it:
   d coordinates;
 * **the exact predicate** for the few candidates left: ``sum((c - x) ** 2) < eps ** 2``
   summed in numpy's own pairwise order, so every decision has the bits of
-  :func:`~rskpca.core._shadow_screen.exact_squared_distances` and the result is the BLAS
+  :func:`~rskpca.core.shadow.exact_squared_distances` and the result is the BLAS
   screen's and the literal algorithm's.
 
 Each cell keeps its centers in creation order, so a point stops reading a cell at its first
 center inside eps or at the first center created after the best one found so far: the
 earliest-created center within eps is found without visiting the rest.
 
-On pendigits (d = 16, eps = 30, m = 2,949) the scan takes 8.9 ms where the GEMM screen on two
-threads takes 17.4 ms; in 1-3 dimensions it is the fastest path in all 13 cases of the
-shadow-path table, up to 5.9x the better of grid and screen (``python -m
-tests/benchmarks/bench_speed.py --pendigits PATH``, 2026-11-27 18:00; see ``COMPILED_MAX_DIM`` in
-:mod:`rskpca.core.shadow` for where it is chosen).
+"auto" runs this scan up to ``COMPILED_MAX_DIM`` features, where it beats the GEMM screen
+(pendigits, d = 16: about half the screen's time on two threads; 1-3-d data: the fastest path
+measured), see ``python tests/benchmarks/bench_speed.py --pendigits PATH``.
 
 Compiled with numba on first use (cached on disk); without numba this path is not offered.
 """
@@ -69,7 +67,7 @@ def _build_kernels():
     """The compiled loops (numba compiles them once per machine; its disk cache serves later processes)."""
     global _kernels
     if _kernels is None:
-        from rskpca.core import _shadow_compiled_kernels as kernels
+        from rskpca.core.shadow import _compiled_kernels as kernels
 
         _kernels = {"scan": kernels.scan, "squared_distance": kernels.squared_distance, "cells": kernels.cells}
     return _kernels

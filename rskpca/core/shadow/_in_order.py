@@ -1,9 +1,8 @@
 """Points no older center covers, decided among themselves in visiting order (Algorithm 2's inner step).
 
-Both shadow paths (the GEMM screen, :mod:`rskpca.core._shadow_screen`, and the grid,
-:mod:`rskpca.core._shadow_grid`), and the table of earlier distances
-(:mod:`rskpca.core._shadow_neighbours`), find the pairs within eps among a block's
-uncovered points and hand them here: a point becomes a center iff none of its earlier
+The GEMM screen (:mod:`~rskpca.core.shadow._screen`) and the table of earlier distances
+(:mod:`~rskpca.core.shadow._earlier_distances`) find the pairs within eps among points that
+no older center covers and hand them here: a point becomes a center iff none of its earlier
 neighbours is one, which most points settle in a few vectorised rounds.
 """
 

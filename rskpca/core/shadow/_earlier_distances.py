@@ -2,7 +2,7 @@
 
 Algorithm 2 only asks, for each point, which *earlier* points lie within eps: a point
 is a center iff none of its earlier neighbours within eps is one, and it joins the
-earliest center among them (:func:`~rskpca.core._shadow_resolve._resolve_in_order` decides
+earliest center among them (:func:`~rskpca.core.shadow._in_order._resolve_in_order` decides
 that from the pairs). Those distances depend on neither sigma nor ell. The ell scrubbers
 and the curves over ell need the shadow at 19 radii, again at every sigma; on usps
 (5,000 rows, d = 256) the 19 GEMM screens took 1.8 s per sigma change, at their flop
@@ -13,7 +13,7 @@ GEMM, kept in float32 as a packed lower triangle: row ``i`` holds its distances 
 the in-order resolution of the pairs found.
 
 Decisions use the shadow's own float64 predicate on original coordinates
-(:func:`~rskpca.core._shadow_screen.exact_squared_distances`) for every pair the table
+(:func:`~rskpca.core.shadow.exact_squared_distances`) for every pair the table
 cannot settle within its rounding margin, so the result is the scan's to the bit.
 """
 
@@ -21,29 +21,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from rskpca.core._shadow_resolve import _resolve_in_order
-from rskpca.core._shadow_screen import _screen_frame, exact_squared_distances
 from rskpca.core.validation import check_array_2d
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
+from rskpca.core.shadow._in_order import _resolve_in_order
+from rskpca.core.shadow._predicate import exact_squared_distances
+from rskpca.core.shadow._screen import _screen_frame
 
 __all__ = ["EarlierDistances", "MAX_ROWS", "MIN_FEATURES", "pays_off"]
 
 #: Rows up to which the table is offered: n (n - 1) / 2 float32 values, 128 MB at 8,000 rows.
 MAX_ROWS = 8_000
 #: Features from which a shadow read off the table beats the screen: the screen's cost per pair grows
-#: with d, the table's does not. The 19 shadows of the app's ell grid at half, one and two median
-#: distances, screen / table seconds (2026-11-24 16:34, ``python tests/benchmarks/bench_shadow_table.py
-#: --usps /work/shared/datasets/usps.csv.gz --pendigits /work/shared/datasets/pendigits.csv``): usps, 5,000
-#: rows, d = 256: 2.21 / 0.08, 1.41 / 0.20, 0.99 / 0.31; digits, d = 64: 0.124 / 0.007, 0.104 / 0.011,
-#: 0.081 / 0.025; pendigits, 5,000 rows, d = 16: 0.25 / 0.05, 0.14 / 0.09, 0.07 / 0.12 (mixed); two moons,
-#: d = 2: even (the table declines every ell). The table itself: 0.13 s for usps, 0.02 s for digits.
+#: with d, the table's does not (the 19 shadows of the app's ell grid: several times faster on usps,
+#: d = 256, and digits, d = 64; mixed on pendigits, d = 16; ``python tests/benchmarks/bench_shadow_table.py
+#: --usps PATH --pendigits PATH``).
 MIN_FEATURES = 32
 #: Pairs within eps above which :meth:`EarlierDistances.shadow` declines: the data are dense at that
 #: eps (m much below n), where the blocked screen is fast and resolving millions of pairs is not.
 MAX_PAIRS = 2_000_000
 #: ... and above this many pairs per row and feature: resolving a pair costs about 0.1 us whatever d,
 #: screening a (point, center) pair about 0.026 us per feature, and a scan screens fewer pairs the
-#: more there are within eps (m falls). Measured with ``bench_shadow_table`` (above, MIN_FEATURES).
+#: more there are within eps (m falls). Measured with ``bench_shadow_table`` (as MIN_FEATURES).
 PAIRS_PER_ROW_AND_FEATURE = 0.5
 # Relative error of a stored float32 value (rounding to float32, with room to spare).
 _STORE_REL = 2.0**-22

@@ -4,7 +4,7 @@ Points are taken in blocks; one GEMM per block screens the block against the
 existing centers (``(eps^2 - ||x - c||^2) / 2 > 0`` with the norms folded into the
 GEMM as two extra columns), and every pair the screen cannot rule out -- within a
 rounding margin of the threshold or beyond it -- is re-decided with the exact
-float64 predicate :func:`exact_squared_distances`. The public entry is
+float64 predicate (:mod:`~rskpca.core.shadow._predicate`). The public entry is
 :func:`rskpca.core.shadow.shadow_centers`.
 """
 
@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from rskpca.core._scratch import scratch_array
-from rskpca.core._shadow_resolve import _resolve_in_order
 from rskpca.core.threads import all_threads, map_row_blocks
 from rskpca.core.validation import column_reduce
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
+from rskpca.core.shadow._in_order import _resolve_in_order
+from rskpca.core.shadow._predicate import exact_squared_distances
 
 #: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
 #: The error of x.c - ||c||^2/2 is below ~ (d + 3) * 2^-53 * (||x||^2 + ||c||^2); the
@@ -38,20 +39,6 @@ _MAX_FREE = 1024
 # A block screened against the existing centers is split between threads from this many
 # rows per thread (below, the threads' hand-off costs more than the screen).
 _MIN_THREAD_ROWS = 512
-
-
-def exact_squared_distances(x: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """The reference predicate's distances: ``((C - x) ** 2).sum(axis=1)`` in float64.
-
-    ``x`` may be one point (``(d,)``) against many ``C`` rows, or a ``(k, d)``
-    array paired row by row with ``C``.
-
-    >>> exact_squared_distances(np.zeros(2), np.array([[3.0, 4.0], [1.0, 0.0]])).tolist()
-    [25.0, 1.0]
-    """
-    diff = np.ascontiguousarray(np.asarray(C, dtype=np.float64) - np.asarray(x, dtype=np.float64))
-    with np.errstate(over="ignore"):  # inf is the right answer for pairs ~1e154 apart: outside
-        return (diff * diff).sum(axis=1)
 
 
 class _CenterStore:
@@ -215,7 +202,7 @@ def earliest_center_within(X, centers, eps: float) -> np.ndarray:
     ``centers`` the first shadow centers of a data set in creation order,
     a row that gets ``j >= 0`` is labelled ``j`` by Algorithm 2 and a row
     that gets -1 is not covered by any of them: the step that makes the
-    streaming (:mod:`rskpca.core.streaming_shadow`) and distributed shadows
+    streaming (:class:`~rskpca.core.shadow.StreamingShadow`) and distributed shadows
     exact.
 
     Parameters
@@ -277,11 +264,11 @@ def _pairs_inside(G: np.ndarray, margin: float, exact_inside, mask=None):
     return r[inside], c[inside]
 
 
-def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_rule=None):
-    """Algorithm 2 through blocked GEMM screens: (center_rows, labels, rows done).
+def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto"):
+    """Algorithm 2 through blocked GEMM screens: ``(center_rows, labels)``.
 
-    ``stop_rule(rows_done, m)``, asked after every block, can end the scan early; it then
-    reports how many rows it decided and the grid finishes the rest (``_grid_scan(resume=)``).
+    ``screen_dtype``: "auto" screens in float32 where its wider margin stays small against
+    eps^2, else in float64; "float32" and "float64" force one (the result is the same).
     """
     n, d = X.shape
     exact_eps2 = eps * eps
@@ -342,11 +329,9 @@ def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto", stop_rule=
             labels[g] = center_label[owner]
             store.extend(Xs[g[new_local]], sq[g[new_local]], g[new_local])
         start = stop
-        if stop_rule is not None and start < n and stop_rule(start, store.m):
-            return store.idx[: store.m].copy(), labels, start
         # Next block: within the memory budget, and expected to hold about
         # _MAX_FREE uncovered points so little screening is thrown away.
         budget_rows = DEFAULT_BLOCK_ELEMENTS // max(store.m, 1)
         rows = int(min(_MAX_BLOCK_ROWS, budget_rows, _MAX_FREE / free_fraction))
         rows = max(_MIN_BLOCK_ROWS, rows)
-    return store.idx[: store.m].copy(), labels, n
+    return store.idx[: store.m].copy(), labels
