@@ -62,8 +62,8 @@ COLUMNS: dict[str, Column] = {c.name: c for c in (
     Column("gram_spectral_error", "", "||K^ - K||_2 of a sampled Gram matrix (methods that perturb it)"),
     Column("gram_relative_error", "fraction", "gram_spectral_error / ||K||_2"),
     # where the time goes (rskpca bench fit)
-    Column("shadow_path", "", "the shadow's scan: 'compiled' (the in-order loop on a principal-axis grid), "
-           "'blas' (GEMM screen), 'grid' (hash grid) or 'blas+grid' (the screen, then the grid once m is large)"),
+    Column("shadow_path", "", "the shadow's scan: 'compiled' (the in-order loop on a principal-axis grid) "
+           "or 'blas' (GEMM screen)"),
     Column("shadow_s", "s", "shadow selection, timed inside the fit (part of train_s)"),
     Column("floor_ratio", "ratio", "shadow_s / (2 d sum_i m(i) flops at the measured GEMM rate): the "
            "screen's floor; below 1 when the compiled scan skips pairs"),
