@@ -1,10 +1,9 @@
 """Shadow centers: the data coloured by shadow set, centers sized by weight, eps-discs, m over ell."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
+from rskpca.evaluation.shadow_tables import assignment_table, centers_table
 from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page
 from rskpca.ui.heavy import grid_work_allowed
 from rskpca.ui.ell_scrubber import show_scrubber
@@ -53,19 +52,9 @@ if over_grid:
                                          title="Fraction of data kept (m/n) over ell", yaxis_title="m / n",
                                          current_ell=ell), key="shadow_m_curve", filename="shadow_m_over_ell")
 
-centers = pd.DataFrame({"center": range(shadow.m), "row": ds.row_ids[shadow.center_indices],
-                        "weight": shadow.weights})
 with st.expander("Centers table"):
-    show_table(centers, key="shadow_centers_table", filename="shadow_centers")
+    show_table(centers_table(shadow, ds.row_ids), key="shadow_centers_table", filename="shadow_centers")
 
-
-def assignment() -> pd.DataFrame:
-    """Every row's shadow set: made on a click only (the distances read every row and center)."""
-    is_center = np.zeros(shadow.n, dtype=bool)
-    is_center[shadow.center_indices] = True
-    return pd.DataFrame({"row": ds.row_ids, "shadow_set": shadow.labels, "is_center": is_center,
-                         "distance_to_center": shadow.distances_to_centers(ds.X)})
-
-
-download_csv(assignment, key="shadow_assignment", filename="shadow_assignment",
-             label="Download every row's shadow set (CSV)")
+# Every row's shadow set: made on a click only (the distances read every row and center).
+download_csv(lambda: assignment_table(shadow, ds.X, ds.row_ids), key="shadow_assignment",
+             filename="shadow_assignment", label="Download every row's shadow set (CSV)")

@@ -67,8 +67,8 @@ if ds.d <= 2:
     shde = compute.shde_grid(ds.digest, ds.X, sigma, kernel, ell, GRID)
     names = [str(n) for n in ds.feature_names]
     spacing = min(float(a[1] - a[0]) for a in axes)
-    if sigma < spacing / 3:
-        # The kernel is narrower than a grid cell: between the points both densities are 0.
+    # The kernel is the identity between neighbouring grid points: between the points both densities are 0.
+    if compute.identity_kernel(ds.digest, ds.X, sigma, kernel, distance=spacing):
         st.info(f"sigma = {sigma:.3g} is far below the grid's spacing ({spacing:.3g}): the KDE and the ShDE are "
                 "0 between the points at this resolution, so the maps below are blank. Raise sigma (the "
                 "median heuristic is one click away in the sidebar).")

@@ -4,10 +4,11 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.compare import aligned_embeddings, compare
+from rskpca.evaluation.compare import aligned_embeddings, compare, timing_columns
 from rskpca.evaluation.methods import perturbs_gram
 from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, selection, show_error,
-                       show_errors, show_figure, show_table, start_page, stop_unless_rank_fits, without_slow_methods)
+                       show_errors, show_figure, show_table, start_page, stop_unless_rank_fits,
+                       warn_if_kernel_is_identity, without_slow_methods)
 from rskpca.ui.ell_scrubber import show_scrubber
 
 settings = start_page("Embeddings")
@@ -27,12 +28,11 @@ if r < 2:
 # One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
 # they are the Speedups page's.
 exact = compute.exact_embedding(dig, Xc, sigma, kernel, r)
-flat = st.empty()  # drawn either way, so the charts below keep their places
 lam = exact.normalized_eigenvalues
-if lam[-1] >= 0.999 * lam[0]:
-    flat.warning(f"Exact KPCA's top {r} eigenvalues are equal to within 0.1% ({lam[0]:.4g}): at this sigma the kernel "
-                 "matrix is close to the identity (sigma is far below the distances between rows), so every direction "
-                 "is an eigenvector and the components and alignment errors below are arbitrary. Raise sigma.")
+warn_if_kernel_is_identity(ds, sigma, kernel, rows=(dig, Xc),
+                           consequence=f"every direction is an eigenvector (exact KPCA's top {r} eigenvalues: "
+                                       f"{lam[0]:.4g} to {lam[-1]:.4g}), so the components and alignment errors "
+                                       "below are arbitrary")
 names = without_slow_methods(chosen, shadow.m)
 measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "
@@ -45,7 +45,7 @@ results = [exact, *fitted]
 table = pd.DataFrame([compare(res, exact) for res in results[1:]])
 # Times and speedups are left to the Speedups page (exact KPCA timed with every solver); here it is
 # fitted with one, for its embedding.
-table = table.drop(columns=[c for c in table.columns if c.endswith(("_s", "speedup")) or c == "exact_solver"])
+table = table.drop(columns=timing_columns(table.columns))
 errors = {} if table.empty else dict(zip(table["method"], table["alignment_error"]))
 emb = aligned_embeddings(results, exact)
 
@@ -58,17 +58,12 @@ def embedding_view(emb: dict, errors: dict) -> None:
         st.warning("3-D needs r >= 3; showing 2-D.")
         dims = 2
     if dims == 3:
-        # One WebGL context per 3-D scene; browsers allow only a few per page. Exact KPCA, RSKPCA, then the
-        # most accurate others (the first in the list dropped the most accurate one: a tryout).
-        first, *rest = list(emb)
-        rest.sort(key=lambda label: (label != "ShDE + RSKPCA", errors.get(label, float("inf"))))
-        keep = [first, *rest[:3]]
-        if len(emb) > 4:
-            left_out = ", ".join(rest[3:])
+        drawn, left_out = plots.views_in_3d(list(emb), errors)
+        if left_out:
             st.caption(f"3-D draws four views (one WebGL view each; browsers allow only a few): exact KPCA, "
                        f"ShDE + RSKPCA and the two others with the lowest alignment error (err). Left out: "
-                       f"{left_out}; the 2-D view shows every method.")
-        emb = {k: emb[k] for k in keep}
+                       f"{', '.join(left_out)}; the 2-D view shows every method.")
+        emb = {k: emb[k] for k in drawn}
     y = None if ds.y is None else ds.y[rows_idx]
     fig = plots.embedding_figure(emb, y=y, label_name=str(ds.label_name or "label"),
                                  row_ids=ds.row_ids[rows_idx], dims=dims, errors=errors,

@@ -1,10 +1,10 @@
 """Bounds: Theorems 5.1-5.4 at the current ell (a-priori, a-posteriori, measured) and over ell."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
+from rskpca.bounds import apriori_ell_grid, apriori_rows, measured_over_ell_rows
 from rskpca.ui.keys import BOUNDS_ROWS, ELL_RANGE
 from rskpca.ui import compute, fragment, reduction_note, show_figure, show_table, start_page
 
@@ -31,8 +31,7 @@ show_table(pd.DataFrame(rows), key="bounds_table", filename="bounds_at_ell")
 @fragment
 def bounds_over_ell() -> None:
     st.subheader("Over ell")
-    curve_rows = compute.apriori_rows(np.round(np.arange(ELL_RANGE[0], ELL_RANGE[1] + 0.01, 0.25), 2), sigma,
-                                      kernel)
+    curve_rows = apriori_rows(apriori_ell_grid(*ELL_RANGE), sigma, kernel)
     measuring = st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per "
                           "point)", key="bounds_measured_curves")
     points = st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points") if measuring else None
@@ -40,7 +39,7 @@ def bounds_over_ell() -> None:
     # mounted while the fragment ran and stayed blank (a tryout, four times on an uncached sigma).
     chart_area = st.container()
     if measuring:
-        sweep_max = min(max_exact, 500)
+        sweep_max = measured_over_ell_rows(max_exact)
         measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r, compute.ell_curve(points), sweep_max)
         st.caption(f"Measured on at most {sweep_max} rows per ell.")
         # Measured rows first: below 37 a-priori-only rows per theorem they were off the table's first screen

@@ -131,6 +131,7 @@ def test_densities_from_the_kept_kernel_equal_the_kernel_sums(kernel, monkeypatc
     their centers) are eq. (8) and eq. (16) evaluated directly; above the budget they are evaluated."""
     from rskpca.core.radial_kernels import kernel_row_means
     from rskpca.ui import compute
+    from rskpca.ui.compute import densities
 
     rng = np.random.default_rng(3)
     X, P = rng.normal(size=(400, 3)), rng.normal(size=(50, 3))
@@ -139,12 +140,12 @@ def test_densities_from_the_kept_kernel_equal_the_kernel_sums(kernel, monkeypatc
     kde_want = kernel_row_means(P, X, sigma=0.8, kernel=kernel)
     shde_want = kernel_row_means(P, s.centers, sigma=0.8, kernel=kernel, weights=s.weights)
     for budget, key in ((compute.DENSITY_KERNEL_MAX_ELEMENTS, "kept"), (0, "evaluated")):
-        monkeypatch.setattr(compute, "DENSITY_KERNEL_MAX_ELEMENTS", budget)
+        monkeypatch.setattr(densities, "DENSITY_KERNEL_MAX_ELEMENTS", budget)
         kde, shde = compute.densities_at(digest + key, X, 0.8, kernel, 3.0, P, key)
         np.testing.assert_allclose(kde, kde_want, rtol=1e-12)
         np.testing.assert_allclose(shde, shde_want, rtol=1e-12)
     # the kept kernel is shared read-only: nothing can write into the cached values
-    K = compute._points_kernel(digest + "kept", X, 0.8, kernel, P, "kept")
+    K = densities._points_kernel(digest + "kept", X, 0.8, kernel, P, "kept")
     assert not K.flags.writeable
     with pytest.raises(ValueError):
         K[0, 0] = 0.0
@@ -198,6 +199,7 @@ def test_the_density_scrubber_and_the_kde_page_share_their_points_and_one_kernel
     """Above 3,000 rows the KDE page compares densities at as many points as keep their kernel whole,
     and the scrubber draws its frames at those points: one kernel per sigma for both (usps: 800 points)."""
     from rskpca.ui import compute
+    from rskpca.ui.compute import densities
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(5000, 3))
@@ -205,8 +207,8 @@ def test_the_density_scrubber_and_the_kde_page_share_their_points_and_one_kernel
     assert rows.size == compute.DENSITY_KERNEL_MAX_ELEMENTS // X.shape[0] == 800
     assert compute.density_rows(20_000).size == compute.DENSITY_MIN_POINTS
     built = []
-    real = compute.kernel_matrix
-    monkeypatch.setattr(compute, "kernel_matrix", lambda *a, **k: built.append(a[0].shape) or real(*a, **k))
+    real = densities.kernel_matrix
+    monkeypatch.setattr(densities, "kernel_matrix", lambda *a, **k: built.append(a[0].shape) or real(*a, **k))
     digest = "density-share-test"
     compute.density_scrubber(digest, X, 1.5, "gaussian", ["a", "b"])
     kde, shde = compute.densities_at(digest, X, 1.5, "gaussian", 4.5, X[rows], f"rows{rows.size}")
@@ -226,11 +228,12 @@ def test_the_density_scrubber_draws_1000_of_the_pages_points_off_its_kernel(monk
     from rskpca.core.radial_kernels import kernel_row_means
     from rskpca.plotting import subsample_rows
     from rskpca.ui import compute
+    from rskpca.ui.compute import densities
 
     X = np.random.default_rng(7).normal(size=(1500, 3))
     built = []
-    real = compute.kernel_matrix
-    monkeypatch.setattr(compute, "kernel_matrix", lambda *a, **k: built.append(a[0].shape) or real(*a, **k))
+    real = densities.kernel_matrix
+    monkeypatch.setattr(densities, "kernel_matrix", lambda *a, **k: built.append(a[0].shape) or real(*a, **k))
     spec = json.loads(compute.density_scrubber("density-page-kernel-test", X, 1.5, "gaussian", ["a", "b"]))
     assert built == [(1500, 3)]  # the page's kernel, over all 1,500 rows
     drawn = subsample_rows(1500, 1000, seed=1)
@@ -246,8 +249,9 @@ def test_the_density_scrubber_draws_1000_of_the_pages_points_off_its_kernel(monk
 def test_the_shde_of_every_ell_in_one_product_equals_each_ells_own(n_points, monkeypatch):
     from rskpca.core.radial_kernels import kernel_row_means
     from rskpca.ui import compute
+    from rskpca.ui.compute import densities
 
-    monkeypatch.setattr(compute, "DENSITY_KERNEL_MAX_ELEMENTS", 100_000)
+    monkeypatch.setattr(densities, "DENSITY_KERNEL_MAX_ELEMENTS", 100_000)
     rng = np.random.default_rng(6)
     X, P = rng.normal(size=(300, 4)), rng.normal(size=(n_points, 4))
     ells = (1.0, 2.5, 4.0, 9.5)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from rskpca.core.radial_kernels import get_kernel
 from rskpca.evaluation.methods import METHODS
 from rskpca.plotting import figure_html, shadow_centers_text
 from rskpca.evaluation.methods import SLOW_AT_LARGE_M
@@ -121,25 +119,25 @@ def reduction_note(m: int, n: int, d: int) -> None:
                      f"gain from it. Raise sigma or lower ell for fewer centers ({why}).")
 
 
-#: Below this kernel value between neighbouring rows the kernel matrix is the identity to the eye.
-IDENTITY_KERNEL = 1e-6
+def warn_if_kernel_is_identity(ds, sigma: float, kernel: str, *, rows=None,
+                               consequence: str = "kernel PCA finds no structure; the results below are "
+                                                  "arbitrary") -> None:
+    """Warn when sigma is so far below the distances between neighbouring rows that K is close to the identity
+    (:func:`~rskpca.core.validation.kernel_identity`); an empty slot otherwise.
 
-
-def warn_if_kernel_is_identity(ds, sigma: float, kernel: str) -> None:
-    """Warn when sigma is so far below the distances between neighbouring rows that K is close to the identity.
-
-    Then kernel PCA finds no structure and what a page shows (a denoising error, a classifier's accuracy)
-    is arbitrary: a tryout saw Denoise's error six times the noisy input's and chance-level accuracy on
-    Kernelization at sigma 1e-6, with no word (Embeddings says so from exact KPCA's flat spectrum).
-    An empty slot otherwise.
+    Then kernel PCA finds no structure and what a page shows (a denoising error, a classifier's accuracy,
+    the components) is arbitrary: a tryout saw Denoise's error six times the noisy input's and chance-level
+    accuracy on Kernelization at sigma 1e-6, with no word. ``rows``: ``(key, X)``, the rows the page
+    computes on when they are not all of ``ds`` (a comparison sample); ``consequence`` says what that
+    means on the page.
     """
     slot = st.empty()  # drawn either way: see the note above show_errors
-    nn = compute.neighbour_distance(ds.digest, ds.X)
-    value = float(get_kernel(kernel).from_squared_distances(np.array([nn * nn]), sigma)[0])
-    if value < IDENTITY_KERNEL:
-        slot.warning(f"sigma = {sigma:.3g} is far below the distance between neighbouring rows (median {nn:.3g}): "
-                     f"the kernel between neighbours is {value:.1e}, so the kernel matrix is close to the identity "
-                     "and kernel PCA finds no structure; the results below are arbitrary. Raise sigma.")
+    key, X = (ds.digest, ds.X) if rows is None else rows
+    identity = compute.identity_kernel(key, X, sigma, kernel)
+    if identity:
+        slot.warning(f"sigma = {sigma:.3g} is far below the distance between neighbouring rows (median "
+                     f"{identity.distance:.3g}): the kernel between neighbours is {identity.value:.1e}, so the kernel "
+                     f"matrix is close to the identity and {consequence}. Raise sigma.")
 
 
 def stop_unless_rank_fits(r: int, n_rows: int) -> None:

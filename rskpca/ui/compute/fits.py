@@ -18,7 +18,7 @@ from rskpca.evaluation.compare import EXACT_SOLVERS, fit_exact, fit_method
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.evaluation.timing import Timing
 from rskpca.plotting import shadow_centers_text
-from rskpca.ui.compute import shadow
+from rskpca.ui.compute.shadow_cache import shadow
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["APP_TIMING", "BASELINE_TIMING", "OWN_TIMING", "REFERENCE_TIMING", "exact_reference", "exact_kpca",

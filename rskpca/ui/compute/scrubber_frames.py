@@ -14,8 +14,9 @@ import plotly.io as pio
 import streamlit as st
 
 from rskpca.core.threads import native_threads_off
-from rskpca.ui.compute import (DENSITY_KERNEL_MAX_ELEMENTS, _grid_points, _grid_shape, density_rows, kde_at, kde_grid,
-                               shadow, shde_over_ells)
+from rskpca.ui.compute.densities import (DENSITY_KERNEL_MAX_ELEMENTS, _grid_points, _grid_shape, density_rows,
+                                         kde_at, kde_grid, shde_over_ells)
+from rskpca.ui.compute.shadow_cache import shadow
 from rskpca.ui.compute.fits import fit_methods
 from rskpca.ui.compute.sweeps import _with_progress
 from rskpca.ui.keys import ELL_RANGE
