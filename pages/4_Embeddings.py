@@ -95,7 +95,7 @@ if not table.empty:
     # Columns no chosen method fills (those, and the fit-time parts) are left out.
     order = ["method", "m", "alignment_error", "gram_spectral_error", "gram_relative_error"]
     table = table[order + [c for c in table.columns if c not in order]]
-    show_table(table.drop(columns=["error", "name"]).dropna(axis=1, how="all"), key="emb_table",
+    show_table(table.drop(columns=["outcome", "error", "name"]).dropna(axis=1, how="all"), key="emb_table",
                filename="embedding_comparison")
     if table["gram_spectral_error"].notna().any():
         st.caption("gram_spectral_error = ||K^ - K||_2, the spectral-norm error of the sparsified or quantized "

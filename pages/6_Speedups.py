@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.compare import compare
+from rskpca.evaluation.compare import Outcome, compare
 from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, show_errors, show_figure,
                        show_table, start_page, stop_unless_rank_fits, without_slow_methods)
 from rskpca.ui.state import next_timing_round, setting, timing_round
@@ -68,7 +68,7 @@ st.caption(f"Baseline: exact KPCA with scikit-learn's KernelPCA, {fastest} solve
            + ".")
 if now:
     # Columns that no chosen method fills (the fit-time parts, the Gram error) are left out.
-    now_df = pd.DataFrame(now).drop(columns=["name", "group", "ell", "error"]).dropna(axis=1, how="all")
+    now_df = pd.DataFrame(now).drop(columns=["name", "group", "ell", "outcome", "error"]).dropna(axis=1, how="all")
     show_table(now_df, key="speed_now", filename="speedups_at_ell")
     left, right = st.columns(2)
     with left:
@@ -115,10 +115,9 @@ def speedups_over_ell() -> None:
     rows = compute.sweep_rows(dig, Xc, exact, sigma, kernel, r, ells, chosen,
                               compute.slow_methods_cap(setting("run_slow")))
     # Said apart: a method skipped as slow at a large m, and one that could not run (r > m at small ell).
-    for skipped, why in [(True, "was skipped as slow at that m (the 'Also run ...' switch above lifts it)"),
-                         (False, "could not run (r > m at small ell; the table below says why)")]:
-        failed = sorted({f"{row['method']} at ell = {row['ell']:g}" for row in rows
-                         if row["error"] and str(row["error"]).startswith("skipped") == skipped})
+    for outcome, why in [(Outcome.SKIPPED, "was skipped as slow at that m (the 'Also run ...' switch above lifts it)"),
+                         (Outcome.FAILED, "could not run (r > m at small ell; the table below says why)")]:
+        failed = sorted({f"{row['method']} at ell = {row['ell']:g}" for row in rows if row["outcome"] == outcome})
         if failed:
             st.caption(f"No value where a method {why}: " + "; ".join(failed[:6]) + (" ..." if len(failed) > 6 else ""))
     # (chart: column, title, y axis, key, log scale: the speedups span decades)

@@ -67,7 +67,7 @@ def test_a_method_that_cannot_run_gives_a_row_with_the_reason(data, exact):
     rows = sweeps.sweep_point(data, data, exact, ell=0.05, methods=["rskpca", "nystrom"], n_components=3, sigma=2.0)
     assert len(rows) == 2
     for r in rows:
-        assert "n_components=3" in r["error"]
+        assert "n_components=3" in r["error"] and r["outcome"] is sweeps.Outcome.FAILED
         assert math.isnan(r["alignment_error"])
 
 
@@ -137,6 +137,8 @@ def test_sweep_point_skips_slow_methods_above_the_registry_cap():
     by = {r["name"]: r for r in rows}
     assert by["rskpca"]["m"] > SLOW_ABOVE_M and by["rskpca"]["error"] == ""
     assert by["wnystrom"]["error"].startswith("skipped: m = ") and math.isnan(by["wnystrom"]["alignment_error"])
+    # the kind of row is a value, not read off the message's words
+    assert (by["rskpca"]["outcome"], by["wnystrom"]["outcome"]) == (sweeps.Outcome.OK, sweeps.Outcome.SKIPPED)
 
 
 def test_train_parts_are_carried_for_methods_that_declare_them(data, exact):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from enum import Enum
 from typing import Callable
 
 import numpy as np
@@ -30,9 +31,27 @@ from rskpca.evaluation.result_columns import COLUMNS
 from rskpca.evaluation.timing import Timing, best_time
 
 __all__ = [
-    "MethodResult", "EXACT_SOLVERS", "fit_method", "fit_exact", "compare", "failed_row", "sweep_point",
+    "MethodResult", "Outcome", "EXACT_SOLVERS", "fit_method", "fit_exact", "compare", "failed_row", "sweep_point",
     "method_sweep", "shadow_sweep", "ell_grid", "aligned_embeddings", "TIMING_UNITS", "timing_columns",
 ]
+
+
+class Outcome(str, Enum):
+    """How a comparison row came about, in its ``outcome`` column; ``error`` gives the reason in words.
+
+    A ``str`` (``Outcome.OK == "ok"``), so rows read back from CSV compare equal too.
+
+    >>> Outcome("skipped") is Outcome.SKIPPED, f"{Outcome.FAILED}"
+    (True, 'failed')
+    """
+
+    OK = "ok"  #: the method ran and was compared
+    SKIPPED = "skipped"  #: not run: slow at this m (``skip_slow``)
+    FAILED = "failed"  #: could not run (for example more components than centers)
+
+    def __str__(self) -> str:
+        return self.value
+
 
 #: scikit-learn solvers timed for exact KPCA; the fastest is the speedups' baseline and the
 #: first gives the reference embedding (ARPACK is exact to tolerance; randomized is not).
@@ -255,6 +274,7 @@ def compare(result: MethodResult, exact: MethodResult, *, reference: MethodResul
         **_exact_columns(exact),
         "train_speedup": exact.train_s / max(result.train_s, 1e-9),
         "test_speedup": exact.test_s / max(result.test_s, 1e-9),
+        "outcome": Outcome.OK,
         "error": "",
     }
 
@@ -300,11 +320,14 @@ _MEASURED = ("n_test", "stored_points", "alignment_error", "eigenvalue_deviation
              "train_speedup", "test_speedup")
 
 
-def failed_row(name: str, *, ell: float, m: int, n_train: int, message: str) -> dict:
-    """The row of a method that could not run: the same columns as :func:`compare`, NaN values, the reason in ``error``."""
+def failed_row(name: str, *, ell: float, m: int, n_train: int, message: str,
+               outcome: Outcome = Outcome.FAILED) -> dict:
+    """The row of a method that did not run: the same columns as :func:`compare`, NaN values, ``outcome``
+    (:attr:`Outcome.FAILED`, or :attr:`Outcome.SKIPPED`) and the reason in ``error``."""
     method = METHODS[name]
     return {"method": method.label, "name": name, "group": method.group, "ell": float(ell), "n_train": n_train,
-            "m": m, "retained": m / n_train, **dict.fromkeys(_MEASURED, float("nan")), "error": message}
+            "m": m, "retained": m / n_train, **dict.fromkeys(_MEASURED, float("nan")), "outcome": Outcome(outcome),
+            "error": message}
 
 
 def sweep_point(X_train, X_eval, exact: MethodResult, *, ell: float, methods, n_components: int, sigma: float,
@@ -315,8 +338,9 @@ def sweep_point(X_train, X_eval, exact: MethodResult, *, ell: float, methods, n_
 
     The shadow is run once to get m; a method that cannot run at this ell (for example
     ``n_components > m`` when the shadow keeps very few points) gives a row with the reason
-    in ``error`` instead of stopping the sweep. With ``skip_slow``, methods that are slow at
-    this m (:meth:`~rskpca.evaluation.methods.Method.slow_at`) get a row saying they were skipped.
+    in ``error`` (``outcome`` :attr:`Outcome.FAILED`) instead of stopping the sweep. With ``skip_slow``,
+    methods that are slow at this m (:meth:`~rskpca.evaluation.methods.Method.slow_at`) get a row
+    saying they were skipped (:attr:`Outcome.SKIPPED`).
     ``reference`` and ``measure_gram_error`` are passed on to :func:`compare` and :func:`fit_method`.
 
     >>> import numpy as np
@@ -335,7 +359,7 @@ def sweep_point(X_train, X_eval, exact: MethodResult, *, ell: float, methods, n_
         if method.group == "exact":
             continue
         if skip_slow and method.slow_at(m):
-            rows.append(failed_row(name, ell=ell, m=m, n_train=n,
+            rows.append(failed_row(name, ell=ell, m=m, n_train=n, outcome=Outcome.SKIPPED,
                                    message=f"skipped: m = {m} is above {SLOW_ABOVE_M}, where this method takes long"))
             continue
         try:

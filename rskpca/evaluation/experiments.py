@@ -32,7 +32,7 @@ from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.classify import fit_predict
 from rskpca.evaluation.result_columns import successful
-from rskpca.evaluation.compare import EXACT_SOLVERS, MethodResult, failed_row, fit_exact, sweep_point
+from rskpca.evaluation.compare import EXACT_SOLVERS, MethodResult, Outcome, failed_row, fit_exact, sweep_point
 from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
 from rskpca.evaluation.timing import Timing
 
@@ -263,7 +263,7 @@ def classification_experiment(X, y, *, sigma: float, dataset: str = "data", ells
                              "test_speedup": base["exact_test_s"] / r["test_s"],
                              "total_speedup": ((base["exact_train_s"] + base["exact_test_s"])
                                                / (r["train_s"] + r["test_s"])),
-                             "error": ""})
+                             "outcome": Outcome.OK, "error": ""})
     return rows
 
 

@@ -94,6 +94,8 @@ COLUMNS: dict[str, Column] = {c.name: c for c in (
     Column("gemm_gflops", "GFLOP/s", "float64 GEMM rate measured in the same run"),
     Column("repeats", "", "timed calls per time (the best is reported)"),
     Column("warmup", "", "untimed calls before them"),
+    Column("outcome", "", "ok (ran), skipped (slow at this m, not run) or failed (could not run); "
+                          "rskpca.evaluation.compare.Outcome"),
     Column("error", "", "why the method could not run (empty when it ran)"),
 )}
 
