@@ -17,6 +17,7 @@ from rskpca import (
     shadow_centers,
 )
 from rskpca.core.metrics import alignment_error
+from sklearn.exceptions import NotFittedError
 
 ALL = [ReducedSetKPCA, SubsampledKPCA, NystromKPCA, DensityWeightedNystromKPCA, KernelPCA]
 
@@ -269,3 +270,50 @@ def test_too_many_centers_for_memory_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(dec, "MAX_KERNEL_BYTES", 8 * 50 * 50)
     with pytest.raises(ValueError, match=r"m x m kernel matrix would need .*lower ell or raise sigma"):
         ReducedSetKPCA(n_components=2, sigma=0.01, ell=4.0).fit(_data(200))
+
+
+# ---------------------------------------------------------------------------
+# The solver's precision is a value; partial_fit solves where the data changes
+# ---------------------------------------------------------------------------
+
+def test_the_float32_projection_is_chosen_by_the_recorded_precision_not_by_the_solver_name(monkeypatch):
+    import rskpca.decomposition._reduced_set as rs
+
+    X = _data(3_000, d=4)
+    fast = ReducedSetKPCA(n_components=3, sigma=1.0, ell=4.0, random_state=0).fit(X)  # m > DENSE_MAX_M: float32
+    small = ReducedSetKPCA(n_components=3, sigma=2.0, ell=2.0, random_state=0).fit(X)  # dense, float64
+    assert fast.eigen_solver_ in ("arpack-float32", "block-float32") and fast.eigen_dtype_ == np.float32
+    assert small.eigen_solver_ == "dense" and small.eigen_dtype_ == np.float64
+    laplacian = ReducedSetKPCA(n_components=3, sigma=1.0, ell=4.0, kernel="laplacian", random_state=0).fit(X)
+    assert laplacian.eigen_solver_ == "arpack" and laplacian.eigen_dtype_ == np.float64  # no float32 Laplacian
+    seen = []
+    real = rs.kernel_matvec
+    monkeypatch.setattr(rs, "kernel_matvec", lambda *a, **kw: seen.append(kw["dtype"]) or real(*a, **kw))
+    expected = fast.transform(X[:50])
+    fast.eigen_solver_ = "renamed for display"  # the words are for people: the projection does not read them
+    np.testing.assert_array_equal(fast.transform(X[:50]), expected)
+    small.transform(X[:5])
+    assert seen == [np.float32, np.float32, np.float64]
+
+
+def test_partial_fit_solves_at_its_end_so_reading_an_attribute_does_no_work(monkeypatch):
+    import rskpca.decomposition._reduced_set as rs
+
+    assert not any("__getattr__" in vars(c) for c in ReducedSetKPCA.__mro__[:-1])  # no attribute is computed
+    X = _data(400)
+    est = ReducedSetKPCA(n_components=3, sigma=2.0, ell=3.0, random_state=0)
+    est.partial_fit(X[:1])  # one center, three components asked: the eigenproblem waits
+    assert est.m_ == 1 and "eigenvalues_" not in vars(est)
+    with pytest.raises(NotFittedError, match=r"m=1 centers so far, fewer than n_components=3.*feed more rows"):
+        est.transform(X[:2])
+    ref = ReducedSetKPCA(n_components=3, sigma=2.0, ell=3.0, random_state=0).fit(X)
+    solves = []
+    real = rs.kpca_on_centers
+    monkeypatch.setattr(rs, "kpca_on_centers", lambda *a, **kw: solves.append(1) or real(*a, **kw))
+    for a in range(1, 400, 100):
+        est.partial_fit(X[a:a + 100])
+    assert len(solves) == 4 and "eigenvalues_" in vars(est)  # one solve per batch, inside partial_fit
+    for attr in ("eigenvalues_", "eigenvectors_", "dual_coef_", "eigen_dtype_"):
+        np.testing.assert_array_equal(getattr(est, attr), getattr(ref, attr))
+    np.testing.assert_array_equal(est.transform(X[:20]), ref.transform(X[:20]))
+    assert len(solves) == 4  # reading and transforming solved nothing

@@ -35,13 +35,9 @@ __all__ = ["WeightedEigen", "weighted_kpca", "kpca_on_centers", "choose_eigen_so
 #: Accepted values of ``eigen_solver``.
 EIGEN_SOLVERS = ("auto", "dense", "arpack", "block")
 
-#: "auto" uses a dense solver up to this m, a partial one above it (for few components). Kernel
-#: matrix included, r = 5, dense -> partial: circles m = 176 1.04 -> 1.50 ms, two moons m = 252
-#: 1.88 -> 1.22 ms, circles m = 264 2.03 -> 1.86 ms, m = 421 6.78 -> 2.62 ms, digits m = 410
-#: 5.82 -> 2.72 ms (``python tests/benchmarks/bench_speed.py --pendigits PATH``, "dense ->
-#: partial" rows). It was 500, set before the float32 and block paths. Above it a fit is
-#: certified to SUBSPACE_TOL, not exact to rounding, and with ``random_state=None`` two fits
-#: need not agree to the bit (the partial solvers start from random vectors).
+#: "auto" uses a dense solver up to this m and a partial one above it (for few components), because
+#: from about this m the partial solvers are faster, kernel matrix included (``python
+#: tests/benchmarks/bench_speed.py --pendigits PATH``, rows "dense -> partial").
 DENSE_MAX_M = 250
 #: Up to this m the eigenproblem runs on one BLAS thread. LAPACK and ARPACK gain little from
 #: threads at these sizes, and on a busy machine the threads wait on each other. Measured on
@@ -65,7 +61,10 @@ class WeightedEigen:
     eigenvectors: np.ndarray  # (m, r) orthonormal b_k, sign-fixed
     dual_coef: np.ndarray  # (m, r) sqrt(w_j) b_kj / sqrt(lambda_k), 0 where lambda_k = 0
     mu: np.ndarray  # (m,) K^C p, or zeros when uncentered
-    solver: str
+    solver: str  # which solver ran, in words ("dense", "block-float32", "arpack (fallback from ...)")
+    #: precision of the matrix whose eigenvectors were kept: float32 when a float32 answer passed its
+    #: accuracy check (it is only that accurate, so projections may use float32 kernels), else float64
+    dtype: type = np.float64  # a numpy scalar type (what a model file may hold: skops trusts it, not np.dtype)
 
 
 #: A float32 or block answer is kept when its subspace is provably within this angle
@@ -194,7 +193,7 @@ def weighted_kpca(KC: np.ndarray, w: np.ndarray, n_components: int | None, *, ce
     return _finish(vals, vecs, sw, total, n_components, mu, solver)
 
 
-def _finish(vals, vecs, sw, total, n_components, mu, solver) -> WeightedEigen:
+def _finish(vals, vecs, sw, total, n_components, mu, solver, dtype=np.float64) -> WeightedEigen:
     """Sort descending, zero the tiny eigenvalues, fix signs, scale the dual coefficients."""
     order = np.argsort(vals)[::-1]
     vals, vecs = vals[order], vecs[:, order]
@@ -208,7 +207,7 @@ def _finish(vals, vecs, sw, total, n_components, mu, solver) -> WeightedEigen:
     signs = column_signs(coef)
     vecs = vecs * signs
     coef = coef * signs
-    return WeightedEigen(vals, vecs, coef * zero_safe_inverse(vals, power=0.5), mu, solver)
+    return WeightedEigen(vals, vecs, coef * zero_safe_inverse(vals, power=0.5), mu, solver, np.dtype(dtype).type)
 
 
 def _arpack(op, k, rng, tol, start=None):
@@ -236,7 +235,8 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
     (Davis & Kahan 1970; ``delta`` from :func:`~rskpca.core.radial_kernels.float32_relative_error`).
     Otherwise block Krylov steps from the float32 vectors on the float64 matrix are checked the
     same way (no float32 error left), and exact ARPACK runs if they fail too. ``solver`` in the
-    result says which ran.
+    result says which ran, in words; ``dtype`` is the precision of the matrix the kept answer
+    came from (float32 only when the float32 answer itself passed).
     """
     C = np.asarray(C, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
@@ -305,7 +305,9 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
                 found = None
         else:  # float64 ARPACK: the exact solver itself
             found = _arpack(op, r, rng, tol=0.0)
+        kept_dtype = dtype  # the float32 answer's precision, unless it is replaced below
         if found is None:
+            kept_dtype = np.float64
             failed = name
             name = f"arpack (fallback from {failed})"
             if dtype != np.float64:
@@ -329,4 +331,4 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
                 found = _arpack(op, r, rng, tol=0.0, start=None if candidate is None else candidate[:, :r])
     vals, vecs = found[0][:r], found[1][:, :r]
     mu = op.a / sw  # a = W mu: mu = K p, the centers' kernel means (zero when uncentered)
-    return _finish(vals, vecs, sw, total, n_components, mu, name)
+    return _finish(vals, vecs, sw, total, n_components, mu, name, kept_dtype)

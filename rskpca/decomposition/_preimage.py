@@ -83,7 +83,7 @@ class _PreimageMixin:
         if Z.shape[1] != r:
             raise ValueError(f"inverse_transform got embeddings with {Z.shape[1]} columns but the model has "
                              f"{r} components: pass the output of transform.")
-        # Read the map only when it was asked for (after partial_fit it is re-solved on first access).
+        # Read the map only when it was asked for.
         fitted = bool(self.fit_inverse_transform) and getattr(self, "inverse_dual_coef_", None) is not None
         if method == "ridge":
             if not fitted:

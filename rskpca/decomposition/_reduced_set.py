@@ -1,12 +1,13 @@
-"""Kernel PCA through m weighted centers: RSKPCA (Algorithm 1) and subsampled KPCA.
+"""Kernel PCA through m weighted centers: RSKPCA (Algorithm 1).
 
-All share the scikit-learn estimator shape and the kernel convention
+Both classes here share the scikit-learn estimator shape and the kernel convention
 ``k(x, y) = phi(||x - y||^p / sigma^p)`` (Gaussian: ``exp(-||x-y||^2 / sigma^2)``,
 so scikit-learn's ``gamma = 1 / sigma**2``).
 
-* :class:`ReducedSetKPCA` -- shadow (or k-means / KDE paring / herding) centers,
-  weighted m x m problem, projection through m centers.
-* :class:`SubsampledKPCA` -- KPCA on m uniformly drawn rows, no weights.
+* ``_WeightedCentersKPCA`` -- the weighted m x m problem and the projection through m
+  centers, shared with :class:`~rskpca.decomposition._subsampled.SubsampledKPCA` (KPCA on m
+  uniformly drawn rows, no weights).
+* :class:`ReducedSetKPCA` -- shadow (or k-means / KDE paring / herding) centers.
 Exact KPCA is in :mod:`rskpca.decomposition._exact`, the Nystrom baselines in
 :mod:`rskpca.decomposition._nystrom`. Where the
 paper compares methods "at the same m", the baselines take ``m`` or,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
@@ -71,6 +73,7 @@ class _WeightedCentersKPCA(_PreimageMixin, KPCAMixin):
         self.dual_coef_ = eig.dual_coef
         self.center_means_ = eig.mu
         self.eigen_solver_ = eig.solver
+        self.eigen_dtype_ = eig.dtype
         self.normalized_eigenvalues_ = eig.eigenvalues / float(np.sum(w))
         if self.fit_inverse_transform:  # learned pre-image on the m weighted centers: an m x m solve
             self._fit_preimage(C, w, centers_embedding(self))
@@ -91,12 +94,16 @@ class _WeightedCentersKPCA(_PreimageMixin, KPCAMixin):
         if backend is not None:  # lazy, block by block
             return backend.transform(self, X)
         X = self._validate_transform_input(X)
+        if "dual_coef_" not in self.__dict__:  # partial_fit has not yet seen n_components centers
+            raise NotFittedError(
+                f"The shadow has m={self.m_} centers so far, fewer than n_components={self.n_components}: the "
+                "components are solved for once partial_fit has seen that many; feed more rows, or lower "
+                "n_components.")
         # (K - 1 mu^T) A = K A - 1 (mu^T A): blocked, never the whole n_new x m matrix.
-        # A model fitted on the float32 kernel (eigen_solver_ "...-float32") is only that
-        # accurate, so its projection uses float32 kernel blocks too (about 2x the throughput).
-        dtype = np.float32 if self.eigen_solver_.endswith("float32") else np.float64
+        # A model fitted on the float32 kernel is only that accurate, so its projection
+        # uses float32 kernel blocks too (about 2x the throughput).
         Z = kernel_matvec(X, self.centers_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel,
-                          dtype=dtype, block_elements=PROJECTION_BLOCK_ELEMENTS)
+                          dtype=self.eigen_dtype_, block_elements=PROJECTION_BLOCK_ELEMENTS)
         Z -= (self.center_means_ @ self.dual_coef_)[None, :]
         return Z.astype(X.dtype, copy=False)
 
@@ -132,12 +139,15 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
     order : {"input", "random"}, default="input"
         Visiting order of the shadow scan.
     eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
-        "auto": dense up to m = 500 (or for many components); above it the weighted
+        "auto": dense up to m = 250 (``rskpca.core.eigen.DENSE_MAX_M``) or for many
+        components; above it the weighted
         matrix is built once in float32 (Gaussian, below 40 components) and solved by
         ARPACK, or by block Krylov from m = 2,000 (``BLOCK_MIN_M``), kept only if provably
         within 1e-3 (subspace sine) of the float64 answer, else refined by block Krylov
         steps on the float64 matrix under the same check, else exact float64 ARPACK
-        (``rskpca.core.eigen.kpca_on_centers``).
+        (``rskpca.core.eigen.kpca_on_centers``). Above ``DENSE_MAX_M`` a fit is thus
+        certified to 1e-3, not exact to rounding, and with ``random_state=None`` two fits
+        need not agree to the bit (the partial solvers start from random vectors).
     random_state : int, RandomState instance or None, default=None
     fit_inverse_transform : bool, default=False
         Learn ``inverse_transform`` (pre-images) as scikit-learn's ``KernelPCA``
@@ -180,7 +190,13 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
     center_means_ : ndarray of shape (m_,)
         ``K^C p`` (zeros when uncentered).
     eigen_solver_ : str
-        The solver that ran: "dense" or "arpack".
+        The solver that ran, in words, for display: "dense", "arpack", "arpack-float32",
+        "block-float32", or what a failed float32 answer fell back to ("block (refined from
+        arpack-float32)", "arpack (fallback from block-float32)").
+    eigen_dtype_ : type
+        Precision of the kernel matrix the kept eigenvectors came from: ``np.float32`` when
+        the float32 answer passed its accuracy check (``transform`` then uses float32 kernel
+        blocks too), else ``np.float64``.
     X_transformed_fit_ : ndarray of shape (m_, n_components)
         Embeddings of the centers (only with ``fit_inverse_transform=True``).
     inverse_dual_coef_ : ndarray of shape (m_, n_features_in_)
@@ -333,9 +349,11 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         """Feed the next batch of rows: the result equals ``fit`` on all rows fed so far.
 
         The shadow takes each batch in one screen-then-residue step
-        (:class:`rskpca.core.shadow.StreamingShadow`); the m x m
-        eigenproblem is solved again only when a result is asked for
-        (``transform`` or an eigen attribute). ``sigma="median"`` is taken on
+        (:class:`rskpca.core.shadow.StreamingShadow`), then the m x m
+        eigenproblem is solved again, so that the fitted attributes and
+        ``transform`` are current after every call. Until the shadow has
+        ``n_components`` centers the eigenproblem waits (the eigen attributes
+        are unset and ``transform`` says why). ``sigma="median"`` is taken on
         the first batch. Only ``rsde="shadow"`` with ``order="input"`` streams
         (with other settings the method is not available).
 
@@ -365,18 +383,13 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         self.centers_ = stream.centers.copy()
         self.weights_ = stream.weights.astype(np.float64)
         self.center_indices_ = stream.center_indices.copy()
-        self.shadow_m_ = stream.m
+        self.shadow_m_ = self.m_ = stream.m
+        # Solved here, where the data changed, so that reading a fitted attribute does no work.
+        if self.n_components is None or self.n_components <= stream.m:
+            self._solve_reduced_set(self.centers_, self.weights_, check_random_state(self.random_state))
         return self
 
-    def __getattr__(self, name):
-        # Reached only when normal lookup fails: after partial_fit, solve the eigenproblem on demand.
-        if name in _EIGEN_ATTRIBUTES and self.__dict__.get("_stream") is not None \
-                and "centers_" in self.__dict__:
-            self._solve_reduced_set(self.centers_, self.weights_, check_random_state(self.random_state))
-            return self.__dict__[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-
-#: Fitted attributes of the m x m solve, refreshed on demand after partial_fit.
+#: Fitted attributes of the m x m solve, dropped by partial_fit before it solves again.
 _EIGEN_ATTRIBUTES = ("eigenvalues_", "eigenvectors_", "dual_coef_", "center_means_", "eigen_solver_",
-                     "normalized_eigenvalues_", "X_transformed_fit_", "inverse_dual_coef_")
+                     "eigen_dtype_", "normalized_eigenvalues_", "X_transformed_fit_", "inverse_dual_coef_")
