@@ -35,15 +35,15 @@ def bounds_over_ell() -> None:
     measuring = st.toggle("Add the a-posteriori and measured values over ell (cached per ell; a few seconds per "
                           "point)", key="bounds_measured_curves")
     points = st.select_slider("Points on the ell curves", [5, 10, 19], key="sweep_points") if measuring else None
-    # The chart's place is made before the curves are computed: placed after the progress bar, it was
-    # mounted while the fragment ran and stayed blank (a tryout, four times on an uncached sigma).
+    # The chart's place is made before the curves are computed: placed after the progress bar, it would be
+    # mounted while the fragment runs and stay blank.
     chart_area = st.container()
     if measuring:
         sweep_max = measured_over_ell_rows(max_exact)
         measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r, compute.ell_curve(points), sweep_max)
         st.caption(f"Measured on at most {sweep_max} rows per ell.")
-        # Measured rows first: below 37 a-priori-only rows per theorem they were off the table's first screen
-        # (a tryout switched this on and saw only n/a).
+        # Measured rows first, so that a user who switches this on sees measured values on the table's first
+        # screen, not only the a-priori rows' n/a.
         curve_rows = [{**row, "a_priori": None} for row in measured] + list(curve_rows)
     with chart_area:
         show_figure(plots.bounds_curves_figure(curve_rows, current_ell=ell), key="bounds_curves",

@@ -26,7 +26,7 @@ rows_idx, Xc, dig = compute.comparison_set(ds)
 yc = ds.y[rows_idx]
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
-reduction_note(shadow.m, shadow.n, ds.d)  # as on every page that uses the shadow (a tryout saw 89% here unsaid)
+reduction_note(shadow.m, shadow.n, ds.d)  # as on every page that uses the shadow
 warn_if_kernel_is_identity(ds, sigma, kernel)
 
 # Exact KPCA's features do not depend on ell: cross-validated once and cached. RSKPCA's do, and
@@ -54,7 +54,7 @@ for method, label, method_ell in runs:
                    else f"{label}: {exc}")
 if not results:
     st.stop()
-# Column names a reader understands (a tryout met "accuracy_std", "train_s", "test_s")
+# Column names a reader understands, not the result's keys ("accuracy_std", "train_s", "test_s")
 NAMES = {"accuracy": "accuracy (mean)", "accuracy_std": "accuracy (std over folds)",
          "train_s": "fit time per fold (s)", "test_s": "predict time per fold (s)"}
 table = pd.DataFrame([{"features": k, **{NAMES.get(f, f): v for f, v in res.items() if f != "scores"}}

@@ -36,7 +36,7 @@ if gaussian:
     c5.radio("Pre-image", ["ridge", "fixed-point"], key="dn_preimage", horizontal=True, help=PREIMAGE_HELP)
 else:
     # Another widget for the Laplacian's single choice, so the user's Gaussian choice is kept (one radio with
-    # fewer options reset it to ridge: a tryout's fixed-point was gone after a Laplacian and back)
+    # fewer options would reset it to ridge)
     c5.radio("Pre-image", ["ridge"], key="dn_preimage_laplacian", horizontal=True, help=PREIMAGE_HELP)
 c6.select_slider("Ridge alpha", [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0], key="dn_alpha")
 c7.toggle("Fit on noisy training images", key="dn_fit_noisy",
@@ -70,7 +70,7 @@ for col, r in zip(cols, results):
                delta_color="off", delta_arrow="off", help="Mean squared error against the clean images")
 noisy_mse = results[0]["mse"]  # the noisy input comes first
 if all(r["mse"] > noisy_mse for r in results[1:]):
-    # (a tryout on usps, r = 5: every method worse than its input, and nothing said why)
+    # said, with its cause and fix, so the user does not read it as denoising failing
     st.info(f"Every reconstruction is further from the clean images than the noisy input (MSE {noisy_mse:.4g}): "
             f"at this noise level r = {settings.r} components drop more of the images than of the noise. Raise "
             "the rank r in the sidebar or the noise level above to see where denoising pays.",

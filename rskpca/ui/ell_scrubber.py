@@ -64,11 +64,10 @@ def show_scrubber(spec: str, key: str, what: str, empty: str | None = None) -> N
     The chart shows the frame nearest the sidebar's ell and follows the sidebar's slider in the
     browser (``live_chart(follow=)``): a new ell, from the slider or from a click on the m/n
     strip, steps it to that frame without sending the figure again (a value passed with the
-    chart's arguments would: Streamlit resent the whole scrubber, 347 kB per ell change on
-    two moons instead of 152 kB).
+    chart's arguments would make Streamlit resend the whole scrubber on every ell change).
 
     ``empty``: said in its place when there is no figure (no ell of the grid could be drawn), so the
-    section's heading does not stand over nothing (a tryout, Embeddings at r = 20 and one center).
+    section's heading does not stand over nothing (Embeddings at a rank above every ell's m).
     """
     if not spec:
         if empty:

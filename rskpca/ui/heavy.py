@@ -21,8 +21,8 @@ from rskpca.ui import keys as K
 
 __all__ = ["HEAVY_ROWS", "grid_work_allowed", "grid_cost_message"]
 
-#: Above this many rows, work over the ell grid waits for a click. At 20,000 rows (pendigits resampled) the
-#: 19 shadows take about 2 s in all; above that the wait grows with n and with the largest ell.
+#: Above this many rows, work over the ell grid waits for a click, because its 19 shadows would hold up
+#: every page for seconds, a wait that grows with n and with the largest ell.
 HEAVY_ROWS = 20_000
 
 

@@ -63,7 +63,7 @@ def read_link() -> None:
                 notes.append(f"Ignored {name}={qp[name]!r} from the link: not a number.")
                 continue
             ss[name] = cast(min(max(asked, lo), hi))
-            if ss[name] != asked:  # (a tryout: ell=50 became 10 and r=999 became 20, nothing said)
+            if ss[name] != asked:  # said, so the user knows the page does not show the link's value
                 notes.append(f"The link's {name}={qp[name]} is outside {lo:g}..{hi:g} here: {name} = {ss[name]:g}.")
     if "rows" in qp:  # the rows the Bounds page (and KDE vs ShDE's MMD) measure on
         try:
@@ -127,10 +127,9 @@ def write_link(*, data: str, kernel: str, sigma: float, ell: float, r: int, stan
                measured_rows: int | None = None) -> dict:
     """Put the settings in use into the address bar (only when they changed: each write is a browser event).
 
-    ``std`` says whether the data were standardised: without it a reloaded or shared link showed raw-scale
-    data under a sigma chosen for standardised data (a tryout: iris, m = 88 became m = 70, no word said).
-    ``rows``: the rows the Bounds page measures on, when not its default (a shared link to Bounds showed
-    other measured values than the sender's).
+    ``std`` says whether the data were standardised, so a reloaded or shared link does not show raw-scale
+    data under a sigma chosen for standardised data. ``rows``: the rows the Bounds page measures on, when
+    not its default, so a shared link to Bounds shows the sender's measured values.
     """
     want = {"data": data, "kernel": kernel, "sigma": f"{sigma:.6g}", "ell": f"{ell:g}", "r": str(r),
             "std": "1" if standardized else "0"}

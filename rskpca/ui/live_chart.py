@@ -2,8 +2,7 @@
 
 ``st.plotly_chart`` gives a chart a new identity whenever its figure changes, so
 the browser builds it from scratch on every rerun that changes it, then draws it
-a second time; a WebGL chart also creates a new WebGL context each time (about
-0.2 s without a GPU). For the charts that follow the sidebar's ell that is most
+a second time; a WebGL chart also creates a new WebGL context each time. For the charts that follow the sidebar's ell that is most
 of what a user waits for (see ``python tests/benchmarks/bench_latency.py --browser``).
 
 :func:`live_chart` (through :func:`rskpca.ui.widgets.show_figure`) draws a figure in a small
@@ -15,9 +14,8 @@ lasso selections come back in the shape of ``st.plotly_chart``'s selection event
 A chart out of the browser's view draws a new figure only when it comes into view (an
 ``IntersectionObserver`` in its frame): a rerun costs the browser only the charts a user
 can see. Until then its last drawing stays, and ``chart.dataset.deferred`` says that a newer
-figure waits (the browser benchmark and tests read it). On two moons a sigma change on
-Embeddings went from 628 to 394 ms of the browser's main thread, the page's first visit from
-2.1 to 1.0 s, with WebGL drawn at the display's resolution too (README, "2026-11-24, later").
+figure waits (the browser benchmark and tests read it). The browser's main thread is then spent on
+what the user looks at (``python tests/benchmarks/bench_latency.py --browser --trace``).
 
 Figures with frames (the ell scrubbers, :mod:`rskpca.ui.ell_scrubber`) are drawn the same
 way: ``Plotly.react`` takes the frames with the figure, and the figure's slider plays

@@ -47,9 +47,8 @@ def sidebar_menu(where=None, query_params: dict | None = None) -> None:
     """The menu at the top of the sidebar: Home, then every view.
 
     ``where``: the container to draw in (the sidebar's top, kept for it); ``query_params``: the
-    link's settings, carried by every link. A link without them opened its page on a bare address,
-    which the page then rewrote with its settings: two browser history entries per page, so Back
-    took two presses (a tryout).
+    link's settings, carried by every link, so that Back takes one press: a link without them opens
+    its page on a bare address, which the page then rewrites with its settings (two history entries).
     """
     where = where if where is not None else st.sidebar
     where.page_link(HOME[0], label=HOME[1], icon=HOME[2], query_params=query_params)

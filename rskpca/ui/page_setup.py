@@ -83,8 +83,8 @@ def _keep_usable_sigma(ds: Dataset, median: float) -> str | None:
     data is 1 (:func:`~rskpca.core.validation.check_kernel_spread`), gives back the last usable sigma (the
     data's default if none); returns what to say, or None.
 
-    An emptied box used to become its minimum, 1e-9, silently (Streamlit's default for a number box), and
-    sigma = 1e9 on two moons made exact KPCA fail inside ARPACK (a tryout).
+    An emptied box must not become its minimum silently (Streamlit's default for a number box), and a
+    sigma far outside the data's scale makes exact KPCA fail inside ARPACK.
     """
     ss = st.session_state
     value = ss.get("sigma")
@@ -105,8 +105,8 @@ def _keep_usable_sigma(ds: Dataset, median: float) -> str | None:
 
 
 def _keep_usable_rank() -> str | None:
-    """Before the rank box is drawn: an emptied box gives back the last rank (it used to become 1, the
-    box's minimum, silently: a tryout); returns what to say, or None."""
+    """Before the rank box is drawn: an emptied box gives back the last rank, not the box's minimum
+    silently; returns what to say, or None."""
     ss = st.session_state
     if ss.get("r") is not None:
         ss[K.RANK_GOOD] = int(ss["r"])
@@ -229,9 +229,9 @@ def _apply_suggested_ell(digest: str, X, sigma: float, kernel: str) -> None:
 
 def _suggest_ell(sb, ds: Dataset, settings: Settings, m: int) -> None:
     """Where ell keeps nearly every row (the pages warn of little reduction), a button to the largest ell of
-    the scrubbers' grid that keeps at most a third (a tryout: digits opens at 94% and every page warned).
-    The search (five or six shadows: 70-95 ms on usps at a new sigma) runs on the click only, not on every
-    rerun of every page. Not above :data:`~rskpca.ui.heavy.HEAVY_ROWS`, where each shadow costs seconds."""
+    the scrubbers' grid that keeps at most a third, so a user whose data open with little reduction has
+    one click out of the warning. The search (a few shadows) runs on the click only, not on every rerun
+    of every page. Not above :data:`~rskpca.ui.heavy.HEAVY_ROWS`, where each shadow costs seconds."""
     if m <= LITTLE_REDUCTION * ds.n or ds.n > HEAVY_ROWS:
         return
     sb.button("Find an ell that keeps at most a third of the rows", key="ell_suggest", icon=":material/compress:",

@@ -51,15 +51,14 @@ def setting(key: str):
 def persist_widget_values() -> None:
     """Re-assign every persistent widget key, from a copy no widget owns where Streamlit let it go.
 
-    A fragment's run draws none of the widgets outside it, and Streamlit then drops their values:
-    the next page a user opened came back on the default sample, sigma and ell (a tryout: digits,
-    a new row on KDE vs ShDE's line -- a fragment --, then Bounds showed two moons). So the values
+    A fragment's run draws none of the widgets outside it, and Streamlit then drops their values, so
+    the next page a user opens would come back on the default sample, sigma and ell. So the values
     are also kept under :data:`~rskpca.ui.keys.KEPT_VALUES`, and restored from there.
     """
     ss = st.session_state
     kept = ss.setdefault(K.KEPT_VALUES, {})
     # What a fragment's widgets were set to: the session's own value of such a key can be the one
-    # assigned at the start of the last full run (a tryout: Bounds' curve toggle came back off).
+    # assigned at the start of the last full run, which would undo the user's change in the fragment.
     fresh = ss.pop(K.KEPT_FRESH, set())
     for key, default in KEYS.items():
         if key in fresh and key in kept:
@@ -90,11 +89,9 @@ def _fragment_run() -> bool:
 def _assign_kept_values_outside_the_fragment(kept: dict) -> None:
     """Assign, at the end of a fragment's run, the kept value of every key whose widget it did not draw.
 
-    After a fragment's run Streamlit served, at the next full run, a widget's value from an earlier
-    page over the one the session had assigned (a tryout: iris, Speedups' randomized-solver toggle on,
-    Bounds' curve toggle -- a fragment --, then Speedups showed the toggle off; the Data page's
-    "Standardise" came back off after a row change on KDE vs ShDE's line, so the data in use silently
-    went back to raw scale). A value assigned in this run outranks those; a widget the user changes
+    After a fragment's run Streamlit serves, at the next full run, a widget's value from an earlier
+    page over the one the session had assigned, so a toggle the user set (say "Standardise") would
+    silently come back at its old value. A value assigned in this run outranks those; a widget the user changes
     next still outranks it (its new state comes from the browser), so a sidebar change right after a
     fragment's run is kept. Streamlit refuses the assignment for a widget this run drew: those are
     the fragment's own, kept already.
@@ -137,8 +134,7 @@ def timing_round() -> int:
 
 
 # Rounds are numbered across the server's sessions: the timed fits are cached for all of them, and a
-# per-session count replayed another session's earlier rounds digit for digit (a tryout's second
-# browser session "timed again" to exactly the first one's times).
+# per-session count would replay another session's earlier rounds, so "Time again" would not time.
 _ROUNDS = itertools.count(1)
 _ROUNDS_LOCK = threading.Lock()
 

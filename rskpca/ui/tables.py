@@ -51,7 +51,7 @@ def accept_upload(data: bytes, filename: str) -> None:
     digest = hashlib.sha256(data).hexdigest()
     table = compute.read_upload(digest, data, filename)  # raises DataError: the caller shows it
     # A table no Data page choice can use (one row, no column of numbers) is refused here, as an unreadable
-    # file is: selected, it left the sidebar naming the upload over "Showing:" the earlier data (a tryout).
+    # file is, so the sidebar never names an upload while it shows the earlier data.
     reason = unusable_reason(table)
     if reason:
         raise DataError(f"{filename} cannot be used: {reason}")
@@ -80,8 +80,8 @@ def handle_upload(upload) -> None:
         shown = ss.get(K.SHOWN_UPLOAD)
         if ss.get(K.DATA_ERROR) and ss.get("source") == UPLOAD and ss.get(K.DATASET_SOURCE) == UPLOAD and shown:
             # The selected upload could not be used either (say, missing values), and the user has moved on
-            # to another file: back to the upload shown, rather than three files in play (a tryout saw the
-            # uploader, the error above it and the preview each name another one).
+            # to another file: back to the upload shown, so that the uploader, the error and the preview
+            # never name three different files.
             ss[K.UPLOADED] = dict(shown)
             ss.pop(K.DATA_ERROR, None)
             st.rerun()
@@ -146,7 +146,7 @@ def build_dataset():
                               "drop" if ss["drop_missing"] else "error", int(ss["row_seed"]),
                               "missing" if ss["stray_text_missing"] else "exclude")
     except (ValueError, TypeError) as exc:  # DataError, or anything else the table's contents provoke
-        # The fix is a switch of this app's: named, so no one looks for it (a tryout did not see it)
+        # The fix is a switch of this app's: named, so the user need not look for it
         hint = (" Or tick \"Drop missing rows\" on the Data page (under Columns and preprocessing)."
                 if isinstance(exc, MissingValuesError) else "")
         ss[K.DATA_ERROR] = str(exc) + hint

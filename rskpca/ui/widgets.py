@@ -54,7 +54,7 @@ def show_errors(messages) -> None:
 #: figure (the user's data) to Plotly's cloud: never shown.
 PLOTLY_CONFIG = {"displaylogo": False, "showSendToCloud": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 #: Above this m/n the shadow barely reduces the data and the app says so. (At half the rows the m x m
-#: problem is still 4x smaller to store and more to solve: a tryout read a warning there as overstated.)
+#: problem is still 4x smaller to store and more to solve, so a warning there would overstate.)
 LITTLE_REDUCTION = 0.8
 
 
@@ -81,8 +81,8 @@ def show_figure(fig: go.Figure, key: str, filename: str | None = None, *, on_sel
 def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, height="auto") -> None:
     """Show a table (cells as text, never markdown; a missing value as "n/a", not "None") with a CSV download.
 
-    Floats show four significant digits ("9e-12", not a column of zeros cut off at the left,
-    which a new user's tryout read as ")00000000009" on Bounds at sigma 1e6); the CSV keeps them all.
+    Floats show four significant digits ("9e-12", not a column of zeros cut off at the left, which
+    reads as a different number); the CSV keeps them all.
     """
     floats = {c: st.column_config.NumberColumn(format="%.4g") for c in df.columns
               if pd.api.types.is_float_dtype(df[c])}
@@ -126,8 +126,7 @@ def warn_if_kernel_is_identity(ds, sigma: float, kernel: str, *, rows=None,
     (:func:`~rskpca.core.validation.kernel_identity`); an empty slot otherwise.
 
     Then kernel PCA finds no structure and what a page shows (a denoising error, a classifier's accuracy,
-    the components) is arbitrary: a tryout saw Denoise's error six times the noisy input's and chance-level
-    accuracy on Kernelization at sigma 1e-6, with no word. ``rows``: ``(key, X)``, the rows the page
+    the components) is arbitrary, and the user must be told why rather than read it as a result. ``rows``: ``(key, X)``, the rows the page
     computes on when they are not all of ``ds`` (a comparison sample); ``consequence`` says what that
     means on the page.
     """

@@ -28,11 +28,9 @@ DENSITY_MIN_POINTS = 500
 #: values (32 MB in float64; four sets of points at most: a page's, its line's, the scrubber's):
 #: the KDE is its row mean, and the ShDE at any ell its product with the shadow's weights put on
 #: their centers (eq. 16 is the KDE with each row's mass moved to its center). A density frame then
-#: costs one product instead of a kernel evaluation against its centers (digits: 19 frames of 1,000
-#: points, up to 19 x 4.7 ms -> 5.3 ms + 19 x 0.1 ms). A sigma change on digits' KDE vs ShDE page,
-#: server side, median of 5 changes, twice:
-#: 0.37 / 0.38 -> 0.35 / 0.31 s (``python tests/benchmarks/bench_latency.py --sample digits --pages
-#: pages/3_KDE_vs_ShDE.py --controls sigma --repeats 2``, 2026-11-24 10:40).
+#: costs one product instead of a kernel evaluation against its centers, so the ell scrubber's frames
+#: do not slow a sigma change (``python tests/benchmarks/bench_latency.py --sample digits --pages
+#: pages/3_KDE_vs_ShDE.py --controls sigma``).
 DENSITY_KERNEL_MAX_ELEMENTS = 4_000_000
 
 
@@ -122,9 +120,8 @@ def density_rows(n: int) -> np.ndarray:
 
     Kept whole, the kernel is computed once per sigma: the KDE is its row mean and the ShDE at every ell
     one product (:func:`_density`), and KDE vs ShDE's scrubber draws its frames at the same points from it.
-    usps, 5,000 rows: 800 points. A sample of 3,000 was evaluated against every row at each sigma (KDE) and
-    against the centers at each ell (ShDE): 0.22 s of a sigma change and 0.08 s of an ell change, server
-    side, beside a separate kernel for the scrubber's points.
+    Fewer points than :data:`DENSITY_MAX_POINTS` on large data keep sigma and ell changes quick (``python
+    tests/benchmarks/bench_latency.py --csv PATH --pages pages/3_KDE_vs_ShDE.py --controls sigma ell``).
 
     >>> density_rows(10).size, density_rows(5000).size, density_rows(20000).size
     (10, 800, 500)

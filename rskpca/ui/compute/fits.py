@@ -24,23 +24,16 @@ from rskpca.ui.keys import ELL_RANGE
 __all__ = ["APP_TIMING", "BASELINE_TIMING", "OWN_TIMING", "REFERENCE_TIMING", "exact_reference", "exact_kpca",
            "RANK_BUCKETS", "computed_rank", "exact_embedding", "method_result", "rank_message", "fit_methods"]
 
-#: How the app times every method: the best of up to three calls within 0.1 s. Times are cached,
-#: so one slowed-down call (another session's run beside it, a first call) stays: a new user's
-#: tryout saw the Speedups headline say RSKPCA was 0.4x (a 0.62 s fit that takes 7-9 ms warm)
-#: until the server restarted. The fast calls, where such a delay distorts most, get three tries;
-#: the slow ones one. Within 0.05 s, a page's first load still read 0.6x on two moons: RSKPCA's one
-#: call took 48 ms beside the browser's first drawing (9 ms in a fresh process alone), too long for
-#: a second try.
+#: How the app times every method: the best of up to three calls within 0.1 s, because times are
+#: cached and one call slowed by something beside it (another session, the browser's first drawing)
+#: would otherwise stand in the Speedups headline until the server restarts; the fast calls, which
+#: such a delay distorts most, get the extra tries.
 APP_TIMING = Timing(repeats=3, budget_s=0.1)
 #: Exact KPCA's time is the denominator of every speedup on the Speedups page: the best of the
-#: reference fit's own call and one more, both on one BLAS and OpenMP thread. A tryout saw exact KPCA
-#: on two moons shown as 212-301 ms, every speedup inflated by as much: scikit-learn's BLAS threads
-#: wait for each other when the browser (or another session) holds a core. arpack's fit and
-#: transform, median of 7, the libraries' threads -> one: two moons 45 -> 23 ms, beside a busy core
-#: 106 -> 25 ms; 2,000 pendigits rows 163 -> 110 ms, busy 196 -> 113 ms (``python -m
-#: tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow iterative projection``, thread
-#: rows). Two more calls (while the reference ran on the libraries' threads) cost 0.3 s of every
-#: sigma or rank change on digits; the "Time again" button takes new times on request.
+#: reference fit's own call and one more, both on one BLAS and OpenMP thread, because the libraries'
+#: threads wait for each other when the browser or another session holds a core and would inflate
+#: every speedup (the thread rows of ``python tests/benchmarks/bench_speed.py --pendigits PATH``);
+#: the "Time again" button takes new times on request.
 BASELINE_TIMING = Timing()
 #: Exact KPCA timed on its own (a new timing round, or a solver the reference fit did not use): the best
 #: of two calls, as the first round's baseline.
@@ -81,9 +74,8 @@ _WARM_UP_METHODS = ("rskpca", "subsampled", "nystrom", "wnystrom")
 @st.cache_resource(show_spinner=False)
 def _warm_up() -> bool:
     """One untimed call of exact KPCA and of the default compared methods on 300 synthetic rows, once per
-    server process, before the first timed call. A first call loads code (ARPACK, LAPACK, thread pools):
-    in a fresh process exact KPCA on two moons took 22 ms, then 14 ms; RSKPCA 7.6, then 5.8 ms. The app's
-    first timed calls were those, and a tryout opening Speedups first read skewed speedups (0.2x; 7x)."""
+    server process, before the first timed call: a first call loads code (ARPACK, LAPACK, thread pools),
+    and a user who opens Speedups first must not read speedups skewed by that loading."""
     X = np.random.default_rng(0).normal(size=(300, 2))
     with native_threads_off():
         fit_exact(X, n_components=2, sigma=1.0, solvers=EXACT_SOLVERS[:1])
@@ -100,11 +92,9 @@ def exact_kpca(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, al
     ``EXACT_SOLVERS`` is timed too (each cached on its own, so switching it on times only the
     new one) and ``train_s`` is the fastest's.
 
-    arpack alone by default: on every comparison set the app can have (the bundled samples,
-    2,000 rows of pendigits; r = 2 to 20) it beat the randomized solver by 1.1x to 17x, and
-    timing the randomized one cost 0.2-0.4 s of every sigma or rank change on the larger sets
-    (``python tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow iterative
-    projection``). The Speedups page offers the rest on request.
+    arpack alone by default, because on every comparison set the app can have it beats the randomized
+    solver, and timing both would slow every sigma or rank change (the solver rows of ``python
+    tests/benchmarks/bench_speed.py --pendigits PATH``). The Speedups page offers the rest on request.
     """
     _warm_up()
     ref = exact_reference(digest, X, sigma, kernel, r)
@@ -144,10 +134,9 @@ def _first_components(result, r: int):
 @st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")
 def _exact_fitted(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
     """Exact KPCA as :func:`exact_reference` fits it, the rows embedded by the fit itself
-    (``project=False``): no second n x n kernel matrix to project them. Fit and projection took
-    83 / 82 ms on digits and 78 / 89 ms on 2,000 pendigits rows (r = 5 / 10), the fit alone 55 / 53
-    and 53 / 60 ms (``python tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow
-    iterative projection --repeats 2``, "exact KPCA for Embeddings" rows, 2026-11-25 02:52). Untimed."""
+    (``project=False``): no second n x n kernel matrix to project them, so a page that shows the
+    embedding waits for the fit alone (the "exact KPCA for Embeddings" rows of ``python
+    tests/benchmarks/bench_speed.py --pendigits PATH``). Untimed."""
     with native_threads_off():  # see method_result
         return fit_exact(_X, n_components=r, sigma=sigma, kernel=kernel, solvers=EXACT_SOLVERS[:1], project=False)
 
@@ -174,7 +163,7 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
     baseline's (:data:`BASELINE_TIMING`).
     """
     # Untimed, RSKPCA solves on the shadow the page (or the scrubber) already has: selecting its
-    # centers again cost each fit one more scan of the comparison rows.
+    # centers again would cost each fit one more scan of the comparison rows.
     if timed:
         _warm_up()
     selected = shadow(digest, _X, sigma, ell, kernel) if name == "rskpca" and not timed else None
@@ -188,10 +177,9 @@ def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float, m_at_lar
     """r > m, in the sidebar's words, with the fix.
 
     A single center has nothing to embed, and the pages need at least 2 components: then the fix
-    is more centers, not a rank of 1 (which a tryout followed, only to be told to raise it again).
+    is more centers, not a rank of 1, which the user would only be told to raise again.
     ``m_at_largest_ell``: m at the sidebar's largest ell; when even that is below r, raising ell
-    cannot help and the message says so (a tryout was told to raise ell at sigma = 100, where
-    every ell up to 10 keeps one center).
+    cannot help and the message says so, so the user is sent to the control that can (sigma).
 
     >>> "Lower rank r to 3 or less" in rank_message(5, 3, 100, 4.0, 1.0)
     True

@@ -76,8 +76,8 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
         gx, gy, note = axes[0], (axes[1] if len(axes) > 1 else None), ""
     else:
         # At most as many points as keep k(P, X) whole (DENSITY_KERNEL_MAX_ELEMENTS): a frame is then one
-        # product. usps, 5,000 rows: 800 points, not 1,000 evaluated against each frame's 4,000 centers
-        # (19 x 25 ms per sigma change). When the page's own points are kept whole, the frames are drawn at
+        # product, not a kernel against each frame's centers on every sigma change (usps: 800 points).
+        # When the page's own points are kept whole, the frames are drawn at
         # (at most 1,000 of) them, read off the page's kernel: one kernel per sigma serves the frames and the
         # page (usps: the same 800; digits: 1,000 of its 1,797, no second 1,000 x 1,797 kernel).
         # (Not below 200 points: above 20,000 rows the frames evaluate against the centers again.)

@@ -22,9 +22,9 @@ __all__ = ["compiled_shadow_ready", "timed_shadow", "shadow"]
 def compiled_shadow_ready() -> str:
     """The shadow's path on a tiny input, run once per server process before any page needs a shadow.
 
-    The compiled scan (:mod:`rskpca.core.shadow._compiled`) loads from numba's disk cache in about
-    0.4 s, and compiles in about 4 s the first time after an install: said here, once, rather than
-    as an unexplained pause in the first page's chart.
+    The compiled scan (:mod:`rskpca.core.shadow._compiled`) loads from numba's disk cache, or compiles
+    the first time after an install: said here, once, so the user does not meet it as an unexplained
+    pause in the first page's chart.
     """
     return shadow_centers(np.array([[0.0, 0.0], [1.0, 0.0]]), sigma=1.0, ell=1.0).algorithm
 
@@ -40,10 +40,9 @@ def timed_shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: 
     """``(shadow, seconds)``: shadow centers (Algorithm 2) at this sigma and ell, and what they took.
 
     On data with many features (and at most 8,000 rows) they are read off one table of the distances
-    to earlier rows, kept for the data set: the 19 shadows of the ell grid then cost a fraction of 19
-    scans at every sigma (usps, 5,000 rows, median sigma: 1.41 -> 0.20 s; ``python -m
-    tests/benchmarks/bench_shadow_table.py --usps /work/shared/datasets/usps.csv.gz``). The result is the
-    scan's, to the bit.
+    to earlier rows, kept for the data set, so that a sigma change does not wait for 19 scans of the ell
+    grid (``python tests/benchmarks/bench_shadow_table.py --usps PATH``). The result is the scan's, to
+    the bit.
     """
     t0 = time.perf_counter()
     result = None
@@ -52,11 +51,10 @@ def timed_shadow(digest: str, _X: np.ndarray, sigma: float, ell: float, kernel: 
     from_table = result is not None
     if not from_table:
         result = shadow_centers(_X, sigma=sigma, ell=ell, kernel=kernel)
-    # Kept as a resource, read-only: shared by the pages and sessions without a copy per use (as cached
-    # data would be: 19 shadows of usps' 5,000 x 256 rows put 8 MB of centers each through pickle).
+    # Kept as a resource, read-only: shared by the pages and sessions without a copy per use, because
+    # cached data would put every shadow's centers through pickle on a sigma change.
     # Centers read off the table are copied only when a page asks for them (ShadowResult.centers, then
-    # read-only as the indices are): the ell scrubbers' frames need only indices and weights, and the
-    # 19 copies (8 MB each on usps) took 13% of a sigma change on Shadow centers (py-spy, live server).
+    # read-only as the indices are): the ell scrubbers' frames need only indices and weights.
     # The scan's centers are already a copy: made read-only here.
     for array in (result.center_indices, result.weights, result.labels):
         array.setflags(write=False)

@@ -45,8 +45,8 @@ def _with_progress(label: str, ells, point):
     already computed stay cached, so the next run resumes where this one stopped.
     """
     rows: list[dict] = []
-    # One slot either way, so the elements after it keep their places whether or not a bar shows
-    # (a bar that came and went shifted them: a tryout saw the Bounds curves stay blank after it).
+    # One slot either way, so the elements after it keep their places whether or not a bar shows: a bar
+    # that comes and goes shifts them, and the charts after it can be left blank.
     slot, bar = st.empty(), None
     computed, spent = 0, 0.0
     for i, ell in enumerate(ells):
