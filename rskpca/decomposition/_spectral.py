@@ -147,8 +147,8 @@ class _ReducedSetDiffusion(KPCAMixin):
         if sigma is None and isinstance(self.sigma, str):
             raise ValueError("sigma='median' needs the data: pass the bandwidth as fit_reduced_set(..., sigma=).")
         self.sigma_ = check_positive(self.sigma if sigma is None else sigma, "sigma")
-        self.__dict__.pop("labels_", None)  # n labels are not known here
-        self.__dict__.pop("center_indices_", None)
+        for unknown in ("labels_", "shadow_labels_", "center_indices_"):  # n labels are not known here
+            self.__dict__.pop(unknown, None)
         if center_indices is not None:
             self.center_indices_ = np.asarray(center_indices)
         self.shadow_m_ = C.shape[0]

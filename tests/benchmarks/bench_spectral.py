@@ -1,0 +1,211 @@
+"""Spectral methods on the shadow against scikit-learn and against uniform landmarks (issue 32).
+
+Three cases, each against scikit-learn in the same run, and each beside uniform landmarks
+at the same m (``rsde="uniform"``: the same code with m rows drawn uniformly, weight n/m
+each, the Roseland / Nystrom spectral clustering baseline of Fowlkes et al. 2004), so the
+accuracy is compared at equal budget:
+
+* **circles**: spectral clustering of ``make_circles(10000, noise=0.05, factor=0.5)`` at
+  sigma = 0.1 against ``SpectralClustering(affinity="rbf", gamma=1/sigma**2)`` (dense n x n):
+  time and ARI on the training rows, and ARI of 2,000 held-out rows (``predict``; scikit-learn
+  has none).
+* **pendigits**: Laplacian eigenmaps and the diffusion map (alpha = 1, t = 1) on 9,000 rows
+  against ``SpectralEmbedding(affinity="rbf")`` (dense, no transform), with 1,992 held-out
+  rows: eigenvalue error and held-out alignment error against the same method with every
+  training row a center (``ell`` so large that m = n: the exact method, extended by Nystrom).
+* **mixture**: 1,000,000 x 10 Gaussian mixture (5 components): spectral clustering and the
+  embedding of every row (``transform``); scikit-learn would need an n x n matrix (8 TB).
+
+Run::
+
+    python tests/benchmarks/bench_spectral.py                                   # all cases
+    python tests/benchmarks/bench_spectral.py --cases circles,mixture --no-sklearn
+    python tests/benchmarks/bench_spectral.py --pendigits ../shared/datasets/pendigits.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.cluster import SpectralClustering
+from sklearn.datasets import make_circles
+from sklearn.manifold import SpectralEmbedding
+from sklearn.metrics import adjusted_rand_score
+
+from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding, median_heuristic
+from rskpca.core.metrics import alignment_error
+
+__all__ = ["best_of", "circles_rows", "pendigits_rows", "mixture_rows", "gaussian_mixture", "format_table", "main"]
+
+#: Default data path: ``$RSKPCA_DATASETS/pendigits.csv``, else ``../shared/datasets`` beside the checkout.
+PENDIGITS = Path(os.environ.get("RSKPCA_DATASETS", "../shared/datasets")) / "pendigits.csv"
+#: An ell this large makes eps = sigma / ell smaller than any distance between distinct rows: m = n.
+EVERY_ROW = 1e12
+
+
+def best_of(fn, repeats: int = 3):
+    """``(best wall time in seconds, result of the last call)``."""
+    best, out = np.inf, None
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def circles_rows(n: int = 10_000, *, sigma: float = 0.1, ells=(1.0, 2.0, 3.0), n_held: int = 2000,
+                 repeats: int = 3, sklearn: bool = True, seed: int = 0) -> list[dict]:
+    """Spectral clustering of two circles: scikit-learn, then shadow and uniform landmarks per ell."""
+    X, y = make_circles(n, noise=0.05, factor=0.5, random_state=seed)
+    X_held, y_held = make_circles(n_held, noise=0.05, factor=0.5, random_state=seed + 1)
+    rows = []
+    base = np.nan
+    if sklearn:
+        est = SpectralClustering(n_clusters=2, affinity="rbf", gamma=1.0 / sigma**2, random_state=seed)
+        base, labels = best_of(lambda: est.fit_predict(X), 1)
+        rows.append(dict(case="circles", method="sklearn SpectralClustering", ell="", m=n, seconds=base,
+                         speedup=1.0, ari=adjusted_rand_score(y, labels), ari_held=np.nan))
+    for ell in ells:
+        for rsde in ("shadow", "uniform"):
+            est = ReducedSetSpectralClustering(n_clusters=2, sigma=sigma, ell=ell, rsde=rsde, random_state=seed)
+            seconds, est = best_of(lambda: est.fit(X), repeats)
+            rows.append(dict(case="circles", method=f"ReducedSetSpectralClustering {rsde}", ell=ell, m=est.m_,
+                             seconds=seconds, speedup=base / seconds, ari=adjusted_rand_score(y, est.labels_),
+                             ari_held=adjusted_rand_score(y_held, est.predict(X_held))))
+    return rows
+
+
+def load_pendigits(path=PENDIGITS) -> np.ndarray:
+    """The 16 pen coordinates of every row (the label, last column, dropped)."""
+    return pd.read_csv(path).to_numpy(dtype=np.float64)[:, :-1]
+
+
+def pendigits_rows(X, *, n_train: int = 9000, sigma: float | None = None, ells=(2.0, 3.0), n_components: int = 4,
+                   repeats: int = 3, sklearn: bool = True, seed: int = 0) -> list[dict]:
+    """Laplacian eigenmaps and the diffusion map: time, eigenvalue and held-out alignment errors.
+
+    sigma defaults to half the median pairwise distance (at a quarter the top eigenvalues
+    crowd at 1 and the eigenvectors are ill-determined for every method).
+    """
+    perm = np.random.default_rng(seed).permutation(X.shape[0])
+    train, held = X[perm[:n_train]], X[perm[n_train:]]
+    sigma = float(median_heuristic(X) / 2.0) if sigma is None else float(sigma)
+    rows = []
+    base, sk_train = np.nan, None
+    if sklearn:
+        est = SpectralEmbedding(n_components=n_components, affinity="rbf", gamma=1.0 / sigma**2, random_state=seed)
+        base, sk_train = best_of(lambda: est.fit_transform(train), 1)
+        rows.append(dict(case="pendigits", method="sklearn SpectralEmbedding", ell="", m=train.shape[0],
+                         seconds=base, speedup=1.0, eig_error=np.nan, held_alignment=np.nan,
+                         train_alignment_sklearn=0.0))
+    methods = {
+        "spectral embedding": lambda **kw: ReducedSetSpectralEmbedding(n_components=n_components, sigma=sigma,
+                                                                       random_state=seed, **kw),
+        "diffusion map a=1 t=1": lambda **kw: ReducedSetDiffusionMap(n_components=n_components, sigma=sigma,
+                                                                     alpha=1.0, t=1, random_state=seed, **kw),
+    }
+    for name, make in methods.items():
+        exact = make(ell=EVERY_ROW)
+        seconds, exact = best_of(lambda: exact.fit(train), 1)
+        Z_exact = exact.transform(held)
+        rows.append(dict(case="pendigits", method=f"{name}, every row a center", ell="inf", m=exact.m_,
+                         seconds=seconds, speedup=base / seconds, eig_error=0.0, held_alignment=0.0,
+                         train_alignment_sklearn=_vs(sk_train, exact, train)))
+        for ell in ells:
+            for rsde in ("shadow", "uniform"):
+                est = make(ell=ell, rsde=rsde)
+                seconds, Z = best_of(lambda: est.fit(train).transform(held), repeats)
+                rows.append(dict(case="pendigits", method=f"{name}, {rsde}", ell=ell, m=est.m_, seconds=seconds,
+                                 speedup=base / seconds,
+                                 eig_error=float(np.max(np.abs(est.eigenvalues_ - exact.eigenvalues_))),
+                                 held_alignment=alignment_error(Z_exact, Z),
+                                 train_alignment_sklearn=_vs(sk_train, est, train)))
+    return rows
+
+
+def _vs(sk_train, est, train) -> float:
+    # scikit-learn drops the self-loops k(x, x) = 1 (scipy's laplacian ignores the diagonal), so even
+    # the every-row method differs from it a little; reported to show by how much.
+    if sk_train is None or not isinstance(est, ReducedSetSpectralEmbedding):
+        return np.nan
+    return alignment_error(sk_train, est.transform(train))
+
+
+def gaussian_mixture(n: int, d: int = 10, k: int = 5, *, spread: float = 4.0, seed: int = 0):
+    """n rows from k unit-variance Gaussians in d dimensions, means drawn N(0, spread^2)."""
+    rng = np.random.default_rng(seed)
+    means = rng.normal(scale=spread, size=(k, d))
+    y = rng.integers(k, size=n)
+    return means[y] + rng.normal(size=(n, d)), y
+
+
+def mixture_rows(n: int = 1_000_000, d: int = 10, k: int = 5, *, sigma: float = 5.0, ell: float = 1.0,
+                 repeats: int = 1, seed: int = 0) -> list[dict]:
+    """Spectral clustering of every row plus the embedding of every row (``transform``), timed together."""
+    X, y = gaussian_mixture(n, d, k, seed=seed)
+    rows = []
+    for rsde in ("shadow", "uniform"):
+        est = ReducedSetSpectralClustering(n_clusters=k, sigma=sigma, ell=ell, rsde=rsde, random_state=seed)
+
+        def run():
+            t0 = time.perf_counter()
+            est.fit(X)
+            t1 = time.perf_counter()
+            Z = est.transform(X)
+            return t1 - t0, time.perf_counter() - t1, Z
+
+        seconds, (fit_s, transform_s, Z) = best_of(run, repeats)
+        rows.append(dict(case=f"mixture {n:,} x {d}", method=f"ReducedSetSpectralClustering {rsde}", ell=ell,
+                         m=est.m_, seconds=seconds, fit_seconds=fit_s, transform_seconds=transform_s,
+                         ari=adjusted_rand_score(y, est.labels_), embedded_rows=Z.shape[0]))
+    return rows
+
+
+def format_table(rows: list[dict]) -> str:
+    """A plain-text table of rows (dicts), columns in first-seen order, floats to 4 significant digits."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+
+    def cell(v):
+        if isinstance(v, float):
+            return "" if np.isnan(v) else f"{v:.4g}"
+        return str(v)
+
+    body = [[cell(row.get(c, "")) for c in columns] for row in rows]
+    widths = [max(len(c), *(len(r[i]) for r in body)) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in body]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", default="circles,pendigits,mixture")
+    parser.add_argument("--pendigits", default=str(PENDIGITS), help="pendigits.csv (16 features, label last)")
+    parser.add_argument("--no-sklearn", action="store_true", help="skip the dense scikit-learn baselines")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--mixture-n", type=int, default=1_000_000)
+    args = parser.parse_args(argv)
+    cases = set(args.cases.split(","))
+    sk = not args.no_sklearn
+    if "circles" in cases:
+        print(format_table(circles_rows(repeats=args.repeats, sklearn=sk)), "\n", flush=True)
+    if "pendigits" in cases:
+        if Path(args.pendigits).exists():
+            print(format_table(pendigits_rows(load_pendigits(args.pendigits), repeats=args.repeats, sklearn=sk)),
+                  "\n", flush=True)
+        else:
+            print(f"pendigits: {args.pendigits} not found; pass --pendigits PATH\n", flush=True)
+    if "mixture" in cases:
+        ReducedSetSpectralClustering(n_clusters=2, sigma=1.0).fit(gaussian_mixture(2000, k=2)[0])  # numba load
+        print(format_table(mixture_rows(args.mixture_n, repeats=args.repeats)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
