@@ -174,7 +174,7 @@ class RandomFourierKPCA(KPCAMixin):
         Z -= mean
         C = Z.T @ Z
         r = m if self.n_components is None else self.n_components
-        # The full m x m solve: LAPACK's subset driver was slower here at every m tried.
+        # The full m x m solve: at the m this method uses, LAPACK's subset driver is no faster.
         vals, vecs = eigh(0.5 * (C + C.T))
         vals, vecs = vals[::-1][:r], vecs[:, ::-1][:, :r]
         vals = np.where(vals > 1e-12 * max(float(vals[0]), 0.0), vals, 0.0)

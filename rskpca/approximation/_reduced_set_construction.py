@@ -86,7 +86,7 @@ def _coefficients(chol, Q, t):
     if t == 0:
         return np.zeros((0, Q.shape[1]))
     # One vector solve per column: a matrix right-hand side goes through threaded BLAS trsm,
-    # which was 10-50x slower on a busy 2-core machine for these small systems.
+    # whose threads wait for busy cores far longer than these small systems take to solve.
     return np.column_stack([solve_triangular(chol[:t, :t], Q[:t, j], trans="T", lower=True, check_finite=False)
                             for j in range(Q.shape[1])])
 

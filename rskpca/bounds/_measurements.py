@@ -230,8 +230,7 @@ _SHADOW_FIELDS = ("centers", "labels", "n", "sigma", "eps", "kernel", "distances
 def prepare_sample(X, shadow, *, sigma, kernel, max_exact, random_state) -> Sample:
     """Validate the inputs and draw the rows the measured values are computed on."""
     # By its fields, not its class: a result cached by an app across a reload of rskpca (Streamlit reloads
-    # the package when its files change) is an instance of the class as it was, and a tryout's Bounds page
-    # failed on it with "got ShadowResult" until the server restarted.
+    # the package when its files change) is an instance of the class as it was, and must still be accepted.
     if not isinstance(shadow, ShadowResult) and not all(hasattr(shadow, f) for f in _SHADOW_FIELDS):
         raise ValueError(
             f"shadow must be the ShadowResult of rskpca.shadow_centers(X, ...); got {type(shadow).__name__}."

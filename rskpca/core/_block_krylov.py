@@ -14,11 +14,10 @@ from scipy.linalg import qr
 
 __all__ = ["block_krylov", "block_width", "pivoted_start", "START_PIVOTS_PER_COLUMN"]
 
-#: Pivots of :func:`pivoted_start` per column of the Krylov block. On pendigits (m = 2949,
-#: r = 5, a block of 8) 24 pivots certified after 4 passes where random unit columns took
-#: 5 or 6 (seeds 0-4: 5/5/6/5/5), and the solve took 9.5 ms against 11.2, the start's cost
-#: included (``python tests/benchmarks/bench_speed.py --pendigits PATH``,
-#: row "block Krylov start").
+#: Pivots of :func:`pivoted_start` per column of the Krylov block: a start read off the
+#: kernel's dominant columns certifies in fewer passes than random unit columns, its own
+#: cost included, as measured by the "block Krylov start" row of
+#: ``python tests/benchmarks/bench_speed.py --pendigits PATH``.
 START_PIVOTS_PER_COLUMN = 3
 
 
@@ -26,8 +25,7 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None,
     """Randomized block Krylov (Musco & Musco 2015) with Rayleigh-Ritz after each step.
 
     The first block is ``b`` unit vectors at random rows, so its image is ``b`` columns
-    of the operator, read without a product: one pass over the m x m matrix saved, about
-    a fifth of the work on pendigits. With ``start`` (m x j, j <= b: approximate
+    of the operator, read without a product: one pass over the m x m matrix saved. With ``start`` (m x j, j <= b: approximate
     eigenvectors, say of a float32 copy of the operator) the first block is those
     vectors and random ones, orthonormalised, and the first check comes after that one
     pass: a good start is certified in one or two. The basis then grows by one block ``op @ Q_last``
@@ -42,7 +40,7 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None,
     b = min(m, block_width(k) if width is None else max(int(width), k))
     width = min(m, b * (max_steps + 1))
     # The basis and op applied to it, column-major: the columns a solve never reaches (most
-    # of them) are never touched, so their pages are never faulted in (1.5 ms on pendigits).
+    # of them) are never touched, so their pages are never faulted in.
     B, AB = np.zeros((m, width), order="F"), np.empty((m, width), order="F")
     if start is None:
         cols = np.sort(rng.choice(m, size=b, replace=False))
@@ -66,7 +64,7 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None,
         T[:filled, known:filled] = new
         T[known:filled, :known] = new[:known].T
         known = filled
-        # numpy's eigh: scipy's checks cost 0.15 ms per call on these small matrices
+        # numpy's eigh: scipy's input checks cost more than the solve on these small matrices
         theta, S = np.linalg.eigh(0.5 * (T[:filled, :filled] + T[:filled, :filled].T))
         theta, S = theta[::-1][:k], S[:, ::-1][:, :k]
         V, AV = Bf @ S, ABf @ S
@@ -84,13 +82,11 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None,
 def block_width(k: int) -> int:
     """Columns per Krylov block for k wanted pairs: k rounded up to a multiple of 8 (at least 8).
 
-    OpenBLAS's float32 GEMM kernels work in column panels of 8. On pendigits (m = 2949,
-    r = 5, k = 6) a product with 8 columns cost nearly what one with 16 did (1.5 against
-    1.7 ms) and the narrow block needed one pass more (5 against 4), yet its whole solve
-    took 9.3 ms against 13.5 ms: the rest of each step (orthogonalisation against the
-    basis, its QR, the Rayleigh-Ritz products) grows with the basis width.
-    ``python tests/benchmarks/bench_speed.py --pendigits PATH`` prints both ("block
-    Krylov" rows).
+    OpenBLAS's float32 GEMM kernels work in column panels of 8, so a narrower block costs
+    nearly as much per product; the narrowest block still wins over a wider one that needs a
+    pass fewer, because the rest of each step (orthogonalisation against the basis, its QR,
+    the Rayleigh-Ritz products) grows with the basis width. Measured by the "block Krylov"
+    rows of ``python tests/benchmarks/bench_speed.py --pendigits PATH``.
     """
     return 8 * -(-max(k, 8) // 8)
 
@@ -154,7 +150,7 @@ def _extend(B, AB, op, filled, b, coefficients=None):
 def _orthonormal(Z):
     """An orthonormal basis of Z's columns (Householder QR, Z overwritten).
 
-    Without scipy's finiteness check: Z comes from finite products, and the check took
-    half of each call (0.3 of 0.6 ms on pendigits' 2949 x 16 blocks).
+    Without scipy's finiteness check: Z comes from finite products, and the check costs as
+    much as the QR itself on the solver's tall, narrow blocks.
     """
     return qr(Z, mode="economic", overwrite_a=True, check_finite=False)[0]

@@ -43,7 +43,7 @@ class _CenteredWeighted(LinearOperator):
         if isinstance(self.M, SymmetricBlocks):
             return np.asarray(self.M.matmat(V), dtype=np.float64)
         if not self.parallel or V.ndim == 1 or V.shape[1] == 1:
-            # one vector (ARPACK): a memory-bound GEMV that row blocks on threads made slower
+            # one vector (ARPACK): a memory-bound GEMV, which row blocks on threads only slow down
             return np.asarray(self.M @ V, dtype=np.float64)
         out = np.empty((self.M.shape[0],) + V.shape[1:], dtype=self.M.dtype)
 
@@ -68,7 +68,7 @@ class _CenteredWeighted(LinearOperator):
         """``K~[:, cols]``: columns of the operator read from ``M``, no product taken.
 
         Read as rows (``M`` is symmetric): a gather of whole rows instead of one cache
-        line per entry of a column (2.5 ms for 12 columns of pendigits' M).
+        line per entry of a column.
         """
         E = np.zeros((self.shape[0], len(cols)))
         E[cols, np.arange(len(cols))] = 1.0

@@ -1,14 +1,12 @@
 """Scratch arrays kept between calls, so that their pages are faulted in once, not at every fit.
 
 A fresh array of more than a few hundred KB is mapped from the kernel on first touch: every
-page is faulted and zeroed before anything can be written into it. On pendigits
-(m = 2949) the lower half of the float32 ``W K W`` (17 MB) took 5.2 ms to build into fresh
-pages and 3.4 ms into kept ones, and the whole fit 30.3 ms against 26.0 ms with the
-shadow screen's GEMM blocks and masks kept as well (best of 5, timed first in the
-process: once frees of large arrays have raised glibc's threshold, fresh arrays come
-from its heap and the difference shrinks). ``python tests/benchmarks/bench_speed.py
---pendigits PATH`` prints these rows ("scratch"). The app and the benchmarks fit the
-same sizes again and again.
+page is faulted and zeroed before anything can be written into it, a cost the app pays
+at every fit because it fits the same sizes again and again. The "scratch" rows of
+``python tests/benchmarks/bench_speed.py --pendigits PATH`` measure the fit and its
+``W K W`` with fresh and with kept buffers (timed first in the process: once frees of
+large arrays have raised glibc's threshold, fresh arrays come from its heap and the
+difference shrinks).
 
 :func:`scratch_array` lends each kept buffer to one caller at a time (a caller finding none
 large enough free gets a fresh one, kept afterwards). At most :data:`SCRATCH_KEPT`

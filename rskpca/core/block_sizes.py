@@ -17,10 +17,9 @@ DEFAULT_BLOCK_ELEMENTS = 4_000_000
 #: a whole matrix run several times faster block by block once it exceeds the caches.
 CACHE_BLOCK_ELEMENTS = 262_144
 #: Block for projections (n_new x m, few components), and :func:`kernel_matvec`'s default:
-#: 4 MiB of float32 stays in the outer caches between the GEMM, the exp and the product; on
-#: pendigits (m = 2949, 10^5 new rows) 1e6 elements ran 0.34 s against 0.43 s with 4e6, and
-#: digits through its 1,797 rows (Nystrom's projection) 10.2 ms against 19.3 ms (one block of
-#: 4e6, nothing for the threads to share).
+#: 4 MiB of float32 stays in the outer caches between the GEMM, the exp and the product, and
+#: a small projection still splits into several blocks for the threads to share (the
+#: projection rows of ``python tests/benchmarks/bench_speed.py --pendigits PATH`` time it).
 PROJECTION_BLOCK_ELEMENTS = 1_000_000
 
 

@@ -209,8 +209,8 @@ def refine_near_pairs(D, A, B, A_sq, B_sq) -> None:
 
 #: The fused Gaussian (one GEMM, the norms folded in, no clip) is used while its entrywise
 #: relative error bound stays below this; beyond it (sigma tiny against the data's spread:
-#: the exponent's cancellation error grows as ||x||^2 / sigma^2, and at sigma = 1e-9 on
-#: two moons it overflowed exp into inf and NaN) the kernel is taken from the clipped,
+#: the exponent's cancellation error grows as ||x||^2 / sigma^2, and at a tiny enough sigma
+#: it overflows exp into inf and NaN) the kernel is taken from the clipped,
 #: near-pair-refined squared distances, which is exact to rounding at any sigma.
 FUSED_MAX_RELATIVE_ERROR = 2.0**-10
 
@@ -225,8 +225,9 @@ def gaussian_relative_error(C, sigma: float, w=None, *, dtype=np.float32, others
     (Higham 2002, inner products), plus one rounding of the operand that carries the factor
     ``2 / sigma^2``, which the exponent divides by ``sigma^2``; the exponent also carries the
     log-weights ``log sqrt(w_i) + log sqrt(w_j)``, and each of its roundings is relative to
-    partial sums that hold them (the ``log w`` term: without it, weights up to 2e4 on data
-    well inside sigma measured 4.8 times the bound); exp and the final rounding add a few
+    partial sums that hold them (the ``log w`` term: without it, heavy weights on data well
+    inside sigma exceed the bound, as tests/test_weighted_kernel.py's
+    ``test_float32_bound_holds_for_heavy_weights_on_data_inside_sigma`` checks); exp and the final rounding add a few
     ``u``. ``w`` omitted: unit weights. ``others``: rows paired with ``C`` (the new points of
     a projection), measured from ``C``'s mean as well.
     """

@@ -1,13 +1,13 @@
 """BLAS thread limits at the cost of a context switch, not of a library scan; row blocks on threads.
 
 ``threadpoolctl.threadpool_limits`` inspects every loaded shared library on each
-call: 1.3 ms here, which a 40 ms fit paid four times. One controller, made when this
-module is imported (after numpy's and scipy's OpenBLAS are loaded), limits in 0.03 ms.
+call, a cost a small fit would pay at every limit it enters; one controller, made when this
+module is imported (after numpy's and scipy's OpenBLAS are loaded), only sets the counts.
 A BLAS library loaded later is not limited by it. The thread count it finds then is
 "all" (:func:`all_threads`): taken at import, so that the package's own one-thread
 limits do not hide it; a limit active while rskpca is imported becomes it.
 
-OpenBLAS (0.3.31 here) ignores a thread count set from another thread once the process's
+OpenBLAS (0.3.x) ignores a thread count set from another thread once the process's
 main thread has set one. The app's script runs are threads of their own and its main
 thread never sets one, so their limits hold there; in a process whose main thread has
 set a count (a test run), limits entered on other threads may not.
@@ -107,11 +107,10 @@ def native_threads_off():
 
     For small fits on a machine shared with other work -- the app's comparisons, with the
     browser on the same cores: scikit-learn's BLAS and OpenMP (k-means) threads wait for
-    each other when another process holds a core. On two moons beside a busy core, exact
-    KPCA (arpack) took 106 ms with the libraries' two threads and 25 ms with one;
-    density-weighted Nystrom (k-means) 54 and 35 ms; quiet, one thread was as fast or faster
-    (``python tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow iterative
-    projection``, thread rows). The row-block threads of :func:`map_row_blocks` are not
+    each other when another process holds a core, so a small fit is faster on one thread
+    beside a busy core and no slower on a quiet machine, as measured by the thread rows of
+    ``python tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow iterative
+    projection``. The row-block threads of :func:`map_row_blocks` are not
     affected: they never wait for a core.
 
     >>> import numpy as np
@@ -137,8 +136,9 @@ def map_row_blocks(fn, starts) -> None:
 
     The caller takes blocks from the same queue as its helpers and waits only for blocks a
     helper has started: on a busy machine a helper that is not scheduled in time finds the
-    queue empty, and the call costs what one thread costs. (Waiting for the helpers to
-    start made the pendigits screen 10x slower than one thread under load.)
+    queue empty, and the call costs what one thread costs rather than waiting on a helper
+    the scheduler has not run (the screen's thread rows of ``python
+    tests/benchmarks/bench_speed.py --pendigits PATH`` measure it).
 
     >>> import numpy as np
     >>> out = np.zeros(6)

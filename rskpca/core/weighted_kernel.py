@@ -9,7 +9,7 @@ row block on threads (:func:`~rskpca.core.threads.map_row_blocks`):
   :class:`SymmetricBlocks`, whose product reads each stored block once and uses it for
   both of its mirror images: half the exponentials to build and half the memory traffic
   per product, which is what a product over a matrix larger than the last-level cache
-  costs (pendigits, m = 2949: 35 MB in float32 against a 32 MB cache).
+  costs (pendigits' m = 2949 is 35 MB in float32, more than a typical last-level cache).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
 
     With a vector ``times``, returns ``(W K W, W K W @ times)``, the product taken block
     by block while each block is in cache: one pass over the matrix saved (the eigensolver's
-    centering needs ``W K W sqrt(w)``; 2.7 ms of pendigits' 45 ms solve). ``out``: an
+    centering needs ``W K W sqrt(w)``). ``out``: an
     m x m array of ``dtype`` to fill (:func:`~rskpca.core._scratch.scratch_array`).
 
     The weights go into the exponent, ``sqrt(w_i w_j) k(c_i, c_j) = exp(log sqrt(w_i) +
@@ -125,8 +125,8 @@ def weighted_kernel_matrix(C, w, *, sigma: float, kernel="gaussian", dtype=np.fl
         if times is not None:
             np.matmul(K[rows], times_d, out=product[rows])
 
-    # numpy's exp and the other passes run on one core: the row blocks go to threads
-    # (pendigits, m = 2949, float32: 21 ms on one, 12 ms on two).
+    # numpy's exp and the other passes run on one core: the row blocks go to threads (the
+    # "W K W float32: one thread -> all threads" row of tests/benchmarks/bench_speed.py).
     map_row_blocks(block, range(0, m, step))
     return K if times is None else (K, product)
 

@@ -170,7 +170,7 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
             notes.append(f"Column {col!r} holds numbers but also text ({shown}), so it is not used as a feature. "
                          "Fix those cells, or treat them as missing values.")
     features = _choose_features(df, feature_columns, label_column)
-    if feature_columns is None:  # said, not left out silently (a tryout's text column vanished without a word)
+    if feature_columns is None:  # said, not left out silently: a column that vanishes unexplained looks like lost data
         text = [str(c) for c in df.columns if c not in features and c != label_column and c not in stray]
         if text:
             notes.append(f"Text column(s) {text} are not features: kernel PCA needs numbers. Choose one as "
@@ -183,7 +183,7 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     nan_rows = table[used].isna().any(axis=1).to_numpy()
     if nan_rows.any():
         counts = table[used].isna().sum()
-        # (how many in each: "'b' (1 missing)" -- a bare "(1)" read as a typo to a tryout)
+        # (how many in each, with the unit named: "'b' (1 missing)"; a bare "(1)" reads as a typo)
         where = ", ".join(f"{c!r} ({int(k)} missing)" for c, k in counts.items() if k)
         if missing == "error":
             raise MissingValuesError(f"Missing values (NaN or empty cells) in column(s) {where}. Drop those "

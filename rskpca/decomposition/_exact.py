@@ -113,8 +113,10 @@ class KernelPCA(_PreimageMixin, KPCAMixin):
 
         As scikit-learn's ``KernelPCA.fit_transform``: the training rows' embedding is
         ``eigenvectors_ * sqrt(eigenvalues_)``, what :meth:`transform` computes from a second
-        n x n kernel matrix (equal to rounding, 1e-15 on digits; the projection cost about
-        half of fit and transform on 2,000 rows).
+        n x n kernel matrix (equal to rounding; skipping that second matrix saves a large share
+        of fit and transform, as the "exact KPCA for Embeddings" rows of ``python
+        tests/benchmarks/bench_speed.py --pendigits PATH --skip fit shadow iterative projection``
+        measure).
 
         Parameters
         ----------

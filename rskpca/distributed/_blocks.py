@@ -109,8 +109,8 @@ def concat_pieces(pieces) -> Piece:
 def prefix_shadow(pieces, eps: float):
     """Shadow of the round's prefix: ``(centers, global indices, weights)`` -- no labels travel."""
     prefix = concat_pieces(pieces)
-    # eps / 1.0 == eps exactly. The screen, not the compiled scan: numba's runtime adds about
-    # 130 MB to a worker process, whose memory is what this path budgets (same result either way).
+    # eps / 1.0 == eps exactly. The screen, not the compiled scan: numba's runtime adds over a
+    # hundred MB to a worker process, whose memory is what this path budgets (same result either way).
     s = shadow_centers(prefix.rows, sigma=eps, ell=1.0, algorithm="blas")
     return s.centers, prefix.index[s.center_indices], s.weights.astype(np.int64)
 

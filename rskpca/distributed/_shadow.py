@@ -215,8 +215,8 @@ def distributed_shadow(X, *, sigma: float, ell: float, kernel: str = "gaussian",
     sizes = [r for r in row_chunks if r > 0]
 
     # One BLAS thread per task and no block threads: Dask's local threads already use every
-    # core, and BLAS pools called from several threads at once oversubscribe them (minutes
-    # instead of seconds here). Cluster workers start with one BLAS thread already; this
+    # core, and BLAS pools called from several threads at once oversubscribe them, each thread
+    # spinning while it waits for a core the others hold. Cluster workers start with one BLAS thread already; this
     # covers the threaded scheduler.
     with one_thread_per_task():
         return _rounds(pieces, sizes, prefix_rows, eps, d, scheduler, sigma, ell, kernel, n)

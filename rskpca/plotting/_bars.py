@@ -77,7 +77,7 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
     horizontal = len(names) > _MAX_COLUMNS
     if baseline is not None:
         # Beside a horizontal bar the label is as long as the value's digits, and the axis is the
-        # narrower one: more room, or the smallest value's label ran into the method names (a tryout).
+        # narrower one: more room, so the smallest value's label stays clear of the method names.
         value_axis["range"] = _padded_range(np.append(v, baseline), log=log_y, room=0.22 if horizontal else 0.12)
         style["hovertemplate"] = ("%{y}" if horizontal else "%{x}") + ": %{customdata:" + text_format + "}<extra></extra>"
     if horizontal:

@@ -83,7 +83,7 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
         if not row.get("applies", True):
             # Over the empty slots of its group (grouped bars share 0.8 of a category's width), its right
             # edge at theirs, so that it reaches left into the gap between groups and never over the
-            # bar drawn beside them (centred, it covered Thm 5.4's measured bar in a half-width chart).
+            # bar drawn beside them (centred, it would cover a neighbouring bar in a half-width chart).
             slots = [k for k, kind in enumerate(_BOUND_KINDS) if _finite_or_none(row.get(kind)) is None] or [1]
             width = 0.8 / len(_BOUND_KINDS)
             x = i + width * (max(slots) - (len(_BOUND_KINDS) - 1) / 2 + 0.5)

@@ -113,8 +113,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
         if eps > _DISC_ZOOM_LIMIT * extent:
             # Discs much wider than the data (a huge sigma) would zoom the axes out until the points
-            # are one dot (a new user's tryout, sigma 1e6: axes at +-200,000 around 1,000 points):
-            # the view stays on the data and the discs are cut at its edges.
+            # are one dot: the view stays on the data and the discs are cut at its edges.
             lo, hi = X2[:, :2].min(axis=0), X2[:, :2].max(axis=0)
             pad = 0.1 * max(extent, 1e-300)
             fig.update_xaxes(range=[float(lo[0] - pad), float(hi[0] + pad)])
@@ -270,7 +269,8 @@ def density_grid_figure(gx, gy, kde, shde, *, points=None, centers=None,
     lim = float(np.max(np.abs(diff))) or 1.0
     top = float(max(kde.max(), shde.max()))
     # Built as dicts on a grid made once (:func:`_density_grid_layout`): plotly's validation and
-    # make_subplots took 24 ms of every ell or sigma change on 2-D data (tests/test_plots.py validates it).
+    # make_subplots would be most of every ell or sigma change on 2-D data (``python
+    # tests/benchmarks/bench_latency.py --profile`` shows it; tests/test_plots.py validates the figure).
     layout = copy.deepcopy(_density_grid_layout())
     # Smoothed heatmaps of float32 grids: the browser draws them as images, far faster than
     # contour lines on every redraw, and the grids travel at half the bytes.

@@ -73,7 +73,7 @@ def denoise_figure(rows: Sequence[dict], clean: np.ndarray, image_shape: tuple[i
                          ticks="", showgrid=False, zeroline=False, row=i, col=1)
         fig.update_xaxes(showticklabels=False, ticks="", showgrid=False, zeroline=False, row=i, col=1)
     # A row as tall as its images are at the chart's usual width (square pixels), within bounds:
-    # 8 x 8 digits give about 110 px, a 4 x 16 shape a thin strip, not a fixed 140 px with bands around it.
+    # 8 x 8 digits give about 110 px, a 4 x 16 shape a thin strip, with no empty bands around the images.
     strip_w = k * (w + 1) - 1
     row_px = float(np.clip(_TYPICAL_WIDTH * h / max(strip_w, 1), 40, 200)) + 30  # + the row's title
     fig.update_layout(height=int(row_px * (len(rows) + 1)) + 40, margin=dict(l=10, r=10, t=40, b=10),

@@ -61,9 +61,10 @@ def _frame_name(ell: float) -> str:
 def _subplot_layout(two_panels: bool) -> dict:
     """The scrubbers' subplot grid, as a layout dict: one (or two) panels over the m/n strip.
 
-    Made once: ``make_subplots`` took a quarter of a scrubber's build, which a sigma change pays
-    again (the frames, traces and layout are plain dicts for the same reason: plotly's validation
-    of 19 frames was most of the rest; ``tests/test_plots.py`` validates them once).
+    Made once, because ``make_subplots`` is a large share of a scrubber's build, which a sigma change
+    pays again (the frames, traces and layout are plain dicts for the same reason: plotly's validation
+    of 19 frames would be most of the rest; ``tests/test_plots.py`` validates them once; ``python
+    tests/benchmarks/bench_latency.py --profile`` measures the build).
     """
     if two_panels:
         grid = make_subplots(rows=2, cols=2, row_heights=[0.78, 0.22], vertical_spacing=0.2,
@@ -116,11 +117,12 @@ def _with_scrubber(layout: dict, traces: list, ells, retained, frame_data, frame
                                         args=[[None], dict(mode="immediate", frame=dict(duration=0, redraw=False),
                                                            transition=dict(duration=0))])])],
         margin=dict(l=40, r=10, t=60, b=40), showlegend=False, height=540,
-        # the mode bar down the right edge: across the top it covered the end of the frame's title
-        # ("alignment error 0.652", a tryout)
+        # the mode bar down the right edge: across the top it would cover the end of the frame's title,
+        # where the number the user reads (the alignment error) is
         modebar=dict(orientation="v"),
     )
-    # m/n is a fraction: a flat strip (m = n at every ell) had Plotly's autorange run it from 0% to 200%
+    # m/n is a fraction: a flat strip (m = n at every ell) gets a fixed range, since Plotly's autorange
+    # would run it from 0% to 200%, past the most m/n can be
     low, high = float(retained.min()), float(retained.max())
     flat = dict(range=[max(0.0, low - 0.1), min(1.05, high + 0.05)]) if high - low < 1e-3 else {}
     _axis(layout, f"yaxis{strip}", title=dict(text="m / n"), tickformat=".0%", nticks=4, **flat)
@@ -139,8 +141,8 @@ def _strip_range(ells, width_px: int = _TYPICAL_WIDTH - 50):
 
     The slider spans the plot area and places its steps evenly from ``stepInset`` pixels
     inside either end; with the grid's evenly spaced ells, the strip's points line up with
-    them when its range reaches that far past the first and last ell. Autorange padded by
-    a marker's width instead, and the strip's 1 sat 30 px right of the slider's 1 (a tryout).
+    them when its range reaches that far past the first and last ell. (Autorange pads by a
+    marker's width instead, which sets each ell visibly off its slider step.)
     ``width_px``: the plot area's usual width (the figure's, less its margins); at other
     widths the ends are off by at most 2.5 px (from 700 to 1050 px wide).
 
@@ -217,8 +219,8 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
         size = 5.0 + 20.0 * np.sqrt(w[keep] / w.max()) if w.size else w
         data.append([dict(type="scattergl", x=_f32(X2[shown, 0]), y=_f32(X2[shown, 1]), marker=dict(size=_f32(size)))])
         capped = f"the {max_centers} heaviest centers drawn" if idx.size > max_centers else ""
-        # What was drawn goes on a second, smaller line: on one line the title ran past both edges of a
-        # half-width chart and was cut at both ends (a tryout, usps: "= 4.5: m = 4139 ... points dra").
+        # What was drawn goes on a second, smaller line, so that the title fits a half-width chart
+        # instead of running past both of its edges and losing ell and m at the start.
         details = "; ".join(part for part in (where.strip(), capped, sampled.strip("; ")) if part)
         titles.append(f"ell = {fr['ell']:g}: m = {shadow_centers_text(idx.size)}, {idx.size / n:.1%} of n"
                       + (f"<br><span style='font-size:12px'>{details}</span>" if details else ""))
@@ -276,7 +278,7 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
         lim = max(float(np.max(np.abs(np.asarray(fr["shde"]) - kde))) for fr in frames) or 1.0
         for fr in frames:
             data.append([dict(type="heatmap", z=_f32(np.asarray(fr["shde"]) - kde))])
-        # The bar's title goes under it: above, it ran into the mode bar (a tryout).
+        # The bar's title goes under it, clear of the mode bar above.
         bar = dict(len=0.75, y=0.62, exponentformat="e", title=dict(text="ShDE - KDE", side="bottom"))
         traces.append(dict(type="heatmap", x=_f32(gx), y=_f32(gy), z=data[active][0]["z"], zmin=-lim, zmax=lim,
                            colorscale=signed_sqrt_colorscale(), colorbar=bar, name="ShDE - KDE",
@@ -305,7 +307,7 @@ def density_scrubber_figure(frames: Sequence[dict], *, kde, gx=None, gy=None, ac
         _axis(layout, "xaxis", title=dict(text="KDE"))
         _axis(layout, "yaxis", title=dict(text="ShDE"), range=[0, top * 1.05])
         what = "ShDE against KDE at the data points"
-    # "ell = X: ..." as the other scrubbers' titles begin (a tryout found this one's "ell = X, m = ...")
+    # "ell = X: ..." as the other scrubbers' titles begin, so the frames of every scrubber read alike
     titles = [f"ell = {fr['ell']:g}: m = {shadow_centers_text(fr['m'])}, {what}{note}" for fr in frames]
     retained = [fr["m"] / fr["n"] for fr in frames]
     animated = len(traces) - 1  # the trace just added is the one the frames update
@@ -362,8 +364,8 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     traces.append(dict(type="scattergl", x=data[active][0]["x"], y=data[active][0]["y"], mode="markers",
                        name=method_label, marker=marker, hoverinfo="skip", xaxis="x2", yaxis="y2"))
     # The approximation's axes follow exact KPCA's, so the eye compares like with like, over a range
-    # that holds every frame: frames do not autorange, and the opening frame's range cut RSKPCA's points
-    # at ell = 1 off the chart (a tryout).
+    # that holds every frame: frames do not autorange, so the opening frame's range alone would cut
+    # the points of other frames (ell = 1's spread widest) off the chart.
     x_range, y_range = _padded_ranges([E, *embeddings], 2)
     _axis(layout, "xaxis", range=x_range)
     _axis(layout, "yaxis", range=y_range)

@@ -138,26 +138,27 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     chars = _title_chars((1 - spacing * (ncols - 1)) / ncols)
     titles = [_panel_title(k, None if errors is None else errors.get(k), chars) for k in names]
     height = max(380, 360 * nrows)
-    # The gap between rows in pixels (titles of up to three lines, the axis title and ticks above them):
-    # a fixed fraction of the figure's height left 13 panels 100 px tall between 200 px gaps (a tryout).
+    # The gap between rows in pixels (titles of up to three lines, the axis title and ticks above them),
+    # not a fraction of the figure's height, which would squeeze many rows of panels between wide gaps.
     layout, refs = _subplot_grid(nrows, ncols, titles, horizontal_spacing=spacing, title_size=_TITLE_FONT,
                                  vertical_spacing=(100 if dims == 2 else 60) / height, scenes=dims == 3)
     groups = None if y is None else _class_groups(y, n)
     label_name = user_text(label_name)
-    # Numbers only in customdata (they travel as typed arrays; strings were validated and sent one
-    # by one: on digits, 50 traces, the figure took 67 ms): a class trace names its class in its
-    # hover template, a continuous label travels as the second column.
+    # Numbers only in customdata (they travel as typed arrays, where strings are validated and sent
+    # one by one): a class trace names its class in its hover template, a continuous label travels
+    # as the second column.
     continuous = y is not None and groups is None
     if continuous:
         custom = np.column_stack([rid, np.asarray(y, dtype=np.float64)])
         hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
     else:
         custom = rid.astype(np.float64)
-    # WebGL by the points of all panels: they share one canvas, while SVG styles every point (1,000
-    # rows in five panels took 0.15 s of styling per redraw in Chromium).
+    # WebGL by the points of all panels: they share one canvas, while SVG styles every point at every
+    # redraw (``python tests/benchmarks/bench_latency.py --browser --trace`` measures the redraws).
     scatter = _scatter_type(n * k_panels).__name__.lower() if dims == 2 else "scatter3d"
     # Traces and layout as plain dicts, validated once by the tests (tests/test_plots.py) instead of
-    # on every build: plotly's validation was most of the 35 ms this figure took per ell change.
+    # on every build, where plotly's validation would be most of the figure's time per ell change
+    # (``python tests/benchmarks/bench_latency.py --profile``).
     traces = []
     for p, (name, A) in enumerate(zip(names, arrays)):
         parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
@@ -190,20 +191,20 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
             if p % ncols == 0:
                 layout[f"yaxis{suffix}"]["title"] = dict(text=axis_names[1], standoff=4)
     else:
-        # One range per component for every scene (the panels are aligned to exact KPCA: a scene
-        # scaled on its own made a 10x smaller embedding look alike, as a tryout saw), short titles
-        # (three long ones ran together at a scene's corner).
+        # One range per component for every scene (the panels are aligned to exact KPCA, and a scene
+        # scaled on its own would make an embedding ten times smaller look alike), short titles
+        # (three long ones run together at a scene's corner).
         ranges = _padded_ranges(arrays, 3)
         for ref in refs:
             layout[ref["scene"]].update(
                 **{f"{axis}axis": dict(title=dict(text=f"c{i + 1}"), range=ranges[i]) for i, axis in enumerate("xyz")},
                 aspectmode="cube",
-                # A step back from plotly's default view: the short titles stay inside the scene there (a
-                # tryout saw "component 1" cut to "mponent 1" at this view, and the scene a third of its
-                # panel with the long titles two steps back).
+                # A step back from plotly's default view, so the axis titles stay inside the scene, yet
+                # close enough that the scene still fills most of its panel.
                 camera=dict(eye=dict(x=1.6, y=1.6, z=1.3)))
-    # Fixed margins, no automargin: measuring every panel's tick labels to fit the margins took
-    # about a third of the chart's redraw in Chromium (five panels, each ell change).
+    # Fixed margins, no automargin: measuring every panel's tick labels to fit the margins is a large
+    # share of the chart's redraw at each ell change (``python tests/benchmarks/bench_latency.py
+    # --browser --trace``).
     layout.update(height=height, margin=dict(l=70 if dims == 2 else 30, r=10, t=60, b=50),
                   # legend symbols at a readable size, not the 2.5-4 px of the points
                   legend=dict(title=dict(text=label_name), itemsizing="constant"))
@@ -261,14 +262,15 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, log_y: bool = True,
                                      line=dict(width=2, color=colors[name])))
         fig.add_trace(go.Scatter(x=np.arange(1, lam.size + 1), y=lam, name=name, **style))
     # The legend inside, top right, where a decreasing spectrum leaves the plot empty: beside it,
-    # the method names took half of a half-width chart. Beyond a few names it would cover the
-    # lines (13 methods, a tryout): then below the plot, in rows.
+    # the method names would take half of a half-width chart. Beyond a few names it would cover the
+    # lines: then below the plot, in rows.
     inside = len(names) <= _LEGEND_INSIDE_MAX
     legend = (dict(x=0.99, xanchor="right", y=0.99, yanchor="top", bgcolor="rgba(255,255,255,0.8)") if inside
               else dict(orientation="h", x=0.0, xanchor="left", y=-0.18, yanchor="top"))
     fig.update_layout(title="Eigenvalue spectra (of K/n)", xaxis_title="component", yaxis_title="eigenvalue",
                       margin=dict(l=40, r=10, t=50, b=40), legend=legend, height=None if inside else 600)
-    # The range ends at the last component: padded by autorange, r = 20 grew a tick at 21 (a tryout).
+    # The range ends at the last component: autorange's padding would show a tick for a component
+    # that does not exist (21 at r = 20).
     fig.update_xaxes(tickformat="d", tick0=1, dtick=_integer_step(longest), automargin=True,
                      range=[0.5, longest + 0.5])
     if log_y:

@@ -27,8 +27,9 @@ def shadow_centers_text(m: int) -> str:
 
 #: Above this many points a scatter is drawn with WebGL.
 WEBGL_THRESHOLD = 1000
-#: Colours for shadow sets, classes and methods (cycled): D3's category10 first (on digits, Dark24's
-#: first ten put two pinks on 1 and 8 and two purples on 7 and 9, a tryout), then Dark24's, 24 in all.
+#: Colours for shadow sets, classes and methods (cycled): D3's category10 first, whose ten hues are
+#: distinct so the ten digit classes never share a look-alike (Dark24's first ten hold two pinks and two
+#: purples), then Dark24's, 24 in all.
 PALETTE: tuple[str, ...] = (tuple(qualitative.D3) + tuple(qualitative.Dark24))[:24]
 _BOUND_KINDS = ("a_priori", "a_posteriori", "measured")
 _BOUND_COLORS = {"a_priori": "#636EFA", "a_posteriori": "#EF553B", "measured": "#00CC96"}
@@ -67,8 +68,8 @@ def _title_chars(panel_fraction: float) -> int:
 def _panel_title(name: str, error: float | None, chars: int) -> str:
     """A panel's title (the method, and its alignment error), wrapped to ``chars`` characters a line.
 
-    The error always has a line of its own, so the titles of a row read alike (a tryout saw
-    "Nystrom (err 0.387)" on one line beside two-line neighbours).
+    The error always has a line of its own, so the titles of a row read alike and the errors
+    line up for comparison, short names or long.
 
     >>> _panel_title("Density-weighted Nystrom", 0.0071, 20)
     'Density-weighted<br>Nystrom<br>(err 0.007)'
@@ -222,8 +223,8 @@ def _subplot_grid(nrows: int, ncols: int, titles: Sequence[str], *, horizontal_s
     The same domains, anchors and title annotations as ``make_subplots(rows, cols,
     subplot_titles=titles, horizontal_spacing=, vertical_spacing=)`` (with ``specs`` of
     scenes when ``scenes``), built without plotly's validation: for the charts redrawn on
-    every ell change, where ``make_subplots`` and the per-panel updates after it took most of
-    the figure's build (five embedding panels: 35 ms).
+    every ell change, where ``make_subplots`` and the per-panel updates after it are most of
+    the figure's build (``python tests/benchmarks/bench_latency.py --profile`` shows it).
 
     >>> layout, refs = _subplot_grid(1, 2, ["a", "b"], horizontal_spacing=0.1, vertical_spacing=0.1)
     >>> layout["xaxis2"], refs[1]
@@ -304,8 +305,8 @@ def cyclic_color_marker(codes) -> dict:
     """Marker colours for integer codes (classes, shadow sets), cycling through :data:`PALETTE`.
 
     The colours travel as small numbers (float32, base64 in the JSON) with a stepped colour
-    scale, not as one colour string per point: plotly validates each string (about 20 ms per
-    thousand points) and the JSON grows by about ten bytes per point.
+    scale, not as one colour string per point: plotly validates each string, a cost that grows
+    with the points, and the JSON grows by about ten bytes per point.
 
     >>> m = cyclic_color_marker([0, 1, 25])
     >>> m["color"].tolist(), m["cmin"], m["cmax"] == len(PALETTE)

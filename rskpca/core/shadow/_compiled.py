@@ -19,9 +19,9 @@ Each cell keeps its centers in creation order, so a point stops reading a cell a
 center inside eps or at the first center created after the best one found so far: the
 earliest-created center within eps is found without visiting the rest.
 
-"auto" runs this scan up to ``COMPILED_MAX_DIM`` features, where it beats the GEMM screen
-(pendigits, d = 16: about half the screen's time on two threads; 1-3-d data: the fastest path
-measured), see ``python tests/benchmarks/bench_speed.py --pendigits PATH``.
+"auto" runs this scan up to ``COMPILED_MAX_DIM`` features, where its pruning leaves few
+candidates and it beats the GEMM screen, as the shadow rows of ``python
+tests/benchmarks/bench_speed.py --pendigits PATH`` measure.
 
 Compiled with numba on first use (cached on disk); without numba this path is not offered.
 """
@@ -41,7 +41,8 @@ LOWER_BOUND_AXES = 8
 MAX_GRID_AXES = 3
 #: Cells in the grid at most (three int64 per cell, each allocated and read once per scan): at most
 #: ``_CELLS_PER_ROW`` per row, and never more than ``_MAX_CELLS``; past it, fewer axes or wider
-#: cells (still correct). Without the per-row limit, 1,500 spread-out rows in 3-d took 4M cells.
+#: cells (still correct). The per-row limit keeps a few spread-out rows from allocating millions of
+#: empty cells.
 _MAX_CELLS = 1 << 22
 _CELLS_PER_ROW = 8
 _MIN_CELLS = 1 << 12

@@ -4,10 +4,10 @@ Algorithm 2 only asks, for each point, which *earlier* points lie within eps: a 
 is a center iff none of its earlier neighbours within eps is one, and it joins the
 earliest center among them (:func:`~rskpca.core.shadow._in_order._resolve_in_order` decides
 that from the pairs). Those distances depend on neither sigma nor ell. The ell scrubbers
-and the curves over ell need the shadow at 19 radii, again at every sigma; on usps
-(5,000 rows, d = 256) the 19 GEMM screens took 1.8 s per sigma change, at their flop
-floor, since most rows there are centers and each is screened against every earlier
-one. So the squared distances of all pairs are computed once per data set (one blocked
+and the curves over ell need the shadow at 19 radii, again at every sigma; on wide data
+where most rows are centers each GEMM screen runs at its flop floor against every
+earlier center, so 19 screens per sigma change are a wait the user sees (``python
+tests/benchmarks/bench_shadow_table.py --usps PATH`` measures both ways). So the squared distances of all pairs are computed once per data set (one blocked
 GEMM, kept in float32 as a packed lower triangle: row ``i`` holds its distances to rows
 ``0..i-1``), and a shadow at any eps is read off them: one comparison per pair, then
 the in-order resolution of the pairs found.
@@ -39,9 +39,10 @@ MIN_FEATURES = 32
 #: Pairs within eps above which :meth:`EarlierDistances.shadow` declines: the data are dense at that
 #: eps (m much below n), where the blocked screen is fast and resolving millions of pairs is not.
 MAX_PAIRS = 2_000_000
-#: ... and above this many pairs per row and feature: resolving a pair costs about 0.1 us whatever d,
-#: screening a (point, center) pair about 0.026 us per feature, and a scan screens fewer pairs the
-#: more there are within eps (m falls). Measured with ``bench_shadow_table`` (as MIN_FEATURES).
+#: ... and above this many pairs per row and feature: resolving a pair costs the same whatever d,
+#: screening a (point, center) pair about a quarter of that per feature, and a scan screens fewer
+#: pairs the more there are within eps (m falls). ``python tests/benchmarks/bench_shadow_table.py
+#: --usps PATH --pendigits PATH`` times both ways where the table declines (as MIN_FEATURES).
 PAIRS_PER_ROW_AND_FEATURE = 0.5
 # Relative error of a stored float32 value (rounding to float32, with room to spare).
 _STORE_REL = 2.0**-22

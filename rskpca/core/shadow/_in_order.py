@@ -54,7 +54,7 @@ def _resolve_in_order(k: int, later: np.ndarray, earlier: np.ndarray):
     unknown = np.flatnonzero(state == -1)
     if unknown.size:
         # Long dependency chains (e.g. sorted 1-d data): finish in visiting order, sorting only the pairs
-        # of the points still unknown (all of them: 12.6 of 22.9 ms for 2 points on usps' 293,000 pairs).
+        # of the points still unknown (sorting all pairs would cost more than resolving the few points left).
         rest = state[later] == -1
         later_r, earlier_r = later[rest], earlier[rest]
         order = np.lexsort((earlier_r, later_r))

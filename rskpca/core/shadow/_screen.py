@@ -31,8 +31,8 @@ _MAX_BLOCK_ROWS = 16384
 _FLOAT32_MAX_MARGIN = 0.05
 # Width of the first column chunk of centers screened (doubling after it). Each chunk step
 # has a fixed cost (a GEMM call, a mask, an argmax, gathers), and on spread-out data such as
-# pendigits the oldest few dozen centers cover few of a block's rows: 256 took fewer steps
-# than 64 there, and on usps (d = 256, where the GEMM dominates) it cost the same.
+# pendigits the oldest few dozen centers cover few of a block's rows, so a wide first chunk
+# takes fewer steps there and costs no more where the GEMM dominates (usps, d = 256).
 _FIRST_CHUNK = 256
 # Uncovered points resolved together in one block: their pairwise screen is F x F.
 _MAX_FREE = 1024
@@ -121,8 +121,8 @@ def _earliest_center(Pa, X, block, store, margin, exact_eps2, center_rows) -> np
     rows = np.arange(block.size)
     P = Pa[block]
     c0, width = 0, _FIRST_CHUNK
-    # The screened values and their mask go to kept buffers (rskpca.core._scratch): fresh
-    # ones were faulted in at every chunk
+    # The screened values and their mask go to kept buffers (rskpca.core._scratch), so their
+    # pages are faulted in once, not at every chunk
     most = block.size * store.m
     with scratch_array(most, store.A.dtype) as G_space, scratch_array(most, bool) as mask_space:
         while c0 < store.m and rows.size:
@@ -176,7 +176,7 @@ def _screen_frame(Z: np.ndarray, *others: np.ndarray):
     """
     shift = column_reduce(np.add, Z) / max(Z.shape[0], 1)
     # max |a - shift| from the column extremes (the same float: rounding is monotone), with
-    # no n x d temporaries (two of them took 1 ms on pendigits: fresh pages, faulted in)
+    # no n x d temporaries (their fresh pages would be faulted in at every call)
     top = max(max(float((column_reduce(np.maximum, A) - shift).max(initial=0.0)),
                   float((shift - column_reduce(np.minimum, A)).max(initial=0.0))) for A in (Z, *others))
     scale = 2.0 ** -np.frexp(top)[1] if top > 0 else 1.0
@@ -251,8 +251,8 @@ def _pairs_inside(G: np.ndarray, margin: float, exact_inside, mask=None):
 
     ``mask``: a boolean array of G's shape to work in (overwritten).
     """
-    # flatnonzero of the whole mask, then the lower half: 2-d np.nonzero and np.tril took
-    # 3.5 ms per 1024 x 1024 block, this 0.2 ms (numpy 2.4)
+    # flatnonzero of the whole mask, then the lower half: one flat pass, where 2-d np.nonzero
+    # and np.tril walk the block several times
     r, c = np.divmod(np.flatnonzero(np.greater(G, -margin, out=mask)), G.shape[1])
     lower = c < r
     r, c = r[lower], c[lower]

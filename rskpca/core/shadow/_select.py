@@ -26,13 +26,14 @@ SHADOW_ALGORITHMS = ("auto", "compiled", "blas")
 #: "auto" runs the compiled scan up to this many features and the screen above it: the compiled
 #: scan prunes on the leading principal axes, which leave more candidates to its d-term exact test
 #: the more axes the data spread over, while the screen's GEMM gets more efficient with d. Up to
-#: d = 16 the compiled scan was the faster in every case measured, at d = 64 and 256 the screen
-#: can be (``python tests/benchmarks/bench_speed.py --pendigits PATH --usps PATH``, rows
-#: "shadow screen (threads) -> compiled").
+#: d = 16 the compiled scan is the faster, at d = 64 and 256 the screen can be, as the rows
+#: "shadow screen (threads) -> compiled" of ``python tests/benchmarks/bench_speed.py
+#: --pendigits PATH --usps PATH`` measure.
 COMPILED_MAX_DIM = 32
 
 # Up to this n * d the scan runs on one BLAS thread: its GEMMs are too small to share,
-# and threads that wait on each other cost more than they give on a busy 2-core machine.
+# and threads that wait on each other cost more than they give on a busy machine (the screen's
+# thread rows of ``python tests/benchmarks/bench_speed.py --pendigits PATH`` measure both).
 _SINGLE_THREAD_MAX_ND = 200_000
 
 
