@@ -9,6 +9,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
 
+from synthetic import three_blobs as _three_blobs  # noqa: E402
+
 _MAIN = sys.modules["__main__"]
 
 
@@ -28,3 +30,19 @@ def _restore_main_module():
 PAPER_DATASETS = Path(
     os.environ.get("RSKPCA_DATASETS", Path(__file__).resolve().parents[1].parent / "shared" / "datasets")
 )
+
+
+@pytest.fixture
+def threads(monkeypatch):
+    """Set how many threads rskpca.core.threads' helpers use (whatever the machine has): threads(n)."""
+    from rskpca.core import threads as _threads
+
+    def use(n):
+        monkeypatch.setattr(_threads, "_all_threads", n)
+    return use
+
+
+@pytest.fixture(scope="module")
+def three_blobs():
+    """Three 2-D blobs with a clear eigengap at sigma = synthetic.THREE_BLOBS_SIGMA (see synthetic.py)."""
+    return _three_blobs()

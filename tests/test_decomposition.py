@@ -16,6 +16,7 @@ from rskpca import (
     kernel_matrix,
     shadow_centers,
 )
+from rskpca.core import eigen as _core
 from rskpca.core.metrics import alignment_error
 from sklearn.exceptions import NotFittedError
 
@@ -317,3 +318,35 @@ def test_partial_fit_solves_at_its_end_so_reading_an_attribute_does_no_work(monk
         np.testing.assert_array_equal(getattr(est, attr), getattr(ref, attr))
     np.testing.assert_array_equal(est.transform(X[:20]), ref.transform(X[:20]))
     assert len(solves) == 4  # reading and transforming solved nothing
+
+
+# ----------------------------------------------------------------- the estimators on the fast eigen path
+
+
+def test_reduced_set_float32_fit_and_transform_match_float64(monkeypatch):
+    monkeypatch.setattr(_core, "DENSE_MAX_M", 50)
+    rng = np.random.default_rng(4)
+    X = np.concatenate([rng.normal(c, 1.0, size=(700, 5)) for c in (0.0, 3.0, 6.0)])
+    from rskpca import ReducedSetKPCA
+    # r = 2: eigenvalues 153, 149 | 45, a gap the float32 error provably stays within
+    fast = ReducedSetKPCA(sigma=2.0, ell=4.0, n_components=2, random_state=0).fit(X)
+    exact = ReducedSetKPCA(sigma=2.0, ell=4.0, n_components=2, eigen_solver="dense").fit(X)
+    assert fast.eigen_solver_ == "arpack-float32" and fast.centers_.shape[0] > 50
+    np.testing.assert_allclose(fast.eigenvalues_, exact.eigenvalues_, rtol=1e-4)
+    X_new = rng.normal(3.0, 2.0, size=(500, 5))
+    assert alignment_error(exact.transform(X_new), fast.transform(X_new)) < _core.SUBSPACE_TOL
+
+
+@pytest.mark.parametrize("cls", ["NystromKPCA", "DensityWeightedNystromKPCA"])
+def test_nystrom_landmark_problem_on_the_fast_path_matches_the_dense_one(cls):
+    # "auto" solves the landmarks' m x m problem as RSKPCA solves its centers' (float32 with its
+    # certificate above DENSE_MAX_M): the embedding equals the dense float64 one within it.
+    import rskpca.decomposition as dec
+    rng = np.random.default_rng(7)
+    X = np.concatenate([rng.normal(c, 1.0, size=(400, 4)) for c in (0.0, 4.0)])
+    kwargs = dict(n_components=2, sigma=3.0, m=600, random_state=0)
+    fast = getattr(dec, cls)(**kwargs).fit(X)
+    dense = getattr(dec, cls)(eigen_solver="dense", **kwargs).fit(X)
+    assert fast.m_ > 500 and fast.eigen_solver_ != "dense"
+    np.testing.assert_allclose(fast.eigenvalues_, dense.eigenvalues_, rtol=1e-4)
+    assert alignment_error(dense.transform(X), fast.transform(X)) < 1e-3

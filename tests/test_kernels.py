@@ -1,4 +1,5 @@
-"""Kernels in the paper's convention k = phi(||x-y||^p / sigma^p), and their constants."""
+"""Kernels in the paper's convention k = phi(||x-y||^p / sigma^p), and their constants
+(rskpca/core/radial_kernels.py): the fused products, their float32 error bound, the same bits on threads."""
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from sklearn.metrics.pairwise import laplacian_kernel, rbf_kernel
 from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.radial_kernels import (
     KERNELS,
+    float32_relative_error,
     get_kernel,
     kernel_matrix,
     kernel_matvec,
@@ -226,3 +228,43 @@ def test_sigma_tiny_against_the_data_gives_exact_kernels_not_nan(sigma):
         np.testing.assert_allclose(weighted_kernel_blocks(X, w, sigma=sigma, dtype=dtype).to_dense(), got)
     for est in (ReducedSetKPCA(sigma=sigma, ell=4, n_components=2), NystromKPCA(sigma=sigma, n_components=2)):
         assert np.all(np.isfinite(est.fit_transform(X))), type(est).__name__
+
+
+# ----------------------------------------------------------------------- fused products and threads
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_fused_gaussian_products_equal_the_kernel_matrix(squared):
+    rng = np.random.default_rng(5)
+    X, Y, V = rng.normal(30, 3, size=(257, 6)), rng.normal(30, 3, size=(91, 6)), rng.normal(size=(91, 3))
+    K = kernel_matrix(X, Y, sigma=4.0)
+    K = K * K if squared else K
+    np.testing.assert_allclose(kernel_matvec(X, Y, V, sigma=4.0, squared=squared, block_elements=1000),
+                               K @ V, rtol=1e-10, atol=1e-12)
+    got32 = kernel_matvec(X, Y, V, sigma=4.0, squared=squared, dtype=np.float32)
+    bound = (2 if squared else 1) * 4 * float32_relative_error(Y, 4.0) * (np.abs(K) @ np.abs(V)) + 1e-5
+    assert np.all(np.abs(got32 - K @ V) <= bound)
+    with pytest.raises(ValueError, match="Gaussian"):
+        kernel_matvec(X, Y, V, sigma=4.0, kernel="laplacian", dtype=np.float32)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_kernel_matrix_same_bits_on_one_or_several_threads(threads, kernel):
+    rng = np.random.default_rng(6)
+    X, Y = rng.normal(size=(900, 4)), rng.normal(size=(600, 4))
+    X[5] = Y[7]  # a duplicate pair: the Laplacian's refinement runs in a block
+    threads(1)
+    one_xy, one_xx = kernel_matrix(X, Y, sigma=2.0, kernel=kernel), kernel_matrix(X, sigma=2.0, kernel=kernel)
+    threads(3)
+    np.testing.assert_array_equal(one_xy, kernel_matrix(X, Y, sigma=2.0, kernel=kernel))
+    np.testing.assert_array_equal(one_xx, kernel_matrix(X, sigma=2.0, kernel=kernel))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernel_matvec_same_bits_on_one_or_several_threads(threads, dtype):
+    rng = np.random.default_rng(3)
+    X, Y, V = rng.normal(size=(900, 4)), rng.normal(size=(50, 4)), rng.normal(size=(50, 3))
+    threads(1)
+    one = kernel_matvec(X, Y, V, sigma=2.0, dtype=dtype, block_elements=5000)  # 9 blocks of 100 rows
+    threads(3)
+    np.testing.assert_array_equal(one, kernel_matvec(X, Y, V, sigma=2.0, dtype=dtype, block_elements=5000))

@@ -1,22 +1,16 @@
-"""W K W as its lower panels (:class:`SymmetricBlocks`): the same matrix as the dense build, the
-same products, the same bits on any number of threads, and the block solver on it."""
+"""W K W (rskpca/core/weighted_kernel.py), dense and as its lower panels (:class:`SymmetricBlocks`): the
+textbook sqrt(w) K sqrt(w), the float32 build within its stated error, the same matrix and products from
+both builds, the same bits on any number of threads, and the block solver on the panels."""
 
 import numpy as np
 import pytest
+from synthetic import clustered_centers
 
-from rskpca.core import threads as _threads
 from rskpca.core.eigen import kpca_on_centers, weighted_kpca
-from rskpca.core.radial_kernels import kernel_matrix
+from rskpca.core.radial_kernels import float32_relative_error, kernel_matrix
 from rskpca.core.weighted_kernel import SymmetricBlocks, weighted_kernel_blocks, weighted_kernel_matrix
 
 CASES = [("gaussian", np.float64), ("gaussian", np.float32), ("laplacian", np.float64)]
-
-
-@pytest.fixture
-def threads(monkeypatch):
-    def use(n):
-        monkeypatch.setattr(_threads, "_all_threads", n)
-    return use
 
 
 def _centers(m=530, d=4, seed=0):
@@ -60,13 +54,15 @@ def test_block_product_and_fused_times_are_the_dense_products(kernel, dtype):
 
 
 @pytest.mark.parametrize("kernel,dtype", CASES)
-def test_blocks_and_products_same_bits_on_one_or_several_threads(threads, kernel, dtype):
+def test_dense_and_block_builds_same_bits_on_one_or_several_threads(threads, kernel, dtype):
     C, w = _centers(m=700, seed=3)
     V = np.random.default_rng(4).normal(size=(700, 12))
     threads(1)
+    dense1 = weighted_kernel_matrix(C, w, sigma=2.0, kernel=kernel, dtype=dtype)  # 2 row blocks of 374
     S1, p1 = weighted_kernel_blocks(C, w, sigma=2.0, kernel=kernel, dtype=dtype, times=np.sqrt(w), block_rows=128)
     y1 = S1.matmat(V)
     threads(3)
+    np.testing.assert_array_equal(dense1, weighted_kernel_matrix(C, w, sigma=2.0, kernel=kernel, dtype=dtype))
     S2, p2 = weighted_kernel_blocks(C, w, sigma=2.0, kernel=kernel, dtype=dtype, times=np.sqrt(w), block_rows=128)
     np.testing.assert_array_equal(S1.to_dense(), S2.to_dense())
     np.testing.assert_array_equal(p1, p2)
@@ -100,30 +96,51 @@ def test_symmetric_blocks_is_a_plain_container():
     np.testing.assert_array_equal(S.to_dense(), np.eye(5))
 
 
-def test_block_width_is_k_rounded_up_to_eight():
-    from rskpca.core._block_krylov import block_width
-    assert [block_width(k) for k in (1, 6, 8, 9, 21)] == [8, 8, 8, 16, 24]
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_weighted_kernel_matrix_is_w_k_w(kernel):
+    C, w = clustered_centers()
+    C[7] = C[3]  # a duplicate center: distance exactly 0
+    sw = np.sqrt(w)
+    expect = sw[:, None] * kernel_matrix(C, sigma=2.5, kernel=kernel) * sw[None, :]
+    # rtol: the reference's own cancellation error, u * ||c||^2 / sigma^2 with ||c|| ~ 100
+    np.testing.assert_allclose(weighted_kernel_matrix(C, w, sigma=2.5, kernel=kernel), expect,
+                               rtol=1e-10, atol=1e-300)
 
 
-@pytest.mark.parametrize("width", [None, 4, 16])
-def test_block_krylov_at_any_width_finds_the_dense_pairs(width):
-    from rskpca.core._block_krylov import block_krylov
-    rng = np.random.default_rng(7)
-    Q = np.linalg.qr(rng.normal(size=(400, 400)))[0]
-    A = (Q * (0.8 ** np.arange(400))) @ Q.T  # eigenvalues 1, 0.8, 0.64, ...
+def test_float32_weighted_kernel_within_its_stated_error():
+    C, w = clustered_centers()
+    expect = weighted_kernel_matrix(C, w, sigma=2.5)
+    got = weighted_kernel_matrix(C, w, sigma=2.5, dtype=np.float32)
+    delta = float32_relative_error(C, 2.5, w)
+    big = expect > 1e-30  # below float32's normal range the relative error is meaningless
+    rel = np.abs(got[big].astype(float) - expect[big]) / expect[big]
+    assert rel.max() <= delta
+    assert np.all(np.diag(got) == w.astype(np.float32))
+    with pytest.raises(ValueError, match="Gaussian"):
+        weighted_kernel_matrix(C, w, sigma=2.5, kernel="laplacian", dtype=np.float32)
 
-    class Op:
-        shape = A.shape
 
-        def matmat(self, V):
-            return A @ V
+@pytest.mark.parametrize("seed", range(5))
+def test_float32_bound_holds_for_heavy_weights_on_data_inside_sigma(seed):
+    # Here the log-weights, not the distances, carry the exponent's rounding: the bound
+    # without its log w term was exceeded 4.8 times.
+    rng = np.random.default_rng(seed)
+    C = rng.normal(size=(400, 3)) * 0.05
+    w = rng.integers(1, 20_000, 400).astype(float)
+    w[0] = 0.25  # fractional weights count by |log w|
+    expect = weighted_kernel_matrix(C, w, sigma=1.0)
+    got = weighted_kernel_matrix(C, w, sigma=1.0, dtype=np.float32).astype(float)
+    assert np.max(np.abs(got - expect) / expect) <= float32_relative_error(C, 1.0, w)
 
-        def columns(self, cols):
-            return A[:, cols]
 
-    theta, V, ok = block_krylov(Op(), 6, np.random.RandomState(0), width=width,
-                                tol_of=lambda t, res: np.linalg.norm(res[:5]) <= 1e-9 * (t[4] - t[5]))
-    assert ok
-    np.testing.assert_allclose(theta[:5], 0.8 ** np.arange(5), rtol=1e-10)
-    # a width below k is raised to k (the Ritz pairs need k columns from the first block)
-    assert V.shape == (400, 6)
+@pytest.mark.parametrize("kernel,dtype", [("gaussian", np.float64), ("gaussian", np.float32),
+                                          ("laplacian", np.float64)])
+def test_weighted_kernel_matrix_times_is_the_product(kernel, dtype):
+    # the product taken block by block, with the exact diagonal, equals one product after
+    rng = np.random.default_rng(5)
+    C, w = rng.normal(size=(300, 4)), rng.integers(1, 7, 300).astype(float)
+    K, Kv = weighted_kernel_matrix(C, w, sigma=1.7, kernel=kernel, dtype=dtype, times=np.sqrt(w))
+    np.testing.assert_array_equal(K, weighted_kernel_matrix(C, w, sigma=1.7, kernel=kernel, dtype=dtype))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(Kv, K.astype(np.float64) @ np.sqrt(w), rtol=tol)
+    assert Kv.dtype == dtype

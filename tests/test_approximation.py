@@ -1,16 +1,19 @@
-"""The other speed-ups, checked against exact kernel PCA.
+"""The other speed-ups (rskpca/approximation/), as registered in rskpca.evaluation.methods, checked
+against exact kernel PCA.
 
 Reduced-set construction (Burges 1996; Hoffmann 2005, appendix B.2), Gram sampling,
-randomized rounding and random projections (Achlioptas, McSherry & Schoelkopf 2001),
-random Fourier features (Rahimi & Recht 2007) and the iterative exact solver. One
-fixed data set with a clear eigengap (three blobs, top-2 normalized
-eigenvalues 0.26 and 0.25, the third 0.04) so that the leading subspace is
-well defined and "approaches exact KPCA" is measurable.
+randomized rounding and random projections (Achlioptas, McSherry & Schoelkopf 2001) and
+random Fourier features (Rahimi & Recht 2007). One fixed data set with a clear eigengap
+(conftest's ``three_blobs``, see synthetic.py) so that "approaches exact KPCA" is measurable.
+(The iterative exact solver, also registered here as "exact_iterative", is tested in
+tests/test_iterative.py.)
 """
 
 import numpy as np
 import pytest
+from conftest import PAPER_DATASETS
 from sklearn.kernel_approximation import RBFSampler
+from synthetic import THREE_BLOBS_SIGMA as SIGMA
 
 from rskpca import KernelPCA
 from rskpca.approximation._gram_sampling import (
@@ -21,27 +24,17 @@ from rskpca.approximation._gram_sampling import (
     sample_upper_pairs,
     sampled_gram,
 )
-from rskpca.decomposition.iterative import IterativeKPCA
 from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
 from rskpca.evaluation.methods import METHODS, make_estimator, method_names
 from rskpca.core.metrics import alignment_error
 from rskpca.approximation._random_features import RandomFourierKPCA, draw_fourier_frequencies, fourier_features
 from rskpca.approximation._reduced_set_construction import ReducedSetConstructionKPCA
 
-SIGMA = 2.0
-
 
 @pytest.fixture(scope="module")
-def blobs():
-    rng = np.random.default_rng(0)
-    centers = np.array([[0.0, 0.0], [4.0, 0.0], [2.0, 3.0]])
-    return np.vstack([0.5 * rng.normal(size=(100, 2)) + c for c in centers])
-
-
-@pytest.fixture(scope="module")
-def exact(blobs):
-    est = KernelPCA(n_components=2, sigma=SIGMA).fit(blobs)
-    return est, est.transform(blobs)
+def exact(three_blobs):
+    est = KernelPCA(n_components=2, sigma=SIGMA).fit(three_blobs)
+    return est, est.transform(three_blobs)
 
 
 def _error(exact, est, X):
@@ -68,58 +61,30 @@ BUDGETS = {"rs_construction": ((3, 8, 25), (0,)), "gram_sparsified": ((10, 40, 1
 
 
 @pytest.mark.parametrize("name", sorted(BUDGETS))
-def test_registered_method_approaches_exact_as_budget_grows(blobs, exact, name):
+def test_registered_method_approaches_exact_as_budget_grows(three_blobs, exact, name):
     budgets, seeds = BUDGETS[name]
     errors = [np.mean([_error(exact, make_estimator(name, n_components=2, sigma=SIGMA, m=m, random_state=s)
-                              .fit(blobs), blobs) for s in seeds]) for m in budgets]
+                              .fit(three_blobs), three_blobs) for s in seeds]) for m in budgets]
     assert errors[0] > errors[1] > errors[2], errors
     assert errors[2] < 0.5 * errors[0], errors
 
 
 @pytest.mark.parametrize("name", method_names("extra"))
-def test_registered_method_reports_normalized_eigenvalues(blobs, exact, name):
+def test_registered_method_reports_normalized_eigenvalues(three_blobs, exact, name):
     m = 30 if name == "rs_construction" else 120  # the construction is exact by m = 30 here
-    est = make_estimator(name, n_components=2, sigma=SIGMA, m=m, random_state=0).fit(blobs)
+    est = make_estimator(name, n_components=2, sigma=SIGMA, m=m, random_state=0).fit(three_blobs)
     assert est.normalized_eigenvalues_.shape == (2,)
     assert np.all(np.diff(est.normalized_eigenvalues_) <= 1e-12)
     np.testing.assert_allclose(est.normalized_eigenvalues_, exact[0].normalized_eigenvalues_, atol=0.06)
 
 
-# ----------------------------------------------------------------------------- iterative exact KPCA
-
-
-@pytest.mark.parametrize("solver", ["lanczos", "orthogonal"])
-@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
-def test_iterative_kpca_equals_exact(blobs, solver, kernel):
-    ref = KernelPCA(n_components=3, sigma=SIGMA, kernel=kernel).fit(blobs)
-    # A tiny block forces many kernel blocks per multiply: the blocked path is what runs.
-    est = IterativeKPCA(n_components=3, sigma=SIGMA, kernel=kernel, solver=solver, tol=1e-10,
-                        block_elements=5000, random_state=0).fit(blobs)
-    assert est.solver_ == solver
-    np.testing.assert_allclose(est.eigenvalues_, ref.eigenvalues_, rtol=1e-8)
-    X_new = blobs[::7] + 0.1
-    np.testing.assert_allclose(np.abs(est.transform(X_new)), np.abs(ref.transform(X_new)), atol=1e-6)
-    assert est.n_matvec_ > 0 and est.n_iter_ >= 1
-
-
-def test_iterative_kpca_reports_non_convergence(blobs):
-    with pytest.raises(ValueError, match="did not reach tol"):
-        IterativeKPCA(n_components=2, sigma=SIGMA, solver="orthogonal", tol=1e-14, max_iter=1,
-                      random_state=0).fit(blobs)
-
-
-def test_iterative_kpca_rejects_more_components_than_points():
-    with pytest.raises(ValueError, match="exceeds the number of training points"):
-        IterativeKPCA(n_components=5, sigma=1.0).fit(np.random.default_rng(0).normal(size=(4, 2)))
-
-
 # ----------------------------------------------------------------------------- random Fourier features
 
 
-def test_gaussian_features_are_rbfsampler_in_our_sigma_convention(blobs):
+def test_gaussian_features_are_rbfsampler_in_our_sigma_convention(three_blobs):
     W, b = draw_fourier_frequencies(2, 50, sigma=SIGMA, random_state=3)
-    ref = RBFSampler(gamma=1.0 / SIGMA**2, n_components=50, random_state=3).fit(blobs)
-    np.testing.assert_allclose(fourier_features(blobs, W, b), ref.transform(blobs), atol=1e-12)
+    ref = RBFSampler(gamma=1.0 / SIGMA**2, n_components=50, random_state=3).fit(three_blobs)
+    np.testing.assert_allclose(fourier_features(three_blobs, W, b), ref.transform(three_blobs), atol=1e-12)
 
 
 @pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
@@ -130,9 +95,9 @@ def test_fourier_features_estimate_the_kernel(kernel):
     np.testing.assert_allclose(Z @ Z.T, kernel_matrix(X, sigma=1.5, kernel=kernel), atol=0.03)
 
 
-def test_random_fourier_kpca_approaches_exact(blobs, exact):
-    errors = [_error(exact, RandomFourierKPCA(n_components=2, sigma=SIGMA, m=m, random_state=0).fit(blobs),
-                     blobs) for m in (20, 80, 320)]
+def test_random_fourier_kpca_approaches_exact(three_blobs, exact):
+    errors = [_error(exact, RandomFourierKPCA(n_components=2, sigma=SIGMA, m=m, random_state=0).fit(three_blobs),
+                     three_blobs) for m in (20, 80, 320)]
     assert errors[0] > errors[1] > errors[2], errors
     assert errors[2] < 0.05
 
@@ -224,12 +189,12 @@ def test_random_sign_projection_preserves_squared_norms_in_expectation():
     assert np.mean(norms) == pytest.approx(np.sum(x**2), rel=0.03)
 
 
-def test_sparsification_approaches_exact_and_its_error_norm_shrinks(blobs, exact):
+def test_sparsification_approaches_exact_and_its_error_norm_shrinks(three_blobs, exact):
     errors, norms = [], []
     for p in (0.1, 0.3, 1.0):
-        est = SampledGramKPCA(n_components=2, sigma=SIGMA, p=p, random_state=0).fit(blobs)
-        errors.append(_error(exact, est, blobs))
-        report = est.gram_error(blobs)
+        est = SampledGramKPCA(n_components=2, sigma=SIGMA, p=p, random_state=0).fit(three_blobs)
+        errors.append(_error(exact, est, three_blobs))
+        report = est.gram_error(three_blobs)
         norms.append(report["spectral_norm"])
         if p < 1:
             assert report["spectral_norm"] <= report["theorem1_scale"]
@@ -237,25 +202,25 @@ def test_sparsification_approaches_exact_and_its_error_norm_shrinks(blobs, exact
     assert norms[0] > norms[1] > norms[2] and norms[2] < 1e-8, norms
 
 
-def test_quantization_keeps_the_leading_subspace(blobs, exact):
-    est = SampledGramKPCA(n_components=2, sigma=SIGMA, p=1.0, quantize=True, random_state=0).fit(blobs)
-    assert _error(exact, est, blobs) < 0.02
-    assert est.gram_storage_bytes_ == blobs.shape[0] ** 2  # one int8 per entry
-    report = est.gram_error(blobs)
+def test_quantization_keeps_the_leading_subspace(three_blobs, exact):
+    est = SampledGramKPCA(n_components=2, sigma=SIGMA, p=1.0, quantize=True, random_state=0).fit(three_blobs)
+    assert _error(exact, est, three_blobs) < 0.02
+    assert est.gram_storage_bytes_ == three_blobs.shape[0] ** 2  # one int8 per entry
+    report = est.gram_error(three_blobs)
     assert 0 < report["spectral_norm"] <= report["theorem1_scale"]
 
 
-def test_expansion_rounding_approaches_exact(blobs, exact):
-    n = blobs.shape[0]
+def test_expansion_rounding_approaches_exact(three_blobs, exact):
+    n = three_blobs.shape[0]
     errors = []
     for terms in (10, 40, 160):
         errors.append(np.mean([_error(exact, SampledGramKPCA(n_components=2, sigma=SIGMA, p=1.0,
                                                              expansion_terms=terms, random_state=s)
-                                      .fit(blobs), blobs) for s in range(6)]))
+                                      .fit(three_blobs), three_blobs) for s in range(6)]))
     assert errors[0] > errors[1] > errors[2], errors
-    full = SampledGramKPCA(n_components=2, sigma=SIGMA, p=1.0, expansion_terms=n, random_state=0).fit(blobs)
+    full = SampledGramKPCA(n_components=2, sigma=SIGMA, p=1.0, expansion_terms=n, random_state=0).fit(three_blobs)
     assert full.expansion_indices_.size == n
-    assert _error(exact, full, blobs) < 1e-8
+    assert _error(exact, full, three_blobs) < 1e-8
 
 
 def test_random_projection_approaches_exact():
@@ -277,15 +242,15 @@ def test_random_projection_approaches_exact():
     ({"expansion_terms": 0}, "'expansion_terms' parameter"),
     ({"quantize": True, "quantization_level": 0.3}, "below the largest kernel entry"),
 ])
-def test_gram_sampling_rejects_bad_parameters(blobs, params, message):
+def test_gram_sampling_rejects_bad_parameters(three_blobs, params, message):
     with pytest.raises(ValueError, match=message):
-        SampledGramKPCA(n_components=2, sigma=SIGMA, **{"p": 0.5, **params}).fit(blobs)
+        SampledGramKPCA(n_components=2, sigma=SIGMA, **{"p": 0.5, **params}).fit(three_blobs)
 
 
-def test_gram_error_needs_the_training_data(blobs):
-    est = SampledGramKPCA(n_components=2, sigma=SIGMA, p=0.5, random_state=0).fit(blobs)
+def test_gram_error_needs_the_training_data(three_blobs):
+    est = SampledGramKPCA(n_components=2, sigma=SIGMA, p=0.5, random_state=0).fit(three_blobs)
     with pytest.raises(ValueError, match="needs the training data"):
-        est.gram_error(blobs[:10])
+        est.gram_error(three_blobs[:10])
 
 
 # ----------------------------------------------------------------------------- reduced-set construction
@@ -317,11 +282,11 @@ def test_fixed_point_construction_with_m_equal_n_is_close_but_not_exact():
     assert est.residuals_[-1].max() < 1e-4
 
 
-def test_reduced_set_construction_approaches_exact_and_times_both_parts(blobs, exact):
+def test_reduced_set_construction_approaches_exact_and_times_both_parts(three_blobs, exact):
     errors = []
     for m in (3, 8, 25):
-        est = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=m).fit(blobs)
-        errors.append(_error(exact, est, blobs))
+        est = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=m).fit(three_blobs)
+        errors.append(_error(exact, est, three_blobs))
         assert np.all(np.diff(est.residuals_, axis=0) <= 1e-12)  # every step helps
     assert errors[0] > errors[1] > errors[2], errors
     assert est.reduced_set_.shape == (25, 2)
@@ -330,35 +295,39 @@ def test_reduced_set_construction_approaches_exact_and_times_both_parts(blobs, e
     np.testing.assert_allclose(est.eigenvalues_, exact[0].eigenvalues_)
 
 
-def test_reduced_set_construction_on_laplacian_uses_training_points(blobs):
-    est = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, kernel="laplacian", m=10).fit(blobs)
-    assert all(any(np.array_equal(y, x) for x in blobs) for y in est.reduced_set_)
+def test_reduced_set_construction_on_laplacian_uses_training_points(three_blobs):
+    est = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, kernel="laplacian", m=10).fit(three_blobs)
+    assert all(any(np.array_equal(y, x) for x in three_blobs) for y in est.reduced_set_)
     with pytest.raises(ValueError, match="needs the Gaussian kernel"):
-        ReducedSetConstructionKPCA(sigma=SIGMA, kernel="laplacian", m=10, preimage="fixed_point").fit(blobs)
+        ReducedSetConstructionKPCA(sigma=SIGMA, kernel="laplacian", m=10, preimage="fixed_point").fit(three_blobs)
 
 
-def test_reduced_set_construction_from_the_iterative_exact_solver_matches_the_dense_one(blobs):
-    X_new = blobs[::5] + 0.05
-    dense = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=25).fit(blobs)
+def test_reduced_set_construction_from_the_iterative_exact_solver_matches_the_dense_one(three_blobs):
+    X_new = three_blobs[::5] + 0.05
+    dense = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=25).fit(three_blobs)
     iterative = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=25, exact_solver="iterative",
-                                           random_state=0).fit(blobs)
+                                           random_state=0).fit(three_blobs)
     np.testing.assert_allclose(iterative.transform(X_new), dense.transform(X_new), atol=1e-6)
 
 
 @pytest.mark.parametrize("m", [0, -3])
-def test_reduced_set_construction_rejects_m_below_one(blobs, m):
+def test_reduced_set_construction_rejects_m_below_one(three_blobs, m):
     with pytest.raises(ValueError, match="'m' parameter"):
-        ReducedSetConstructionKPCA(sigma=SIGMA, m=m).fit(blobs)
+        ReducedSetConstructionKPCA(sigma=SIGMA, m=m).fit(three_blobs)
 
 
-def test_random_fourier_rejects_m_below_one(blobs):
+def test_random_fourier_rejects_m_below_one(three_blobs):
     with pytest.raises(ValueError, match="'m' parameter"):
-        RandomFourierKPCA(sigma=SIGMA, m=0).fit(blobs)
+        RandomFourierKPCA(sigma=SIGMA, m=0).fit(three_blobs)
+
+
+def test_reduced_set_construction_without_the_mean(three_blobs, exact):
+    est = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=25, include_mean=False).fit(three_blobs)
+    assert est.mean_coef_ is None and est.residuals_.shape[1] == 2
+    assert _error(exact, est, three_blobs) < 0.01
 
 
 # ----------------------------------------------------------------------------- a real data set
-
-from conftest import PAPER_DATASETS  # noqa: E402
 
 PENDIGITS = str(PAPER_DATASETS / "pendigits.csv")
 
@@ -385,24 +354,3 @@ def test_extra_methods_on_pendigits_at_the_shadow_budget():
     for name, limit in limits.items():
         est = make_estimator(name, n_components=3, sigma=sigma, ell=3.0, m=m, random_state=0).fit(X_train)
         assert alignment_error(O, est.transform(X_eval)) < limit, name
-
-
-def test_reduced_set_construction_without_the_mean(blobs, exact):
-    est = ReducedSetConstructionKPCA(n_components=2, sigma=SIGMA, m=25, include_mean=False).fit(blobs)
-    assert est.mean_coef_ is None and est.residuals_.shape[1] == 2
-    assert _error(exact, est, blobs) < 0.01
-
-
-@pytest.mark.parametrize("cls", ["NystromKPCA", "DensityWeightedNystromKPCA"])
-def test_nystrom_landmark_problem_on_the_fast_path_matches_the_dense_one(cls):
-    # "auto" solves the landmarks' m x m problem as RSKPCA solves its centers' (float32 with its
-    # certificate above DENSE_MAX_M): the embedding equals the dense float64 one within it.
-    import rskpca.decomposition as dec
-    rng = np.random.default_rng(7)
-    X = np.concatenate([rng.normal(c, 1.0, size=(400, 4)) for c in (0.0, 4.0)])
-    kwargs = dict(n_components=2, sigma=3.0, m=600, random_state=0)
-    fast = getattr(dec, cls)(**kwargs).fit(X)
-    dense = getattr(dec, cls)(eigen_solver="dense", **kwargs).fit(X)
-    assert fast.m_ > 500 and fast.eigen_solver_ != "dense"
-    np.testing.assert_allclose(fast.eigenvalues_, dense.eigenvalues_, rtol=1e-4)
-    assert alignment_error(dense.transform(X), fast.transform(X)) < 1e-3
