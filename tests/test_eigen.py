@@ -8,7 +8,7 @@ from synthetic import clustered_centers
 
 from rskpca.core import eigen as _core
 from rskpca.core._block_krylov import block_krylov, block_width, pivoted_start
-from rskpca.core.eigen import _CenteredWeighted, choose_eigen_solver, kpca_on_centers, weighted_kpca
+from rskpca.core.eigen import CenteredWeightedOperator, choose_eigen_solver, kpca_on_centers, weighted_kpca
 from rskpca.core.metrics import alignment_error
 from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
 from rskpca.core.weighted_kernel import weighted_kernel_blocks, weighted_kernel_matrix
@@ -166,7 +166,7 @@ def test_block_krylov_at_any_width_finds_the_dense_pairs(width):
 def test_block_solver_that_never_converges_falls_back():
     C, w = clustered_centers()
     rng = np.random.RandomState(0)
-    op = _CenteredWeighted(weighted_kernel_matrix(C, w, sigma=2.5), np.sqrt(w), True)
+    op = CenteredWeightedOperator(weighted_kernel_matrix(C, w, sigma=2.5), np.sqrt(w), True)
     assert block_krylov(op, 6, rng, tol_of=lambda theta, resid: False, max_steps=3)[2] is False
 
 
@@ -198,7 +198,7 @@ def test_hopeless_block_solve_stops_without_another_pass(monkeypatch):
     # Once the float32 error alone fails the check, more steps are wasted passes: the
     # fallback starts at once, from the Ritz vectors so far.
     C, w = clustered_centers()
-    op = _CenteredWeighted(weighted_kernel_matrix(C, w, sigma=2.5), np.sqrt(w), True)
+    op = CenteredWeightedOperator(weighted_kernel_matrix(C, w, sigma=2.5), np.sqrt(w), True)
     passes = []
     monkeypatch.setattr(op, "_matmat", lambda V: passes.append(V.shape[1]) or op.M @ V)
     theta, V, ok = block_krylov(op, 6, np.random.RandomState(0), tol_of=lambda t, r: False,
@@ -214,7 +214,7 @@ def test_pivoted_start_columns_are_the_operators_own():
     C, w = clustered_centers()
     sw = np.sqrt(w)
     blocks, M_sw = weighted_kernel_blocks(C, w, sigma=2.5, times=sw, block_rows=64)
-    op = _CenteredWeighted(blocks, sw, True, M_sw=M_sw)
+    op = CenteredWeightedOperator(blocks, sw, True, M_sw=M_sw)
     dense = op.matmat(np.eye(C.shape[0]))
     np.testing.assert_allclose(op.column(70), dense[:, 70], rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(op.diagonal(), np.diagonal(dense), rtol=1e-12, atol=1e-9)
@@ -224,7 +224,7 @@ def test_pivoted_start_columns_are_the_operators_own():
 def test_operator_columns_are_its_products_with_unit_vectors(center):
     rng = np.random.default_rng(2)
     C, w = rng.normal(size=(60, 3)), rng.integers(1, 5, 60).astype(float)
-    op = _CenteredWeighted(weighted_kernel_matrix(C, w, sigma=1.5), np.sqrt(w), center)
+    op = CenteredWeightedOperator(weighted_kernel_matrix(C, w, sigma=1.5), np.sqrt(w), center)
     cols = np.array([0, 7, 59])
     E = np.zeros((60, 3))
     E[cols, np.arange(3)] = 1.0
@@ -237,8 +237,8 @@ def test_parallel_passes_equal_one_product(threads, dtype):
     C, w = rng.normal(size=(600, 3)), rng.integers(1, 5, 600).astype(float)
     M = weighted_kernel_matrix(C, w, sigma=1.5, dtype=dtype)
     threads(3)
-    one = _CenteredWeighted(M, np.sqrt(w), True)
-    split = _CenteredWeighted(M, np.sqrt(w), True, parallel=True)  # 3 blocks of 256 rows at most
+    one = CenteredWeightedOperator(M, np.sqrt(w), True)
+    split = CenteredWeightedOperator(M, np.sqrt(w), True, parallel=True)  # 3 blocks of 256 rows at most
     V = rng.normal(size=(600, 7))
     tol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(split.matmat(V), one.matmat(V), rtol=tol, atol=tol * np.abs(M).max())

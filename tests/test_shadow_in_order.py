@@ -4,7 +4,7 @@ center covers, decided among themselves as a plain loop in visiting order would.
 import numpy as np
 import pytest
 
-from rskpca.core.shadow._in_order import _resolve_in_order
+from rskpca.core.shadow._in_order import resolve_in_order
 
 
 @pytest.mark.parametrize("chains", [False, True])
@@ -16,7 +16,7 @@ def test_resolve_in_order_matches_a_plain_loop(chains):
         pairs |= {(j, j - 1) for j in range(1, k)}
     later = np.array([p[0] for p in pairs])
     earlier = np.array([p[1] for p in pairs])
-    is_center, owner = _resolve_in_order(k, later, earlier)
+    is_center, owner = resolve_in_order(k, later, earlier)
     expect_center = np.ones(k, dtype=bool)
     expect_owner = np.arange(k)
     for j in range(k):
@@ -29,5 +29,5 @@ def test_resolve_in_order_matches_a_plain_loop(chains):
 
 
 def test_without_pairs_every_point_is_a_center():
-    is_center, owner = _resolve_in_order(5, np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp))
+    is_center, owner = resolve_in_order(5, np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp))
     assert is_center.all() and owner.tolist() == [0, 1, 2, 3, 4]

@@ -13,14 +13,14 @@ from scipy.sparse.linalg import LinearOperator
 from rskpca.core.threads import map_row_blocks
 from rskpca.core.weighted_kernel import SymmetricBlocks
 
-__all__ = ["_CenteredWeighted"]
+__all__ = ["CenteredWeightedOperator"]
 
 # Rows of M per threaded block of a pass: a few hundred rows (a few MB) per GEMM keep the
 # per-block overhead small and leave enough blocks to balance two or more threads.
 _PASS_BLOCK_ROWS = 256
 
 
-class _CenteredWeighted(LinearOperator):
+class CenteredWeightedOperator(LinearOperator):
     """``K~ = (I - s s^T / n) M (I - s s^T / n)`` applied without forming it, ``M = W K W``.
 
     With ``a = M s / n`` and ``g = s^T a / n`` (``s = sqrt(w)``) this is

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
 
-from rskpca.core._centered_operator import _CenteredWeighted
+from rskpca.core._centered_operator import CenteredWeightedOperator
 from rskpca.core._block_krylov import START_PIVOTS_PER_COLUMN, block_krylov, block_width, pivoted_start
 from rskpca.core._scratch import scratch_array
 from rskpca.core.threads import blas_threads
@@ -266,7 +266,7 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
         # with half the traffic and half the build. ARPACK's one-vector products stay dense.
         build = weighted_kernel_blocks if solver == "block" else weighted_kernel_matrix
         M, M_sw = build(C, w, sigma=sigma, kernel=kernel, dtype=dtype, times=sw, out=scratch)
-        op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
+        op = CenteredWeightedOperator(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
         delta = delta32 if dtype == np.float32 else 0.0
         # ||W E W||_2 <= delta ||W K W||_2 (E is entrywise below delta K, K >= 0), and by
         # Collatz-Wielandt ||W K W||_2 <= max_i (M s)_i / s_i for the positive vector s = sqrt(w),
@@ -314,7 +314,7 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
                 # the float64 matrix as its lower half, as the block solver's own: half the
                 # exponentials to build and half the traffic per block step
                 M, M_sw = weighted_kernel_blocks(C, w, sigma=sigma, kernel=kernel, dtype=np.float64, times=sw)
-                op = _CenteredWeighted(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
+                op = CenteredWeightedOperator(M, sw, center, parallel=m >= PARALLEL_PASS_MIN_M, M_sw=M_sw)
             if candidate is not None and dtype != np.float64:
                 # The float32 vectors are close (their error is the float32 matrix's, which is
                 # what failed the check): on the float64 matrix, with no float32 error left, a

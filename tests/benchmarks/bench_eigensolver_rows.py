@@ -12,7 +12,7 @@ import numpy as np
 from rskpca.core.threads import blas_threads
 from rskpca.core._block_krylov import START_PIVOTS_PER_COLUMN, block_krylov, block_width, pivoted_start
 from rskpca.core._scratch import scratch_array
-from rskpca.core.eigen import DENSE_MAX_M, SUBSPACE_TOL, _CenteredWeighted, kpca_on_centers
+from rskpca.core.eigen import DENSE_MAX_M, SUBSPACE_TOL, CenteredWeightedOperator, kpca_on_centers
 from rskpca.core.weighted_kernel import weighted_kernel_blocks
 from rskpca.core.shadow import shadow_centers
 from bench_speed_settings import R, SIGMA, best_time
@@ -31,7 +31,7 @@ def _block_solve_rows(C, w, repeats):
 def _block_solve_rows_inside(C, w, repeats):
     sw = np.sqrt(w)
     blocks, M_sw = weighted_kernel_blocks(C, w, sigma=SIGMA, dtype=np.float32, times=sw)
-    op = _CenteredWeighted(blocks, sw, True, parallel=True, M_sw=M_sw)
+    op = CenteredWeightedOperator(blocks, sw, True, parallel=True, M_sw=M_sw)
     k = R + 1
     rows = []
     V = {b: np.random.RandomState(0).standard_normal((len(w), b)).astype(np.float32) for b in (2 * k, k)}

@@ -2,7 +2,7 @@
 
 Algorithm 2 only asks, for each point, which *earlier* points lie within eps: a point
 is a center iff none of its earlier neighbours within eps is one, and it joins the
-earliest center among them (:func:`~rskpca.core.shadow._in_order._resolve_in_order` decides
+earliest center among them (:func:`~rskpca.core.shadow._in_order.resolve_in_order` decides
 that from the pairs). Those distances depend on neither sigma nor ell. The ell scrubbers
 and the curves over ell need the shadow at 19 radii, again at every sigma; on wide data
 where most rows are centers each GEMM screen runs at its flop floor against every
@@ -23,7 +23,7 @@ import numpy as np
 
 from rskpca.core.validation import check_array_2d
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.core.shadow._in_order import _resolve_in_order
+from rskpca.core.shadow._in_order import resolve_in_order
 from rskpca.core.shadow._predicate import exact_squared_distances
 from rskpca.core.shadow._screen import _screen_frame
 
@@ -148,7 +148,7 @@ class EarlierDistances:
         if pairs is None:
             return None
         n = self.X.shape[0]
-        is_center, owner = _resolve_in_order(n, *pairs)
+        is_center, owner = resolve_in_order(n, *pairs)
         rows = np.flatnonzero(is_center)
         rank = np.full(n, -1, dtype=np.intp)
         rank[rows] = np.arange(rows.size)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["_first_per_row", "_resolve_in_order"]
+__all__ = ["first_per_row", "resolve_in_order"]
 
 # Vectorised propagation rounds before the in-order Python loop takes over.
 _PROPAGATION_ROUNDS = 6
 
 
-def _first_per_row(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> np.ndarray:
+def first_per_row(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> np.ndarray:
     """For each row, the smallest col paired with it (-1 if none)."""
     first = np.full(n_rows, np.iinfo(np.intp).max, dtype=np.intp)
     np.minimum.at(first, rows, cols)
@@ -24,7 +24,7 @@ def _first_per_row(rows: np.ndarray, cols: np.ndarray, n_rows: int) -> np.ndarra
     return first
 
 
-def _resolve_in_order(k: int, later: np.ndarray, earlier: np.ndarray):
+def resolve_in_order(k: int, later: np.ndarray, earlier: np.ndarray):
     """Algorithm 2 restricted to k points that no older center covers.
 
     ``(later[t], earlier[t])`` lists every pair within eps with
@@ -68,6 +68,6 @@ def _resolve_in_order(k: int, later: np.ndarray, earlier: np.ndarray):
         state = np.asarray(st, dtype=np.int8)
     is_center = state == 1
     absorbed_by_center = is_center[earlier]
-    first = _first_per_row(later[absorbed_by_center], earlier[absorbed_by_center], k)
+    first = first_per_row(later[absorbed_by_center], earlier[absorbed_by_center], k)
     owner[~is_center] = first[~is_center]
     return is_center, owner

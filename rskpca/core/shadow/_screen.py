@@ -16,7 +16,7 @@ from rskpca.core._scratch import scratch_array
 from rskpca.core.threads import all_threads, map_row_blocks
 from rskpca.core.validation import column_reduce
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.core.shadow._in_order import _resolve_in_order
+from rskpca.core.shadow._in_order import resolve_in_order
 from rskpca.core.shadow._predicate import exact_squared_distances
 
 #: Relative rounding margin of a BLAS distance screen (here and in ``rskpca.distributed``).
@@ -322,7 +322,7 @@ def _blas_scan(X: np.ndarray, eps: float, screen_dtype: str = "auto"):
                 np.matmul(Pa[g], _as_center_rows(Xs[g], sq[g], dtype).T, out=G)
                 r, c = _pairs_inside(G, margin, lambda r, c: exact_squared_distances(
                     X[g[r]], X[g[c]]) < exact_eps2, mask=mask)
-            is_center, owner = _resolve_in_order(free.size, r, c)
+            is_center, owner = resolve_in_order(free.size, r, c)
             new_local = np.flatnonzero(is_center)
             center_label = np.empty(free.size, dtype=np.intp)
             center_label[new_local] = store.m + np.arange(new_local.size)
