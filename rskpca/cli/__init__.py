@@ -1,8 +1,11 @@
-"""The ``rskpca`` command: ``embed``, ``transform``, ``bench`` and ``experiment`` (also ``python -m rskpca``).
+"""The ``rskpca`` command: ``embed``, ``transform``, ``cluster``, ``bench`` and ``experiment`` (also ``python -m rskpca``).
 
 * ``rskpca embed data.csv --sigma median --ell 4 -r 5 -o embedding.csv`` runs kernel PCA (RSKPCA)
   on a CSV/TSV/Parquet/NPY file and writes each row's embedding and shadow center; ``--save
   model.skops`` keeps the model, and ``rskpca transform new.csv --model model.skops`` applies it.
+  ``--method diffusion`` or ``spectral`` embeds by a diffusion map or Laplacian eigenmaps instead.
+* ``rskpca cluster data.csv -k 3 -o labels.csv`` clusters the rows (spectral clustering through the
+  shadow) and writes each row's cluster and shadow center.
 * ``rskpca retained`` tabulates the shadow's m / n against the data's scale and ell.
 
 * ``rskpca bench [fit]`` times shadow selection, the eigenproblem, the whole fit, exact KPCA and
@@ -25,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from rskpca.cli._bench import _bench
+from rskpca.cli._cluster import add_cluster_parser
 from rskpca.cli._experiment import _experiment, _retained, markdown_table
 from rskpca.cli._progress import ProgressBar, parse_ells
 
@@ -59,14 +63,22 @@ def _sigma(text: str):
 def _add_embed_parsers(sub) -> None:
     em = sub.add_parser("embed", help="kernel PCA (RSKPCA) of a data file: the embedding and each row's shadow "
                                       "center", description="Reads CSV, TSV (gzip allowed), Parquet or NPY with "
-                                      "the app's checks, fits ReducedSetKPCA on the numeric columns and writes "
-                                      "pc1..pcR, center (index of the row's shadow center), center_row (the "
-                                      "file row of that center) and the label column if there is one.")
+                                      "the app's checks, fits ReducedSetKPCA (--method: or a diffusion map, "
+                                      "or Laplacian eigenmaps) on the numeric columns and writes "
+                                      "pc1..pcR (dc1.. or se1..), center (index of the row's shadow "
+                                      "center), center_row (the file row of that center) and the label "
+                                      "column if there is one.")
     em.add_argument("data", type=Path, help="the data file")
     em.add_argument("--sigma", type=_sigma, default="median", help="bandwidth, or median (default)")
     em.add_argument("--ell", type=_positive_float, default=4.0, help="shadow parameter, eps = sigma / ell "
                                                                        "(default 4)")
     em.add_argument("-r", "--rank", type=_positive_int, default=2, help="number of components (default 2)")
+    em.add_argument("--method", choices=["kpca", "diffusion", "spectral"], default="kpca",
+                    help="kpca (ReducedSetKPCA, columns pc1..), diffusion (ReducedSetDiffusionMap, dc1..) or "
+                         "spectral (Laplacian eigenmaps, ReducedSetSpectralEmbedding, se1..); default kpca")
+    em.add_argument("--alpha", type=float, default=1.0,
+                    help="diffusion: density normalisation in [0, 1] (default 1)")
+    em.add_argument("--t", type=float, default=1.0, help="diffusion: time, coordinates lambda^t psi (default 1)")
     em.add_argument("--kernel", choices=["gaussian", "laplacian"], default="gaussian")
     em.add_argument("--columns", nargs="+", help="feature columns (default: every numeric column but the label)")
     em.add_argument("--standardize", action="store_true",
@@ -93,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rskpca", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     _add_embed_parsers(sub)
+    add_cluster_parser(sub, positive_int=_positive_int, positive_float=_positive_float, sigma=_sigma)
 
     b = sub.add_parser("bench", help="time the fit (mode fit, the default), every method (methods), or Dask "
                                      "(distributed)",
@@ -203,6 +216,10 @@ def main(argv=None) -> int:
         from rskpca.cli._embed import embed_command, transform_command
 
         command = embed_command if args.command == "embed" else transform_command
+    elif args.command == "cluster":
+        from rskpca.cli._cluster import cluster_command
+
+        command = cluster_command
     else:
         command = {"bench": _bench, "experiment": _experiment, "retained": _retained}[args.command]
     try:

@@ -1,8 +1,9 @@
-"""``rskpca embed`` and ``rskpca transform``: kernel PCA of a data file from a shell.
+"""``rskpca embed`` and ``rskpca transform``: kernel PCA (or a spectral embedding) of a data file from a shell.
 
 ``embed`` reads a table (CSV, TSV, Parquet or NPY, through :func:`rskpca.data.readers.read_table`,
-the reader and checks the app uses), fits :class:`~rskpca.ReducedSetKPCA` and writes each row's
-embedding with the shadow center that absorbed it; ``--save`` keeps the fitted model
+the reader and checks the app uses), fits :class:`~rskpca.ReducedSetKPCA` (``--method kpca``),
+:class:`~rskpca.ReducedSetDiffusionMap` (``diffusion``) or :class:`~rskpca.ReducedSetSpectralEmbedding`
+(``spectral``) and writes each row's embedding with the shadow center that absorbed it; ``--save`` keeps the fitted model
 (:mod:`rskpca.cli._models`). ``transform`` embeds a new file with a saved model. Messages
 go to stderr, the table to the output file (or to stdout).
 """
@@ -19,9 +20,14 @@ import pandas as pd
 from rskpca.cli._models import check_can_save, load_model, save_model
 from rskpca.data.datasets import DataError, guess_label_column, prepare
 from rskpca.data.readers import read_table
-from rskpca.decomposition import ReducedSetKPCA
+from rskpca.decomposition import ReducedSetDiffusionMap, ReducedSetKPCA, ReducedSetSpectralEmbedding
 
-__all__ = ["read_data_file", "write_table", "embed_command", "transform_command", "OUTPUT_SUFFIXES"]
+__all__ = ["read_data_file", "write_table", "embed_command", "transform_command", "OUTPUT_SUFFIXES",
+           "EMBED_METHODS"]
+
+#: ``--method`` of ``rskpca embed``: the estimator and the prefix of its output columns.
+EMBED_METHODS = {"kpca": (ReducedSetKPCA, "pc"), "diffusion": (ReducedSetDiffusionMap, "dc"),
+                 "spectral": (ReducedSetSpectralEmbedding, "se")}
 
 #: Output formats by extension; anything else (and "-", stdout) is CSV.
 OUTPUT_SUFFIXES = {".csv": "csv", ".gz": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
@@ -89,8 +95,14 @@ class _Log:
                   flush=True)
 
 
-def _embedding_table(Z: np.ndarray, extra: dict) -> pd.DataFrame:
-    table = pd.DataFrame(Z, columns=[f"pc{k + 1}" for k in range(Z.shape[1])])
+def _prefix(model) -> str:
+    """Output column prefix of a fitted model (or of a pipeline's last step): pc, dc or se."""
+    est = model.steps[-1][1] if hasattr(model, "steps") else model
+    return next((prefix for cls, prefix in EMBED_METHODS.values() if isinstance(est, cls)), "pc")
+
+
+def _embedding_table(Z: np.ndarray, extra: dict, prefix: str = "pc") -> pd.DataFrame:
+    table = pd.DataFrame(Z, columns=[f"{prefix}{k + 1}" for k in range(Z.shape[1])])
     for name, values in extra.items():
         table[name] = values
     return table
@@ -108,20 +120,24 @@ def embed_command(args) -> int:
     label = _label(df, args.label)
     ds = prepare(df, feature_columns=args.columns, label_column=label)
     log(f"read {args.data}: {ds.n} rows, {ds.d} features" + (f", label column {label!r}" if label else ""))
-    kpca = ReducedSetKPCA(n_components=args.rank, sigma=args.sigma, ell=args.ell, kernel=args.kernel,
-                          random_state=args.seed)
+    method = getattr(args, "method", "kpca")
+    cls, prefix = EMBED_METHODS[method]
+    extra_params = {"alpha": args.alpha, "t": args.t} if method == "diffusion" else {}
+    kpca = cls(n_components=args.rank, sigma=args.sigma, ell=args.ell, kernel=args.kernel,
+               random_state=args.seed, **extra_params)
     # Standardizing inside a pipeline stores the training means and scales with the model for transform.
     model = Pipeline([("scale", StandardScaler()), ("kpca", kpca)]) if args.standardize else kpca
     X = pd.DataFrame(ds.X, columns=ds.feature_names)
-    log(f"fitting the shadow and the m x m eigenproblem (sigma={args.sigma}, ell={args.ell}, rank={args.rank})")
+    log(f"fitting the shadow and the m x m eigenproblem ({cls.__name__}, sigma={args.sigma}, ell={args.ell}, "
+        f"rank={args.rank})")
     Z = model.fit(X).transform(X)
     log(f"shadow kept m = {kpca.centers_.shape[0]} centers of {ds.n} rows ({100 * kpca.centers_.shape[0] / ds.n:.1f}%),"
         f" sigma_ = {kpca.sigma_:.6g}")
     extra = {"center": kpca.labels_, "center_row": ds.row_ids[kpca.center_indices_[kpca.labels_]]}
     if label is not None:
         extra[label] = ds.y
-    where = write_table(_embedding_table(Z, extra), args.output)
-    log(f"wrote {where}: {ds.n} rows (pc1..pc{Z.shape[1]}, center, center_row"
+    where = write_table(_embedding_table(Z, extra, prefix), args.output)
+    log(f"wrote {where}: {ds.n} rows ({prefix}1..{prefix}{Z.shape[1]}, center, center_row"
         + (f", {label}" if label else "") + ")")
     if args.save is not None:
         log(f"saved the model to {save_model(model, args.save)}")
@@ -144,6 +160,7 @@ def transform_command(args) -> int:
     ds = prepare(df, feature_columns=names, label_column=label)
     log(f"read {args.data}: {ds.n} rows; model {type(model).__name__} from {args.model}")
     Z = model.transform(pd.DataFrame(ds.X, columns=names))
-    where = write_table(_embedding_table(Z, {label: ds.y} if label else {}), args.output)
-    log(f"wrote {where}: {ds.n} rows (pc1..pc{Z.shape[1]}" + (f", {label}" if label else "") + ")")
+    prefix = _prefix(model)
+    where = write_table(_embedding_table(Z, {label: ds.y} if label else {}, prefix), args.output)
+    log(f"wrote {where}: {ds.n} rows ({prefix}1..{prefix}{Z.shape[1]}" + (f", {label}" if label else "") + ")")
     return 0

@@ -24,6 +24,8 @@ MODEL_SUFFIXES = {".skops": "skops", ".joblib": "joblib", ".pkl": "joblib", ".pi
 #: what ``rskpca embed --save`` writes, nothing else.
 TRUSTED_TYPES = (
     "rskpca.decomposition._reduced_set.ReducedSetKPCA",
+    "rskpca.decomposition._spectral.ReducedSetDiffusionMap",
+    "rskpca.decomposition._spectral.ReducedSetSpectralEmbedding",
     # the shadow state a fitted ReducedSetKPCA keeps so that partial_fit can go on (arrays and numbers)
     "rskpca.core.shadow._streaming.StreamingShadow",
     "sklearn.pipeline.Pipeline",
