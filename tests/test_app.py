@@ -78,7 +78,7 @@ def test_every_page_renders(sample, ell):
         _ok(at, page)
         assert not _errors(at), f"{page}: {_errors(at)}"
         if page.endswith("9_Denoise.py") and sample == "two_moons":  # 2 columns are no image: said, not drawn
-            assert any("digits sample" in i.value for i in at.info), page
+            assert at.info and not _charts(at), page  # an st.info in the page's place
             continue
         if not page.endswith(("1_Data.py", "8_Learn.py")):
             assert _charts(at), f"{page} drew no chart"
@@ -188,13 +188,15 @@ def test_bad_upload_shows_an_error_and_keeps_the_last_good_data(case):
     # a table that was read but cannot be used as chosen is previewed as such, beside the data still in use (a
     # file that cannot be read, or that no choice could use, is not selected: the preview stays the data in use's,
     # and the sidebar's source stays on it)
-    headers = [h.value for h in at.subheader]
+    assert at.session_state["_dataset"].n == 150  # the data in use are still Iris
+    preview = list(at.dataframe[0].value.columns)
     if case in ("not_csv", "empty", "text_only", "one_row"):  # unreadable, or no choice could use it: refused
         assert at.sidebar.selectbox(key="source").value == "iris"
-        assert "Preview (first 100 rows of the table)" in headers, headers
+        assert preview != ["a", "b"], preview  # the preview is the data in use's
     else:
-        assert "Preview of the selected table, not in use (first 100 rows)" in headers, headers
-        assert any("the pages still show Iris" in c.value for c in at.caption), [c.value for c in at.caption]
+        assert at.sidebar.selectbox(key="source").value == "__upload__"
+        assert preview == ["a", "b"], preview  # the selected table's, with a caption naming the data in use
+        assert any("Iris" in c.value for c in at.caption), [c.value for c in at.caption]
     # the pages keep working on the last good data
     at.switch_page("pages/2_Shadow_centers.py").run()
     _ok(at, case)
@@ -202,8 +204,8 @@ def test_bad_upload_shows_an_error_and_keeps_the_last_good_data(case):
 
 
 def test_a_refused_upload_after_an_unusable_one_goes_back_to_the_upload_shown():
-    # a tryout: good.csv, then holes.csv (missing values: selected, not usable), then single.csv (refused)
-    # left the uploader, the error and the preview each naming another file
+    # good.csv, then holes.csv (missing values: selected, not usable), then single.csv (refused): the
+    # uploader, the error and the preview must name the same file
     at = _app()
     _upload(at, "good.csv", b"a,b,name\n1,2,x\n3,4,y\n5,7,z\n")
     _upload(at, "holes.csv", b"a,b\n1,2\n,4\n5,6\n")
@@ -211,21 +213,24 @@ def test_a_refused_upload_after_an_unusable_one_goes_back_to_the_upload_shown():
     at.file_uploader(key="uploader").set_value(("single.csv", b"a,b\n1,2\n", "text/csv")).run()
     _ok(at)
     errors = _errors(at)
-    assert len(errors) == 1 and "single.csv cannot be used" in errors[0] and "good.csv" in errors[0], errors
+    # one error, naming the refused file and the data still shown
+    assert len(errors) == 1 and "single.csv" in errors[0] and "good.csv" in errors[0], errors
     assert not any("holes.csv" in w.value for w in at.sidebar.warning)
-    assert any(t.value == "Showing: Uploaded file good.csv" for t in at.sidebar.text)
-    assert any(h.value == "Preview (first 100 rows of the table)" for h in at.subheader)
+    shown = [t.value for t in at.sidebar.text]
+    assert any("good.csv" in t for t in shown) and not any("holes.csv" in t or "single.csv" in t for t in shown)
+    assert at.session_state["_dataset"].n == 3 and list(at.dataframe[0].value.columns) == ["a", "b", "name"]
 
 
 def test_nan_upload_can_be_used_after_dropping_rows():
     at = _app()
     _upload(at, "holes.csv", b"a,b\n1,2\n,4\n5,6\n7,1\n")
     # the message names the switch that fixes it
-    assert any("Missing values" in e and 'tick "Drop missing rows" on the Data page' in e for e in _errors(at))
-    at.checkbox(key="drop_missing").check().run()
+    switch = at.checkbox(key="drop_missing")
+    assert any(switch.label in e for e in _errors(at)), _errors(at)
+    switch.check().run()
     _ok(at)
     assert not _errors(at)
-    assert any("Dropped 1 row" in t.value for t in at.text)
+    assert at.session_state["_dataset"].n == 3 and any(" 1 row" in t.value for t in at.text)
 
 
 def test_embeddings_three_d_and_errors_for_too_small_rank():
@@ -238,7 +243,7 @@ def test_embeddings_three_d_and_errors_for_too_small_rank():
     assert 1 <= len(scenes) <= 4
     at.sidebar.number_input(key="r").set_value(1).run()
     _ok(at)
-    assert any("at least 2 components" in e for e in _errors(at))
+    assert len(_errors(at)) == 1 and "2" in _errors(at)[0] and not _charts(at), _errors(at)
 
 
 def test_embeddings_scrubber_keeps_its_place_under_the_embedding_but_is_computed_last(monkeypatch):
@@ -256,7 +261,8 @@ def test_embeddings_scrubber_keeps_its_place_under_the_embedding_but_is_computed
     assert calls == ["spectra_figure", "embedding_scrubber"], calls
     keys = chart_keys(at)
     assert keys.index("emb_scatter") < keys.index("emb_scrubber") < keys.index("emb_spectra"), keys
-    assert [h.value for h in at.subheader].count("Scrub ell: RSKPCA against exact KPCA at every ell") == 1
+    headers = [h.value for h in at.subheader]
+    assert keys.count("emb_scrubber") == 1 and len(headers) == len(set(headers)), headers  # one heading, one chart
 
 
 def test_rank_above_m_is_one_message_in_the_sidebars_words():
@@ -268,8 +274,9 @@ def test_rank_above_m_is_one_message_in_the_sidebars_words():
         _ok(at, page)
         errors = _errors(at)
         assert len(errors) == 1, errors
-        assert f"rank r = 20 is more than the m = {m} shadow centers" in errors[0]
-        assert "ell = 1" in errors[0] and "sigma = 2" in errors[0] and f"Lower rank r to {m}" in errors[0]
+        # the numbers, under the sidebar's names (not the estimator's), and the largest usable r
+        for part in ("r = 20", f"m = {m}", "ell = 1", "sigma = 2", f"to {m}"):
+            assert part in errors[0], (part, errors[0])
         assert "n_components" not in errors[0]
     from rskpca.ui.compute import rank_message
 
@@ -287,36 +294,38 @@ def test_the_smallest_sigma_the_sidebar_allows_runs_every_page_without_error():
         _ok(at, page)
         assert not _errors(at), (page, _errors(at))
         if page == "pages/3_KDE_vs_ShDE.py":  # blank density maps, and the page says why
-            assert any("far below the grid's spacing" in i.value for i in at.info), [i.value for i in at.info]
+            assert any("sigma = 1e-09" in i.value for i in at.info), [i.value for i in at.info]
 
 
 def test_a_sigma_that_makes_the_kernel_constant_is_refused_and_the_last_usable_one_kept():
-    # sigma = 1e9 on two moons: every kernel value is 1, and Embeddings, Speedups and Kernelization showed
-    # Streamlit's redacted error box (exact KPCA failed inside ARPACK; a tryout)
+    # sigma = 1e9 on two moons: every kernel value is 1, and exact KPCA fails inside ARPACK on Embeddings,
+    # Speedups and Kernelization: one error in the app's words instead, and the last usable sigma kept
     at = _app(data="two_moons", sigma=1e9)  # from a link: no usable sigma yet, the data's default is kept
     assert _sigma(at) == pytest.approx(0.205)
-    assert any("every kernel value is 1" in e and "Kept sigma = 0.205" in e for e in _errors(at)), _errors(at)
+    assert len(_errors(at)) == 1 and "0.205" in _errors(at)[0], _errors(at)
     at.sidebar.number_input(key="sigma").set_value(0.31).run()
     for page in ("pages/4_Embeddings.py", "pages/6_Speedups.py", "pages/7_Kernelization.py"):
         at.switch_page(page).run()
         at.sidebar.number_input(key="sigma").set_value(1e9).run()
         _ok(at, page)
         assert _sigma(at) == pytest.approx(0.31), page
-        assert any("every kernel value is 1" in e and "Kept sigma = 0.31" in e for e in _errors(at)), _errors(at)
+        assert len(_errors(at)) == 1 and "0.31" in _errors(at)[0], _errors(at)
 
 
 def test_emptied_sigma_and_rank_boxes_keep_their_last_values_and_say_so():
-    # Emptied, Streamlit's number box became its minimum (sigma 1e-9, r 1) silently (a tryout)
+    # Emptied, Streamlit's number box becomes its minimum (sigma 1e-9, r 1): the last value is kept, with an error
     at = _app(data="two_moons")
     at.sidebar.number_input(key="sigma").set_value(0.31).run()
     at.sidebar.number_input(key="r").set_value(3).run()
     at.sidebar.number_input(key="sigma").set_value(None).run()
     _ok(at)
     assert _sigma(at) == pytest.approx(0.31)
-    assert "The sigma box was emptied. Kept sigma = 0.31." in _errors(at)
+    (said,) = _errors(at)
+    assert "sigma" in said and "0.31" in said, said
     at.sidebar.number_input(key="r").set_value(None).run()
     _ok(at)
-    assert at.session_state["r"] == 3 and "The rank box was emptied. Kept r = 3." in _errors(at)
+    (said,) = _errors(at)
+    assert at.session_state["r"] == 3 and at.sidebar.number_input(key="r").value == 3 and "r = 3" in said, said
     at.run()
     assert not _errors(at)  # said once
 
@@ -386,7 +395,7 @@ def test_the_app_times_every_method_and_exact_kpca_with_its_best_of_several_timi
     _ok(at)
     assert {n for n, _ in seen} == {"fit_method", "fit_exact"}
     # exact KPCA: its reference fit (one call), then the baseline's own timing (the denominator of
-    # every speedup; a tryout saw it 5-10x too slow from one call beside the browser's redraw)
+    # every speedup, which one call slowed by the browser's redraw would inflate)
     assert {t for n, t in seen if n == "fit_method"} == {compute.APP_TIMING}, seen
     assert [t for n, t in seen if n == "fit_exact"] == [compute.REFERENCE_TIMING, compute.BASELINE_TIMING], seen
     # a fast method slowed 5x by the browser's first drawing (48 ms for a 9 ms fit) still gets a second try
@@ -457,7 +466,7 @@ def test_row_cap_samples_with_the_seed():
     _ok(at)
     first = at.session_state["_dataset"]
     assert first.n == 100
-    assert any("random sample of 100" in t.value for t in at.text)
+    assert any("100" in t.value for t in at.text)  # the cap is said
     at.number_input(key="row_seed").set_value(7).run()
     second = at.session_state["_dataset"]
     assert second.n == 100 and not np.array_equal(first.row_ids, second.row_ids)
@@ -515,7 +524,7 @@ def test_speedups_page_offers_the_other_speedups_and_shows_the_construction_brea
     assert rsc["exact_solver"] == "arpack" and rsc["exact_train_s"] == rsc["exact_arpack_train_s"] > 0
     assert "exact_randomized_train_s" not in table.columns
     baseline = next(c.value for c in at.caption if c.value.startswith("Baseline:"))
-    assert "scikit-learn's KernelPCA, arpack solver" in baseline and "timed on request" in baseline
+    assert "arpack" in baseline and not any(ch.isdigit() for ch in baseline.partition("(")[2]), baseline
     at.toggle(key="time_randomized").set_value(True).run()
     _ok(at)
     rsc = at.dataframe[0].value.set_index("method").loc["Reduced-set construction"]
@@ -523,8 +532,7 @@ def test_speedups_page_offers_the_other_speedups_and_shows_the_construction_brea
     assert rsc["exact_train_s"] == min(rsc["exact_arpack_train_s"], rsc["exact_randomized_train_s"])
     faster = rsc["exact_solver"]
     baseline = next(c.value for c in at.caption if c.value.startswith("Baseline:"))
-    assert f"{faster} solver" in baseline and "the faster one" in baseline
-    assert at.metric[0].help == f"scikit-learn's KernelPCA, {faster} solver"
+    assert faster in baseline and faster in at.metric[0].help, (baseline, at.metric[0].help)
 
 
 def test_embeddings_page_shows_the_gram_error_beside_the_alignment_error_on_request():
@@ -583,7 +591,7 @@ def test_a_link_that_does_not_name_its_data_does_not_apply_sigma():
     at = _app(kernel="laplacian", sigma=29.77, ell=7.3, r=3)  # a link copied while an upload was in use
     _ok(at)
     assert _sigma(at) != pytest.approx(29.77) and _m(at) > 1
-    assert any("does not say which data its sigma = 29.77" in w for w in _link_notes(at)), _link_notes(at)
+    assert any("29.77" in w for w in _link_notes(at)), _link_notes(at)  # a warning: the link's sigma, not applied
     # the settings that do not depend on the data's scale are applied
     assert at.sidebar.selectbox(key="kernel").value == "laplacian"
     assert at.sidebar.slider(key="ell").value == 7.3 and at.sidebar.number_input(key="r").value == 3
@@ -593,7 +601,7 @@ def test_a_link_that_does_not_name_its_data_does_not_apply_sigma():
 def test_a_link_to_an_upload_says_the_file_is_missing_and_applies_its_sigma_once_uploaded():
     at = _app(data="upload:mine.csv", sigma=29.77, ell=7.3)
     _ok(at)
-    assert any("'mine.csv'" in w and "not loaded here" in w for w in _link_notes(at)), _link_notes(at)
+    assert any("mine.csv" in w for w in _link_notes(at)), _link_notes(at)
     assert _sigma(at) != pytest.approx(29.77)
     assert at.sidebar.slider(key="ell").value == 7.3
     rows = "\n".join(f"{30 * a:.4f},{30 * b:.4f}" for a, b in np.random.default_rng(0).normal(size=(80, 2)))
@@ -656,14 +664,15 @@ def test_after_a_rejected_upload_the_error_and_the_sidebar_name_the_same_data(na
     _upload(at, name, data)
     _ok(at)
     errors = _errors(at)
-    assert errors and all("Still showing: Iris flowers" in e for e in errors), errors
+    assert errors and all("Iris" in e for e in errors), errors  # the error names the data still shown
     shown = [t.value for t in at.sidebar.text]
-    assert "Showing: Iris flowers" in shown and not any(name in t for t in shown), shown
+    assert any("Iris" in t for t in shown) and not any(name in t for t in shown), shown
     assert at.sidebar.get("metric")[0].value and at.session_state["_dataset"].n == 150
     at.sidebar.selectbox(key="source").set_value("blobs").run()
     _ok(at)
     assert not _errors(at)
-    assert "Showing: Gaussian blobs" in [t.value for t in at.sidebar.text]
+    shown = [t.value for t in at.sidebar.text]
+    assert any("blobs" in t for t in shown) and not any("Iris" in t for t in shown), shown
 
 
 def test_every_m_says_which_rows_it_counts(monkeypatch):
@@ -674,13 +683,13 @@ def test_every_m_says_which_rows_it_counts(monkeypatch):
     try:
         at = _app(data="digits", ell=2.0, r=2)
         label = at.sidebar.get("metric")[0]
-        assert label.label == "shadow centers m (on all n rows)" and "of n = 1797" in label.proto.delta
+        assert "1797" in label.proto.delta
         for page in ("pages/4_Embeddings.py", "pages/6_Speedups.py"):
             at.switch_page(page).run()
             _ok(at, page)
+            # the page's m is counted on the 300 compared rows, and says that the sidebar's counts all 1797
             info = " ".join(i.value for i in at.info)
-            assert "seeded sample of 300 of the 1797 rows" in info and "shadow centers of these 300 rows" in info
-            assert "sidebar's m counts all 1797 rows" in info
+            assert "300" in info and "1797" in info, info
     finally:
         compute.comparison_rows.clear()
 
@@ -741,7 +750,7 @@ def test_work_over_the_ell_grid_on_big_data_says_its_cost_and_waits_for_a_click(
     at.switch_page("pages/2_Shadow_centers.py").run()
     _ok(at)
     (note,) = asking()
-    assert "19 values of ell on all n = 1,000 rows" in note and "At ell = 4 one took" in note, note
+    assert "19" in note and "1,000" in note and "ell = 4" in note, note  # the grid's size, n, the ell timed
     assert chart_keys(at) == ["shadow_scatter", "shadow_weights"]  # the rest of the page is drawn
     at.button(key="shadow_grid_go").click().run()
     _ok(at)
@@ -758,18 +767,18 @@ def test_work_over_the_ell_grid_on_big_data_says_its_cost_and_waits_for_a_click(
 
 
 def test_fewer_rows_than_the_rank_is_a_message_on_the_comparison_pages():
-    # A tryout uploaded 3 rows with r = 5: Embeddings and Speedups crashed in exact KPCA.
+    # 3 rows with r = 5: exact KPCA cannot fit, so the comparison pages say so instead of failing in it.
     at = _app(r=5)
     _upload(at, "three_rows.csv", b"x,y\n0.1,0.2\n0.5,0.1\n0.9,0.7\n")
     _ok(at, "upload")
     for page in ("pages/4_Embeddings.py", "pages/6_Speedups.py"):
         at.switch_page(page).run()
         _ok(at, page)
-        assert any("rank r = 5 is more than the 3 rows compared allow" in e and "Lower rank r to 2" in e
-                   for e in _errors(at)), _errors(at)
+        errors = _errors(at)
+        assert len(errors) == 1 and all(part in errors[0] for part in ("r = 5", "3 rows", "to 2")), errors
     at.sidebar.number_input(key="r").set_value(2).run()
     _ok(at, "r = 2")
-    assert not any("rows compared" in e for e in _errors(at))
+    assert not _errors(at)
 
 
 @pytest.mark.parametrize("d,cause", [(1, "eps = sigma / ell is small"), (64, "in high dimensions")])
@@ -786,7 +795,7 @@ def test_the_little_reduction_warning_names_the_cause_that_fits_the_dimension(d,
 
 @pytest.mark.parametrize("m,says", [(52, None), (85, "little reduction"), (1, "one center for all 100 points")])
 def test_the_reduction_note_warns_at_little_reduction_and_at_a_single_center(m, says):
-    # half the rows is still a real reduction (a tryout read a warning at 52% as overstated); one center is a collapse
+    # half the rows is still a real reduction (a warning there would overstate); one center is a collapse
     from streamlit.testing.v1 import AppTest as _AT
 
     def page(m):
@@ -798,7 +807,7 @@ def test_the_reduction_note_warns_at_little_reduction_and_at_a_single_center(m, 
 
 
 def test_embeddings_warns_when_a_tiny_sigma_leaves_the_spectrum_flat():
-    # A tryout at sigma 1e-4 saw alignment errors of 0.998 for every method and a blank spectrum axis.
+    # At sigma 1e-4 every method's embedding is arbitrary and the spectrum flat: said, and the axis still drawn.
     at = _app(dataset="two_moons", sigma=1e-4, ell=1.0, r=5)
     at.switch_page("pages/4_Embeddings.py").run()
     _ok(at)
@@ -840,7 +849,7 @@ def test_speedups_times_again_on_request(monkeypatch):
 
 def test_time_again_in_a_second_session_times_anew(monkeypatch):
     # The timed fits are cached for every session: a per-session round count replayed another
-    # session's earlier round (a tryout's second browser saw the first one's times digit for digit).
+    # session's earlier round, so a second session's "Time again" must fit anew.
     import rskpca.ui.compute.fits as fits
 
     calls = []
@@ -902,18 +911,18 @@ def test_switching_on_the_randomized_solver_times_only_it(monkeypatch):
 
 @pytest.mark.parametrize("page", ["pages/7_Kernelization.py", "pages/9_Denoise.py"])
 def test_a_sigma_far_below_the_neighbour_distances_is_said(page):
-    # at sigma 1e-6 a tryout saw chance-level accuracy and a denoising error 6x the noisy input's, with no word
+    # at sigma 1e-6 accuracy and denoising error are arbitrary: the page must say why
     at = _app(dataset="digits", sigma=1e-6, kernel="laplacian", ell=4.0, r=5)
     at.switch_page(page).run()
     _ok(at, page)
-    assert any("kernel matrix is close to the identity" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert any("close to the identity" in w.value for w in at.warning), [w.value for w in at.warning]
     at = _app(dataset="digits", r=5)  # the sample's own sigma: no such warning
     at.switch_page(page).run()
     assert not any("close to the identity" in w.value for w in at.warning)
 
 
 def test_kernelization_says_when_the_shadow_barely_reduces_the_data():
-    # every page that uses the shadow warns the same way (a tryout saw 89% here with only a caption)
+    # every page that uses the shadow warns the same way
     at = _app(dataset="digits", ell=4.0, r=5)
     at.switch_page("pages/7_Kernelization.py").run()
     _ok(at)
@@ -921,9 +930,9 @@ def test_kernelization_says_when_the_shadow_barely_reduces_the_data():
 
 
 def test_a_link_carries_the_standardisation_its_sigma_was_chosen_for():
-    """A reloaded link showed raw-scale iris under a sigma chosen for standardised iris (a tryout: m = 88
-    became m = 70, nothing said). The link says std=1 or std=0, and applies it; a link without it keeps the
-    sample's default (wine is standardised by default); a bad value is said, not applied."""
+    """A reloaded link must not show raw-scale iris under a sigma chosen for standardised iris. The link says
+    std=1 or std=0, and applies it; a link without it keeps the sample's default (wine is standardised by
+    default); a bad value is said, not applied."""
     at = _app(data="iris", sigma=1.5, ell=4.1, r=3)
     _ok(at)
     assert at.query_params["std"] == "0"
@@ -945,7 +954,7 @@ def test_a_link_carries_the_standardisation_its_sigma_was_chosen_for():
 
 
 def test_a_link_outside_the_ranges_is_clamped_and_says_so():
-    """A tryout: ell=50 became 10 and r=999 became 20 with nothing said (kernel and sigma were said)."""
+    """A link's ell or r outside the sidebar's range is clamped, and a warning says to what."""
     at = _app(data="iris", ell=50, r=999)
     _ok(at)
     assert at.sidebar.slider(key="ell").value == 10.0 and at.sidebar.number_input(key="r").value == 20
@@ -988,8 +997,7 @@ def test_a_csv_download_is_made_only_when_clicked_from_a_table_or_a_function(mon
 
 
 def test_kde_page_and_bounds_page_give_one_measured_mmd():
-    """Both pages measure Theorem 5.1's MMD on the rows the Bounds page's setting allows (a tryout saw
-    0.0059 on KDE vs ShDE, measured on all 1,000 rows, beside 0.0079 in the Bounds table, on 500)."""
+    """Both pages measure Theorem 5.1's MMD on the rows the Bounds page's setting allows, so they show one number."""
     at = _app(dataset="two_moons", ell=4.0)
     at.switch_page("pages/3_KDE_vs_ShDE.py").run()
     _ok(at, "kde")
@@ -1005,15 +1013,16 @@ def test_embeddings_says_why_its_scrubber_is_missing_when_no_ell_gives_r_centers
     at = _app(dataset="two_moons", r=20, sigma=100)
     at.switch_page("pages/4_Embeddings.py").run()
     _ok(at, "embeddings")
-    assert any("No frame to draw" in i.value and "r = 20" in i.value for i in at.info), [i.value for i in at.info]
+    assert "emb_scrubber" not in chart_keys(at) and any("r = 20" in i.value for i in at.info), at.info
     # and the error above agrees: at sigma = 100 no ell gives more centers, so it does not say to raise ell
     errors = _errors(at)
-    assert len(errors) == 1 and "Raising ell cannot help" in errors[0] and "raise ell" not in errors[0], errors
+    # the largest ell's m is named, and ell is not offered as the fix
+    assert len(errors) == 1 and "ell = 10" in errors[0] and "raise ell" not in errors[0], errors
 
 
 def test_where_ell_keeps_nearly_every_row_the_sidebar_offers_one_that_reduces():
     """Digits at its median sigma keeps 94% of the rows at the default ell: every page warned, with no quick way
-    out (a tryout). The sidebar offers the largest grid ell that keeps at most a third, searched on the click."""
+    out. The sidebar offers the largest grid ell that keeps at most a third, searched on the click."""
     at = _app(dataset="digits")
     _ok(at)
     n = at.session_state["_dataset"].n

@@ -2,8 +2,9 @@
 
 ``st.plotly_chart`` gives a chart a new identity whenever its figure changes, so
 the browser builds it from scratch on every rerun that changes it, then draws it
-a second time; a WebGL chart also creates a new WebGL context each time. For the charts that follow the sidebar's ell that is most
-of what a user waits for (see ``python tests/benchmarks/bench_latency.py --browser``).
+a second time; a WebGL chart also creates a new WebGL context each time. For the
+charts that follow the sidebar's ell that is most of what a user waits for (see
+``python tests/benchmarks/bench_latency.py --browser``).
 
 :func:`live_chart` (through :func:`rskpca.ui.widgets.show_figure`) draws a figure in a small
 Streamlit component (an

@@ -126,9 +126,9 @@ def warn_if_kernel_is_identity(ds, sigma: float, kernel: str, *, rows=None,
     (:func:`~rskpca.core.validation.kernel_identity`); an empty slot otherwise.
 
     Then kernel PCA finds no structure and what a page shows (a denoising error, a classifier's accuracy,
-    the components) is arbitrary, and the user must be told why rather than read it as a result. ``rows``: ``(key, X)``, the rows the page
-    computes on when they are not all of ``ds`` (a comparison sample); ``consequence`` says what that
-    means on the page.
+    the components) is arbitrary, and the user must be told why rather than read it as a result.
+    ``rows``: ``(key, X)``, the rows the page computes on when they are not all of ``ds`` (a comparison
+    sample); ``consequence`` says what that means on the page.
     """
     slot = st.empty()  # drawn either way: see the note above show_errors
     key, X = (ds.digest, ds.X) if rows is None else rows
