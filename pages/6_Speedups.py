@@ -1,20 +1,123 @@
-"""Speedups: training and test time against exact KPCA, the fraction of data retained, over ell."""
+"""Speedups: RSKPCA on all n rows against exact KPCA measured at growing n and predicted at the full n;
+every method compared at this ell on the comparison rows; the fraction of data retained, over ell."""
+
+import math
 
 import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import Outcome, compare
+from rskpca.evaluation.scaling import PREDICTED, ScalingBudget, kernel_matrix_bytes
 from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, show_errors, show_figure,
                        show_table, start_page, stop_unless_rank_fits, without_slow_methods)
+from rskpca.ui.compute.scaling import scaling
 from rskpca.ui.state import next_timing_round, setting, timing_round
 
 settings = start_page("Speedups")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
+
+
+def duration(seconds: float) -> str:
+    """Seconds as a reader takes them in (a prediction of 8e5 s is "9.3 days")."""
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.3g} {unit}"
+    return ms(seconds)
+
+
+def mbytes(megabytes: float) -> str:
+    for unit, size in (("TB", 1e6), ("GB", 1e3)):
+        if megabytes >= size:
+            return f"{megabytes / size:.3g} {unit}"
+    return f"{megabytes:.3g} MB"
+
+
+st.subheader(f"At the size of the data in use: n = {ds.n:,} rows")
+st.caption("ShDE + RSKPCA is timed on all n rows (the shadow's selection included). Exact KPCA needs an n x n "
+           "matrix, so it is timed on seeded nested samples of growing size (1,000, 2,000, 4,000, ... rows: each "
+           "contains the smaller ones) until the next size would break the budget below; a power law t = a n^b, "
+           "fitted by least squares on log t against log n, predicts its time at the full n, and its memory there is "
+           "the n x n float64 matrix's, 8 n^2 bytes. Projection: the same seeded rows, projected as new points by "
+           "every fit. Every fit on one BLAS and OpenMP thread; times cached per data, sigma, ell and rank r; Time "
+           "again (below) takes new ones.")
+budget_cols = st.columns([2, 2, 1], vertical_alignment="bottom")
+budget_s = budget_cols[0].select_slider(
+    "Exact KPCA: the most seconds one fit may take", [0.5, 1.0, 2.0, 5.0, 10.0, 30.0], key="speed_budget_s",
+    help="A size is timed only if its fit is predicted (from the sizes timed before it, growing at least as n^2) "
+         "to take at most this. Larger: more sizes measured, a better power law, a longer first view.")
+budget_mb = budget_cols[1].select_slider(
+    "Exact KPCA: the most memory its n x n matrix may take (MB)", [128, 512, 2048, 8192], key="speed_budget_mb",
+    help="8 n^2 bytes: 512 MB is n = 8,000; 8,192 MB is n = 32,000.")
+budget_cols[2].button(
+    "Time again", key="speed_retime", icon=":material/timer:", on_click=next_timing_round,
+    help="Times taken while the page loads share this server's cores with your browser's drawing (and other "
+         "sessions), and stay cached: this times every size here, exact KPCA and every method at this ell again.")
+budget = ScalingBudget(max_fit_s=float(budget_s), max_matrix_bytes=int(budget_mb) * 1_000_000)
+at_scale = scaling(ds.digest, ds.X, sigma=sigma, ell=ell, kernel=kernel, r=r, budget=budget,
+                   timing_round=timing_round())
+show_errors(list(at_scale.failures))
+if at_scale.rows:
+    full = at_scale.full
+    rs_full = at_scale.rskpca_full
+    exact_word = "predicted" if full["exact_kpca"] == PREDICTED else "measured"
+    c = st.columns(4)
+    if rs_full is not None:
+        c[0].metric(f"ShDE + RSKPCA fit, all {ds.n:,} rows", ms(rs_full.fit_s),
+                    help=f"m = {rs_full.matrix_points:,} shadow centers of all {ds.n:,} rows; its m x m matrix takes "
+                         f"{mbytes(full['rskpca_matrix_MB'])}. Measured.")
+    c[1].metric(f"exact KPCA fit at n = {ds.n:,} ({exact_word})", duration(full["exact_fit_s"]),
+                help=("Predicted by the power law fitted on the sizes measured (the table)."
+                      if exact_word == "predicted" else "Measured on all rows."))
+    c[2].metric(f"exact KPCA's n x n matrix ({'8 n^2 bytes' if exact_word == 'predicted' else 'measured n'})",
+                mbytes(full["exact_matrix_MB"]),
+                help=f"8 n^2 bytes at n = {ds.n:,}: what exact KPCA must hold to fit on all rows.")
+    if not math.isnan(full["fit_speedup"]):
+        c[3].metric(f"RSKPCA fit speedup at n = {ds.n:,} ({exact_word})", f"{full['fit_speedup']:.3g}x",
+                    help="Exact KPCA's fit time at the full n over ShDE + RSKPCA's, measured on all rows.")
+    measured = at_scale.exact.measured_n
+    law, plaw = at_scale.fit_law, at_scale.project_law
+    words = [f"Exact KPCA measured on seeded nested samples of {', '.join(f'{k:,}' for k in measured)} rows"
+             + (" (the last is all rows)" if ds.n in measured else "")
+             + f" within the budget ({budget.describe()})"
+             + (f"; {at_scale.exact.stop_text()}" if at_scale.exact.stop_text() else "") + "."]
+    if law is not None:
+        words.append(f"Fit time: {law.describe()}, exponent b = {law.b:.2f}.")
+    if plaw is not None:
+        words.append(f"Projection time of {at_scale.eval_rows:,} new rows: {plaw.describe()}, exponent "
+                     f"b = {plaw.b:.2f}.")
+    if exact_word == "predicted" and law is None:
+        words.append("Only one size fitted within the budget: no power law, so nothing is predicted at the full n "
+                     "(raise the time budget).")
+    st.caption(" ".join(words) + f" RSKPCA: measured at the same sizes and on all {ds.n:,} rows; the new rows "
+               f"projected are a seeded {at_scale.eval_rows:,} of the data (in none of the smaller samples).")
+    left, right = st.columns(2)
+    with left:
+        show_figure(plots.scaling_figure(at_scale.rows, stage="fit", law=(law.a, law.b) if law else None),
+                    key="speed_scale_fit", filename="fit_time_against_n")
+    with right:
+        show_figure(plots.scaling_figure(at_scale.rows, stage="project", law=(plaw.a, plaw.b) if plaw else None,
+                                         eval_rows=at_scale.eval_rows),
+                    key="speed_scale_project", filename="projection_time_against_n")
+    show_table(pd.DataFrame(at_scale.rows), key="speed_scale_table", filename="speedups_against_n")
+    st.caption("exact_kpca says whether exact KPCA's numbers in a row were measured or predicted (power law for the "
+               "times, 8 n^2 bytes for the matrix); RSKPCA's are measured in every row. Speedup = exact KPCA's time "
+               "/ RSKPCA's at the same n.")
+else:
+    st.info(f"Exact KPCA cannot be timed here: rank r = {r} needs more rows than the data has.")
+
+st.subheader("Every method at this ell")
 chosen = choose_methods("speed_groups")
 rows_idx, Xc, dig = compute.comparison_set(ds)
 stop_unless_rank_fits(r, rows_idx.size)
-st.caption(f"Every method is trained on the same {rows_idx.size} rows; test time = projecting those rows as new "
+st.caption(f"Every method is trained on the same {rows_idx.size:,} rows"
+           + ("" if rows_idx.size == ds.n else f" (a seeded sample of the {ds.n:,}: exact KPCA's n x n problem is "
+              "timed on it, so every method is too; the section above is on all rows)")
+           + "; test time = projecting those rows as new "
            "points. Speedup = exact time / method time. Timings are wall-clock on this server and vary from run to "
            "run: each is the best of up to three calls (exact KPCA's of two), all on one BLAS and OpenMP thread, "
            "which a busy core slows less. They are cached per ell; Time again takes new ones.")
@@ -29,9 +132,6 @@ all_solvers = st.toggle(
          "app's sizes (the bundled samples and 2,000 rows of pendigits, r = 2 to 20) it was 1.1x to 17x faster "
          "than the randomized solver (python tests/benchmarks/bench_speed.py). Switched on, both are timed here "
          "and the faster one is the baseline; on a busy machine a single timing can reverse a small difference.")
-st.button("Time again", key="speed_retime", icon=":material/timer:", on_click=next_timing_round,
-          help="Times taken while the page loads share this server's cores with your browser's drawing (and other "
-               "sessions), and stay cached: this fits and times exact KPCA and every method at this ell again.")
 round_ = timing_round()
 exact = compute.exact_kpca(dig, Xc, sigma, kernel, r, all_solvers=all_solvers, timing_round=round_)
 # The Gram error is measured when asked for on the Embeddings page (a shared setting: same cache entries).
@@ -42,16 +142,13 @@ now = [compare(res, exact) for res in fitted]
 by_name = {row["name"]: row for row in now}
 
 
-def ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.3g} ms"
-
-
 fastest = min(exact.solver_train_s, key=exact.solver_train_s.get)
 c = st.columns(4)
-c[0].metric("exact KPCA training", ms(exact.train_s), help=f"scikit-learn's KernelPCA, {fastest} solver")
-c[1].metric("exact KPCA test", ms(exact.test_s), help="Projecting the compared rows as new points with the fitted "
+c[0].metric(f"exact KPCA training, {exact.n_train:,} rows", ms(exact.train_s),
+            help=f"scikit-learn's KernelPCA, {fastest} solver")
+c[1].metric(f"exact KPCA test, {exact.n_train:,} rows", ms(exact.test_s), help="Projecting the compared rows as new points with the fitted "
             "exact KPCA (a kernel row against every training row per point)")
-c[2].metric("data retained m/n", f"{shadow.m / shadow.n:.1%}", help=f"m = {shadow.m} of the {shadow.n} rows compared")
+c[2].metric(f"data retained m/n, {shadow.n:,} rows", f"{shadow.m / shadow.n:.1%}", help=f"m = {shadow.m} of the {shadow.n} rows compared")
 if "rskpca" in by_name:
     speedup = by_name["rskpca"]["train_speedup"]
     why = ("Two things make RSKPCA faster: it solves an m x m problem instead of n x n, and its solver is faster "
@@ -60,7 +157,7 @@ if "rskpca" in by_name:
            "Below 1, RSKPCA took longer than exact KPCA here: on few rows exact KPCA's n x n problem is itself "
            "cheap, and the shadow scan and the set-up cost about as much; or this call was slowed by other work "
            "on the machine (Time again takes new times).")
-    c[3].metric("RSKPCA training speedup", f"{speedup:.3g}x",  # as the bars write it
+    c[3].metric(f"RSKPCA training speedup, {exact.n_train:,} rows", f"{speedup:.3g}x",  # as the bars write it
                 help=f"Exact KPCA's training time over ShDE + RSKPCA's, on the same rows. {why}")
 others = "; ".join(f"{name} {ms(t)}" for name, t in sorted(exact.solver_train_s.items()) if name != fastest)
 st.caption(f"Baseline: exact KPCA with scikit-learn's KernelPCA, {fastest} solver, trained in {ms(exact.train_s)}"

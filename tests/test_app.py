@@ -494,6 +494,11 @@ def test_slow_methods_wait_for_the_user_when_m_is_large(monkeypatch):
     assert "Density-weighted Nystrom" in {t["name"] for t in _charts(at)[-1]["data"]}
 
 
+def _speed_table(at: AppTest):
+    """Speedups' table at this ell (AppTest drops dataframe keys; the table against n comes first)."""
+    return next(d.value for d in at.dataframe if "method" in d.value.columns)
+
+
 def test_speedups_page_offers_the_other_speedups_and_shows_the_construction_breakdown():
     at = _app(dataset="two_moons", ell=3.0, r=2)
     at.switch_page("pages/6_Speedups.py").run()
@@ -503,7 +508,7 @@ def test_speedups_page_offers_the_other_speedups_and_shows_the_construction_brea
     at.multiselect(key="speed_groups").set_value(["rskpca", "extra"]).run()
     _ok(at)
     assert not _errors(at), _errors(at)
-    table = at.dataframe[0].value  # the table at this ell (AppTest drops dataframe keys)
+    table = _speed_table(at)
     shown = set(table["method"])
     assert {"ShDE + RSKPCA", "Reduced-set construction", "Random Fourier features + PCA",
             "Sparsified Gram matrix", "Quantized Gram matrix (1 bit)"} <= shown
@@ -527,12 +532,13 @@ def test_speedups_page_offers_the_other_speedups_and_shows_the_construction_brea
     assert "arpack" in baseline and not any(ch.isdigit() for ch in baseline.partition("(")[2]), baseline
     at.toggle(key="time_randomized").set_value(True).run()
     _ok(at)
-    rsc = at.dataframe[0].value.set_index("method").loc["Reduced-set construction"]
+    rsc = _speed_table(at).set_index("method").loc["Reduced-set construction"]
     assert rsc["exact_arpack_train_s"] > 0 and rsc["exact_randomized_train_s"] > 0
     assert rsc["exact_train_s"] == min(rsc["exact_arpack_train_s"], rsc["exact_randomized_train_s"])
     faster = rsc["exact_solver"]
     baseline = next(c.value for c in at.caption if c.value.startswith("Baseline:"))
-    assert faster in baseline and faster in at.metric[0].help, (baseline, at.metric[0].help)
+    exact_metric = next(m for m in at.metric if m.label.startswith("exact KPCA training"))
+    assert faster in baseline and faster in exact_metric.help, (baseline, exact_metric.help)
 
 
 def test_embeddings_page_shows_the_gram_error_beside_the_alignment_error_on_request():
@@ -1051,3 +1057,42 @@ def test_the_3d_view_keeps_rskpca_and_the_most_accurate_others():
     assert titles[:2] == ["Exact KPCA", "ShDE + RSKPCA"] and len(titles) == 4
     others = errors.drop("ShDE + RSKPCA")
     assert set(titles[2:]) == set(others.nsmallest(2).index)  # the least accurate one is left out
+
+
+def test_speedups_at_scale_time_rskpca_on_all_rows_and_predict_exact_kpca_at_the_full_n(monkeypatch):
+    # Exact KPCA is timed on nested samples within a budget and predicted at the full n; RSKPCA is timed
+    # on all n. A memory budget of 898 rows' matrix stops digits' ladder before its 1,797 rows here.
+    import rskpca.ui.compute.scaling as scaling
+    from rskpca.evaluation.scaling import ScalingBudget, kernel_matrix_bytes
+
+    original, exact_sizes, rs_sizes = scaling.run_ladder, [], []
+    monkeypatch.setattr(scaling, "run_ladder", lambda measure, sizes, budget, on_step=None: original(
+        measure, sizes, ScalingBudget(budget.max_fit_s, kernel_matrix_bytes(898)), on_step))
+    for name, seen in (("time_exact_at", exact_sizes), ("time_rskpca_at", rs_sizes)):
+        timed = getattr(scaling, name)
+        monkeypatch.setattr(scaling, name, lambda X, size, _f=timed, _s=seen, **k: _s.append(size) or _f(X, size, **k))
+    at = _app(dataset="digits", ell=2.0, r=2)
+    at.switch_page("pages/6_Speedups.py").run()
+    _ok(at)
+    assert exact_sizes == [449, 898] and rs_sizes == [449, 898, 1797]
+    table = next(d.value for d in at.dataframe if "exact_kpca" in d.value.columns)
+    assert table["n"].tolist() == [449, 898, 1797]
+    assert table["exact_kpca"].tolist() == ["measured", "measured", "predicted"]
+    assert table["rows"].tolist()[-1] == "all rows"
+    full = table.iloc[-1]
+    assert full["exact_matrix_MB"] == pytest.approx(8 * 1797**2 / 1e6)
+    assert full["fit_speedup"] == pytest.approx(full["exact_fit_s"] / full["rskpca_fit_s"])
+    assert full["rskpca_m"] == _m(at)  # RSKPCA's m is the sidebar's, on all rows
+    fit_chart = next(spec for key, spec in drawn_charts(at) if key == "speed_scale_fit")
+    names = [t["name"] for t in fit_chart["data"]]
+    assert any(n.endswith("predicted") for n in names) and any("power law" in n for n in names), names
+    assert "speed_scale_project" in chart_keys(at)
+    assert any(m.label.startswith("exact KPCA fit at n = 1,797 (predicted)") for m in at.metric)
+    assert any("exponent b =" in c.value and "449, 898" in c.value for c in at.caption)
+    # cached by data, sigma, ell and r: a rerun times nothing; a new ell times RSKPCA only
+    exact_sizes.clear(), rs_sizes.clear()
+    at.run()
+    assert exact_sizes == rs_sizes == []
+    at.sidebar.slider(key="ell").set_value(2.5).run()
+    _ok(at)
+    assert exact_sizes == [] and rs_sizes == [449, 898, 1797]

@@ -46,6 +46,7 @@ from rskpca.plotting._ell_scrubber_figures import (
     shadow_scrubber_figure,
     subsample_rows,
 )
+from rskpca.plotting._scaling import scaling_figure
 from rskpca.plotting._selection import highlight_rows, rows_from_points
 from rskpca.plotting._style import (
     METHOD_COLORS,
@@ -93,4 +94,5 @@ __all__ = [
     "density_scrubber_figure",
     "embedding_scrubber_figure",
     "denoise_figure",
+    "scaling_figure",
 ]

@@ -1,0 +1,131 @@
+"""The Speedups page at the data's own n: RSKPCA timed on all rows, exact KPCA on growing nested samples.
+
+Part of :mod:`rskpca.ui.compute`. Each size is cached on its own (by the data's digest, sigma,
+kernel, rank r, ell for RSKPCA, and the timing round), so a larger budget times only the new sizes
+and an interrupted ladder resumes where it stopped; :func:`scaling` shows a progress bar while
+anything runs. The ladder, the power law and the predictions are
+:mod:`rskpca.evaluation.scaling`'s. Every fit runs on one BLAS and OpenMP thread, as the page's
+other timings (see :func:`rskpca.ui.compute.fits.method_result`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from rskpca.core.threads import native_threads_off
+from rskpca.evaluation.scaling import (
+    Ladder,
+    LadderStep,
+    PowerLaw,
+    ScalingBudget,
+    eval_rows,
+    run_ladder,
+    scaling_table,
+    size_ladder,
+    time_exact_at,
+    time_rskpca_at,
+)
+from rskpca.evaluation.timing import Timing
+from rskpca.ui.compute.fits import _warm_up
+from rskpca.ui.compute.shadow_cache import compiled_shadow_ready
+
+__all__ = ["SCALING_SEED", "SCALING_TIMING", "Scaling", "scaling"]
+
+#: The seed of the nested subsamples and of the new rows projected.
+SCALING_SEED = 0
+#: Each size's fit and projection: the best of up to three calls within 0.3 s (the slow fits once). A single
+#: projection call of exact KPCA slowed by another job bent its power law (b = 2.4 for a linear cost, measured
+#: on pendigits beside a test run); a best of three costs at most 0.3 s per size.
+SCALING_TIMING = Timing(repeats=3, budget_s=0.3)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _exact_step(digest: str, _X: np.ndarray, size: int, sigma: float, kernel: str, r: int, seed: int,
+                timing_round: int) -> LadderStep:
+    with native_threads_off():
+        return time_exact_at(_X, size, n_components=r, sigma=sigma, kernel=kernel, seed=seed, timing=SCALING_TIMING)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _rskpca_step(digest: str, _X: np.ndarray, size: int, sigma: float, ell: float, kernel: str, r: int, seed: int,
+                 timing_round: int) -> LadderStep:
+    with native_threads_off():
+        return time_rskpca_at(_X, size, n_components=r, sigma=sigma, ell=ell, kernel=kernel, seed=seed,
+                              timing=SCALING_TIMING)
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """What the page shows: exact KPCA's ladder and power laws, RSKPCA's steps (the full n among them),
+    the table's rows (:func:`~rskpca.evaluation.scaling.scaling_table`) and why an RSKPCA size failed."""
+
+    n: int
+    eval_rows: int
+    exact: Ladder
+    fit_law: PowerLaw | None
+    project_law: PowerLaw | None
+    rskpca: tuple[LadderStep, ...]
+    rows: list
+    failures: tuple[str, ...]
+
+    @property
+    def full(self) -> dict:
+        """The table's row at the full n."""
+        return self.rows[-1]
+
+    @property
+    def rskpca_full(self) -> LadderStep | None:
+        return next((s for s in self.rskpca if s.n == self.n), None)
+
+
+def scaling(digest: str, X: np.ndarray, *, sigma: float, ell: float, kernel: str, r: int, budget: ScalingBudget,
+            timing_round: int = 0) -> Scaling:
+    """Exact KPCA timed on nested samples of :func:`~rskpca.evaluation.scaling.size_ladder` sizes within
+    ``budget``, RSKPCA at the same sizes and on all n rows, each size cached, with a progress bar."""
+    # A first call loads code (ARPACK, LAPACK, the compiled shadow scan): not in the first size's time.
+    compiled_shadow_ready()
+    _warm_up()
+    n = X.shape[0]
+    sizes = [s for s in size_ladder(n) if s > r + 1]  # arpack needs more rows than components
+    # One slot either way, so the elements after it keep their places whether or not a bar shows.
+    slot = st.empty()
+    spent = [0.0]
+
+    def show(text: str, fraction: float) -> None:
+        slot.progress(min(max(fraction, 0.0), 1.0), text=text + f" ({spent[0]:.1f} s so far; each size is cached "
+                                                                  "as it goes, so stopping loses nothing)")
+
+    def exact_at(size: int) -> LadderStep:
+        t0 = time.perf_counter()
+        step = _exact_step(digest, X, size, float(sigma), kernel, int(r), SCALING_SEED, int(timing_round))
+        spent[0] += time.perf_counter() - t0
+        return step
+
+    def on_step(i: int, size: int, total: int, predicted: float) -> None:
+        guess = "" if math.isnan(predicted) else f", predicted {predicted:.2g} s"
+        show(f"Timing exact KPCA on a seeded sample of {size:,} rows (size {i + 1} of at most {total}{guess})",
+             i / (total + 1))
+
+    ladder = run_ladder(exact_at, sizes, budget, on_step=on_step) if sizes else Ladder((), (), budget)
+    rs_sizes = sorted(set(ladder.measured_n) | {n})
+    steps, failures = [], []
+    for j, size in enumerate(rs_sizes):
+        where = "all" if size == n else "a seeded sample of"
+        show(f"Timing ShDE + RSKPCA on {where} {size:,} rows", (len(ladder.steps) + j / len(rs_sizes)) /
+             (len(ladder.steps) + 1))
+        t0 = time.perf_counter()
+        try:
+            steps.append(_rskpca_step(digest, X, size, float(sigma), float(ell), kernel, int(r), SCALING_SEED,
+                                      int(timing_round)))
+        except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
+            failures.append(f"ShDE + RSKPCA on {size:,} rows: {exc}")
+        spent[0] += time.perf_counter() - t0
+    slot.empty()
+    rows = scaling_table(n, ladder, steps) if ladder.steps else []
+    return Scaling(n=n, eval_rows=int(eval_rows(n, SCALING_SEED).size), exact=ladder, fit_law=ladder.fit_law(),
+                   project_law=ladder.project_law(), rskpca=tuple(steps), rows=rows, failures=tuple(failures))
