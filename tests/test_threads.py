@@ -13,6 +13,20 @@ import pytest
 from rskpca.core import threads as _threads
 
 
+@pytest.fixture(autouse=True)
+def _libraries_at_their_original_thread_counts():
+    """Start each test from the libraries' own thread counts, with no one-thread holder.
+
+    OpenBLAS's thread count is process-wide. An earlier test that ran the package's kernels on
+    Dask's threaded scheduler (tests/test_spectral.py) has, in rare runs, left it at 1 with no
+    holder inside; these tests check the counting from a known start, not that earlier run.
+    """
+    assert _threads._one_holders == {"blas": 0, "native": 0}, "a one-thread section was left open"
+    for lib, original in zip(_threads._controller.lib_controllers, _threads._original_threads):
+        lib.set_num_threads(original)
+    yield
+
+
 def test_map_row_blocks_runs_every_block_and_propagates_errors(threads):
     threads(3)
     seen = []
