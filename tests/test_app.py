@@ -817,7 +817,7 @@ def test_embeddings_warns_when_a_tiny_sigma_leaves_the_spectrum_flat():
     at = _app(dataset="two_moons", sigma=1e-4, ell=1.0, r=5)
     at.switch_page("pages/4_Embeddings.py").run()
     _ok(at)
-    # the kernel is the identity between neighbouring rows (rskpca.core.validation.kernel_identity): said
+    # the kernel is the identity between neighbouring rows (rskpca.core.sigma_checks.kernel_identity): said
     assert any("close to the identity" in w.value for w in at.warning), [w.value for w in at.warning]
     spectra = next(s for s in _charts(at) if "spectr" in (s["layout"].get("title") or {}).get("text", "").lower())
     assert len(spectra["layout"]["yaxis"]["tickvals"]) == 1 and spectra["layout"]["yaxis"]["range"]

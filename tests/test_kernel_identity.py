@@ -1,9 +1,9 @@
-"""rskpca.core.validation.kernel_identity: the one "sigma too small for the data" test, and its threshold."""
+"""rskpca.core.sigma_checks.kernel_identity: the one "sigma too small for the data" test, and its threshold."""
 
 import numpy as np
 import pytest
 
-from rskpca.core.validation import IDENTITY_KERNEL, kernel_identity, neighbour_distance
+from rskpca.core.sigma_checks import IDENTITY_KERNEL, kernel_identity, neighbour_distance
 
 
 @pytest.mark.parametrize("kernel, power", [("gaussian", 2), ("laplacian", 1)])

@@ -8,13 +8,9 @@ required", "argument must be a string or a real number") the message keeps it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
-from sklearn.neighbors import NearestNeighbors
-
-from rskpca.core.radial_kernels import get_kernel
 
 __all__ = [
     "check_array_2d",
@@ -27,12 +23,6 @@ __all__ = [
     "MIN_SPREAD",
     "shadow_radius",
     "check_not_constant",
-    "check_kernel_spread",
-    "data_extent",
-    "IDENTITY_KERNEL",
-    "KernelIdentity",
-    "kernel_identity",
-    "neighbour_distance",
     "check_positive",
     "column_reduce",
     "column_extremes",
@@ -292,172 +282,6 @@ def check_not_constant(arr: np.ndarray, *, name: str = "X", extremes=None) -> No
             "for kernel PCA to find (every component would be 0). Check that the intended feature "
             "columns were selected."
         )
-
-
-#: Above this many data extents per sigma (to the kernel's power), every kernel value is 1 to within
-#: 1e-10: the centered kernel matrix is then float64 rounding (about 1e-16) magnified, and kernel PCA
-#: would return noise (sigma = 1e9 on two moons made every value exactly 1 and ARPACK failed with
-#: "Starting vector is zero": a tryout).
-CONSTANT_KERNEL_SPREAD = 1e-10
-
-
-def data_extent(arr: np.ndarray, extremes=None) -> float:
-    """``sqrt(sum_j (max_j - min_j)^2)``: at least every distance between rows of ``arr``.
-
-    >>> data_extent(np.array([[0.0, 0.0], [3.0, 4.0]]))
-    5.0
-    """
-    high, low = column_extremes(arr) if extremes is None else extremes
-    return float(np.sqrt(np.sum((high.astype(np.float64) - low) ** 2)))
-
-
-def check_kernel_spread(arr: np.ndarray | None, sigma: float, *, power: float = 2.0, name: str = "X",
-                        extent: float | None = None, extremes=None) -> None:
-    """A ``ValueError`` if sigma is so large against the data's extent that the kernel is constant.
-
-    The extent ``sqrt(sum_j (max_j - min_j)^2)`` bounds every distance between rows, so when
-    ``(extent / sigma) ** power`` (``power``: the kernel's exponent, 2 for the Gaussian) is below
-    :data:`CONSTANT_KERNEL_SPREAD`, every kernel value ``exp(-(d / sigma) ** power)`` is 1 to within it.
-    Constant data (extent 0) is :func:`check_not_constant`'s case. ``extent`` (or the column
-    ``extremes``), when the caller has it, saves reading ``arr`` again.
-
-    >>> check_kernel_spread(np.array([[0.0], [2.0]]), 1e3)
-    >>> check_kernel_spread(np.array([[0.0], [2.0]]), 1e9)
-    Traceback (most recent call last):
-    ...
-    ValueError: sigma = 1e+09 is 5e+08 times the extent of X (2): every kernel value is 1 to within 1e-10, ...
-    """
-    extent = data_extent(arr, extremes) if extent is None else float(extent)
-    if extent > 0 and (extent / sigma) ** power < CONSTANT_KERNEL_SPREAD:
-        raise ValueError(
-            f"sigma = {sigma:.4g} is {sigma / extent:.3g} times the extent of {name} ({extent:.4g}): every kernel "
-            f"value is 1 to within {CONSTANT_KERNEL_SPREAD:g}, so the kernel matrix is constant up to rounding and "
-            "kernel PCA would return noise. Lower sigma (sigma='median' uses the median distance between rows)."
-        )
-
-
-#: Below this kernel value at the distance asked (by default between neighbouring rows) the kernel
-#: matrix is the identity to the eye: kernel PCA finds no structure and a density is a spike per point.
-IDENTITY_KERNEL = 1e-6
-
-
-def neighbour_distance(arr: np.ndarray, *, max_rows: int = 1000, random_state=0) -> float:
-    """The median distance from a row of ``arr`` to its nearest other row.
-
-    At most ``max_rows`` rows, drawn with ``random_state``, ask; each against every row (against a
-    sample only, the nearest rows of 2-D data are several times farther). The scale at which
-    :func:`kernel_identity` asks whether a sigma is too small for the data.
-
-    Parameters
-    ----------
-    arr : ndarray of shape (n_samples, n_features)
-        The data, at least 2 rows.
-    max_rows : int, default=1000
-        The most rows whose nearest neighbour is looked up.
-    random_state : int, default=0
-        Seed of the rows drawn when there are more than ``max_rows``.
-
-    Returns
-    -------
-    float
-        The median nearest-neighbour distance (0 when most rows have a duplicate).
-
-    Examples
-    --------
-    >>> neighbour_distance(np.array([[0.0], [1.0], [3.0]]))
-    1.0
-    """
-    arr = np.asarray(arr, dtype=np.float64)
-    n = arr.shape[0]
-    if n < 2:
-        raise ValueError(f"the distance to the nearest other row needs at least 2 rows; got {n}.")
-    rows = np.random.default_rng(random_state).choice(n, size=min(max_rows, n), replace=False)
-    dist, _ = NearestNeighbors(n_neighbors=2).fit(arr).kneighbors(arr[rows])
-    return float(np.median(dist[:, 1]))
-
-
-@dataclass(frozen=True)
-class KernelIdentity:
-    """Whether a kernel is numerically the identity at a distance, and why (:func:`kernel_identity`).
-
-    Attributes
-    ----------
-    sigma : float
-        The bandwidth asked about.
-    distance : float
-        The distance asked at: the median distance between neighbouring rows, or a grid's spacing.
-    value : float
-        The kernel's value at ``distance``.
-    threshold : float
-        The value below which the kernel counts as the identity.
-    """
-
-    sigma: float
-    distance: float
-    value: float
-    threshold: float
-
-    @property
-    def is_identity(self) -> bool:
-        """True when ``value < threshold``: points ``distance`` apart do not see each other."""
-        return self.value < self.threshold
-
-    def __bool__(self) -> bool:
-        return self.is_identity
-
-    @property
-    def reason(self) -> str:
-        """One sentence with the numbers that decided."""
-        relation = "below" if self.is_identity else "at or above"
-        return (f"at sigma = {self.sigma:.3g} the kernel at distance {self.distance:.3g} is {self.value:.1e}, "
-                f"{relation} {self.threshold:g}")
-
-
-def kernel_identity(arr: np.ndarray | None, sigma: float, *, kernel="gaussian", distance: float | None = None,
-                    threshold: float = IDENTITY_KERNEL) -> KernelIdentity:
-    """Whether sigma is so small against the data that the kernel matrix is numerically the identity.
-
-    The kernel is evaluated at ``distance``, by default :func:`neighbour_distance` of ``arr``: below ``threshold`` neighbouring rows do not see each other, so kernel PCA finds no
-    structure (every direction is an eigenvector) and a density is a spike at each point. Asked
-    at a grid's spacing instead, it says whether densities drawn on that grid are 0 between the
-    points. The other end, a sigma so large the kernel is constant, is :func:`check_kernel_spread`.
-
-    Parameters
-    ----------
-    arr : ndarray of shape (n_samples, n_features) or None
-        The data; may be None when ``distance`` is given.
-    sigma : float
-        The bandwidth.
-    kernel : str or RadialKernel, default="gaussian"
-        The kernel (:func:`~rskpca.core.radial_kernels.get_kernel`).
-    distance : float, optional
-        The distance to ask at (saves the nearest-neighbour search when the caller has it).
-    threshold : float, default=IDENTITY_KERNEL
-        The kernel value below which the kernel counts as the identity.
-
-    Returns
-    -------
-    KernelIdentity
-        True in a boolean context when the kernel is the identity; ``reason`` says why.
-
-    See Also
-    --------
-    check_kernel_spread : sigma so large that every kernel value is 1.
-
-    Examples
-    --------
-    >>> X = np.array([[0.0], [1.0], [2.0]])
-    >>> bool(kernel_identity(X, 1.0)), bool(kernel_identity(X, 0.1))
-    (False, True)
-    >>> kernel_identity(None, 0.1, distance=1.0).reason
-    'at sigma = 0.1 the kernel at distance 1 is 3.7e-44, below 1e-06'
-    """
-    sigma = check_positive(sigma, "sigma")
-    kernel = get_kernel(kernel)
-    distance = neighbour_distance(arr) if distance is None else float(distance)
-    with np.errstate(over="ignore"):  # a distance far beyond sigma: the kernel is 0
-        value = float(kernel.profile((np.float64(distance) / sigma) ** kernel.p))
-    return KernelIdentity(sigma=sigma, distance=distance, value=value, threshold=float(threshold))
 
 
 def check_array_2d(X, *, name: str = "X", dtype=np.float64, min_samples: int = 1,

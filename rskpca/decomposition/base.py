@@ -15,8 +15,9 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from rskpca.core.validation import (as_numeric_2d, check_distance_range, check_finite, check_kernel_spread,
-                                     check_not_constant, column_extremes)
+from rskpca.core.sigma_checks import check_kernel_spread
+from rskpca.core.validation import (as_numeric_2d, check_distance_range, check_finite, check_not_constant,
+                                     column_extremes)
 from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.radial_kernels import KERNELS, get_kernel
 from rskpca.core.shadow import shadow_centers

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from rskpca.core.validation import check_kernel_spread
+from rskpca.core.sigma_checks import check_kernel_spread
 from rskpca.core.radial_kernels import get_kernel
 from rskpca.data.datasets import SAMPLES, Dataset
 from rskpca.ui import compute, selection

@@ -123,7 +123,7 @@ def warn_if_kernel_is_identity(ds, sigma: float, kernel: str, *, rows=None,
                                consequence: str = "kernel PCA finds no structure; the results below are "
                                                   "arbitrary") -> None:
     """Warn when sigma is so far below the distances between neighbouring rows that K is close to the identity
-    (:func:`~rskpca.core.validation.kernel_identity`); an empty slot otherwise.
+    (:func:`~rskpca.core.sigma_checks.kernel_identity`); an empty slot otherwise.
 
     Then kernel PCA finds no structure and what a page shows (a denoising error, a classifier's accuracy,
     the components) is arbitrary, and the user must be told why rather than read it as a result.

@@ -23,8 +23,8 @@ import streamlit as st
 
 from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.threads import native_threads_off
-from rskpca.core.validation import data_extent, kernel_identity
-from rskpca.core.validation import neighbour_distance as _neighbour_distance
+from rskpca.core.sigma_checks import data_extent, kernel_identity
+from rskpca.core.sigma_checks import neighbour_distance as _neighbour_distance
 from rskpca.data.datasets import load_sample, prepare, read_table
 from rskpca.evaluation.classify import cross_validate_classifier
 from rskpca.evaluation.methods import SLOW_ABOVE_M
@@ -114,19 +114,19 @@ def median_sigma(digest: str, _X: np.ndarray) -> float:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def extent(digest: str, _X: np.ndarray) -> float:
-    """:func:`~rskpca.core.validation.data_extent` of the data, once per data set (the sidebar checks
+    """:func:`~rskpca.core.sigma_checks.data_extent` of the data, once per data set (the sidebar checks
     every sigma against it on every run, which should not read every row each time)."""
     return data_extent(_X)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def neighbour_distance(digest: str, _X: np.ndarray, max_rows: int = 1000) -> float:
-    """:func:`~rskpca.core.validation.neighbour_distance` of the data, once per data set."""
+    """:func:`~rskpca.core.sigma_checks.neighbour_distance` of the data, once per data set."""
     return _neighbour_distance(_X, max_rows=max_rows)
 
 
 def identity_kernel(digest: str, X: np.ndarray, sigma: float, kernel: str, distance: float | None = None):
-    """:func:`~rskpca.core.validation.kernel_identity` at this sigma: whether the kernel is numerically the
+    """:func:`~rskpca.core.sigma_checks.kernel_identity` at this sigma: whether the kernel is numerically the
     identity between neighbouring rows of X (their distance cached per data set), or at ``distance``."""
     if distance is None:
         distance = neighbour_distance(digest, X)
