@@ -5,6 +5,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns, stray_text_cells
+from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S, larger_cap_costs, row_cap_cost_text
 from rskpca.ui import compute, selection, show_error, show_table, show_text_list, start_page
 from rskpca.ui.keys import UPLOAD
 from rskpca.ui.tables import column_options, current_table, handle_upload, table_not_in_use, upload_error
@@ -39,8 +40,22 @@ c1, c2, c3, c4 = st.columns(4)
 # Short labels, the details in help: a quarter-width column cut the longer ones off.
 c1.checkbox("Standardise features", key="standardize", help="Each feature to zero mean and unit variance.")
 c2.checkbox("Drop missing rows", key="drop_missing", help="Drop the rows with a missing value in a feature.")
-c3.number_input("Row cap (a random sample above it)", min_value=2, max_value=1_000_000, step=500, key="max_rows")
+cap = int(c3.number_input(
+    "Row cap (a random sample above it)", min_value=2, max_value=100_000_000, step=5_000, key="max_rows",
+    help=f"Above this many rows a seeded random sample of them is used. The default is the largest size at which "
+         f"every page's first view took at most {FIRST_VIEW_BUDGET_S:g} s, measured on a 2-core machine; the line "
+         "below the boxes says what a larger cap costs before you apply it. A cap above the rows keeps them all."))
 c4.number_input("Sampling seed", min_value=0, max_value=2**31 - 1, step=1, key="row_seed")
+# What a larger cap would cost, said before it is applied: estimated from each page's first view as measured
+# at growing n (rskpca.evaluation.row_cap).
+costs = larger_cap_costs(cap, len(df))
+if costs:
+    st.caption(f"The table has {len(df):,} rows; the cap keeps {cap:,}. A larger cap costs, in the first view of "
+               "the slowest page (estimated from times measured on a 2-core machine): "
+               + "; ".join(f"{rows:,} rows about {seconds:.1f} s ({page})" for rows, page, seconds in costs) + ".")
+else:
+    st.caption(f"The cap keeps all {len(df):,} rows of this table: {row_cap_cost_text(len(df))} "
+               "(estimated from times measured on a 2-core machine).")
 
 if settings is None:
     st.stop()

@@ -13,13 +13,22 @@ ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, sett
 st.markdown("Each bound has three numbers: the **a-priori** value from ell alone, an **a-posteriori** value "
             "from the actual distances of the points to their centers, and the **measured** quantity. "
             "Theorem 5.4 (eigenspace projections, D = r) holds only when its gap condition does.")
-max_exact = int(st.select_slider("Measure on at most this many rows (the measured values cost O(s^3) for the "
-                                 "spectra; KDE vs ShDE measures its MMD on the same rows)", list(BOUNDS_ROWS),
-                                 key="bounds_max_exact"))
+max_exact = int(st.select_slider("Measured values: exact KPCA on at most this many rows (O(s^3) for the spectra; "
+                                 "KDE vs ShDE measures its MMD on the same rows)", list(BOUNDS_ROWS),
+                                 key="bounds_max_exact",
+                                 help="The a-posteriori bounds of Theorems 5.1-5.3 need only each row's distance to "
+                                      "its center, so they are computed on all n rows whatever this is."))
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
 reduction_note(shadow.m, shadow.n, ds.d)
 
 rows = compute.bounds_rows(ds.digest, ds.X, sigma, kernel, ell, r, max_exact)
+measured_on = rows[0]["n_measured"]
+if measured_on < ds.n:
+    st.caption(f"Rows: the a-posteriori bounds of Theorems 5.1-5.3 on all n = {ds.n:,} rows; the measured values, "
+               f"and Theorem 5.4's a-posteriori bound (it needs the eigengap of exact KPCA), against exact KPCA on a "
+               f"seeded sample of {measured_on:,} rows. Each row of the table says which.")
+else:
+    st.caption(f"Rows: every number on all n = {ds.n:,} rows.")
 show_figure(plots.bounds_figure(rows), key="bounds_now", filename="bounds_at_ell")
 for row in rows:
     if not row["applies"]:
@@ -41,7 +50,8 @@ def bounds_over_ell() -> None:
     if measuring:
         sweep_max = measured_over_ell_rows(max_exact)
         measured = compute.bounds_sweep(ds.digest, ds.X, sigma, kernel, r, compute.ell_curve(points), sweep_max)
-        st.caption(f"Measured on at most {sweep_max} rows per ell.")
+        st.caption(f"Measured on a seeded sample of at most {sweep_max:,} rows per ell; the a-posteriori values of "
+                   f"Theorems 5.1-5.3 on all n = {ds.n:,} rows.")
         # Measured rows first, so that a user who switches this on sees measured values on the table's first
         # screen, not only the a-priori rows' n/a.
         curve_rows = [{**row, "a_priori": None} for row in measured] + list(curve_rows)

@@ -1096,3 +1096,40 @@ def test_speedups_at_scale_time_rskpca_on_all_rows_and_predict_exact_kpca_at_the
     at.sidebar.slider(key="ell").set_value(2.5).run()
     _ok(at)
     assert exact_sizes == [] and rs_sizes == [449, 898, 1797]
+
+
+def test_the_bounds_page_says_its_rows_and_bounds_all_n():
+    """Theorems 5.1-5.3's a-posteriori bounds on all n rows; the measured values on a stated seeded sample."""
+    at = _app(dataset="digits", ell=2.0)  # 1,797 rows; the measured values on 500 (the default)
+    at.switch_page("pages/5_Bounds.py").run()
+    _ok(at, "bounds")
+    n = at.session_state["_dataset"].n
+    caption = " ".join(c.value for c in at.caption)
+    assert f"all n = {n:,} rows" in caption and "seeded sample of 500 rows" in caption, caption
+    table = at.dataframe[0].value
+    by_theorem = {str(t): row for t, row in zip(table["theorem"], table.to_dict("records"))}
+    for th in ("5.1", "5.2", "5.3"):
+        assert by_theorem[th]["n_a_posteriori"] == n and by_theorem[th]["n_measured"] == 500
+        assert by_theorem[th]["rows"].endswith(f"the bound on all {n:,} rows"), by_theorem[th]["rows"]
+    assert "against exact KPCA on a seeded sample of 500 rows" in by_theorem["5.2"]["rows"]
+    assert by_theorem["5.4"]["n_a_posteriori"] == 500
+
+
+def test_the_row_cap_says_what_a_larger_cap_costs_before_it_is_applied():
+    from rskpca.evaluation.row_cap import DEFAULT_ROW_CAP, first_view_seconds
+
+    at = _app()
+    assert at.session_state["max_rows"] == DEFAULT_ROW_CAP
+    X = np.random.default_rng(0).normal(size=(3000, 3))
+    _upload(at, "big.csv", ("a,b,c\n" + "\n".join(",".join(f"{v:.4f}" for v in row) for row in X)).encode())
+    at.number_input(key="max_rows").set_value(1000).run()
+    _ok(at, "cap 1000")
+    assert at.session_state["_dataset"].n == 1000
+    caption = " ".join(c.value for c in at.caption)
+    # the cost of all 3,000 rows is said while 1,000 are in use
+    slowest = max(first_view_seconds(3000).values())
+    assert f"3,000 rows about {slowest:.1f} s" in caption, caption
+    at.number_input(key="max_rows").set_value(10_000_000).run()  # a cap above the rows is fine
+    _ok(at, "cap above the rows")
+    assert at.session_state["_dataset"].n == 3000 and not _errors(at)
+    assert any("keeps all 3,000 rows" in c.value for c in at.caption)

@@ -133,9 +133,18 @@ def test_subsample_path_above_max_exact():
     for key in ("5.1", "5.2", "5.3"):
         assert res[key].measured == pytest.approx(ref[key], abs=1e-10)
         _assert_chain(res[key])
-    # The a-posteriori values use the same rows as the measured ones.
-    assert res["5.1"].a_posteriori == pytest.approx(e.mean(), rel=1e-12)
-    assert res["5.3"].a_posteriori == pytest.approx(2 * e.mean(), rel=1e-12)
+    # The a-posteriori values of 5.1-5.3 use all n rows (each row's distance to its center, O(n)); the
+    # measured rows' own a-posteriori values are given beside them.
+    e_all = np.sqrt(2 * (1 - np.exp(-s.distances_to_centers(X) ** 2)))
+    assert res["5.1"].a_posteriori == pytest.approx(e_all.mean(), rel=1e-12)
+    assert res["5.3"].a_posteriori == pytest.approx(2 * e_all.mean(), rel=1e-12)
+    assert res["5.1"].sample_a_posteriori == pytest.approx(e.mean(), rel=1e-12)
+    assert res["5.3"].sample_a_posteriori == pytest.approx(2 * e.mean(), rel=1e-12)
+    assert [res[k].n_a_posteriori for k in sorted(res)] == [500, 500, 500, 120]
+    assert res["5.4"].sample_a_posteriori is None  # 5.4's a-posteriori is on the measured rows already
+    for key in ("5.1", "5.2", "5.3"):
+        assert "the a-posteriori bound on all n = 500 rows" in res[key].note, res[key].note
+    assert "measured against exact KPCA on a seeded" in res["5.2"].note
     # Same seed, same subsample; another seed, another one.
     again = theorem_bounds(X, s, n_components=2, max_exact=120, random_state=3)
     assert _fields(again["5.1"]) == _fields(res["5.1"])
@@ -265,7 +274,9 @@ def test_bounds_table_rows():
     rows = bounds_table(theorem_bounds(X, shadow_centers(X, sigma=1.0, ell=3.0), n_components=2))
     assert [r["theorem"] for r in rows] == ["5.1", "5.2", "5.3", "5.4"]
     assert set(rows[0]) == {"theorem", "quantity", "a_priori", "a_posteriori", "measured", "applies", "note",
-                            "n_measured", "paper_a_priori"}
+                            "n_measured", "paper_a_priori", "n_a_posteriori", "sample_a_posteriori"}
+    # All 40 rows measured: the a-posteriori values are on the same rows, with nothing beside them.
+    assert all(r["n_a_posteriori"] == r["n_measured"] == 40 and r["sample_a_posteriori"] is None for r in rows)
     assert all(type(r["measured"]) is float and type(r["applies"]) is bool for r in rows)
     with pytest.raises(ValueError, match="BoundValue"):
         bounds_table({"5.1": 0.3})
@@ -318,16 +329,19 @@ def test_bad_input_gets_clear_errors():
 def _assert_chain(b: BoundValue, rounding_sq: float = 0.0):
     """measured <= a-posteriori <= a-priori, compared in the squared domain (see TOL_SQ).
 
+    On a subsample the measured value is held to the a-posteriori value on the same rows
+    (``sample_a_posteriori``); the one on all n rows is held to the a-priori value.
     ``rounding_sq``: the squared measured value's own floating-point error where it is larger (5.4).
     """
     assert np.isfinite(b.measured), b
+    same_rows = b.a_posteriori if b.sample_a_posteriori is None else b.sample_a_posteriori
+    for posterior in {same_rows, b.a_posteriori}:
+        if np.isfinite(b.a_priori):
+            assert posterior <= b.a_priori * (1 + 1e-12) + 1e-15, b
     if b.theorem == "5.2":  # already a sum of squares: compare directly
-        assert b.measured <= b.a_posteriori + 1e-12, b
-        assert b.a_posteriori <= b.a_priori + 1e-12, b
+        assert b.measured <= same_rows + 1e-12, b
         return
-    assert b.measured**2 <= b.a_posteriori**2 + TOL_SQ + rounding_sq, b
-    if np.isfinite(b.a_priori):
-        assert b.a_posteriori <= b.a_priori * (1 + 1e-12) + 1e-15, b
+    assert b.measured**2 <= same_rows**2 + TOL_SQ + rounding_sq, b
 
 
 @st.composite

@@ -14,6 +14,7 @@ from rskpca.bounds._theorems import (  # noqa: F401
     bounds_table,
     apriori_bounds,
     eigengap,
+    rows_statement,
 )
 from rskpca.bounds._over_ell import (  # noqa: F401
     APRIORI_ELL_STEP,
@@ -24,5 +25,6 @@ from rskpca.bounds._over_ell import (  # noqa: F401
 )
 
 __all__ = ["BoundValue", "THEOREMS", "theorem_bounds", "mmd_bound", "eigenvalue_bound", "hs_bound", "projection_bound", "bounds_table", "apriori_bounds", "eigengap",
+           "rows_statement",
            "APRIORI_ELL_STEP", "MEASURED_OVER_ELL_MAX_ROWS", "apriori_ell_grid", "apriori_rows",
            "measured_over_ell_rows"]

@@ -40,6 +40,8 @@ class BoundValue:
         does not apply (5.4 when its condition fails).
     a_posteriori : float
         The bound evaluated on the actual center residuals; NaN where it does not apply.
+        Theorems 5.1-5.3: on all n rows (it needs only each row's distance to its center,
+        O(n)); Theorem 5.4: on the measured rows (it needs the eigengap of exact KPCA).
     measured : float
         The bounded quantity itself; NaN where it is undefined (5.4 with tied eigenvalues).
     applies : bool
@@ -51,10 +53,17 @@ class BoundValue:
         Plain-language remarks: subsampling, why a bound does not apply, the
         paper's constant.
     n_measured : int
-        Rows used for the measured and a-posteriori values.
+        Rows used for the measured value: all n, or a seeded subsample of ``max_exact``
+        (the measured values need exact KPCA's s x s kernel matrix or its spectra).
     paper_a_priori : float or None
         The value of the bound as printed in the paper. It equals ``a_priori``
         except for 5.2, where the printed constant is not a valid bound.
+    n_a_posteriori : int or None
+        Rows used for the a-posteriori value; None (the default) means ``n_measured``.
+    sample_a_posteriori : float or None
+        Where the a-posteriori value is on more rows than the measured one: the
+        a-posteriori value on the measured rows alone, which the measured value is
+        guaranteed to be below (the theorem on those rows); else None.
     """
 
     theorem: str
@@ -66,13 +75,18 @@ class BoundValue:
     note: str
     n_measured: int
     paper_a_priori: float | None = None
+    n_a_posteriori: int | None = None
+    sample_a_posteriori: float | None = None
 
     def __post_init__(self):
         # Plain floats (not NumPy scalars) so rows serialize cleanly to CSV/JSON.
         for name in ("a_priori", "a_posteriori", "measured"):
             object.__setattr__(self, name, float(getattr(self, name)))
-        if self.paper_a_priori is not None:
-            object.__setattr__(self, "paper_a_priori", float(self.paper_a_priori))
+        for name in ("paper_a_priori", "sample_a_posteriori"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, float(getattr(self, name)))
+        object.__setattr__(self, "n_a_posteriori",
+                           int(self.n_measured if self.n_a_posteriori is None else self.n_a_posteriori))
         object.__setattr__(self, "applies", bool(self.applies))
         object.__setattr__(self, "n_measured", int(self.n_measured))
 

@@ -3,7 +3,9 @@
 Helpers of :mod:`rskpca.bounds`. A :class:`Sample` holds the rows (all of X,
 or a seeded subsample of ``max_exact``) with their own shadow centers; the
 functions here compute, on it, the measured quantities of Theorems 5.1-5.4
-and the eigen-data they need. Kernel values are evaluated so that
+and the eigen-data they need. It also holds every row's distance to its center
+(O(n d), all n rows whatever ``max_exact``): the a-posteriori values of
+Theorems 5.1-5.3 need nothing else, so they are computed on all n. Kernel values are evaluated so that
 (near-)duplicate points get exact distances, because the measured values are
 compared with bounds that can be tiny.
 """
@@ -139,6 +141,8 @@ class Sample:
     weights: np.ndarray  # (m_s,): how many of these rows each center holds
     distances: np.ndarray  # (s,) d_i = ||x_i - c_a(i)||
     residuals: np.ndarray  # (s,) e_i = ||psi(x_i) - psi(c_a(i))||_H
+    all_distances: np.ndarray  # (n,) d_i on every row of the data: the a-posteriori values of 5.1-5.3
+    all_residuals: np.ndarray  # (n,) e_i on every row of the data
     n_total: int
     kernel: RadialKernel
     sigma: float
@@ -167,12 +171,27 @@ class Sample:
         """Whether these are fewer rows than the data has."""
         return self.s < self.n_total
 
-    def where(self) -> str:
-        """Which rows the numbers come from, for the notes."""
+    def where(self, *, exact: bool = False, all_n_bound: bool = True, sample_bound: float | None = None) -> str:
+        """Which rows the numbers come from, for the notes.
+
+        ``exact``: the measured value needs exact KPCA (the s x s spectra), so the note says so.
+        ``all_n_bound``: the a-posteriori value is on all n rows (Theorems 5.1-5.3: it needs only
+        each row's distance to its center); else on the measured rows (Theorem 5.4: it needs the
+        eigengap of exact KPCA). ``sample_bound``: the a-posteriori value on the measured rows alone,
+        stated beside the all-n one (the measured value is below it: the theorem on those rows).
+        """
         if not self.subsampled:
-            return f"measured on all n = {self.n_total} rows"
-        return (f"measured and a-posteriori on a seeded uniform subsample of {self.s} of "
-                f"n = {self.n_total} rows (each keeps its own center, so the theorem holds for it)")
+            return f"measured and a-posteriori on all n = {self.n_total:,} rows"
+        rows = f"a seeded uniform subsample of {self.s:,} of n = {self.n_total:,} rows"
+        if not all_n_bound:
+            return (f"measured and a-posteriori on {rows} (both need exact KPCA on those rows, the a-posteriori "
+                    "value through delta_D; each row keeps its own center, so the theorem holds for them)")
+        against = " against exact KPCA" if exact else ""
+        sample = f"measured{against} on {rows} (each keeps its own center, so the theorem holds for it)"
+        on_sample = "" if sample_bound is None else (
+            f" (on the {self.s:,} sampled rows alone it is {sample_bound:.4g}, the bound the measured value is "
+            "held to)")
+        return f"{sample}; the a-posteriori bound on all n = {self.n_total:,} rows{on_sample}"
 
     def spectra(self, n_vectors: int):
         """Eigen-data of ``K/s`` and of the quantized ``K-bar/s`` (through ``W K^C W / s``).
@@ -258,15 +277,18 @@ def prepare_sample(X, shadow, *, sigma, kernel, max_exact, random_state) -> Samp
     if n > max_exact:
         rows = np.sort(check_random_state(random_state).choice(n, size=max_exact, replace=False))
     used, local_labels = np.unique(shadow.labels[rows], return_inverse=True)
-    d = dist[rows]
+    # Every row's residual in H (O(n)): the a-posteriori values of Theorems 5.1-5.3 use all n of them.
+    residuals = np.sqrt(2.0 * kern.kappa * kappa_minus_phi(kern, (dist / sigma) ** kern.p))
     # Kernels only see differences: center on the sample mean for smaller rounding errors.
     origin = X[rows].mean(axis=0)
     return Sample(
         X=X[rows] - origin,
         centers=shadow.centers[used] - origin,
         weights=np.bincount(local_labels, minlength=used.size),
-        distances=d,
-        residuals=np.sqrt(2.0 * kern.kappa * kappa_minus_phi(kern, (d / sigma) ** kern.p)),
+        distances=dist if rows.size == n else dist[rows],
+        residuals=residuals if rows.size == n else residuals[rows],
+        all_distances=dist,
+        all_residuals=residuals,
         n_total=n,
         kernel=kern,
         sigma=float(sigma),

@@ -17,11 +17,16 @@ when the residuals themselves are that small. All operators are uncentered, as
 in the paper, and the kernel is written ``k(x, y) = phi(||x - y||^p / sigma^p)``
 with ``kappa = k(x, x) = 1`` (Gaussian: ``exp(-||x - y||^2 / sigma^2)``).
 
-The measured values of Theorems 5.2 and 5.4 need eigendecompositions of the
-n x n matrix ``K``. Above ``max_exact`` rows they, and the a-posteriori values
-with them, are computed on a seeded uniform subsample of ``max_exact`` rows.
-Each sampled row keeps its own center, which is still within ``eps``, so every
-theorem holds for the subsample as it is and the three numbers stay comparable.
+The measured values need exact KPCA: the O(s^2) kernel sums of Theorems 5.1 and
+5.3 and the O(s^3) eigendecompositions of Theorems 5.2 and 5.4. Above ``max_exact``
+rows they are computed on a seeded uniform subsample of ``max_exact`` rows. Each
+sampled row keeps its own center, which is still within ``eps``, so every theorem
+holds for the subsample as it is. The a-posteriori values of Theorems 5.1-5.3 need
+only each row's distance to its center, so they are computed on all n rows
+(``BoundValue.n_a_posteriori``), whatever ``max_exact``; beside them
+``BoundValue.sample_a_posteriori`` gives the value on the sampled rows alone, which
+bounds the measured value there. Theorem 5.4's a-posteriori value divides by the
+eigengap of ``K/n``, itself exact KPCA, so it stays on the sampled rows.
 
 Theorem 5.2 as printed uses ``C = 1/(2 sigma^2)`` (Gaussian), which is too
 small in this kernel convention: ``(k(a,b) - k(c,d))^2 <= C (||a-c||^2 + ||b-d||^2)``
@@ -60,18 +65,32 @@ __all__ = [
     "bounds_table",
     "apriori_bounds",
     "eigengap",
+    "rows_statement",
 ]
 
 # --------------------------------------------------------------------------- the four theorems
 
 
+def _on_rows(S: Sample, value) -> dict:
+    """The keyword arguments of BoundValue for an a-posteriori ``value(distances, residuals)`` on all n rows:
+    its row count and, on a subsample, its value on the sampled rows alone."""
+    sample = value(S.distances, S.residuals) if S.subsampled else None
+    return {"n_a_posteriori": S.n_total, "sample_a_posteriori": sample}
+
+
+def _mmd_posterior(d, e) -> float:
+    return float(np.mean(e))
+
+
 def _mmd(S: Sample) -> BoundValue:
     measured = np.sqrt(quantization_gap(S, squared=False)) / S.s
     prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.1"]
+    rows = _on_rows(S, _mmd_posterior)
     return BoundValue(
-        "5.1", THEOREMS["5.1"], prior, float(S.residuals.mean()), float(measured), True,
-        f"a-posteriori = mean_i ||psi(x_i) - psi(c_a(i))||_H (triangle inequality); {S.where()}.",
-        S.s, prior,
+        "5.1", THEOREMS["5.1"], prior, _mmd_posterior(S.all_distances, S.all_residuals), float(measured), True,
+        f"a-posteriori = mean_i ||psi(x_i) - psi(c_a(i))||_H (triangle inequality); "
+        f"{S.where(sample_bound=rows['sample_a_posteriori'])}.",
+        S.s, prior, **rows,
     )
 
 
@@ -81,17 +100,22 @@ def _eigenvalues(S: Sample) -> BoundValue:
     padded = np.sort(np.concatenate([lam_bar, np.zeros(S.s - lam_bar.size)]))[::-1]
     measured = float(np.sum((lam - padded) ** 2))
     L = S.kernel.lipschitz(S.sigma)
-    d = S.distances
-    # Hoffman-Wielandt: <= ||K - K-bar||_F^2 / n^2 <= (L^2/n^2) sum_ij (d_i + d_j)^2.
-    posterior = float(L * L * (2.0 * np.mean(d * d) + 2.0 * np.mean(d) ** 2))
+
+    def posterior_of(d, e) -> float:
+        # Hoffman-Wielandt: <= ||K - K-bar||_F^2 / n^2 <= (L^2/n^2) sum_ij (d_i + d_j)^2.
+        return float(L * L * (2.0 * np.mean(d * d) + 2.0 * np.mean(d) ** 2))
+
     prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.2"]
     paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.2"]
+    rows = _on_rows(S, posterior_of)
     note = (
         f"Uses the provable constant C = 2 L^2 = {S.kernel.c_constant(S.sigma):.4g}; the paper's "
         f"C = {S.kernel.paper_c_constant(S.sigma):.4g} gives {paper:.4g}, which is not a valid bound "
-        f"in this kernel convention. a-posteriori = L^2 (2 mean d_i^2 + 2 (mean d_i)^2); {S.where()}."
+        f"in this kernel convention. a-posteriori = L^2 (2 mean d_i^2 + 2 (mean d_i)^2); "
+        f"{S.where(exact=True, sample_bound=rows['sample_a_posteriori'])}."
     )
-    return BoundValue("5.2", THEOREMS["5.2"], prior, posterior, measured, True, note, S.s, paper)
+    return BoundValue("5.2", THEOREMS["5.2"], prior, posterior_of(S.all_distances, S.all_residuals), measured, True,
+                      note, S.s, paper, **rows)
 
 
 def _hs_measured(S: Sample) -> float:
@@ -101,11 +125,16 @@ def _hs_measured(S: Sample) -> float:
 def _hs(S: Sample) -> BoundValue:
     prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.3"]
     paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.3"]
-    posterior = float(2.0 * np.sqrt(S.kernel.kappa) * S.residuals.mean())
+
+    def posterior_of(d, e) -> float:
+        return float(2.0 * np.sqrt(S.kernel.kappa) * np.mean(e))
+
+    rows = _on_rows(S, posterior_of)
     return BoundValue(
-        "5.3", THEOREMS["5.3"], prior, posterior, _hs_measured(S), True,
-        f"a-posteriori = 2 sqrt(kappa) mean_i ||psi(x_i) - psi(c_a(i))||_H; {S.where()}.",
-        S.s, paper,
+        "5.3", THEOREMS["5.3"], prior, posterior_of(S.all_distances, S.all_residuals), _hs_measured(S), True,
+        f"a-posteriori = 2 sqrt(kappa) mean_i ||psi(x_i) - psi(c_a(i))||_H; "
+        f"{S.where(sample_bound=rows['sample_a_posteriori'])}.",
+        S.s, paper, **rows,
     )
 
 
@@ -117,7 +146,9 @@ def _projection(S: Sample, D: int) -> BoundValue:
     paper = nan
 
     def result(applies, prior, posterior, why):
-        rest = remark + S.where()  # a sentence of its own after ``why``'s full stop
+        # a sentence of its own after ``why``'s full stop; the a-posteriori value divides by delta_D, an
+        # eigengap of exact KPCA, so it is on the measured rows too
+        rest = remark + S.where(exact=True, all_n_bound=False)
         return BoundValue("5.4", THEOREMS["5.4"], prior, posterior, measured, applies,
                           f"{why} {rest[:1].upper()}{rest[1:]}.", S.s, paper)
 
@@ -175,7 +206,8 @@ _PARAMS_DOC = """
         Defaults to the shadow's kernel.
     max_exact : int, default=4000
         Most rows used for the measured values (the eigendecompositions are
-        O(max_exact^3)); above it a seeded uniform subsample is used.
+        O(max_exact^3)); above it a seeded uniform subsample is used. The
+        a-posteriori values of Theorems 5.1-5.3 use all n rows whatever it is.
     random_state : int, RandomState instance or None, default=0
         Seed of that subsample.
 """
@@ -392,3 +424,47 @@ def bounds_table(res: dict) -> list[dict]:
                              f"{type(value).__name__}, not a BoundValue.")
         rows.append(value.as_dict())
     return rows
+
+
+#: The theorems whose measured value is exact KPCA itself (its spectra); 5.1 and 5.3 sum the exact kernel matrix.
+_SPECTRAL_THEOREMS = ("5.2", "5.4")
+
+
+def rows_statement(row) -> str:
+    """Which rows one theorem's numbers were computed on, in a short sentence for tables and captions.
+
+    Parameters
+    ----------
+    row : BoundValue or dict
+        A :class:`BoundValue` or a row of :func:`bounds_table` (``theorem``, ``n_measured``,
+        ``n_a_posteriori``).
+
+    Returns
+    -------
+    str
+        E.g. ``"measured against exact KPCA on a seeded sample of 2,000 rows; the bound on all
+        1,000,000 rows"``.
+
+    Examples
+    --------
+    >>> rows_statement({"theorem": "5.2", "n_measured": 2000, "n_a_posteriori": 1_000_000})
+    'measured against exact KPCA on a seeded sample of 2,000 rows; the bound on all 1,000,000 rows'
+    >>> rows_statement({"theorem": "5.1", "n_measured": 500, "n_a_posteriori": 500})
+    'measured and bound on all 500 rows'
+    >>> rows_statement({"theorem": "5.4", "n_measured": 500, "n_a_posteriori": 500, "n_total": 9000})
+    'measured and bound against exact KPCA on a seeded sample of 500 of 9,000 rows (the bound needs its eigengap)'
+    """
+    if isinstance(row, BoundValue):
+        row = row.as_dict()
+    theorem, s = str(row["theorem"]), int(row["n_measured"])
+    posterior = int(row.get("n_a_posteriori") or s)
+    total = int(row.get("n_total") or posterior)
+    exact = " against exact KPCA" if theorem in _SPECTRAL_THEOREMS else " (its exact kernel matrix)"
+    if posterior > s:
+        if theorem in _SPECTRAL_THEOREMS:
+            return f"measured{exact} on a seeded sample of {s:,} rows; the bound on all {posterior:,} rows"
+        return f"measured on a seeded sample of {s:,} rows{exact}; the bound on all {posterior:,} rows"
+    if total > s:
+        return (f"measured and bound{exact} on a seeded sample of {s:,} of {total:,} rows (the bound needs its "
+                "eigengap)")
+    return f"measured and bound on all {s:,} rows"

@@ -16,6 +16,8 @@ Pages never index ``st.session_state`` themselves: they draw widgets with keys f
 
 from __future__ import annotations
 
+from rskpca.evaluation.row_cap import DEFAULT_ROW_CAP
+
 __all__ = ["KEYS", "APP_KEYS", "COLUMN_CHOICE_KEYS", "ELL_RANGE", "ELL_STEP", "RANK_RANGE", "DEFAULT_SAMPLE",
            "DEFAULT_ELL", "DEFAULT_RANK", "DEFAULT_MAX_ROWS", "UPLOAD", "NO_LABEL"]
 
@@ -32,7 +34,8 @@ ELL_STEP = 0.1
 RANK_RANGE = (1, 20)
 #: The Bounds page's "measure on at most this many rows" choices (KDE vs ShDE's MMD uses the same).
 BOUNDS_ROWS = (250, 500, 1000, 2000, 4000)
-DEFAULT_MAX_ROWS = 5000
+#: The Data page's default row cap: measured, see rskpca.evaluation.row_cap.
+DEFAULT_MAX_ROWS = DEFAULT_ROW_CAP
 
 #: Widget keys whose values survive page switches, with their defaults (None: set elsewhere).
 KEYS = {
