@@ -301,7 +301,7 @@ def main(argv=None) -> int:
                         help="measure release-to-settled in Chromium instead of AppTest's server-side time")
     parser.add_argument("--csv", default=None, help="use this file (uploaded on the Data page) instead of a sample")
     parser.add_argument("--max-rows", type=int, default=None,
-                        help="with --csv: the Data page's row cap (default: the app's, 5000)")
+                        help="with --csv: the Data page's row cap (default: the app's, rskpca.evaluation.row_cap.DEFAULT_ROW_CAP)")
     parser.add_argument("--controls", nargs="+", default=["ell"], choices=["ell", "sigma", "r"],
                         help="sidebar controls to change (default: ell); server side, sigma takes "
                              f"{DEFAULT_SIGMA_FACTORS} times the data's default and r {DEFAULT_RANKS}")
