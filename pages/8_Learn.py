@@ -67,3 +67,18 @@ st.markdown("Nystrom also solves an m x m problem on m landmarks, but extends th
             "Embeddings page shows why the weights matter.")
 see("pages/7_Kernelization.py", label="Use the features in a classifier on the Kernelization page")
 see("pages/1_Data.py", label="Try your own data on the Data page")
+
+st.header("7. Beyond kernel PCA: spectral methods on the shadow (Section 3)")
+st.markdown("The construction is not special to kernel PCA. Any method whose operator has the form "
+            "g(x, y) k(x, y) f(y) p(y) (eqs. 14-15) only sees the data through the density p, so it can be solved on "
+            "the reduced set exactly as KPCA is, with p the shadow density: an m x m eigenproblem on the weighted "
+            "centers, exact for the data quantized to the centers (each center repeated w_j times), and new points "
+            "extended through the m centers.")
+st.latex(r"q=K^C w,\quad K_\alpha=\frac{K^C}{q^\alpha\,q^{\alpha\top}},\quad D=\mathrm{diag}(K_\alpha w),\quad "
+         r"P=D^{-1}K_\alpha\,\mathrm{diag}(w),\qquad P\,\psi_k=\lambda_k\psi_k,\quad x\mapsto\lambda_k^t\,\psi_k(x)")
+st.markdown("Diffusion maps (Coifman & Lafon 2006) take the right eigenvectors of this random walk on the "
+            "centers, drop the trivial one (eigenvalue 1) and embed each point as lambda^t psi: alpha = 1 removes "
+            "the density, so the embedding follows the geometry of the data's manifold. Laplacian eigenmaps "
+            "(Belkin & Niyogi 2003) are the alpha = 0, t = 0 eigenvectors, and spectral clustering runs k-means "
+            "on them, weighted by w, so every row takes its center's cluster.")
+see("pages/10_Spectral.py", label="Embed and cluster every row through the shadow on the Spectral page")

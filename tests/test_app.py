@@ -16,7 +16,9 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
+# In menu order: by the number before the name (as Streamlit orders them; "10_" sorts before "1_" as text).
+PAGES = sorted((f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")),
+               key=lambda page: int(page.split("/")[1].split("_")[0]))
 TIMEOUT = 300
 
 
@@ -65,7 +67,7 @@ def _upload(at: AppTest, name: str, data: bytes, mime: str = "text/csv") -> AppT
 
 
 def test_pages_exist_in_order():
-    assert [p.split("/")[1].split("_")[0] for p in PAGES] == [str(i) for i in range(1, 10)]
+    assert [p.split("/")[1].split("_")[0] for p in PAGES] == [str(i) for i in range(1, len(PAGES) + 1)]
 
 
 @pytest.mark.parametrize("sample,ell", [("two_moons", 4.0), ("digits", 2.0)])

@@ -21,8 +21,8 @@ checked in a plain test. Conventions shared by the builders:
 This module is the public face; the builders live in private modules by subject
 (``_data``: shadow and densities, ``_method_comparison``: embeddings, spectra, ``_bars``:
 bars, times, ``_bounds``: bounds and curves over ell, ``_ell_scrubber_figures``: ell scrubbers
-whose frames the browser plays, ``_denoise``: image strips) on a shared style
-(``_style``). Import them from here.
+whose frames the browser plays, ``_denoise``: image strips, ``_spectral``: the Spectral page's
+eigenvalues) on a shared style (``_style``). Import them from here.
 """
 
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
@@ -48,6 +48,7 @@ from rskpca.plotting._ell_scrubber_figures import (
 )
 from rskpca.plotting._scaling import scaling_figure
 from rskpca.plotting._selection import highlight_rows, rows_from_points
+from rskpca.plotting._spectral import spectral_eigenvalues_figure
 from rskpca.plotting._style import (
     METHOD_COLORS,
     PALETTE,
@@ -95,4 +96,5 @@ __all__ = [
     "embedding_scrubber_figure",
     "denoise_figure",
     "scaling_figure",
+    "spectral_eigenvalues_figure",
 ]

@@ -81,6 +81,11 @@ KEYS = {
     "dn_preimage_laplacian": "ridge",  # the Laplacian's one choice: a widget of its own keeps dn_preimage
     "dn_alpha": 1e-3,
     "dn_fit_noisy": False,
+    # Spectral page
+    "sp_method": "diffusion",
+    "sp_alpha": 1.0,
+    "sp_t": 1.0,
+    "sp_clusters": 2,
 }
 
 #: Keys that depend on the columns of the current table (reset when it changes).
@@ -113,6 +118,7 @@ TIMING_ROUND = "_timing_round"        # Speedups: how many times the user asked 
 SHOWN_UPLOAD = "_shown_upload"        # {"name", "digest", "bytes"} of the upload DATASET came from (newer: refused)
 KEPT_VALUES = "_kept_widget_values"   # {key: value} of KEYS as of the last full run (see state.persist_widget_values)
 KEPT_FRESH = "_kept_from_fragments"   # keys of KEPT_VALUES that a fragment's widgets set since the last full run
+SPECTRAL_GOOD = "_spectral_good"      # Spectral: (data digest, request) of the last fit that succeeded
 
 APP_KEYS = {
     UPLOADED: "the accepted upload", UPLOAD_FILE_ID: "the upload already handled",
@@ -132,4 +138,5 @@ APP_KEYS = {
     SHOWN_UPLOAD: "the upload the data shown came from",
     KEPT_VALUES: "the persistent widgets' values, kept where no widget owns them",
     KEPT_FRESH: "values a fragment's widgets set since the last full run",
+    SPECTRAL_GOOD: "the Spectral page's last settings that could be fitted",
 }

@@ -33,6 +33,8 @@ VIEWS = [
     ("pages/8_Learn.py", "Learn", "the method explained, with formulas", ":material/school:"),
     ("pages/9_Denoise.py", "Denoise", "noisy images back through PCA, exact KPCA, RSKPCA and Nystrom pre-images",
      ":material/auto_fix_high:"),
+    ("pages/10_Spectral.py", "Spectral", "diffusion maps, Laplacian eigenmaps and spectral clustering on the shadow, "
+     "beside the exact method", ":material/hub:"),
 ]
 
 # Page links render as plain grey text; in the main area they are links to read, so they look like links.

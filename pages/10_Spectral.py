@@ -1,0 +1,183 @@
+"""Spectral: diffusion maps, Laplacian eigenmaps and spectral clustering on the shadow, beside the exact method."""
+
+import numpy as np
+import streamlit as st
+
+from rskpca import plotting as plots
+from rskpca.plotting import shadow_centers_text
+from rskpca.ui import (compute, download_csv, reduction_note, selection, setting, show_error, show_figure, show_table,
+                       start_page, warn_if_kernel_is_identity)
+from rskpca.ui.compute import spectral as sp
+from rskpca.ui.spectral import last_good, remember_good
+
+settings = start_page("Spectral methods on the shadow")
+ds = settings.dataset
+st.markdown("Diffusion maps (Coifman & Lafon 2006), Laplacian eigenmaps (Belkin & Niyogi 2003) and spectral "
+            "clustering solved on the m weighted shadow centers instead of all n rows (Section 3, eqs. 14-15): "
+            "the operator P = D^-1 K_alpha W on the centers, its trivial eigenvector (eigenvalue 1) dropped, and "
+            "every row of the data embedded through the m centers (the Nystrom extension). Beside it, where the "
+            "data are small enough, the exact method: every row its own center.")
+
+c1, c2, c3 = st.columns([2, 1, 1])
+c1.radio("Method", list(sp.SPECTRAL_METHODS), key="sp_method", format_func=sp.SPECTRAL_METHODS.get, horizontal=True)
+method = setting("sp_method")
+if method == "diffusion":
+    c2.slider("alpha (density normalisation)", 0.0, 1.0, step=0.05, key="sp_alpha",
+              help="K_alpha = K / (q^alpha q^alpha'), q = K w: 0 is the graph Laplacian's random walk, 1 removes the "
+                   "density (the Laplace-Beltrami operator of the data's manifold), 0.5 the Fokker-Planck one.")
+    c3.number_input("t (diffusion time)", min_value=0.0, max_value=100.0, step=0.5, key="sp_t",
+                    help="Coordinates lambda^t psi: a larger t shrinks the components with smaller eigenvalues.")
+elif method == "clustering":
+    c2.number_input("clusters k", min_value=2, max_value=100, step=1, key="sp_clusters",
+                    help="k-means on the centers' first k - 1 nontrivial eigenvectors (alpha = 0, weighted by the "
+                         "shadow weights); every row takes its center's cluster.")
+else:
+    c2.caption("Laplacian eigenmaps: the random-walk eigenvectors (alpha = 0, t = 0). Its rank is the sidebar's r.")
+
+request = sp.SpectralRequest.of(method, sigma=settings.sigma, ell=settings.ell, kernel=settings.kernel,
+                                r=settings.r, k=setting("sp_clusters"), alpha=setting("sp_alpha"),
+                                t=setting("sp_t"))
+shadow = compute.shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
+notes = st.container()  # drawn either way, so that the charts below keep their place when a message comes and goes
+problem = None
+if request.n_components is not None and request.n_components < 2:
+    problem = "The embedding drawn needs at least 2 components: raise the rank r in the sidebar."
+if problem is None:
+    problem = sp.rank_problem(request, shadow.m)
+reduced = None
+if problem is None:
+    try:
+        reduced = sp.reduced_fit(ds.digest, ds.X, request)
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        problem = f"{sp.SPECTRAL_METHODS[method]} could not be computed at these settings: {exc}"
+with notes:
+    if problem is None:
+        remember_good(ds.digest, request)
+    else:
+        show_error(problem)
+        kept = last_good(ds.digest)
+        if kept is None:
+            st.stop()
+        request = kept
+        shadow = compute.shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
+        reduced = sp.reduced_fit(ds.digest, ds.X, request)  # it was fitted before: cached
+        st.info(f"Still showing the last settings that could be computed: {request.describe()}.",
+                icon=":material/history:")
+
+n = ds.n
+reduction_note(shadow.m, shadow.n, ds.d)
+warn_if_kernel_is_identity(ds, request.sigma, request.kernel,
+                           consequence="the kernel graph links no two rows and the eigenvectors below are arbitrary")
+
+skip = sp.exact_skip_reason(n)
+exact = None
+if skip is None:
+    try:
+        exact = sp.exact_fit(ds.digest, ds.X, request)
+    except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
+        skip = f"The exact method (every row its own center) could not be computed at these settings: {exc}"
+cmp = sp.comparison(reduced, exact)
+if skip is None:
+    st.caption(f"Reduced set: the m x m problem on {shadow_centers_text(shadow.m)} (of all n = {n} rows), every one "
+               f"of the {n} rows embedded through them. Exact: every one of the {n} rows its own center (an "
+               f"{n} x {n} problem, cached: ell does not change it). Every number below is on all {n} rows.")
+else:
+    st.info(skip, icon=":material/info:")
+
+clustering = request.n_clusters is not None
+y = ds.y
+label_name = str(ds.label_name or "label")
+cols = st.columns(4)
+cols[0].metric("shadow centers m", shadow.m, f"{shadow.m / n:.1%} of all n = {n} rows", delta_color="off",
+               delta_arrow="off")
+
+
+def _value(x, fmt="{:.3g}"):
+    return "n/a" if x is None else fmt.format(x)
+
+
+rows = f"on all n = {n} rows"
+if clustering:
+    ari_reduced = sp.ari(y, reduced.clusters)
+    ari_exact = None if exact is None else sp.ari(y, exact.clusters)
+    no_label = "no label column" if y is None else "the label is not a class label"
+    cols[1].metric("ARI vs label, reduced set", _value(ari_reduced), rows, delta_color="off", delta_arrow="off",
+                   help="Adjusted Rand index of the clusters against the data's label column (1: the same partition, "
+                        "0: chance)." + ("" if ari_reduced is not None else f" n/a: {no_label}."))
+    cols[2].metric("ARI vs label, exact", _value(ari_exact), rows, delta_color="off", delta_arrow="off",
+                   help="n/a: " + (skip or no_label) if ari_exact is None else "The exact method's clusters.")
+    cols[3].metric("ARI reduced vs exact", _value(cmp["cluster_ari"]), rows, delta_color="off", delta_arrow="off",
+                   help="Agreement of the two clusterings (1: the same partition)." if exact is not None else skip)
+else:
+    cols[1].metric("rows embedded", n, "every row, through the m centers", delta_color="off", delta_arrow="off")
+    cols[2].metric("alignment error vs exact", _value(cmp["alignment_error"]), rows, delta_color="off",
+                   delta_arrow="off",
+                   help="min_A ||Z - Z~ A||_F / ||Z||_F between the exact embedding Z and the reduced one Z~ of every "
+                        "row (0: the same subspace)." if exact is not None else skip)
+    cols[3].metric("eigenvalue error vs exact", _value(cmp["eigenvalue_error"]), f"over {reduced.eigenvalues.size} "
+                   "eigenvalues of P", delta_color="off", delta_arrow="off",
+                   help="||lambda - lambda~||_2 over the leading nontrivial eigenvalues of P." if exact is not None
+                   else skip)
+
+reduced_name = f"reduced set ({shadow_centers_text(shadow.m)})"
+exact_name = f"exact (every row a center, n = {n})"
+if clustering:
+    flat = ds.d <= 2  # else its first two principal axes
+    coords = ds.X if flat else compute.principal_axes(ds.digest, ds.X)[0]
+    titles = [str(f) for f in ds.feature_names] if flat else ("PC1", "PC2")
+    views = st.columns(2) if exact is not None else [st.container()]
+    with views[0]:
+        selection.show_selectable(plots.data_figure(
+            coords, y=reduced.clusters + 1, label_name="cluster", row_ids=ds.row_ids, axis_titles=titles,
+            selected_rows=selection.rows(), title=f"Clusters on the data: {reduced_name}"),
+            key="sp_cluster_view", filename="spectral_clusters")
+    if exact is not None:
+        with views[1]:
+            selection.show_selectable(plots.data_figure(
+                coords, y=sp.matched_labels(reduced.clusters, exact.clusters) + 1, label_name="cluster",
+                row_ids=ds.row_ids, axis_titles=titles, selected_rows=selection.rows(),
+                title=f"Clusters on the data: {exact_name}"), key="sp_exact_cluster_view",
+                filename="spectral_exact_clusters")
+    st.caption(("The data on its first two principal axes. " if not flat else "")
+               + "Each row takes the cluster of its shadow center."
+               + (" The exact clusters are renumbered to match the reduced ones, so one cluster has one colour in "
+                  "both views." if exact is not None else ""))
+
+panels = {reduced_name: cmp["embedding"]}
+if exact is not None:
+    panels[exact_name] = exact.embedding
+color, color_name = (reduced.clusters + 1, "cluster") if clustering else (y, label_name)
+errors = None if cmp["alignment_error"] is None else {reduced_name: cmp["alignment_error"]}
+selection.show_selectable(plots.embedding_figure(panels, y=color, label_name=color_name, row_ids=ds.row_ids,
+                                                 errors=errors, selected_rows=selection.rows()),
+                          key="sp_embedding", filename=f"spectral_{request.method}_embedding")
+if request.method == "diffusion":
+    what = f"diffusion coordinates lambda^t psi (t = {request.t:g})"
+elif request.method == "eigenmaps":
+    what = "Laplacian eigenmaps (the random-walk eigenvectors psi)"
+else:
+    what = (f"the eigenvectors k-means clusters (its first k - 1 = {request.n_clusters - 1}; two are drawn at "
+            "k = 2)")
+st.caption(f"Every one of the {n} rows, in {what}, components 1 and 2."
+           + (" The reduced-set embedding is drawn after the least-squares map onto the exact one "
+              "(eigenvectors have arbitrary signs), its alignment error in its title." if exact is not None else ""))
+selection.selected_table(ds)
+
+left, right = st.columns(2)
+spectra = {reduced_name: reduced.eigenvalues}
+if exact is not None:
+    spectra[exact_name] = exact.eigenvalues
+with left:
+    show_figure(plots.spectral_eigenvalues_figure(spectra), key="sp_eigenvalues",
+                filename=f"spectral_{request.method}_eigenvalues")
+with right:
+    short = {f"reduced set (m = {shadow.m})": reduced.eigenvalues}
+    if exact is not None:
+        short[f"exact (n = {n})"] = exact.eigenvalues
+    show_table(sp.eigenvalue_table(short), key="sp_eigen_table", filename=f"spectral_{request.method}_eigenvalues")
+    st.caption(f"Eigenvalues of P on the {shadow.m} centers" + (f" and on all {n} rows (exact)" if exact else "")
+               + ": the reduced ones are exact for the data quantized to the centers (each center repeated w times).")
+center_rows = np.asarray(ds.row_ids)[shadow.center_indices[shadow.labels]]
+download_csv(lambda: sp.rows_table(ds.row_ids, y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
+             filename=f"spectral_{request.method}_rows",
+             label=f"Download every row's coordinates{' and cluster' if clustering else ''} (CSV, {n} rows)")

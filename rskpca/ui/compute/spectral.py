@@ -1,0 +1,249 @@
+"""The Spectral page's computations: diffusion maps, Laplacian eigenmaps and spectral clustering on the
+shadow (Section 3, eqs. 14-15), and the exact method (every row its own center) where it fits.
+
+Part of :mod:`rskpca.ui.compute` (the page imports this module itself). The reduced fit reuses the
+shadow the sidebar computed (:func:`~rskpca.ui.compute.shadow_cache.shadow`) through
+``fit_reduced_set`` and embeds every row through the m centers; the exact fit is keyed without
+ell, so moving ell solves only the m x m problem again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from scipy.optimize import linear_sum_assignment
+from sklearn.metrics import adjusted_rand_score
+
+from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
+from rskpca.core.metrics import align, alignment_error
+from rskpca.core.threads import native_threads_off
+from rskpca.plotting import shadow_centers_text
+from rskpca.ui.compute.shadow_cache import shadow
+
+__all__ = ["SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "SpectralFit", "SpectralRequest",
+           "rank_problem", "exact_skip_reason", "reduced_fit", "exact_fit", "matched_labels", "ari",
+           "comparison", "eigenvalue_table", "rows_table"]
+
+#: The page's methods: key -> what the page calls it.
+SPECTRAL_METHODS = {"diffusion": "Diffusion map", "eigenmaps": "Laplacian eigenmaps",
+                    "clustering": "Spectral clustering"}
+#: The exact method (every row a center) solves an n x n problem: on at most this many rows (its kernel
+#: matrix is 72 MB at 3,000 rows and ARPACK takes about a second; at pendigits' 10,992 it would be 1 GB).
+SPECTRAL_EXACT_MAX_ROWS = 3000
+#: The ARI against the label column is computed when the label has at most this many values (a class).
+MAX_LABEL_CLASSES = 100
+#: k-means and ARPACK start from this seed: the same settings give the same clusters on every rerun.
+SEED = 0
+
+
+@dataclass(frozen=True)
+class SpectralRequest:
+    """What one fit depends on (ell only for the reduced set); the parameters a method ignores are None,
+    so that they do not split its cache."""
+
+    method: str
+    sigma: float
+    ell: float
+    kernel: str
+    n_components: int | None
+    n_clusters: int | None
+    alpha: float | None
+    t: float | None
+
+    @classmethod
+    def of(cls, method: str, *, sigma: float, ell: float, kernel: str, r: int, k: int, alpha: float,
+           t: float) -> "SpectralRequest":
+        if method not in SPECTRAL_METHODS:
+            raise ValueError(f"method must be one of {list(SPECTRAL_METHODS)}; got {method!r}.")
+        clustering = method == "clustering"
+        return cls(method, float(sigma), float(ell), str(kernel), None if clustering else int(r),
+                   int(k) if clustering else None, float(alpha) if method == "diffusion" else None,
+                   float(t) if method == "diffusion" else None)
+
+    def components(self) -> int:
+        """Columns of the embedding drawn: r, or for clustering Laplacian eigenmaps' max(2, k - 1), of which
+        k-means clusters the first k - 1."""
+        return self.n_components if self.n_clusters is None else max(2, self.n_clusters - 1)
+
+    def describe(self) -> str:
+        """The settings in the page's words."""
+        what = SPECTRAL_METHODS[self.method]
+        if self.method == "diffusion":
+            what += f" (alpha = {self.alpha:g}, t = {self.t:g})"
+        knob = f"k = {self.n_clusters} clusters" if self.n_clusters is not None else f"r = {self.n_components}"
+        return f"{what}, {knob}, sigma = {self.sigma:.4g}, ell = {self.ell:g}, {self.kernel} kernel"
+
+
+@dataclass(frozen=True)
+class SpectralFit:
+    """One fit's results on every row of the data in use."""
+
+    m: int                       # centers the m x m problem was solved on (n for the exact method)
+    eigenvalues: np.ndarray      # leading nontrivial eigenvalues of P
+    embedding: np.ndarray        # (n, components): every row's coordinates
+    clusters: np.ndarray | None  # (n,): every row's cluster (0..k-1), for clustering
+
+
+def rank_problem(request: SpectralRequest, m: int) -> str | None:
+    """Why the reduced problem on ``m`` centers cannot give what ``request`` asks, in the sidebar's words, or None.
+
+    P on m centers has m - 1 eigenvectors besides the trivial one; k-means on m centers finds at most m
+    clusters, and the embedding drawn needs two components.
+    """
+    where = (f"at sigma = {request.sigma:.4g} and ell = {request.ell:g} the shadow keeps "
+             f"{shadow_centers_text(m)}")
+    fix = "Raise ell in the sidebar (or lower sigma) for more centers"
+    if request.n_clusters is not None:
+        need = max(request.n_clusters, request.components() + 1)
+        if m < need:
+            return (f"k = {request.n_clusters} clusters need at least {need} shadow centers (k-means on the centers "
+                    f"finds at most m clusters, and the embedding drawn needs {request.components()} eigenvectors "
+                    f"besides the trivial one), but {where}. {fix}, or lower k.")
+        return None
+    r = request.n_components
+    if r >= m:
+        return (f"r = {r} components need at least {r + 1} shadow centers (P on m centers has m - 1 eigenvectors "
+                f"besides the trivial one), but {where}. {fix}, or lower the rank r.")
+    return None
+
+
+def exact_skip_reason(n: int) -> str | None:
+    """Why the exact method is not run on ``n`` rows, or None when it is."""
+    if n <= SPECTRAL_EXACT_MAX_ROWS:
+        return None
+    gb = n * n * 8 / 1e9
+    return (f"The exact method (every row its own center) is skipped: it solves an n x n problem, and n = {n} rows is "
+            f"above {SPECTRAL_EXACT_MAX_ROWS} (its kernel matrix alone would take {gb:.2g} GB and the eigensolver "
+            "many seconds per setting). The reduced set embeds every row. Lower the row cap on the Data page to "
+            f"{SPECTRAL_EXACT_MAX_ROWS} or fewer to see the exact method beside it.")
+
+
+def _estimator(request: SpectralRequest, *, display: bool = False):
+    """The estimator of ``request``; ``display``: clustering's embedding to draw (Laplacian eigenmaps)."""
+    common = dict(sigma=request.sigma, kernel=request.kernel, random_state=SEED)
+    if request.method == "diffusion":
+        return ReducedSetDiffusionMap(request.n_components, alpha=request.alpha, t=request.t, **common)
+    if request.method == "eigenmaps" or display:
+        return ReducedSetSpectralEmbedding(request.components(), **common)
+    return ReducedSetSpectralClustering(request.n_clusters, **common)
+
+
+def _fit(request: SpectralRequest, C, w, X, row_centers) -> SpectralFit:
+    """Fit on centers C with weights w; every row of X embedded (``row_centers``: each row's center, whose
+    cluster it takes; None when the rows are the centers)."""
+    # One BLAS and OpenMP thread: k-means' and BLAS's threads wait for each other beside the browser or another
+    # session on the same cores (k-means on 1,756 digits centers: 3.4 s threaded on the busy 2-core machine,
+    # 0.19 s on one thread), and these fits are small (see rskpca.core.threads.native_threads_off).
+    with native_threads_off():
+        est = _estimator(request).fit_reduced_set(C, w, sigma=request.sigma)
+        clusters = None
+        if request.n_clusters is not None:
+            clusters = est.center_labels_ if row_centers is None else est.center_labels_[row_centers]
+            est = _estimator(request, display=True).fit_reduced_set(C, w, sigma=request.sigma)
+        # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
+        # form.
+        Z = est.embedding_ if row_centers is None else est.transform(X)
+    return SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64), np.asarray(Z, dtype=np.float64),
+                       None if clusters is None else np.asarray(clusters, dtype=np.int64))
+
+
+@st.cache_data(max_entries=32, show_spinner="Solving the m x m problem on the shadow centers...")
+def reduced_fit(digest: str, _X: np.ndarray, request: SpectralRequest) -> SpectralFit:
+    """The method of ``request`` on the shadow centers at its sigma and ell, every row embedded through them."""
+    s = shadow(digest, _X, request.sigma, request.ell, request.kernel)
+    return _fit(request, np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), _X, np.asarray(s.labels))
+
+
+@st.cache_data(max_entries=8, show_spinner="Solving the exact n x n problem (every row a center; cached)...")
+def _exact_fit(digest: str, _X: np.ndarray, request: SpectralRequest) -> SpectralFit:
+    return _fit(request, _X, np.ones(_X.shape[0]), _X, None)
+
+
+def exact_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> SpectralFit:
+    """The method of ``request`` with every row its own center, weight 1: the dense n x n computation
+    (cached without ell, which it does not depend on)."""
+    return _exact_fit(digest, X, replace(request, ell=0.0))
+
+
+def matched_labels(reference, labels) -> np.ndarray:
+    """``labels`` renamed to agree with ``reference`` as far as they can (Hungarian matching on the
+    contingency table), so that one cluster has one colour in both views.
+
+    >>> matched_labels([0, 0, 1, 1, 2], [2, 2, 0, 0, 1]).tolist()
+    [0, 0, 1, 1, 2]
+    """
+    ref, lab = np.asarray(reference), np.asarray(labels)
+    ref_values, ref_codes = np.unique(ref, return_inverse=True)
+    lab_values, lab_codes = np.unique(lab, return_inverse=True)
+    table = np.zeros((lab_values.size, ref_values.size))
+    np.add.at(table, (lab_codes, ref_codes), 1)
+    rows, cols = linear_sum_assignment(-table)
+    new = {int(r): ref_values[c] for r, c in zip(rows, cols)}
+    spare = iter(v for v in range(int(max(ref_values.max(initial=0), lab_values.max(initial=0))) + 1, 1 << 30))
+    mapping = np.array([new[i] if i in new else next(spare) for i in range(lab_values.size)])
+    return mapping[lab_codes]
+
+
+def ari(y, labels) -> float | None:
+    """Adjusted Rand index of ``labels`` against the label column ``y``, or None when ``y`` is no class label
+    (missing, or more than :data:`MAX_LABEL_CLASSES` values: a continuous label)."""
+    if y is None:
+        return None
+    y = np.asarray(y)
+    if np.unique(y.astype(str) if y.dtype.kind in "OUSb" else y).size > MAX_LABEL_CLASSES:
+        return None
+    return float(adjusted_rand_score(y.astype(str), labels))
+
+
+def comparison(reduced: SpectralFit, exact: SpectralFit | None) -> dict:
+    """The reduced embedding in the exact one's frame and the measured errors against it.
+
+    Returns ``{"embedding", "alignment_error", "eigenvalue_error", "cluster_ari"}``: without the exact
+    fit, the reduced embedding as it is and None for the errors.
+    """
+    if exact is None:
+        return {"embedding": reduced.embedding, "alignment_error": None, "eigenvalue_error": None,
+                "cluster_ari": None}
+    k = min(reduced.eigenvalues.size, exact.eigenvalues.size)
+    return {"embedding": align(exact.embedding, reduced.embedding),
+            "alignment_error": alignment_error(exact.embedding, reduced.embedding),
+            "eigenvalue_error": float(np.linalg.norm(reduced.eigenvalues[:k] - exact.eigenvalues[:k])),
+            "cluster_ari": None if reduced.clusters is None else float(adjusted_rand_score(exact.clusters,
+                                                                                         reduced.clusters))}
+
+
+def eigenvalue_table(spectra) -> pd.DataFrame:
+    """One row per component, one column of eigenvalues per fit (blank where a fit has fewer).
+
+    >>> eigenvalue_table({"reduced": [0.9, 0.5], "exact": [0.91]}).to_dict("list")
+    {'component': [1, 2], 'reduced': [0.9, 0.5], 'exact': [0.91, nan]}
+    """
+    k = max((np.asarray(v).size for v in spectra.values()), default=0)
+    table = {"component": list(range(1, k + 1))}
+    for name, lam in spectra.items():
+        lam = np.asarray(lam, dtype=np.float64).ravel()
+        table[str(name)] = np.concatenate([lam, np.full(k - lam.size, np.nan)]).tolist()
+    return pd.DataFrame(table)
+
+
+def rows_table(row_ids, y, label_name, center_rows, reduced: SpectralFit, exact: SpectralFit | None) -> pd.DataFrame:
+    """Every row's results, for the CSV: its row number, label, shadow center, cluster(s) and coordinates
+    (reduced set as computed, not aligned; exact beside them when it ran)."""
+    table = {"row": np.asarray(row_ids)}
+    if y is not None:
+        name = "label" if label_name is None else str(label_name)
+        table[name if name != "row" else "label (row)"] = np.asarray(y)
+    table["shadow_center_row"] = np.asarray(center_rows)
+    if reduced.clusters is not None:
+        table["cluster"] = reduced.clusters + 1
+        if exact is not None:
+            table["exact_cluster"] = matched_labels(reduced.clusters, exact.clusters) + 1
+    for j in range(reduced.embedding.shape[1]):
+        table[f"c{j + 1}"] = reduced.embedding[:, j]
+    if exact is not None:
+        for j in range(exact.embedding.shape[1]):
+            table[f"exact_c{j + 1}"] = exact.embedding[:, j]
+    return pd.DataFrame(table)

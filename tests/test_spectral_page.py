@@ -1,0 +1,202 @@
+"""AppTest of the Spectral page: each method on a sample, beside the exact method; bad settings keep the last
+good result; the page's helpers (cluster matching, tables, the eigenvalue figure) in plain tests."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from charts import chart_keys, chart_specs
+from test_app import APP, TIMEOUT, _array, _errors, _ok
+
+from rskpca import ReducedSetSpectralClustering, plotting
+from rskpca.ui.compute import spectral as sp
+
+PAGE = "pages/10_Spectral.py"
+
+
+def _page(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    at.run()
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def _metrics(at) -> dict:
+    return {m.label: m.value for m in at.main.get("metric")}
+
+
+def _metric(at, start: str) -> str:
+    return next(value for label, value in _metrics(at).items() if label.startswith(start))
+
+
+@pytest.fixture(scope="module")
+def moons():
+    return _page(dataset="two_moons", ell=4)
+
+
+def test_diffusion_map_embeds_every_row_beside_the_exact_method(moons):
+    at = moons
+    _ok(at, "diffusion")
+    assert not _errors(at)
+    assert at.radio(key="sp_method").value == "diffusion"
+    assert chart_keys(at) == ["sp_embedding", "sp_eigenvalues"]
+    embedding, eigen = chart_specs(at)
+    # two panels (reduced set, exact) of every one of the 1000 rows, one trace per class
+    names = [a["text"] for a in embedding["layout"]["annotations"]]
+    assert names[0].startswith("reduced set (341 shadow centers)") and names[1].startswith("exact (every row a center")
+    assert len(eigen["data"]) == 2
+    assert float(_metric(at, "alignment error vs exact")) < 0.05
+    assert _metric(at, "shadow centers m") == "341"
+    # the eigenvalue table and its CSV, and every row's coordinates as a CSV
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["component", "reduced set (m = 341)", "exact (n = 1000)"]
+    assert table.shape[0] == 5  # the sidebar's rank r
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Download every row's coordinates (CSV, 1000 rows)" in labels
+    assert labels.count("Download figure (HTML)") == 2 and labels.count("Download table (CSV)") == 1
+
+
+def test_alpha_and_t_change_the_diffusion_map(moons):
+    at = moons
+    before = at.dataframe[0].value.iloc[:, 1].to_numpy()
+    at.number_input(key="sp_t").set_value(3.0).run()
+    _ok(at, "t = 3")
+    at.slider(key="sp_alpha").set_value(0.0).run()
+    _ok(at, "alpha = 0")
+    after = at.dataframe[0].value.iloc[:, 1].to_numpy()
+    assert not np.allclose(before, after)  # alpha changes the operator, so its eigenvalues
+
+
+def test_laplacian_eigenmaps(moons):
+    at = moons
+    at.radio(key="sp_method").set_value("eigenmaps").run()
+    _ok(at, "eigenmaps")
+    assert not _errors(at)
+    assert chart_keys(at) == ["sp_embedding", "sp_eigenvalues"]
+    assert float(_metric(at, "alignment error vs exact")) < 0.05
+
+
+def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moons):
+    at = moons
+    at.radio(key="sp_method").set_value("clustering").run()
+    _ok(at, "clustering")
+    assert not _errors(at)
+    assert chart_keys(at) == ["sp_cluster_view", "sp_exact_cluster_view", "sp_embedding", "sp_eigenvalues"]
+    view = chart_specs(at)[0]
+    assert [t["name"] for t in view["data"]] == ["1", "2"]  # k = 2 clusters on the data view
+    assert float(_metric(at, "ARI vs label, reduced set")) > 0.95
+    assert float(_metric(at, "ARI reduced vs exact")) > 0.95
+    # every number says the rows it was computed on
+    deltas = {m.label: m.delta for m in at.main.get("metric")}
+    assert deltas["shadow centers m"] == "34.1% of all n = 1000 rows"
+    assert all(deltas[label] == "on all n = 1000 rows" for label in deltas if label.startswith("ARI"))
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Download every row's coordinates and cluster (CSV, 1000 rows)" in labels
+
+
+def test_too_many_clusters_is_a_message_and_the_last_good_result_stays():
+    at = _page(dataset="two_moons", ell=1)  # the shadow keeps 48 centers
+    at.radio(key="sp_method").set_value("clustering").run()
+    _ok(at, "k = 2")
+    good = chart_specs(at)
+    at.number_input(key="sp_clusters").set_value(60).run()
+    _ok(at, "k = 60")
+    (error,) = _errors(at)
+    assert "k = 60 clusters need at least 60 shadow centers" in error and "Raise ell" in error
+    assert any("Still showing the last settings" in i.value and "k = 2 clusters" in i.value for i in at.info)
+    assert chart_specs(at) == good  # the k = 2 result, drawn as before
+    # raising ell gives enough centers: the message goes, the new k is fitted
+    at.slider(key="ell").set_value(10.0).run()
+    _ok(at, "ell = 10")
+    assert not _errors(at)
+    (points,) = chart_specs(at)[0]["data"]  # more clusters than colours: a colour scale over 1..60
+    assert np.unique(_array(points["marker"]["color"])).tolist() == list(range(1, 61))
+
+
+def test_a_rank_the_centers_cannot_give_is_a_message_in_the_sidebars_words():
+    at = _page(dataset="two_moons", ell=1, sigma=2.0, r=20)
+    _ok(at, "r = 20")
+    (error,) = _errors(at)
+    assert "r = 20 components need at least 21 shadow centers" in error and "lower the rank r" in error
+    assert not chart_specs(at)  # no earlier result on these data to keep
+
+
+def test_above_the_row_limit_the_exact_method_is_skipped_and_says_why(monkeypatch):
+    monkeypatch.setattr(sp, "SPECTRAL_EXACT_MAX_ROWS", 500)
+    at = _page(dataset="two_moons", ell=4)
+    _ok(at, "no exact")
+    assert any("The exact method (every row its own center) is skipped" in i.value and "n = 1000" in i.value
+               for i in at.info)
+    embedding = chart_specs(at)[0]
+    assert [a["text"] for a in embedding["layout"]["annotations"]] == ["reduced set (341 shadow centers)"]
+    assert _metric(at, "alignment error vs exact") == "n/a"
+
+
+def test_the_page_runs_on_a_sample_with_many_features():
+    at = _page(dataset="digits", ell=2)
+    for method in sp.SPECTRAL_METHODS:
+        at.radio(key="sp_method").set_value(method).run()
+        _ok(at, method)
+        assert not _errors(at), method
+        assert chart_specs(at), method
+
+
+def test_the_learn_page_explains_the_extension_and_links_to_the_page():
+    at = _page()
+    at.switch_page("pages/8_Learn.py").run()
+    _ok(at, "learn")
+    text = " ".join(m.value for m in at.markdown)
+    assert "Coifman & Lafon 2006" in text and "Belkin & Niyogi 2003" in text and "eqs. 14-15" in text
+    assert "Spectral" in [link.proto.page for link in at.main.get("page_link")]
+
+
+# ---------------------------------------------------------------------------
+# The page's helpers, without Streamlit
+# ---------------------------------------------------------------------------
+
+
+def test_matched_labels_renames_clusters_to_the_reference_and_keeps_extra_ones_apart():
+    assert sp.matched_labels([0, 0, 1, 1], [1, 1, 0, 0]).tolist() == [0, 0, 1, 1]
+    out = sp.matched_labels([0, 0, 0, 1], [3, 3, 5, 7])
+    assert out[0] == out[1] == 0 and out[3] == 1 and out[2] not in (0, 1)
+
+
+def test_ari_needs_a_class_label():
+    assert sp.ari(None, [0, 1]) is None
+    assert sp.ari(np.linspace(0, 1, sp.MAX_LABEL_CLASSES + 1), np.zeros(sp.MAX_LABEL_CLASSES + 1)) is None
+    assert sp.ari(np.array(["a", "a", "b"]), [1, 1, 0]) == 1.0
+
+
+def test_exact_fit_is_every_row_a_center_and_the_reduced_fit_embeds_every_row():
+    from sklearn.datasets import make_moons
+
+    X, _ = make_moons(300, noise=0.05, random_state=0)
+    request = sp.SpectralRequest.of("clustering", sigma=0.2, ell=3.0, kernel="gaussian", r=5, k=2, alpha=1.0, t=1.0)
+    exact = sp._fit(request, X, np.ones(X.shape[0]), X, None)
+    est = ReducedSetSpectralClustering(2, sigma=0.2, ell=1e12, random_state=sp.SEED).fit(X)
+    assert exact.m == est.m_ == 300
+    assert np.array_equal(exact.clusters, est.labels_)
+    assert exact.embedding.shape == (300, 2)  # drawn in two components at k = 2
+    table = sp.rows_table(np.arange(300), None, None, np.arange(300), exact, exact)
+    assert list(table.columns) == ["row", "shadow_center_row", "cluster", "exact_cluster", "c1", "c2", "exact_c1",
+                                   "exact_c2"]
+
+
+def test_requests_ignore_what_their_method_does_not_use():
+    a = sp.SpectralRequest.of("eigenmaps", sigma=1.0, ell=2.0, kernel="gaussian", r=3, k=4, alpha=0.5, t=2.0)
+    b = sp.SpectralRequest.of("eigenmaps", sigma=1.0, ell=2.0, kernel="gaussian", r=3, k=9, alpha=1.0, t=0.0)
+    assert a == b and a.components() == 3
+    c = sp.SpectralRequest.of("clustering", sigma=1.0, ell=2.0, kernel="gaussian", r=3, k=4, alpha=0.5, t=2.0)
+    assert c.n_components is None and c.components() == 3 and "k = 4 clusters" in c.describe()
+    with pytest.raises(ValueError, match="method must be one of"):
+        sp.SpectralRequest.of("pca", sigma=1.0, ell=2.0, kernel="gaussian", r=3, k=4, alpha=0.5, t=2.0)
+
+
+def test_eigenvalue_figure_and_table():
+    fig = plotting.spectral_eigenvalues_figure({"reduced <b>": [0.99, 0.5], "exact": [0.991, 0.52, 0.3]})
+    assert [t.type for t in fig.data] == ["scatter", "scatter"] and fig.data[0].name == "reduced &lt;b&gt;"
+    assert fig.data[1].x.tolist() == [1, 2, 3] and fig.layout.xaxis.range == (0.5, 3.5)
+    table = sp.eigenvalue_table({"a": [0.9], "b": [0.8, 0.7]})
+    assert table["a"].isna().tolist() == [False, True]
