@@ -1,14 +1,16 @@
-"""Embeddings: exact KPCA beside RSKPCA and the baselines, aligned to exact KPCA; spectra; errors."""
+"""Embeddings: RSKPCA and the baselines on all n rows beside exact KPCA (on all n where it fits, else a
+stated seeded sample), aligned to exact KPCA; spectra; errors."""
 
 import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.compare import aligned_embeddings, compare, timing_columns
-from rskpca.evaluation.methods import perturbs_gram
-from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, selection, show_error,
-                       show_errors, show_figure, show_table, start_page, stop_unless_rank_fits,
-                       warn_if_kernel_is_identity, without_slow_methods)
+from rskpca.evaluation.compare import compare, timing_columns
+from rskpca.evaluation.methods import METHODS, perturbs_gram
+from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
+                       show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
+                       without_slow_methods)
+from rskpca.ui.compute import fits
 from rskpca.ui.ell_scrubber import show_scrubber
 
 settings = start_page("Embeddings")
@@ -16,38 +18,59 @@ ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, sett
 
 chosen = choose_methods("emb_groups")
 
-rows_idx, Xc, dig = compute.comparison_set(ds)
-stop_unless_rank_fits(r, rows_idx.size)
-shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
-comparison_note(shadow.m, rows_idx.size, ds.n)
+plan, X_rows, rows_key = fits.exact_rows(ds)
+stop_unless_rank_fits(r, plan.rows.size)
+shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)  # on all n rows, as the sidebar's m
 reduction_note(shadow.m, shadow.n, ds.d)
 if r < 2:
     show_error("The embedding plot needs at least 2 components: raise the rank r in the sidebar.")
     st.stop()
 
-# One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
-# they are the Speedups page's.
-exact = compute.exact_embedding(dig, Xc, sigma, kernel, r)
-lam = exact.normalized_eigenvalues
-warn_if_kernel_is_identity(ds, sigma, kernel, rows=(dig, Xc),
-                           consequence=f"every direction is an eigenvector (exact KPCA's top {r} eigenvalues: "
-                                       f"{lam[0]:.4g} to {lam[-1]:.4g}), so the components and alignment errors "
-                                       "below are arbitrary")
 names = without_slow_methods(chosen, shadow.m)
 measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "
     "on a few thousand rows, so on demand)", key="gram_error")
-fitted, failures = compute.fit_methods(dig, Xc, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
-                                       gram_error=measure_gram, timed=False)
-show_errors(failures)
-results = [exact, *fitted]
+run_anyway = st.session_state.get("emb_run_heavy", False)
+# One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
+# they are the Speedups page's.
+comparison = fits.compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
+                                      run_anyway=run_anyway, gram_error=measure_gram)
+exact = comparison.exact
+lam = exact.normalized_eigenvalues
+warn_if_kernel_is_identity(ds, sigma, kernel, rows=(rows_key, X_rows),
+                           consequence=f"every direction is an eigenvector (exact KPCA's top {r} eigenvalues: "
+                                       f"{lam[0]:.4g} to {lam[-1]:.4g}), so the components and alignment errors "
+                                       "below are arbitrary")
+k_rows = plan.rows.size
+fitted_on = (f"on all {ds.n:,} rows, every row embedded" if plan.all_rows else
+             f"on all {ds.n:,} rows, every row embedded; {fits.exact_rows_note(plan, exact.train_s)}. Alignment "
+             f"errors and spectra compare on those {k_rows:,} rows")
+st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({shadow.m / ds.n:.1%}), as in the "
+           f"sidebar. RSKPCA and the O(nm) baselines are fitted {fitted_on}."
+           + (f" Fitted on exact KPCA's {k_rows:,} rows (they need its n x n kernel): "
+              f"{', '.join(comparison.on_exact_rows)}." if comparison.on_exact_rows else ""))
+held = st.container()  # drawn either way (positions stay put)
+if comparison.held_back or run_anyway:
+    with held:
+        what = ", ".join(f"{METHODS[c.name].label} (about {c.seconds:.2g} s, {fits.bytes_text(c.bytes)})"
+                         for c in comparison.held_back)
+        st.toggle("Fit the slow baselines on all rows too" + (f": {what}" if what else ""), key="emb_run_heavy")
+        if comparison.held_back:
+            st.caption(f"Not run at this n x m ({ds.n:,} x {shadow.m:,}): predicted above "
+                       f"{fits.ALL_ROWS_LIVE_S:g} s or {fits.bytes_text(fits.ALL_ROWS_MAX_BYTES)} per change. "
+                       "RSKPCA needs only its m centers.")
+show_errors(comparison.failures)
+results = [exact, *comparison.results]
 
-table = pd.DataFrame([compare(res, exact) for res in results[1:]])
+table = pd.DataFrame([compare(res, exact) for res in comparison.results])
 # Times and speedups are left to the Speedups page (exact KPCA timed with every solver); here it is
 # fitted with one, for its embedding.
 table = table.drop(columns=timing_columns(table.columns))
 errors = {} if table.empty else dict(zip(table["method"], table["alignment_error"]))
-emb = aligned_embeddings(results, exact)
+emb = {res.label: comparison.coords[res.label] for res in results}
+panel_rows = {label: plan.rows for label in [exact.label, *comparison.on_exact_rows]} if not plan.all_rows else {}
+notes = {exact.label: f"seeded sample of {k_rows:,} rows"} if not plan.all_rows else {}
+notes.update({label: f"exact KPCA's {k_rows:,} rows" for label in comparison.on_exact_rows})
 
 
 # A fragment: switching 2-D/3-D redraws this chart only, without rerunning the page (and its fits).
@@ -64,14 +87,18 @@ def embedding_view(emb: dict, errors: dict) -> None:
                        f"ShDE + RSKPCA and the two others with the lowest alignment error (err). Left out: "
                        f"{', '.join(left_out)}; the 2-D view shows every method.")
         emb = {k: emb[k] for k in drawn}
-    y = None if ds.y is None else ds.y[rows_idx]
-    fig = plots.embedding_figure(emb, y=y, label_name=str(ds.label_name or "label"),
-                                 row_ids=ds.row_ids[rows_idx], dims=dims, errors=errors,
-                                 selected_rows=selection.rows())
+    fig = plots.embedding_figure(emb, y=ds.y, label_name=str(ds.label_name or "label"), row_ids=ds.row_ids,
+                                 dims=dims, errors=errors, selected_rows=selection.rows(), rows=panel_rows,
+                                 centers=(shadow.center_indices, shadow.weights), panel_notes=notes,
+                                 max_points=plots.POINT_BUDGET)
     st.caption("Each approximation is drawn after the least-squares map onto exact KPCA "
-               "(argmin_A ||O - O~ A||_F, Section 6), so signs and rotations do not flicker as ell moves."
-               + (" In 3-D the axes c1, c2, c3 are components 1-3, on one scale in every view." if dims == 3 else ""))
-    selection.show_selectable(fig, key="emb_scatter", filename="embeddings")
+               "(argmin_A ||O - O~ A||_F, Section 6, fitted on exact KPCA's rows and applied to every row), so "
+               "signs and rotations do not flicker as ell moves."
+               + (" In 3-D the axes c1, c2, c3 are components 1-3, on one scale in every view." if dims == 3 else "")
+               + (" Above the point budget a panel draws the density of its rows (its title says so): a box or "
+                  "lasso selects every row inside it." if fig.layout.title.text else ""))
+    selection.show_selectable(fig, key="emb_scatter", filename="embeddings",
+                              panels=plots.embedding_panels(emb, ds.row_ids, panel_rows) if dims == 2 else None)
 
 
 embedding_view(emb, errors)
@@ -93,10 +120,12 @@ with right:
 if not table.empty:
     # The Gram-sampling methods perturb K itself: its spectral-norm error sits beside the subspace error.
     # Columns no chosen method fills (those, and the fit-time parts) are left out.
-    order = ["method", "m", "alignment_error", "gram_spectral_error", "gram_relative_error"]
+    order = ["method", "m", "n_train", "n_test", "alignment_error", "gram_spectral_error", "gram_relative_error"]
     table = table[order + [c for c in table.columns if c not in order]]
     show_table(table.drop(columns=["outcome", "error", "name"]).dropna(axis=1, how="all"), key="emb_table",
                filename="embedding_comparison")
+    st.caption(f"n_train: the rows each method was fitted on; n_test: the rows its alignment error and spectrum "
+               f"are measured on ({'all rows' if plan.all_rows else 'exact KPCA' + chr(39) + 's seeded sample'}).")
     if table["gram_spectral_error"].notna().any():
         st.caption("gram_spectral_error = ||K^ - K||_2, the spectral-norm error of the sparsified or quantized "
                    "Gram matrix K^ on the training rows (gram_relative_error divides it by ||K||_2), measured by "
@@ -105,9 +134,12 @@ if not table.empty:
 
 with scrubber_slot:
     st.subheader("Scrub ell: RSKPCA against exact KPCA at every ell")
-    y_rows = None if ds.y is None else ds.y[rows_idx]
-    show_scrubber(compute.embedding_scrubber(dig, Xc, exact, sigma, kernel, r, y_rows),
-                  key="emb_scrubber", what="RSKPCA's embedding (aligned to exact KPCA)",
+    y_rows = None if ds.y is None else ds.y[plan.rows]
+    show_scrubber(compute.embedding_scrubber(rows_key, X_rows, exact, sigma, kernel, r, y_rows),
+                  key="emb_scrubber",
+                  what="RSKPCA's embedding (aligned to exact KPCA)" if plan.all_rows else
+                       f"RSKPCA's embedding of exact KPCA's seeded sample of {k_rows:,} rows (fitted on them, aligned "
+                       "to exact KPCA)",
                   empty=f"No frame to draw: at sigma = {sigma:.4g} no ell of the grid ({compute.SCRUB_EMBED_ELLS[0]:g} "
                         f"to {compute.SCRUB_EMBED_ELLS[-1]:g}) gives RSKPCA at least r = {r} shadow centers on these "
                         "rows. Lower the rank r or sigma.")

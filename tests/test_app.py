@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from charts import chart_keys, chart_specs, drawn_charts
 from streamlit.testing.v1 import AppTest
@@ -685,19 +686,26 @@ def test_after_a_rejected_upload_the_error_and_the_sidebar_name_the_same_data(na
 
 def test_every_m_says_which_rows_it_counts(monkeypatch):
     from rskpca.ui import compute
+    from rskpca.ui.compute import fits
 
     monkeypatch.setattr(compute, "EXACT_MAX_ROWS", 300)
+    monkeypatch.setattr(fits, "EMBED_EXACT_MAX_ROWS", 300)
     compute.comparison_rows.clear()
     try:
         at = _app(data="digits", ell=2.0, r=2)
         label = at.sidebar.get("metric")[0]
         assert "1797" in label.proto.delta
-        for page in ("pages/4_Embeddings.py", "pages/6_Speedups.py"):
+        for page in ("pages/6_Speedups.py",):
             at.switch_page(page).run()
             _ok(at, page)
             # the page's m is counted on the 300 compared rows, and says that the sidebar's counts all 1797
             info = " ".join(i.value for i in at.info)
             assert "300" in info and "1797" in info, info
+        # Embeddings fits on all rows: its m is the sidebar's, and exact KPCA's sample is named
+        at.switch_page("pages/4_Embeddings.py").run()
+        _ok(at, "Embeddings")
+        text = " ".join(c.value for c in at.caption)
+        assert f"m = {_m(at)} shadow centers of all 1,797 rows" in text and "seeded sample of 300 rows" in text, text
     finally:
         compute.comparison_rows.clear()
 
@@ -1135,3 +1143,34 @@ def test_the_row_cap_says_what_a_larger_cap_costs_before_it_is_applied():
     _ok(at, "cap above the rows")
     assert at.session_state["_dataset"].n == 3000 and not _errors(at)
     assert any("keeps all 3,000 rows" in c.value for c in at.caption)
+
+
+def _blobs_csv(n: int) -> bytes:
+    rng = np.random.default_rng(0)
+    means = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+    lab = rng.integers(0, 3, size=n)
+    X = means[lab] + rng.normal(scale=0.6, size=(n, 2))
+    return pd.DataFrame({"a": X[:, 0].round(4), "b": X[:, 1].round(4), "label": lab}).to_csv(index=False).encode()
+
+
+def test_embeddings_fits_on_all_rows_and_says_exact_kpca_runs_on_a_seeded_sample(monkeypatch):
+    # above the point budget the panels of all rows draw densities with the shadow centers on top
+    import rskpca.plotting as plots
+
+    monkeypatch.setattr(plots, "POINT_BUDGET", 12_000)  # the 2,000-row panel under its share
+    at = _upload(_app(), "blobs.csv", _blobs_csv(4500))
+    at.switch_page("pages/4_Embeddings.py").run()
+    _ok(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "on all 4,500 rows, every row embedded" in text and "seeded sample of 2,000 rows" in text, text
+    assert "8 n^2 bytes" in text and "162 MB" in text, text  # 8 x 4,500^2 bytes, predicted before running
+    table = at.dataframe[0].value
+    rsk = table[table["method"] == "ShDE + RSKPCA"].iloc[0]
+    assert rsk["n_train"] == 4500 and rsk["n_test"] == 2000
+    spec = next(s for s in _charts(at) if any(t["type"] == "heatmap" for t in s["data"]))
+    assert spec["layout"]["title"]["text"].startswith("density of 4,500 rows in 200 x 200 bins; ")
+    centers = [t for t in spec["data"] if t.get("name") == "shadow centers"]
+    assert centers and _array(centers[0]["x"]).size == _m(at)
+    exact_panel = [t for t in spec["data"] if t.get("xaxis", "x") == "x"]
+    assert exact_panel and all(t["type"] in ("scatter", "scattergl") for t in exact_panel)
+    assert "seeded sample of 2,000 rows" in spec["layout"]["annotations"][0]["text"]

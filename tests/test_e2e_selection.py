@@ -133,3 +133,53 @@ def test_a_box_selection_on_one_page_highlights_the_same_rows_on_the_others(app_
     go_to(page, _label(page, r"shadow"))
     assert highlighted(page, "shadow_scatter") == []
     assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"
+
+
+def test_a_box_on_a_density_panel_selects_the_rows_inside_it_not_the_points_drawn(app_server, app_page):
+    # 5,000 rows: the Embeddings panels of all rows hold more than their share of the point budget and
+    # draw densities (bins, not points); a box on one must select every row inside it, server side.
+    import numpy as np
+    import pandas as pd
+    from test_e2e import upload
+
+    rng = np.random.default_rng(0)
+    means = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+    lab = rng.integers(0, 3, size=5000)
+    X = means[lab] + rng.normal(scale=0.6, size=(5000, 2))
+    data = pd.DataFrame({"a": X[:, 0].round(4), "b": X[:, 1].round(4), "label": lab}).to_csv(index=False).encode()
+    page = app_page
+    page.goto(app_server)
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+    go_to(page, _label(page, r"^\s*data\s*$"))
+    upload(page, data, "blobs5000.csv")
+    go_to(page, _label(page, r"embedding"))
+    assert_no_exception(page, "embeddings-5000")
+    frame = chart_frame(page, "emb_scatter")
+    frame.locator(".js-plotly-plot").first.wait_for(state="attached")
+    page.wait_for_function("(key) => { " + PLOT_OF_KEY + " const gd = plotOf(key); return gd && gd.data; }",
+                           arg="emb_scatter")
+    kinds = page.evaluate("(key) => { " + PLOT_OF_KEY + " return plotOf(key).data.map((t) => [t.type, t.name]); }",
+                          "emb_scatter")
+    assert ["heatmap", "density"] in kinds and ["scattergl", "shadow centers"] in kinds, kinds
+    # the centers as drawn (plotly's full data holds the decoded arrays)
+    centers = page.evaluate("(key) => { " + PLOT_OF_KEY + " const t = plotOf(key)._fullData.find((t) => t.name === "
+                            "'shadow centers'); return t.x.length; }", "emb_scatter")
+    # drag over most of the second panel (the first density panel: ShDE + RSKPCA on all rows)
+    page.locator(".st-key-emb_scatter").scroll_into_view_if_needed()
+    area = frame.locator(".nsewdrag").nth(1)
+    box = area.bounding_box()
+    page.mouse.move(box["x"] + 0.02 * box["width"], box["y"] + 0.02 * box["height"])
+    page.mouse.down()
+    for i in range(1, 9):
+        page.mouse.move(box["x"] + (0.02 + 0.5 * i / 8) * box["width"], box["y"] + (0.02 + 0.96 * i / 8) * box["height"])
+    page.mouse.up()
+    wait_for_app_run(page)
+    assert_no_exception(page, "embeddings-density-select")
+    count = selected_count(page)
+    shoot(page, "sel-05-density-selected")
+    assert count is not None and count > 5 * centers, f"{count} rows selected, {centers} centers drawn: pixels, not rows?"
+    kinds = page.evaluate("(key) => { " + PLOT_OF_KEY + " return plotOf(key).data.map((t) => [t.type, t.name]); }",
+                          "emb_scatter")
+    assert ["heatmap", "selected"] in kinds, kinds
+    assert not page.page_errors, f"JavaScript errors: {page.page_errors[:5]}"

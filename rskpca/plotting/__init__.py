@@ -37,7 +37,17 @@ from rskpca.plotting._data import (
     weight_histogram,
 )
 from rskpca.plotting._data_view import data_figure
-from rskpca.plotting._method_comparison import MAX_3D_VIEWS, embedding_figure, spectra_figure, views_in_3d
+from rskpca.plotting._method_comparison import (
+    DENSITY_BINS,
+    MAX_3D_VIEWS,
+    POINT_BUDGET,
+    density_counts,
+    density_note,
+    embedding_figure,
+    embedding_panels,
+    spectra_figure,
+    views_in_3d,
+)
 from rskpca.plotting._ell_scrubber_figures import (
     SCRUB_CENTERS,
     SCRUB_POINTS,
@@ -47,7 +57,14 @@ from rskpca.plotting._ell_scrubber_figures import (
     subsample_rows,
 )
 from rskpca.plotting._scaling import scaling_figure
-from rskpca.plotting._selection import highlight_rows, rows_from_points
+from rskpca.plotting._selection import (
+    axis_of_panel,
+    highlight_rows,
+    rows_from_points,
+    rows_in_region,
+    rows_in_regions,
+    selection_regions,
+)
 from rskpca.plotting._spectral import spectral_eigenvalues_figure
 from rskpca.plotting._style import (
     METHOD_COLORS,
@@ -72,6 +89,10 @@ __all__ = [
     "data_figure",
     "highlight_rows",
     "rows_from_points",
+    "selection_regions",
+    "rows_in_region",
+    "rows_in_regions",
+    "axis_of_panel",
     "shadow_figure",
     "weight_histogram",
     "density_grid_figure",
@@ -79,6 +100,11 @@ __all__ = [
     "density_points_figure",
     "error_histogram",
     "embedding_figure",
+    "embedding_panels",
+    "POINT_BUDGET",
+    "DENSITY_BINS",
+    "density_counts",
+    "density_note",
     "MAX_3D_VIEWS",
     "views_in_3d",
     "spectra_figure",

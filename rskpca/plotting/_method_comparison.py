@@ -10,7 +10,7 @@ from plotly.colors import get_colorscale
 
 from rskpca.evaluation.methods import METHODS
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
-from rskpca.plotting._selection import highlight_rows
+from rskpca.plotting._selection import SELECTION_COLOR, axis_of_panel, highlight_rows
 from rskpca.plotting._style import (
     PALETTE,
     _APPROX_SYMBOLS,
@@ -25,12 +25,15 @@ from rskpca.plotting._style import (
     _scatter_type,
     _subplot_grid,
     _title_chars,
+    cyclic_color_marker,
     method_colors,
     user_text,
 )
 
 #: The bar charts stay importable from here, where they were first written.
-__all__ = ["embedding_figure", "MAX_3D_VIEWS", "views_in_3d", "spectra_figure", "bar_figure", "fit_time_figure", "fit_predict_figure"]
+__all__ = ["embedding_figure", "MAX_3D_VIEWS", "views_in_3d", "spectra_figure", "bar_figure", "fit_time_figure",
+           "fit_predict_figure", "POINT_BUDGET", "DENSITY_BINS", "density_counts", "density_levels", "density_note",
+           "embedding_panels"]
 
 
 # --------------------------------------------------------------------------- embeddings
@@ -77,17 +80,121 @@ def views_in_3d(labels, errors: Mapping[str, float] | None = None, *, max_views:
     return [first, *rest[:max_views - 1]], rest[max_views - 1:]
 
 
+#: Above this many points in one figure (all panels together) an embedding panel draws the density
+#: of its rows (a 2-D histogram) with the shadow centers on top instead of one marker per row.
+#: Measured in headless Chromium (``python tests/benchmarks/bench_latency.py --browser``): the
+#: Scattergl panels stay responsive up to some tens of thousands of points; a 200 x 200 histogram
+#: per panel costs the browser the same at any n.
+POINT_BUDGET = 20_000
+#: Bins per axis of a density panel.
+DENSITY_BINS = 200
+#: Colours of a density panel: empty bins (level 0) transparent, then light to dark with log10 of the count.
+_DENSITY_SCALE = [[0.0, "rgba(255,255,255,0)"], [0.5 / 255, "rgba(255,255,255,0)"], [0.5 / 255, "#dfe9f5"],
+                  [0.5, "#6a9bd1"], [1.0, "#08306b"]]
+#: The selection's bins: the selection's colour (no class has it), the density showing through.
+_SELECTED_SCALE = [[0.0, "rgba(255,255,255,0)"], [0.5 / 255, "rgba(255,255,255,0)"], [0.5 / 255, SELECTION_COLOR],
+                   [1.0, SELECTION_COLOR]]
+_CENTER_COLOR = "#d62728"
+
+
+def density_counts(x, y, *, bins: int = DENSITY_BINS, ranges=None):
+    """A 2-D histogram of the points (x, y): ``(counts, (x0, dx), (y0, dy))``, counts of shape (bins, bins)
+    indexed [y bin, x bin] (a heatmap's ``z``).
+
+    Bin by arithmetic and ``np.bincount`` (one pass, about 20 ms per million points), not
+    ``np.histogram2d`` (a sort per axis). ``ranges``: ``[[xlo, xhi], [ylo, yhi]]``; the points' own
+    extent if None. Points outside the ranges fall in the edge bins.
+
+    >>> c, (x0, dx), (y0, dy) = density_counts([0.0, 1.0, 1.0], [0.0, 1.0, 1.0], bins=2)
+    >>> c.tolist(), x0, dx
+    ([[1, 0], [0, 2]], 0.0, 0.5)
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if ranges is None:
+        ranges = [[float(x.min()), float(x.max())], [float(y.min()), float(y.max())]] if x.size else [[0, 1], [0, 1]]
+    (xlo, xhi), (ylo, yhi) = ranges
+    dx = (xhi - xlo) / bins if xhi > xlo else 1.0
+    dy = (yhi - ylo) / bins if yhi > ylo else 1.0
+    ix = np.clip(((x - xlo) / dx).astype(np.int64), 0, bins - 1)
+    iy = np.clip(((y - ylo) / dy).astype(np.int64), 0, bins - 1)
+    counts = np.bincount(iy * bins + ix, minlength=bins * bins).reshape(bins, bins)
+    return counts, (float(xlo), float(dx)), (float(ylo), float(dy))
+
+
+def density_levels(counts) -> np.ndarray:
+    """Counts as colour levels 0-255 (uint8: a quarter of float32's bytes on every redraw): 0 for an empty
+    bin, 1 for one row, 255 for the fullest bin, log-spaced between.
+
+    >>> density_levels(np.array([[0, 1], [10, 100]])).tolist()
+    [[0, 1], [128, 255]]
+    """
+    counts = np.asarray(counts)
+    top = float(np.log10(max(int(counts.max()), 2)))
+    with np.errstate(divide="ignore"):
+        levels = 1.0 + 254.0 * np.log10(np.maximum(counts, 1)) / top
+    return np.where(counts > 0, np.rint(levels), 0).astype(np.uint8)
+
+
+def _density_trace(counts, xb, yb, ref: dict, *, scale, opacity: float = 1.0, name: str = "density") -> dict:
+    """A heatmap of ``counts`` (:func:`density_levels`, empty bins transparent) in one panel, hover left to
+    the centers."""
+    return dict(type="heatmap", z=density_levels(counts), zmin=0, zmax=255, x0=xb[0] + xb[1] / 2, dx=xb[1],
+                y0=yb[0] + yb[1] / 2, dy=yb[1], colorscale=scale, showscale=False, hoverinfo="skip",
+                opacity=opacity, name=name, zsmooth=False, **ref)
+
+
+def embedding_panels(embeddings: Mapping[str, np.ndarray], row_ids, rows: Mapping[str, np.ndarray] | None = None):
+    """What a region selection needs of :func:`embedding_figure`'s 2-D panels: ``{xref: (x, y, row_ids)}``.
+
+    ``row_ids`` are the original numbers of all rows; ``rows[label]`` the positions of a panel's
+    rows among them (all rows when absent), as passed to :func:`embedding_figure`. Feed the
+    result to :func:`~rskpca.plotting.rows_in_regions`.
+
+    >>> import numpy as np
+    >>> panels = embedding_panels({"a": np.zeros((3, 2)), "b": np.ones((1, 2))}, [7, 8, 9], {"b": [2]})
+    >>> sorted(panels), panels["x2"][2].tolist()
+    (['x', 'x2'], [9])
+    """
+    ids = np.asarray(row_ids)
+    rows = rows or {}
+    out = {}
+    for p, (label, A) in enumerate(embeddings.items()):
+        positions = rows.get(label)
+        A = np.asarray(A)
+        out[axis_of_panel(p)] = (A[:, 0], A[:, 1], ids if positions is None else ids[np.asarray(positions)])
+    return out
+
+
+def density_note(n_rows: int, n_centers: int | None, bins: int = DENSITY_BINS) -> str:
+    """What a density panel aggregates, in the chart's words.
+
+    >>> density_note(1_000_000, 35)
+    'density of 1,000,000 rows in 200 x 200 bins; 35 shadow centers on top (sized by weight)'
+    """
+    centers = "" if not n_centers else f"; {n_centers:,} shadow center{'' if n_centers == 1 else 's'} on top (sized by weight)"
+    return f"density of {n_rows:,} rows in {bins} x {bins} bins{centers}"
+
 
 def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name: str = "label",
                      row_ids=None, dims: int = 2, errors: Mapping[str, float] | None = None,
-                     cols: int = 3, selected_rows=None) -> go.Figure:
+                     cols: int = 3, selected_rows=None, rows: Mapping[str, np.ndarray] | None = None,
+                     centers=None, panel_notes: Mapping[str, str] | None = None,
+                     max_points: int = POINT_BUDGET, bins: int = DENSITY_BINS) -> go.Figure:
     """Side-by-side embeddings of the same rows, one panel per method.
+
+    Above ``max_points`` points in all (every panel together), a panel with more than its share
+    of them draws the density of its rows (a ``bins`` x ``bins`` histogram, :func:`density_counts`)
+    with the shadow centers on top, sized by weight and coloured by class, hover on the centers;
+    the figure's title says what is aggregated (:func:`density_note`). In 3-D such a panel draws
+    the centers only (the title says so). Selected rows in a density panel are drawn as a
+    histogram of their own, on top.
 
     Parameters
     ----------
-    embeddings : mapping of str to ndarray of shape (n, r)
-        Method label to its embedding (already aligned to a common frame).
-        Every array must have the same n and at least ``dims`` columns.
+    embeddings : mapping of str to ndarray of shape (n_k, r)
+        Method label to its embedding (already aligned to a common frame), each with at least
+        ``dims`` columns: of all n rows, or of the rows ``rows[label]``.
     y : array-like of shape (n,) or None
         Colours: one colour per class for a label with few values, a
         colour scale for a continuous one.
@@ -103,6 +210,16 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
         Panels per row in 2-D (3-D scenes go two to a row).
     selected_rows : array-like of int or None
         Original row numbers to highlight in every panel (the rest dimmed); see :func:`highlight_rows`.
+    rows : mapping of str to array-like of int, optional
+        For a panel that embeds only some of the n rows (exact KPCA on a sample): their
+        positions among the n (sorted). Other panels embed all n.
+    centers : (positions, weights) or None
+        The shadow centers: their positions among the n rows and their weights, drawn over the
+        density panels.
+    panel_notes : mapping of str to str, optional
+        A line added to a panel's title (which rows it shows).
+    max_points : int, default=POINT_BUDGET
+    bins : int, default=DENSITY_BINS
 
     Returns
     -------
@@ -115,6 +232,9 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     >>> fig = embedding_figure({"Exact": Z, "Approx": -Z}, y=np.arange(20) % 2)
     >>> len(fig.data), fig.layout.annotations[1].text
     (4, 'Approx')
+    >>> fig = embedding_figure({"Exact": Z, "Approx": -Z}, centers=([0, 5], [12.0, 8.0]), max_points=30)
+    >>> [t.type for t in fig.data], fig.layout.title.text
+    (['heatmap', 'scattergl', 'heatmap', 'scattergl'], 'density of 20 rows in 200 x 200 bins; 2 shadow centers on top (sized by weight)')
     """
     if dims not in (2, 3):
         raise ValueError(f"dims must be 2 or 3; got {dims!r}.")
@@ -122,21 +242,33 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
         raise ValueError("embeddings is empty; pass at least one method's embedding.")
     names = list(embeddings)
     arrays = [_as_2d(embeddings[k], f"embedding {k!r}") for k in names]
-    n = arrays[0].shape[0]
-    for k, A in zip(names, arrays):
-        if A.shape[0] != n:
-            raise ValueError(f"embedding {k!r} has {A.shape[0]} rows, the first has {n}; embed the same rows.")
+    rows = rows or {}
+    positions = [None if rows.get(k) is None else np.asarray(rows[k], dtype=np.int64).ravel() for k in names]
+    whole = [A.shape[0] for A, pos in zip(arrays, positions) if pos is None]
+    n = len(row_ids) if row_ids is not None else (len(y) if y is not None else (whole[0] if whole else
+                                                                                  int(max(p.max() for p in positions)) + 1))
+    for k, A, pos in zip(names, arrays, positions):
+        expected = n if pos is None else pos.size
+        if A.shape[0] != expected:
+            raise ValueError(f"embedding {k!r} has {A.shape[0]} rows, the first has {n}; embed the same rows."
+                             if pos is None else f"embedding {k!r} has {A.shape[0]} rows, rows[{k!r}] {pos.size}.")
         if A.shape[1] < dims:
             raise ValueError(f"embedding {k!r} has {A.shape[1]} components; {dims} are needed for a "
                              f"{dims}-D plot (raise the rank r).")
     rid = _row_ids(row_ids, n)
     k_panels = len(names)
+    sizes = [A.shape[0] for A in arrays]
+    total = sum(sizes)
+    # Above the point budget, the panels holding more than their share draw densities.
+    dense = [total > max_points and size > max_points // k_panels for size in sizes]
     # 3-D scenes two to a row: four in a row are too small to turn, their titles run together.
     ncols = min(cols if dims == 2 else 2, k_panels)
     nrows = int(np.ceil(k_panels / ncols))
     spacing = 0.07 if dims == 2 else 0.02
     chars = _title_chars((1 - spacing * (ncols - 1)) / ncols)
-    titles = [_panel_title(k, None if errors is None else errors.get(k), chars) for k in names]
+    notes = panel_notes or {}
+    titles = [_panel_title(k, None if errors is None else errors.get(k), chars)
+              + (f"<br>{user_text(notes[k])}" if notes.get(k) else "") for k in names]
     height = max(380, 360 * nrows)
     # The gap between rows in pixels (titles of up to three lines, the axis title and ticks above them),
     # not a fraction of the figure's height, which would squeeze many rows of panels between wide gaps.
@@ -144,30 +276,43 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                                  vertical_spacing=(100 if dims == 2 else 60) / height, scenes=dims == 3)
     groups = None if y is None else _class_groups(y, n)
     label_name = user_text(label_name)
+    y_all = None if y is None else np.asarray(y)
     # Numbers only in customdata (they travel as typed arrays, where strings are validated and sent
     # one by one): a class trace names its class in its hover template, a continuous label travels
     # as the second column.
     continuous = y is not None and groups is None
     if continuous:
-        custom = np.column_stack([rid, np.asarray(y, dtype=np.float64)])
+        custom_all = np.column_stack([rid, np.asarray(y, dtype=np.float64)])
         hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
     else:
-        custom = rid.astype(np.float64)
+        custom_all = rid.astype(np.float64)
     # WebGL by the points of all panels: they share one canvas, while SVG styles every point at every
     # redraw (``python tests/benchmarks/bench_latency.py --browser --trace`` measures the redraws).
-    scatter = _scatter_type(n * k_panels).__name__.lower() if dims == 2 else "scatter3d"
+    drawn_points = sum(size for size, d in zip(sizes, dense) if not d)
+    scatter = _scatter_type(drawn_points).__name__.lower() if dims == 2 else "scatter3d"
+    selected = None if selected_rows is None else np.unique(np.asarray(selected_rows, dtype=np.int64).ravel())
     # Traces and layout as plain dicts, validated once by the tests (tests/test_plots.py) instead of
     # on every build, where plotly's validation would be most of the figure's time per ell change
     # (``python tests/benchmarks/bench_latency.py --profile``).
     traces = []
-    for p, (name, A) in enumerate(zip(names, arrays)):
+    centers_shown = 0
+    for p, (name, A, pos) in enumerate(zip(names, arrays, positions)):
+        take = (lambda v: v) if pos is None else (lambda v, pos=pos: v[pos])
+        if dense[p]:
+            centers_shown = max(centers_shown, _density_panel(traces, A, pos, take(rid), refs[p], dims=dims, bins=bins,
+                                                              centers=centers, groups=groups, y=y_all, rid=rid,
+                                                              label_name=label_name, first=p == 0,
+                                                              selected=selected))
+            continue
+        custom = take(custom_all)
         parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
-        for g, (gname, mask) in enumerate(parts):
+        for g, (gname, mask_all) in enumerate(parts):
+            mask = take(mask_all)
             marker = dict(size=4 if dims == 2 else 2.5, opacity=0.75)
             if gname is not None:
                 marker["color"] = PALETTE[g % len(PALETTE)]
             elif y is not None:
-                marker.update(color=np.asarray(y, dtype=np.float64), colorscale=get_colorscale("Viridis"),
+                marker.update(color=np.asarray(take(y_all), dtype=np.float64), colorscale=get_colorscale("Viridis"),
                               showscale=p == 0, colorbar=dict(title=dict(text=label_name), exponentformat="e"))
             if not continuous:
                 hover = "row %{customdata}" + ("" if gname is None else f"<br>{label_name} {user_text(gname)}")
@@ -202,14 +347,69 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                 # A step back from plotly's default view, so the axis titles stay inside the scene, yet
                 # close enough that the scene still fills most of its panel.
                 camera=dict(eye=dict(x=1.6, y=1.6, z=1.3)))
+    top = 60
+    if any(dense):
+        biggest = max(size for size, d in zip(sizes, dense) if d)
+        note = (density_note(biggest, centers_shown, bins) if dims == 2 else
+                f"3-D draws the {centers_shown:,} shadow centers (sized by weight) of {biggest:,} rows; "
+                "the 2-D view draws the rows' density")
+        layout["title"] = dict(text=note, font=dict(size=13), x=0.0, xanchor="left", y=0.995, yanchor="top")
+        top = 90
     # Fixed margins, no automargin: measuring every panel's tick labels to fit the margins is a large
     # share of the chart's redraw at each ell change (``python tests/benchmarks/bench_latency.py
     # --browser --trace``).
-    layout.update(height=height, margin=dict(l=70 if dims == 2 else 30, r=10, t=60, b=50),
+    layout.update(height=height + (top - 60), margin=dict(l=70 if dims == 2 else 30, r=10, t=top, b=50),
                   # legend symbols at a readable size, not the 2.5-4 px of the points
                   legend=dict(title=dict(text=label_name), itemsizing="constant"))
     fig = go.Figure(dict(data=traces, layout=layout), _validate=False)
     return highlight_rows(fig, selected_rows)
+
+
+def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref: dict, *, dims: int, bins: int,
+                   centers, groups, y, rid, label_name: str, first: bool, selected) -> int:
+    """Append one density panel's traces (2-D: the rows' histogram, the selection's, the centers; 3-D: the
+    centers) to ``traces``; returns how many centers it draws."""
+    if dims == 2:
+        ranges = _padded_ranges([A], 2, pad=0.02)
+        counts, xb, yb = density_counts(A[:, 0], A[:, 1], bins=bins, ranges=ranges)
+        traces.append(_density_trace(counts, xb, yb, ref, scale=_DENSITY_SCALE))
+        if selected is not None and selected.size:
+            mask = np.isin(panel_ids, selected)
+            if mask.any():
+                sel, _, _ = density_counts(A[mask, 0], A[mask, 1], bins=bins, ranges=ranges)
+                traces.append(_density_trace(sel, xb, yb, ref, scale=_SELECTED_SCALE, opacity=0.55, name="selected"))
+    if centers is None:
+        return 0
+    c_pos, c_w = (np.asarray(v).ravel() for v in centers)
+    c_pos = c_pos.astype(np.int64)
+    c_w = c_w.astype(np.float64)
+    if pos is None:
+        local = c_pos
+    else:  # the centers among this panel's rows (sorted positions)
+        where = np.clip(np.searchsorted(pos, c_pos), 0, max(pos.size - 1, 0))
+        keep = pos[where] == c_pos
+        local, c_pos, c_w = where[keep], c_pos[keep], c_w[keep]
+    if local.size == 0:
+        return 0
+    size = 5.0 + 13.0 * np.sqrt(c_w / c_w.max())
+    marker = dict(size=size.astype(np.float32), color=_CENTER_COLOR, opacity=0.9,
+                  line=dict(color="white", width=0.8))
+    hover = "shadow center: row %{customdata[0]}<br>weight %{customdata[1]}"
+    if groups is not None:
+        # coloured by class as numbers on a stepped scale (no string per center on every redraw)
+        codes = np.zeros(c_pos.size, dtype=np.int64)
+        for g, (_, mask) in enumerate(groups):
+            codes[mask[c_pos]] = g
+        marker.update(cyclic_color_marker(codes))
+    trace = dict(type="scattergl" if dims == 2 else "scatter3d", mode="markers", marker=marker,
+                 customdata=np.column_stack([rid[c_pos], c_w]).astype(np.float64),
+                 hovertemplate=hover + "<extra></extra>", name="shadow centers", legendgroup="shadow centers",
+                 showlegend=first, x=A[local, 0].astype(np.float32), y=A[local, 1].astype(np.float32), **ref)
+    if dims == 3:
+        marker["size"] = (marker["size"] * 0.6).astype(np.float32)
+        trace.update(x=A[local, 0], y=A[local, 1], z=A[local, 2])
+    traces.append(trace)
+    return int(local.size)
 
 
 #: At most this many spectra keep their legend inside the plot (the top right corner).

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-__all__ = ["rows_from_points", "highlight_rows", "SELECTION_COLOR", "DIMMED_OPACITY"]
+__all__ = ["rows_from_points", "highlight_rows", "SELECTION_COLOR", "DIMMED_OPACITY", "selection_regions",
+           "rows_in_region", "rows_in_regions", "axis_of_panel"]
 
 #: Outline of the selected points (and the legend entry "selected").
 SELECTION_COLOR = "#000000"
@@ -171,3 +172,101 @@ def highlight_rows(fig: go.Figure, selected_rows, *, dimmed_opacity: float = DIM
     if overlays:
         out.add_traces(overlays)
     return out
+
+
+# --------------------------------------------------------------------------- rows in a region (density charts)
+
+def axis_of_panel(p: int) -> str:
+    """The x axis id (``"x"``, ``"x2"``, ...) of panel ``p`` (0-based) of a subplot grid: a region's ``xref``.
+
+    >>> axis_of_panel(0), axis_of_panel(2)
+    ('x', 'x3')
+    """
+    return "x" if p == 0 else f"x{p + 1}"
+
+
+def selection_regions(selection: Mapping | None) -> list[dict]:
+    """The boxes and lassos of a selection event, each ``{"kind", "xref", "x", "y"}``.
+
+    ``selection`` is the event's ``selection`` (Streamlit's shape): ``"box"`` and ``"lasso"``
+    are lists of ``{"xref", "yref", "x": [...], "y": [...]}`` (a box: its two corners; a lasso:
+    its vertices), in data coordinates of the subplot ``xref``.
+
+    >>> selection_regions({"points": [], "box": [{"xref": "x2", "yref": "y2", "x": [1, 0], "y": [0, 2]}]})
+    [{'kind': 'box', 'xref': 'x2', 'x': [1.0, 0.0], 'y': [0.0, 2.0]}]
+    """
+    regions = []
+    for kind in ("box", "lasso"):
+        for region in (selection or {}).get(kind) or []:
+            try:
+                xs = [float(v) for v in region.get("x") or []]
+                ys = [float(v) for v in region.get("y") or []]
+            except (TypeError, ValueError):
+                continue
+            if len(xs) >= 2 and len(xs) == len(ys) and (kind == "box" or len(xs) >= 3):
+                regions.append({"kind": kind, "xref": str(region.get("xref") or "x"), "x": xs, "y": ys})
+    return regions
+
+
+def _inside_polygon(x: np.ndarray, y: np.ndarray, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """Even-odd rule: which points (x, y) lie inside the polygon (px, py), vectorized over the points."""
+    inside = np.zeros(x.shape, dtype=bool)
+    j = px.size - 1
+    for i in range(px.size):
+        xi, yi, xj, yj = px[i], py[i], px[j], py[j]
+        crosses = (yi > y) != (yj > y)
+        if yj != yi:
+            at = (xj - xi) * (y[crosses] - yi) / (yj - yi) + xi
+            inside[crosses] ^= x[crosses] < at
+        j = i
+    return inside
+
+
+def rows_in_region(x, y, row_ids, region: Mapping) -> np.ndarray:
+    """The row numbers of the points (x, y) inside one region of :func:`selection_regions`.
+
+    Every row whose coordinates fall in the box (or lasso), not only those drawn as points: how a
+    density chart (which draws bins, not rows) selects rows.
+
+    >>> rows_in_region([0, 1, 2, 3], [0, 1, 2, 3], [10, 11, 12, 13], {"kind": "box", "x": [0.5, 2.5], "y": [0, 9]})
+    array([11, 12])
+    >>> tri = {"kind": "lasso", "x": [0, 4, 0], "y": [0, 0, 4]}
+    >>> rows_in_region([1, 3, 1], [1, 3, 0.5], [5, 6, 7], tri)
+    array([5, 7])
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    ids = np.asarray(row_ids).ravel()
+    xs, ys = np.asarray(region["x"], dtype=np.float64), np.asarray(region["y"], dtype=np.float64)
+    # the region's bounding box first: the polygon test then runs on the few rows inside it
+    box = (x >= xs.min()) & (x <= xs.max()) & (y >= ys.min()) & (y <= ys.max())
+    if region.get("kind", "box") == "lasso":
+        candidates = np.flatnonzero(box)
+        box[candidates] = _inside_polygon(x[candidates], y[candidates], xs, ys)
+    return np.sort(ids[box].astype(np.int64))
+
+
+def rows_in_regions(selection: Mapping | None, panels: Mapping[str, tuple]) -> np.ndarray:
+    """The rows inside the selection's boxes and lassos, each read in the panel it was drawn on.
+
+    Parameters
+    ----------
+    selection : mapping or None
+        A selection event's ``selection`` (see :func:`selection_regions`).
+    panels : mapping of str to (x, y, row_ids)
+        By x axis id (:func:`axis_of_panel`): the coordinates every row of that panel has
+        and the rows' original numbers. A region on an axis not in ``panels`` selects nothing.
+
+    Returns
+    -------
+    ndarray of int64
+        Sorted, without repeats.
+
+    Examples
+    --------
+    >>> sel = {"box": [{"xref": "x2", "x": [0, 1], "y": [0, 1]}]}
+    >>> rows_in_regions(sel, {"x": ([0.5], [0.5], [1]), "x2": ([0.5, 5], [0.5, 5], [2, 3])}).tolist()
+    [2]
+    """
+    found = [rows_in_region(*panels[r["xref"]], r) for r in selection_regions(selection) if r["xref"] in panels]
+    return np.unique(np.concatenate(found)).astype(np.int64) if found else np.array([], dtype=np.int64)

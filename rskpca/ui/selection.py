@@ -22,7 +22,7 @@ import numpy as np
 import streamlit as st
 
 from rskpca.data.selected_rows import absorbing_centers, positions_of_rows, selected_rows_table
-from rskpca.plotting import rows_from_points
+from rskpca.plotting import rows_from_points, rows_in_regions
 from rskpca.ui import keys as K
 from rskpca.ui import tables
 from rskpca.ui.widgets import show_figure, show_table
@@ -57,11 +57,17 @@ def clear() -> None:
     st.session_state.pop(K.SELECTION, None)
 
 
-def _on_select(chart_key: str, table_id: str) -> None:
-    """The chart's selection changed: store its rows (an empty selection made here lets go of it)."""
+def _on_select(chart_key: str, table_id: str, panels=None) -> None:
+    """The chart's selection changed: store its rows (an empty selection made here lets go of it).
+
+    With ``panels`` (a density chart's, see :func:`show_selectable`), every row inside the box or
+    lasso is selected, not only the points drawn.
+    """
     event = st.session_state.get(chart_key)
-    points = [] if event is None else event["selection"]["points"]
-    selected = rows_from_points(points)
+    selection = {} if event is None else event["selection"]
+    selected = rows_from_points(selection.get("points") or [])
+    if panels:
+        selected = np.union1d(selected, rows_in_regions(selection, panels)).astype(np.int64)
     if selected.size:
         st.session_state[K.SELECTION] = {"table": table_id, "rows": selected.tolist(), "from": chart_key,
                                              "fresh": True}
@@ -93,12 +99,15 @@ def sync(table_id: str, ds) -> None:
                       icon=":material/deselect:")
 
 
-def show_selectable(fig, key: str, filename: str | None = None) -> None:
+def show_selectable(fig, key: str, filename: str | None = None, *, panels=None) -> None:
     """:func:`rskpca.ui.show_figure` whose box and lasso selections become the app's selection.
 
-    Build ``fig`` with ``selected_rows=rows()`` so the current selection shows in it.
+    Build ``fig`` with ``selected_rows=rows()`` so the current selection shows in it. ``panels``:
+    ``{xref: (x, y, row_ids)}`` (:func:`rskpca.plotting.embedding_panels`) for a chart that draws
+    the density of its rows: a box or lasso then selects every row whose coordinates fall in it,
+    computed here from the region, not from the points drawn.
     """
-    show_figure(fig, key, filename, on_select=partial(_on_select, key, tables.table_id()))
+    show_figure(fig, key, filename, on_select=partial(_on_select, key, tables.table_id(), panels))
     sel = _stored()
     if sel is not None and sel.get("fresh"):
         # Only a fragment rerun gets here with a fresh selection (a full run clears the mark in
