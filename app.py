@@ -1,4 +1,8 @@
-"""Home page of the RSKPCA app: `streamlit run app.py` (the views are in pages/, the menu in rskpca.ui.nav)."""
+"""Home page of the RSKPCA app: `streamlit run app.py` (the views are in pages/, the menu in rskpca.ui.nav).
+
+`rskpca app FILE` or `streamlit run app.py -- FILE` opens it on a data file read on the server (every page
+reads the words after `--` from sys.argv: rskpca.ui.app_file).
+"""
 
 import streamlit as st
 

@@ -7,7 +7,6 @@ from rskpca import plotting as plots
 from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns, stray_text_cells
 from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S, larger_cap_costs, row_cap_cost_text
 from rskpca.ui import compute, selection, show_error, show_table, show_text_list, start_page
-from rskpca.ui.keys import UPLOAD
 from rskpca.ui.tables import column_options, current_table, handle_upload, table_not_in_use, upload_error
 
 settings = start_page("Data", needs_data=False)
@@ -65,7 +64,7 @@ st.text(f"{settings.title}: n = {ds.n} rows (of {ds.n_original}), d = {ds.d} fea
         f"label = {ds.label_name if ds.label_name is not None else 'none'}, "
         f"{'standardised' if ds.standardized else 'raw scale'}")
 show_text_list(ds.notes)
-if settings.source != UPLOAD:
+if settings.source in SAMPLES:  # (not an upload, nor the file the app was started with)
     st.caption("About this sample:")
     st.text(SAMPLES[settings.source].description)
 

@@ -1,5 +1,7 @@
-"""The ``rskpca`` command: ``embed``, ``transform``, ``cluster``, ``bench`` and ``experiment`` (also ``python -m rskpca``).
+"""The ``rskpca`` command: ``app``, ``embed``, ``transform``, ``cluster``, ``bench`` and ``experiment`` (also ``python -m rskpca``).
 
+* ``rskpca app [FILE] [streamlit options]`` starts the interactive app with FILE read on the server as
+  the data in use (no upload size limit); ``--server.port 8600`` and Streamlit's other options pass through.
 * ``rskpca embed data.csv --sigma median --ell 4 -r 5 -o embedding.csv`` runs kernel PCA (RSKPCA)
   on a CSV/TSV/Parquet/NPY file and writes each row's embedding and shadow center; ``--save
   model.skops`` keeps the model, and ``rskpca transform new.csv --model model.skops`` applies it.
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rskpca.cli._app import add_app_parser, split_app_args
 from rskpca.cli._bench import _bench
 from rskpca.cli._cluster import add_cluster_parser
 from rskpca.cli._experiment import _experiment, _retained, markdown_table
@@ -104,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rskpca`` command."""
     parser = argparse.ArgumentParser(prog="rskpca", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    add_app_parser(sub)
     _add_embed_parsers(sub)
     add_cluster_parser(sub, positive_int=_positive_int, positive_float=_positive_float, sigma=_sigma)
 
@@ -211,8 +215,18 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"] and (len(argv) == 1 or argv[1] not in BENCH_MODES + ("-h", "--help")):
         argv.insert(1, "fit")
-    args = parser.parse_args(argv)
-    if args.command in ("embed", "transform"):
+    if argv[:1] == ["app"]:  # FILE and Streamlit's options in any order, which argparse cannot split
+        file, options = split_app_args(argv[1:])
+        if {"-h", "--help"} & set(options):
+            parser.parse_args(["app", "--help"])
+        args = argparse.Namespace(command="app", file=file, streamlit_options=options)
+    else:
+        args = parser.parse_args(argv)
+    if args.command == "app":
+        from rskpca.cli._app import app_command
+
+        command = app_command
+    elif args.command in ("embed", "transform"):
         from rskpca.cli._embed import embed_command, transform_command
 
         command = embed_command if args.command == "embed" else transform_command

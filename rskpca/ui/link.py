@@ -1,6 +1,7 @@
 """The shareable link: settings in the address bar, read once per session and kept in sync.
 
-A link names its data (``data=two_moons`` or ``data=upload:<file name>``)
+A link names its data (``data=two_moons``, ``data=upload:<file name>`` or, for the file the app was
+started with, ``data=file:<file name>``)
 because sigma is a length on that data's scale: a sigma chosen for one data set
 means nothing on another (29.77 on Two moons keeps one center). So sigma is
 applied only when the data the link names is what the app shows; otherwise the
@@ -8,7 +9,8 @@ app says so and keeps its own sigma. ``std=1`` says the sample was standardised
 and ``std=0`` that it was not (the Data page's choice, which sets that scale).
 Kernel, ell and r do not depend on the data's scale and are always applied. An
 upload cannot travel in a link: the link names the file, and its sigma is applied
-if a file of that name is uploaded later in the session.
+if a file of that name is uploaded later in the session; a started-with file's, on a server started
+with a file of that name.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import streamlit as st
 
 from rskpca.data.datasets import SAMPLES
 from rskpca.ui import keys as K
+from rskpca.ui.app_file import FILE, app_file
 
-__all__ = ["KERNEL_CONVENTIONS", "UPLOAD_PREFIX", "read_link", "write_link", "link_sigma_for", "data_param"]
+__all__ = ["KERNEL_CONVENTIONS", "UPLOAD_PREFIX", "FILE_PREFIX", "read_link", "write_link", "link_sigma_for", "data_param"]
 
 KERNEL_CONVENTIONS = {
     # as exponents: the exp(...) form ran 8 px past the sidebar and lost its closing bracket
@@ -28,11 +31,15 @@ KERNEL_CONVENTIONS = {
 }
 #: ``data=upload:<name>`` names an uploaded file.
 UPLOAD_PREFIX = "upload:"
+#: ``data=file:<name>`` names the file the app was started with.
+FILE_PREFIX = "file:"
 
 
-def data_param(source: str, upload_name: str | None) -> str:
-    """The ``data`` value of a link to ``source`` (a sample name or the upload)."""
-    return f"{UPLOAD_PREFIX}{upload_name}" if source == K.UPLOAD else source
+def data_param(source: str, file_name: str | None) -> str:
+    """The ``data`` value of a link to ``source`` (a sample name, the upload or the app's file, named ``file_name``)."""
+    if source == FILE:
+        return f"{FILE_PREFIX}{file_name}"
+    return f"{UPLOAD_PREFIX}{file_name}" if source == K.UPLOAD else source
 
 
 def _parse_sigma(value: str) -> float:
@@ -95,6 +102,15 @@ def read_link() -> None:
                      "travel in links). Showing a sample instead, with its own sigma"
                      + (f"; upload {name!r} on the Data page to use the link's sigma = {sigma:g}."
                         if sigma is not None else "; upload the file on the Data page to use it."))
+    elif data.startswith(FILE_PREFIX):
+        name, here = data[len(FILE_PREFIX):], app_file()
+        if here is not None and here.name == name:
+            ss["source"] = FILE
+            data_here = True
+        else:
+            notes.append(f"The link was made on an app started with the file {name!r}, which this app was not "
+                         "started with. Showing " + (f"its own file, {here.name!r}" if here else "a sample")
+                         + ", with its own sigma.")
     elif data in SAMPLES:
         ss["source"] = data
         data_here = True

@@ -8,6 +8,7 @@ menu with the shareable link, and returns the :class:`~rskpca.ui.state.Settings`
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import streamlit as st
@@ -17,6 +18,7 @@ from rskpca.core.radial_kernels import get_kernel
 from rskpca.data.datasets import SAMPLES, Dataset
 from rskpca.ui import compute, selection
 from rskpca.ui import keys as K
+from rskpca.ui.app_file import FILE, app_file
 from rskpca.ui.keys import DEFAULT_RANK, DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, RANK_RANGE, UPLOAD
 from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_link, write_link
 from rskpca.ui.nav import sidebar_menu
@@ -80,7 +82,7 @@ def sigma_slider_range(sigma: float, median: float) -> tuple[float, float]:
 
 def _keep_usable_sigma(ds: Dataset, median: float) -> str | None:
     """Before the sigma box is drawn: an emptied box, or a sigma so large that every kernel value on these
-    data is 1 (:func:`~rskpca.core.validation.check_kernel_spread`), gives back the last usable sigma (the
+    data is 1 (:func:`~rskpca.core.sigma_checks.check_kernel_spread`), gives back the last usable sigma (the
     data's default if none); returns what to say, or None.
 
     An emptied box must not become its minimum silently (Streamlit's default for a number box), and a
@@ -141,8 +143,10 @@ def _sigma_controls(sb, ds: Dataset, median: float) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _option_title(source: str) -> str:
+def _option_title(source: str, file_name: str | None = None) -> str:
     # Pure (no session state): Streamlit may call a format_func outside the run that drew the widget.
+    if source == FILE:
+        return f"File {file_name}"
     return "Your uploaded file" if source == UPLOAD else SAMPLES[source].title
 
 
@@ -157,6 +161,13 @@ def _data_status(sb, ds: Dataset) -> None:
                          "on the page."), icon=":material/warning:")
 
 
+def _start_on_app_file(file) -> None:
+    """A session starts on the file the app was started with (unless its link named a sample)."""
+    ss = st.session_state
+    if file is not None and "source" not in ss and "source" not in ss.get(K.KEPT_VALUES, {}):
+        ss["source"] = FILE
+
+
 def sidebar() -> Settings | None:
     """Draw the menu and the shared controls and return the current :class:`Settings`.
 
@@ -164,6 +175,8 @@ def sidebar() -> Settings | None:
     could be loaded at all; pages then stop.
     """
     read_link()
+    file = app_file()
+    _start_on_app_file(file)
     persist_widget_values()
     compute.compiled_shadow_ready()
     ss = st.session_state
@@ -172,15 +185,17 @@ def sidebar() -> Settings | None:
     for note in ss.pop(K.LINK_NOTES, []):
         st.warning(plain(note), icon=":material/link:")
 
-    options = list(SAMPLES) + ([UPLOAD] if ss.get(K.UPLOADED) else [])
+    options = ([FILE] if file else []) + list(SAMPLES) + ([UPLOAD] if ss.get(K.UPLOADED) else [])
     if K.PENDING_SOURCE in ss:
         ss["source"] = ss.pop(K.PENDING_SOURCE)
     if ss["source"] not in options:
         ss["source"] = DEFAULT_SAMPLE
     if ss["source"] != UPLOAD:
         ss.pop(K.UPLOAD_ERROR, None)  # a sample was chosen after a refused upload: that story is over
-    sb.selectbox("Data set", options, key="source", format_func=_option_title,
-                 help="Bundled samples, or the file you uploaded on the Data page.")
+    sb.selectbox("Data set", options, key="source",
+                 format_func=functools.partial(_option_title, file_name=file.name if file else None),
+                 help="Bundled samples, the file the app was started with (rskpca app FILE), or the file you "
+                      "uploaded on the Data page.")
     ds = build_dataset()
     if ss.get(K.DATA_ERROR):
         show_error(ss[K.DATA_ERROR] + ("" if ds is None else f"\nStill showing: {shown_title()}."))
@@ -211,7 +226,8 @@ def sidebar() -> Settings | None:
     _suggest_ell(sb, ds, settings, shadow.m)
     selection.sync(table_id(), ds)
     up = shown_upload()
-    sidebar_menu(menu, write_link(data=data_param(shown, up["name"] if up else None), kernel=settings.kernel,
+    name = up["name"] if up and shown == UPLOAD else file.name if file and shown == FILE else None
+    sidebar_menu(menu, write_link(data=data_param(shown, name), kernel=settings.kernel,
                                   sigma=sigma, ell=settings.ell, r=settings.r, standardized=ds.standardized,
                                   measured_rows=int(setting("bounds_max_exact"))))
     return settings

@@ -1,6 +1,7 @@
 """The data in use: the upload, the selected table, and the data set prepared from it.
 
-The source (a bundled sample or the user's upload) is chosen in the sidebar
+The source (a bundled sample, the file the app was started with (:mod:`rskpca.ui.app_file`) or the
+user's upload) is chosen in the sidebar
 (:mod:`rskpca.ui.page_setup`), the upload and the column choices on the Data page. This module
 reads and checks an upload, turns the selected source into the :class:`~rskpca.data.datasets.Dataset`
 the pages show (keeping the last good one, with the reason, when the selection cannot be used), and
@@ -18,6 +19,7 @@ from rskpca.data.datasets import SAMPLES, DataError, guess_label_column
 from rskpca.data.readers import MissingValuesError
 from rskpca.ui import compute
 from rskpca.ui import keys as K
+from rskpca.ui.app_file import FILE, app_file, file_key, file_table, file_title
 from rskpca.ui.keys import NO_LABEL, UPLOAD
 
 __all__ = ["accept_upload", "handle_upload", "current_table", "build_dataset", "column_options",
@@ -31,6 +33,8 @@ def table_id() -> str:
     if source == UPLOAD:
         up = shown_upload()
         return "upload:" + (up["digest"] if up else "")
+    if source == FILE:
+        return file_key(app_file())
     return f"sample:{source}"
 
 
@@ -109,17 +113,24 @@ def source_title(source: str, upload: dict | None = None) -> str:
     if source == UPLOAD:
         up = upload or st.session_state.get(K.UPLOADED)
         return f"Uploaded file {up['name']}" if up else "Uploaded file"
+    if source == FILE:
+        return file_title(app_file())
     return SAMPLES[source].title
 
 
 def current_table():
-    """``(source_key, DataFrame)`` of the selected source (a sample or the uploaded file)."""
+    """``(source_key, DataFrame)`` of the selected source (a sample, the app's file or the uploaded file)."""
     source = st.session_state["source"]
     if source == UPLOAD:
         up = st.session_state.get(K.UPLOADED)
         if up is None:
             raise DataError("No file has been uploaded yet; upload one on the Data page.")
         return "upload:" + up["digest"], compute.read_upload(up["digest"], up["bytes"], up["name"])
+    if source == FILE:
+        file = app_file()
+        if file is None:
+            raise DataError("The app was not started with a data file: choose a sample or upload a file.")
+        return file_key(file), file_table(file)
     return "sample:" + source, compute.sample_table(source)
 
 

@@ -1,0 +1,113 @@
+"""End to end in Chromium: ``rskpca app FILE`` serves the app with FILE as the data in use.
+
+The server is started as a user starts it (``python -m rskpca app FILE --server.port ...``), on a small
+generated CSV whose name markdown would mangle; the sidebar must name it as text, the data in use must
+be its rows, and Shadow centers must draw its charts.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import numpy as np
+import pandas as pd
+import pytest
+
+# Importing the module applies its skips (no Playwright, no Chromium) to this one too.
+from test_e2e import (  # noqa: F401  (fixtures are used by name)
+    ARTIFACTS,
+    app_page,
+    assert_charts_render,
+    assert_no_exception,
+    chromium_browser,
+    go_to,
+    nav_links,
+    shoot,
+    wait_for_app_run,
+)
+
+pytestmark = pytest.mark.e2e
+
+ROWS = 300
+START_TIMEOUT_S = 90
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory):
+    rng = np.random.default_rng(3)
+    label = rng.integers(0, 3, ROWS)
+    X = np.array([[0, 0], [5, 0], [0, 5]])[label] + rng.normal(0, 0.6, (ROWS, 2))
+    path = tmp_path_factory.mktemp("data") / "e2e_*blobs*_file.csv"
+    pd.DataFrame({"x": X[:, 0].round(5), "y": X[:, 1].round(5), "label": label}).to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def file_server(data_file):
+    """Base URL of ``rskpca app FILE`` on a free loopback port (its log kept in test-artifacts/e2e)."""
+    port = _free_port()
+    log = tempfile.TemporaryFile()
+    command = [sys.executable, "-m", "rskpca", "app", str(data_file), "--server.headless", "true",
+               "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + START_TIMEOUT_S
+    try:
+        while True:
+            if proc.poll() is not None:
+                log.seek(0)
+                pytest.fail(f"rskpca app exited with {proc.returncode}:\n{log.read().decode(errors='replace')}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                    if resp.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"rskpca app did not answer /_stcore/health in {START_TIMEOUT_S} s")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()  # `python -m rskpca app` passes it on: Streamlit is its child, and stops on SIGTERM too
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.seek(0)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / "app_file_server.log").write_bytes(log.read())
+        log.close()
+
+
+def test_the_sidebar_names_the_file_and_shadow_centers_draws_it(file_server, data_file, app_page):
+    page = app_page
+    page.goto(file_server)
+    page.get_by_test_id("stAppViewContainer").wait_for()
+    wait_for_app_run(page)
+    assert_no_exception(page, "home")
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_text(f"Showing: File {data_file.name}", exact=True).wait_for()  # text: the asterisks stay
+    assert not sidebar.locator("em, strong").filter(has_text="blobs").count(), "the file name was read as markdown"
+    assert f"n = {ROWS} rows" in sidebar.inner_text()
+    shoot(page, "app-file-home")
+
+    go_to(page, "Shadow centers")
+    assert_no_exception(page, "shadow centers")
+    assert assert_charts_render(page, "shadow centers") >= 1
+    assert f"Showing: File {data_file.name}" in sidebar.inner_text()
+    shoot(page, "app-file-shadow-centers")
+    assert not page.page_errors, page.page_errors
+    assert "Shadow centers" in nav_links(page)
