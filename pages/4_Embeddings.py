@@ -52,13 +52,19 @@ st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({sh
 held = st.container()  # drawn either way (positions stay put)
 if comparison.held_back or run_anyway:
     with held:
-        what = ", ".join(f"{METHODS[c.name].label} (about {c.seconds:.2g} s, {fits.bytes_text(c.bytes)})"
-                         for c in comparison.held_back)
-        st.toggle("Fit the slow baselines on all rows too" + (f": {what}" if what else ""), key="emb_run_heavy")
+        slow = [c for c in comparison.held_back if c.bytes <= fits.ALL_ROWS_MAX_BYTES]
+        big = [c for c in comparison.held_back if c.bytes > fits.ALL_ROWS_MAX_BYTES]
+        what = ", ".join(f"{METHODS[c.name].label} (about {c.seconds:.2g} s)" for c in slow)
+        if slow or run_anyway:
+            st.toggle("Fit the slow baselines on all rows too" + (f": {what}" if what else ""), key="emb_run_heavy")
         if comparison.held_back:
-            st.caption(f"Not run at this n x m ({ds.n:,} x {shadow.m:,}): predicted above "
-                       f"{fits.ALL_ROWS_LIVE_S:g} s or {fits.bytes_text(fits.ALL_ROWS_MAX_BYTES)} per change. "
-                       "RSKPCA needs only its m centers.")
+            st.caption(f"Not run at this n x m ({ds.n:,} x {shadow.m:,}): "
+                       + "; ".join(part for part in (
+                           f"predicted above {fits.ALL_ROWS_LIVE_S:g} s per change: {what}" if slow else "",
+                           "would hold more than " + fits.bytes_text(fits.ALL_ROWS_MAX_BYTES) + ": " + ", ".join(
+                               f"{METHODS[c.name].label} ({fits.bytes_text(c.bytes)})" for c in big) if big else "")
+                           if part)
+                       + ". RSKPCA needs only its m centers.")
 show_errors(comparison.failures)
 results = [exact, *comparison.results]
 

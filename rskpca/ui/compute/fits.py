@@ -373,8 +373,8 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
     """Exact KPCA on :func:`exact_rows`, every named method of :data:`ALL_ROWS_METHODS` on all ``ds.n``
     rows (each cached), the other named methods on exact KPCA's rows (:func:`method_result`).
 
-    A method predicted (:func:`all_rows_cost`) above :data:`ALL_ROWS_LIVE_S` or
-    :data:`ALL_ROWS_MAX_BYTES` is held back unless ``run_anyway``; RSKPCA always runs. A method that
+    A method predicted (:func:`all_rows_cost`) above :data:`ALL_ROWS_LIVE_S` is held back unless
+    ``run_anyway``, above :data:`ALL_ROWS_MAX_BYTES` always; RSKPCA always runs. A method that
     cannot run is a message, not an exception (r > m said once: :func:`rank_message`).
     ``gram_error``: measure ``||K^ - K||_2`` for the methods that perturb the Gram matrix.
     """
@@ -387,7 +387,9 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
     for name in names:
         everywhere = name in ALL_ROWS_METHODS
         cost = all_rows_cost(name, ds.n, m)
-        if everywhere and name != "rskpca" and not cost.live and not run_anyway:
+        # run_anyway lifts the time budget, never the memory one (a 13 GB kernel block would stop the server)
+        too_big = cost.bytes > ALL_ROWS_MAX_BYTES
+        if everywhere and name != "rskpca" and (too_big or (not cost.live and not run_anyway)):
             out.held_back.append(cost)
             continue
         try:
