@@ -35,7 +35,7 @@ from pathlib import Path
 from app_server import AppServer
 from browser_session import CHANGE_TIMEOUT_S, CONTROLS, QUIET_MS, _Session
 
-__all__ = ["CHROMIUM_ARGS", "ELL_PAGES", "AppServer", "BrowserLatency", "measure_in_browser", "format_browser_table",
+__all__ = ["CHROMIUM_ARGS", "ELL_PAGES", "AppServer", "BrowserLatency", "measure_in_browser",
            "step_new_value", "CONTROLS", "QUIET_MS", "CHANGE_TIMEOUT_S"]
 
 CHROMIUM = os.environ.get("RSKPCA_CHROMIUM", "/usr/bin/chromium")
@@ -204,6 +204,3 @@ def format_browser_row(r: BrowserLatency) -> str:
         line += f" {r.median_revisit:>9.3f}"
     return line
 
-
-def format_browser_table(described: str, rows) -> str:
-    return "\n".join([described, format_browser_header()] + [format_browser_row(r) for r in rows])

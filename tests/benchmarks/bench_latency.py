@@ -39,7 +39,7 @@ from pathlib import Path
 
 from rskpca.evaluation.timing import machine_load
 from latency_table import TARGET_S, PageLatency, format_header, format_row
-from streamlit_logs import _quiet_streamlit_logs
+from streamlit_logs import quiet_streamlit_logs
 
 __all__ = ["PageLatency", "StackSampler", "page_files", "measure_page", "format_header", "format_row", "main",
            "TARGET_S"]
@@ -330,7 +330,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.csv:
         args.csv = str(Path(args.csv).resolve())  # before the server-side mode changes directory
-    _quiet_streamlit_logs()  # before anything imports rskpca.ui.compute (its caches warn on creation)
+    quiet_streamlit_logs()  # before anything imports rskpca.ui.compute (its caches warn on creation)
     _use_app(args.app)
     if args.browser:
         # Stopped with SIGTERM, still run the clean-up that stops the server and the browser.

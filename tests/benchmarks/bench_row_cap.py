@@ -81,7 +81,7 @@ def first_view(page: str, path: Path, n: int, timeout: float = 300.0) -> tuple[f
 
 
 def main(argv=None) -> int:
-    from streamlit_logs import _quiet_streamlit_logs
+    from streamlit_logs import quiet_streamlit_logs
 
     from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S
     from rskpca.evaluation.timing import machine_load
@@ -92,7 +92,7 @@ def main(argv=None) -> int:
     parser.add_argument("--pages", nargs="+", default=None, help="page files (default: app.py and every page)")
     parser.add_argument("--dir", default="/tmp/rskpca_row_cap", help="where the generated data go")
     args = parser.parse_args(argv)
-    _quiet_streamlit_logs()
+    quiet_streamlit_logs()
     pages = args.pages or ["app.py"] + sorted((str(p.relative_to(REPO)) for p in (REPO / "pages").glob("*.py")),
                                               key=lambda p: int(Path(p).stem.split("_")[0]))
     folder = Path(args.dir)

@@ -29,9 +29,13 @@ from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table
 from rskpca.core.shadow import table_pays_off as pays_off
 from rskpca.evaluation.timing import machine_load
+from streamlit_logs import quiet_streamlit_logs
 
-#: The app's ell grid (rskpca.ui.compute.SCRUB_ELLS; the evaluation layer does not import the app).
-ELLS = tuple(float(e) for e in np.round(np.linspace(1.0, 10.0, 19), 2))
+quiet_streamlit_logs()  # before rskpca.ui.compute: its caches warn that no server runs
+from rskpca.ui.compute import SCRUB_ELLS  # noqa: E402
+
+#: The app's ell grid: the shadows a sigma change on the app's scrubbers asks for.
+ELLS = tuple(float(e) for e in SCRUB_ELLS)
 ROWS = 5000
 
 

@@ -1,8 +1,8 @@
 """Streamlit's logging, quieted for tools that run pages without a server.
 
 Streamlit creates its loggers as its modules load, so the level has to be set before
-the app (and the cached functions of ``tests/benchmarks/compute.py``) are imported, which is
-why ``tests/benchmarks/bench_latency.py`` calls :func:`_quiet_streamlit_logs` first.
+the app (and the cached functions of ``rskpca.ui.compute``) are imported, which is
+why ``tests/benchmarks/bench_latency.py`` calls :func:`quiet_streamlit_logs` first.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 import os
 
 
-def _quiet_streamlit_logs() -> None:
+def quiet_streamlit_logs() -> None:
     """Silence Streamlit's warnings about the missing runtime (AppTest runs without a server).
 
     Streamlit warns "missing ScriptRunContext" on every cached call outside a
