@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.evaluation.compare import compare, timing_columns
+from rskpca.evaluation.compare import compare
+from rskpca.evaluation.result_columns import timing_columns
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,

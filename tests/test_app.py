@@ -409,7 +409,7 @@ def test_the_app_times_every_method_and_exact_kpca_with_its_best_of_several_timi
 
 def test_first_components_of_a_larger_fit_are_the_smaller_fit():
     from rskpca.core.metrics import alignment_error
-    from rskpca.evaluation.compare import fit_exact, fit_method
+    from rskpca.evaluation.fitting import fit_exact, fit_method
     from rskpca.ui.compute.fits import _first_components
 
     X = np.random.default_rng(0).normal(size=(300, 3))
@@ -889,7 +889,7 @@ def test_a_new_timing_round_reports_its_own_exact_times(monkeypatch):
     from dataclasses import replace
 
     import rskpca.ui.compute.fits as fits
-    from rskpca.evaluation.compare import fit_exact
+    from rskpca.evaluation.fitting import fit_exact
 
     X = np.random.default_rng(0).normal(size=(40, 2))
     ref = replace(fit_exact(X, n_components=2, sigma=1.0), train_s=0.001, test_s=0.002)

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from rskpca.evaluation import classify, compare as sweeps
-from rskpca.evaluation.result_columns import COLUMNS, column_order, format_table, write_csv
+from rskpca.evaluation import classify, compare as sweeps, fitting
+from rskpca.evaluation.result_columns import COLUMNS, column_order, format_table, timing_columns, write_csv
 from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, perturbs_gram
 from rskpca.evaluation.timing import Timing, run_times
 
@@ -19,7 +19,7 @@ def data():
 
 @pytest.fixture(scope="module")
 def exact(data):
-    return sweeps.fit_exact(data, n_components=3, sigma=2.0)
+    return fitting.fit_exact(data, n_components=3, sigma=2.0)
 
 
 def test_exact_against_itself(exact):
@@ -30,12 +30,12 @@ def test_exact_against_itself(exact):
 
 
 def test_exact_without_projection_embeds_the_training_rows_as_the_projection_does(data, exact):
-    fitted = sweeps.fit_exact(data, n_components=3, sigma=2.0, project=False)
+    fitted = fitting.fit_exact(data, n_components=3, sigma=2.0, project=False)
     np.testing.assert_allclose(fitted.embedding, exact.embedding, atol=1e-10)
     np.testing.assert_array_equal(fitted.normalized_eigenvalues, exact.normalized_eigenvalues)
     assert math.isnan(fitted.test_s) and fitted.train_s > 0
     with pytest.raises(ValueError, match="training rows only"):
-        sweeps.fit_exact(data, data[:5], n_components=3, sigma=2.0, project=False)
+        fitting.fit_exact(data, data[:5], n_components=3, sigma=2.0, project=False)
 
 
 def test_rskpca_row_matches_the_shadow(data, exact):
@@ -86,7 +86,7 @@ def test_shadow_sweep_m_grows_with_ell(data):
 
 
 def test_aligned_embeddings_keep_exact_and_remove_signs(data, exact):
-    flipped = sweeps.MethodResult(**{**exact.__dict__, "label": "flipped", "embedding": -exact.embedding})
+    flipped = fitting.MethodResult(**{**exact.__dict__, "label": "flipped", "embedding": -exact.embedding})
     out = sweeps.aligned_embeddings([exact, flipped], exact)
     assert out["Exact KPCA"] is exact.embedding
     assert np.allclose(out["flipped"], exact.embedding)
@@ -94,11 +94,11 @@ def test_aligned_embeddings_keep_exact_and_remove_signs(data, exact):
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="Unknown method"):
-        sweeps.fit_method("nope", np.zeros((5, 2)), n_components=1, sigma=1.0)
+        fitting.fit_method("nope", np.zeros((5, 2)), n_components=1, sigma=1.0)
     with pytest.raises(ValueError, match="low <= high"):
         sweeps.ell_grid(5.0, 1.0)
     with pytest.raises(ValueError, match="NaN"):
-        sweeps.fit_method("rskpca", np.array([[np.nan, 1.0], [0.0, 1.0]]), n_components=1, sigma=1.0)
+        fitting.fit_method("rskpca", np.array([[np.nan, 1.0], [0.0, 1.0]]), n_components=1, sigma=1.0)
 
 
 def test_cross_validated_classifier_on_rskpca_and_exact_features(data):
@@ -131,7 +131,7 @@ def test_cross_validated_classifier_bad_inputs(data):
 
 def test_sweep_point_skips_slow_methods_above_the_registry_cap():
     big = np.random.default_rng(1).normal(size=(SLOW_ABOVE_M + 200, 2))
-    exact = sweeps.fit_exact(big, n_components=2, sigma=0.3)
+    exact = fitting.fit_exact(big, n_components=2, sigma=0.3)
     rows = sweeps.sweep_point(big, big, exact, ell=6.0, methods=["rskpca", "wnystrom"], n_components=2,
                               sigma=0.3, skip_slow=True)
     by = {r["name"]: r for r in rows}
@@ -142,26 +142,26 @@ def test_sweep_point_skips_slow_methods_above_the_registry_cap():
 
 
 def test_train_parts_are_carried_for_methods_that_declare_them(data, exact):
-    rsc = sweeps.fit_method("rs_construction", data, n_components=3, sigma=2.0, m=20)
+    rsc = fitting.fit_method("rs_construction", data, n_components=3, sigma=2.0, m=20)
     assert set(rsc.train_parts) == {"exact_kpca", "construction"}
     assert sum(rsc.train_parts.values()) <= rsc.train_s  # a part never exceeds its whole
     row = sweeps.compare(rsc, exact)
     assert row["train_exact_kpca_s"] == rsc.train_parts["exact_kpca"]
     assert row["train_construction_s"] == rsc.train_parts["construction"]
-    plain = sweeps.compare(sweeps.fit_method("nystrom", data, n_components=3, sigma=2.0, m=20), exact)
+    plain = sweeps.compare(fitting.fit_method("nystrom", data, n_components=3, sigma=2.0, m=20), exact)
     assert math.isnan(plain["train_exact_kpca_s"]) and math.isnan(plain["gram_spectral_error"])
     failed = sweeps.sweep_point(data, data, exact, ell=2.0, methods=["rskpca"], n_components=200, sigma=2.0)[0]
     assert failed["error"] and set(failed) == set(row)  # every row has the same columns, failed or not
 
 
 def test_gram_error_is_measured_only_on_request(data, exact):
-    assert sweeps.fit_method("gram_sparsified", data, n_components=3, sigma=2.0, m=40).gram_error is None
-    res = sweeps.fit_method("gram_sparsified", data, n_components=3, sigma=2.0, m=40, measure_gram_error=True)
+    assert fitting.fit_method("gram_sparsified", data, n_components=3, sigma=2.0, m=40).gram_error is None
+    res = fitting.fit_method("gram_sparsified", data, n_components=3, sigma=2.0, m=40, measure_gram_error=True)
     assert res.gram_error["spectral_norm"] > 0 and 0 < res.gram_error["relative"] < 10
     row = sweeps.compare(res, exact)
     assert row["gram_spectral_error"] == res.gram_error["spectral_norm"]
     # methods without a perturbed Gram matrix ignore the request
-    assert sweeps.fit_method("rskpca", data, n_components=3, sigma=2.0, measure_gram_error=True).gram_error is None
+    assert fitting.fit_method("rskpca", data, n_components=3, sigma=2.0, measure_gram_error=True).gram_error is None
     assert perturbs_gram("gram_quantized") and not perturbs_gram("random_fourier")
 
 
@@ -202,7 +202,7 @@ def test_every_method_is_timed_the_same_way(data):
     assert len(calls) == 5 and len(times) == 3
     with pytest.raises(ValueError, match="repeats"):
         Timing(repeats=0)
-    ex = sweeps.fit_exact(data, n_components=2, sigma=2.0, timing=Timing(repeats=2, warmup=1))
+    ex = fitting.fit_exact(data, n_components=2, sigma=2.0, timing=Timing(repeats=2, warmup=1))
     assert set(ex.solver_train_s) == {"arpack", "randomized"} and ex.train_s == min(ex.solver_train_s.values())
 
 
@@ -225,25 +225,25 @@ def test_a_precomputed_shadow_gives_rskpcas_fit_bit_for_bit(data):
     from rskpca.core.shadow import shadow_centers
 
     s = shadow_centers(data, sigma=2.0, ell=3.0)
-    fitted = sweeps.fit_method("rskpca", data, n_components=3, sigma=2.0, ell=3.0)
-    given = sweeps.fit_method("rskpca", data, n_components=3, sigma=2.0, ell=3.0, shadow=s)
+    fitted = fitting.fit_method("rskpca", data, n_components=3, sigma=2.0, ell=3.0)
+    given = fitting.fit_method("rskpca", data, n_components=3, sigma=2.0, ell=3.0, shadow=s)
     assert given.m == fitted.m == s.m
     np.testing.assert_array_equal(given.embedding, fitted.embedding)
     np.testing.assert_array_equal(given.normalized_eigenvalues, fitted.normalized_eigenvalues)
     assert math.isnan(given.train_s) and fitted.train_s > 0
-    nys = sweeps.fit_method("nystrom", data, n_components=3, sigma=2.0, ell=3.0, m=s.m, shadow=s)
+    nys = fitting.fit_method("nystrom", data, n_components=3, sigma=2.0, ell=3.0, m=s.m, shadow=s)
     assert nys.train_s > 0
     with pytest.raises(ValueError, match="X_train's own shadow"):
-        sweeps.fit_method("rskpca", data[:100], n_components=3, sigma=2.0, ell=3.0, shadow=s)
+        fitting.fit_method("rskpca", data[:100], n_components=3, sigma=2.0, ell=3.0, shadow=s)
 
 
 def test_timing_columns_are_chosen_by_their_unit_in_the_vocabulary():
     X = np.random.default_rng(0).normal(size=(40, 2))
-    ex = sweeps.fit_exact(X, n_components=2, sigma=1.0)
+    ex = fitting.fit_exact(X, n_components=2, sigma=1.0)
     row = sweeps.compare(ex, ex)
-    timed = sweeps.timing_columns(row)
+    timed = timing_columns(row)
     assert {"train_s", "test_s", "train_speedup", "test_speedup", "exact_solver"} <= set(timed)
     assert not {"method", "m", "alignment_error", "gram_spectral_error", "retained"} & set(timed)
     assert all(COLUMNS[c].unit in ("s", "ratio") for c in timed if c != "exact_solver")
     with pytest.raises(ValueError, match="not in"):
-        sweeps.timing_columns(["no_such_column"])
+        timing_columns(["no_such_column"])

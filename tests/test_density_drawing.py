@@ -7,8 +7,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from rskpca.evaluation.compare import (alignment_map, exact_memory_bytes, fit_method, fit_on_all_rows, plan_exact,
-                                       training_embedding)
+from rskpca.evaluation.all_rows import (alignment_map, exact_memory_bytes, fit_on_all_rows, plan_exact,
+                                        training_embedding)
+from rskpca.evaluation.fitting import fit_method
 from rskpca.evaluation.methods import make_estimator
 from rskpca.plotting import (axis_of_panel, density_counts, density_note, embedding_figure, embedding_panels,
                              rows_in_region, rows_in_regions, selection_regions)

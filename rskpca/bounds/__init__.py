@@ -3,19 +3,16 @@
 Layer 4 of 6 (beside ``distributed``): imports ``rskpca.core`` only.
 """
 
+from rskpca.bounds._closed_form import BoundValue, THEOREMS, apriori_bounds  # noqa: F401
 from rskpca.bounds._theorems import (  # noqa: F401
-    BoundValue,
-    THEOREMS,
     theorem_bounds,
     mmd_bound,
     eigenvalue_bound,
     hs_bound,
     projection_bound,
-    bounds_table,
-    apriori_bounds,
     eigengap,
-    rows_statement,
 )
+from rskpca.bounds._tables import bounds_table, rows_statement  # noqa: F401
 from rskpca.bounds._over_ell import (  # noqa: F401
     APRIORI_ELL_STEP,
     MEASURED_OVER_ELL_MAX_ROWS,

@@ -33,6 +33,11 @@ small in this kernel convention: ``(k(a,b) - k(c,d))^2 <= C (||a-c||^2 + ||b-d||
 needs ``C = 2 L^2`` with ``L`` the kernel's Lipschitz constant in the distance
 (:meth:`rskpca.core.radial_kernels.RadialKernel.c_constant`). The bounds use that one and
 report the printed one as ``paper_a_priori``.
+
+This module holds the public functions (one per theorem, :func:`theorem_bounds` for all four,
+:func:`eigengap`); each theorem's computation is in :mod:`rskpca.bounds._theorem_values`, the
+result type and a-priori values in :mod:`rskpca.bounds._closed_form`, table rows in
+:mod:`rskpca.bounds._tables`.
 """
 
 from __future__ import annotations
@@ -41,154 +46,20 @@ import numpy as np
 from scipy.linalg import eigvalsh
 from sklearn.utils import check_random_state
 
-from rskpca.bounds._measurements import (
-    SPECTRAL_RTOL,
-    Sample,
-    accurate_kernel,
-    check_int,
-    prepare_sample,
-    projection_distance,
-    quantization_gap,
-)
-from rskpca.bounds._closed_form import THEOREMS, BoundValue, _min_ell_for_projection, apriori_bounds
+from rskpca.bounds._measurements import accurate_kernel, check_int, prepare_sample
+from rskpca.bounds._closed_form import BoundValue
+from rskpca.bounds._theorem_values import _eigenvalues, _hs, _mmd, _projection
 from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.radial_kernels import get_kernel
 
 __all__ = [
-    "BoundValue",
-    "THEOREMS",
     "theorem_bounds",
     "mmd_bound",
     "eigenvalue_bound",
     "hs_bound",
     "projection_bound",
-    "bounds_table",
-    "apriori_bounds",
     "eigengap",
-    "rows_statement",
 ]
-
-# --------------------------------------------------------------------------- the four theorems
-
-
-def _on_rows(S: Sample, value) -> dict:
-    """The keyword arguments of BoundValue for an a-posteriori ``value(distances, residuals)`` on all n rows:
-    its row count and, on a subsample, its value on the sampled rows alone."""
-    sample = value(S.distances, S.residuals) if S.subsampled else None
-    return {"n_a_posteriori": S.n_total, "sample_a_posteriori": sample}
-
-
-def _mmd_posterior(d, e) -> float:
-    return float(np.mean(e))
-
-
-def _mmd(S: Sample) -> BoundValue:
-    measured = np.sqrt(quantization_gap(S, squared=False)) / S.s
-    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.1"]
-    rows = _on_rows(S, _mmd_posterior)
-    return BoundValue(
-        "5.1", THEOREMS["5.1"], prior, _mmd_posterior(S.all_distances, S.all_residuals), float(measured), True,
-        f"a-posteriori = mean_i ||psi(x_i) - psi(c_a(i))||_H (triangle inequality); "
-        f"{S.where(sample_bound=rows['sample_a_posteriori'])}.",
-        S.s, prior, **rows,
-    )
-
-
-def _eigenvalues(S: Sample) -> BoundValue:
-    lam, _, lam_bar, _ = S.spectra(1)
-    # K-bar = Q K^C Q^T has the nonzero eigenvalues of W K^C W and n - m zeros.
-    padded = np.sort(np.concatenate([lam_bar, np.zeros(S.s - lam_bar.size)]))[::-1]
-    measured = float(np.sum((lam - padded) ** 2))
-    L = S.kernel.lipschitz(S.sigma)
-
-    def posterior_of(d, e) -> float:
-        # Hoffman-Wielandt: <= ||K - K-bar||_F^2 / n^2 <= (L^2/n^2) sum_ij (d_i + d_j)^2.
-        return float(L * L * (2.0 * np.mean(d * d) + 2.0 * np.mean(d) ** 2))
-
-    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.2"]
-    paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.2"]
-    rows = _on_rows(S, posterior_of)
-    note = (
-        f"Uses the provable constant C = 2 L^2 = {S.kernel.c_constant(S.sigma):.4g}; the paper's "
-        f"C = {S.kernel.paper_c_constant(S.sigma):.4g} gives {paper:.4g}, which is not a valid bound "
-        f"in this kernel convention. a-posteriori = L^2 (2 mean d_i^2 + 2 (mean d_i)^2); "
-        f"{S.where(exact=True, sample_bound=rows['sample_a_posteriori'])}."
-    )
-    return BoundValue("5.2", THEOREMS["5.2"], prior, posterior_of(S.all_distances, S.all_residuals), measured, True,
-                      note, S.s, paper, **rows)
-
-
-def _hs_measured(S: Sample) -> float:
-    return float(np.sqrt(quantization_gap(S, squared=True)) / S.s)
-
-
-def _hs(S: Sample) -> BoundValue:
-    prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.3"]
-    paper = apriori_bounds(S.ell, S.sigma, S.kernel, paper=True)["5.3"]
-
-    def posterior_of(d, e) -> float:
-        return float(2.0 * np.sqrt(S.kernel.kappa) * np.mean(e))
-
-    rows = _on_rows(S, posterior_of)
-    return BoundValue(
-        "5.3", THEOREMS["5.3"], prior, posterior_of(S.all_distances, S.all_residuals), _hs_measured(S), True,
-        f"a-posteriori = 2 sqrt(kappa) mean_i ||psi(x_i) - psi(c_a(i))||_H; "
-        f"{S.where(sample_bound=rows['sample_a_posteriori'])}.",
-        S.s, paper, **rows,
-    )
-
-
-def _projection(S: Sample, D: int) -> BoundValue:
-    D = check_int(D, "n_components", 1)
-    measured, remark = projection_distance(S, D)
-    lam = S.spectra(D)[0]
-    nan = float("nan")
-    paper = nan
-
-    def result(applies, prior, posterior, why):
-        # a sentence of its own after ``why``'s full stop; the a-posteriori value divides by delta_D, an
-        # eigengap of exact KPCA, so it is on the measured rows too
-        rest = remark + S.where(exact=True, all_n_bound=False)
-        return BoundValue("5.4", THEOREMS["5.4"], prior, posterior, measured, applies,
-                          f"{why} {rest[:1].upper()}{rest[1:]}.", S.s, paper)
-
-    if D > S.s:
-        return result(False, nan, nan,
-                      f"Does not apply: D = n_components = {D} exceeds the {S.s} rows, so lambda_D = 0.")
-    tol = SPECTRAL_RTOL * lam[0]
-    lam_next = lam[D] if D < lam.size else 0.0
-    gap = 0.5 * (lam[D - 1] - lam_next)
-    if lam[D - 1] <= tol:
-        return result(False, nan, nan,
-                      f"Does not apply: lambda_D = {lam[D - 1]:.3g} is 0 (K/n has rank < D = {D}); lower D "
-                      "(the rank: n_components, the app's r).")
-    if gap <= tol:
-        return result(False, nan, nan,
-                      f"Does not apply: lambda_D and lambda_(D+1) coincide (delta_D = {gap:.3g}), so the "
-                      "top-D eigenspace is not unique; pick a D at a gap in the spectrum.")
-    hs_prior = apriori_bounds(S.ell, S.sigma, S.kernel)["5.3"]
-    hs_post = 2.0 * np.sqrt(S.kernel.kappa) * float(S.residuals.mean())
-    paper = hs_prior / gap if hs_prior < gap / 2 else nan
-    if hs_post >= gap / 2:
-        hs = _hs_measured(S)
-        exact = (f"with the measured ||K_n - K-bar_n||_HS = {hs:.3g} it holds and gives {hs / gap:.3g}"
-                 if hs < gap / 2 else f"the measured ||K_n - K-bar_n||_HS = {hs:.3g} is too large as well")
-        return result(False, nan, nan,
-                      f"Does not apply: its condition 2 sqrt(kappa) mean e_i < delta_D / 2 does not hold "
-                      f"({hs_post:.3g} against {gap / 2:.3g}; Zwald & Blanchard need the perturbation below half "
-                      f"the gap; {exact}); increase ell or lower D (the rank: n_components, the app's r).")
-    why = (f"delta_D = {gap:.4g}. a-posteriori = 2 sqrt(kappa) mean e_i / delta_D (Zwald & Blanchard, Thm 3, "
-           f"with ||K_n - K-bar_n||_HS <= 2 sqrt(kappa) mean e_i); with the measured HS norm instead it would be "
-           f"{_hs_measured(S) / gap:.4g}.")
-    if hs_prior >= gap / 2:
-        min_ell = _min_ell_for_projection(S.kernel, gap)
-        hint = f" (it holds for ell > {min_ell:.4g})" if np.isfinite(min_ell) else ""
-        why += (f" The a-priori condition 2 sqrt(2 kappa (kappa - phi(1/ell^p))) < delta_D / 2 does not hold "
-                f"at ell = {S.ell:.4g} ({hs_prior:.3g} against {gap / 2:.3g}){hint}, so only the a-posteriori "
-                f"bound applies.")
-        return result(True, nan, hs_post / gap, why)
-    return result(True, hs_prior / gap, hs_post / gap, why)
-
 
 # --------------------------------------------------------------------------- public API
 
@@ -350,7 +221,7 @@ def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=40
     """``delta_D = (lambda_D - lambda_{D+1}) / 2`` of the uncentered ``K/n`` (Theorem 5.4).
 
     It does not depend on ``ell``, so a sweep computes it once and passes it to
-    :func:`apriori_bounds`. Above ``max_exact`` rows it is computed on the same
+    :func:`~rskpca.bounds.apriori_bounds`. Above ``max_exact`` rows it is computed on the same
     seeded subsample the bounds use. ``lambda_{n+1}`` is 0; ``D > n`` gives 0.
 
     Parameters
@@ -392,79 +263,3 @@ def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=40
     lam = eigvalsh(accurate_kernel(X, X, sigma, get_kernel(kernel)))[::-1] / X.shape[0]
     lam_next = lam[D] if D < lam.size else 0.0
     return float(0.5 * (lam[D - 1] - lam_next))
-
-
-def bounds_table(res: dict) -> list[dict]:
-    """Tidy rows (one per theorem) for tables and CSV downloads.
-
-    Parameters
-    ----------
-    res : dict
-        The output of :func:`theorem_bounds`.
-
-    Returns
-    -------
-    list of dict
-        One row per theorem, sorted by theorem, with the fields of :class:`BoundValue`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rskpca import shadow_centers
-    >>> X = np.random.default_rng(0).normal(size=(50, 2))
-    >>> rows = bounds_table(theorem_bounds(X, shadow_centers(X, sigma=1.0, ell=3.0), n_components=2))
-    >>> [r["theorem"] for r in rows], sorted(rows[0])[:3]
-    (['5.1', '5.2', '5.3', '5.4'], ['a_posteriori', 'a_priori', 'applies'])
-    """
-    rows = []
-    for key in sorted(res):
-        value = res[key]
-        if not isinstance(value, BoundValue):
-            raise ValueError(f"bounds_table expects the dict of theorem_bounds; entry {key!r} is "
-                             f"{type(value).__name__}, not a BoundValue.")
-        rows.append(value.as_dict())
-    return rows
-
-
-#: The theorems whose measured value is exact KPCA itself (its spectra); 5.1 and 5.3 sum the exact kernel matrix.
-_SPECTRAL_THEOREMS = ("5.2", "5.4")
-
-
-def rows_statement(row) -> str:
-    """Which rows one theorem's numbers were computed on, in a short sentence for tables and captions.
-
-    Parameters
-    ----------
-    row : BoundValue or dict
-        A :class:`BoundValue` or a row of :func:`bounds_table` (``theorem``, ``n_measured``,
-        ``n_a_posteriori``).
-
-    Returns
-    -------
-    str
-        E.g. ``"measured against exact KPCA on a seeded sample of 2,000 rows; the bound on all
-        1,000,000 rows"``.
-
-    Examples
-    --------
-    >>> rows_statement({"theorem": "5.2", "n_measured": 2000, "n_a_posteriori": 1_000_000})
-    'measured against exact KPCA on a seeded sample of 2,000 rows; the bound on all 1,000,000 rows'
-    >>> rows_statement({"theorem": "5.1", "n_measured": 500, "n_a_posteriori": 500})
-    'measured and bound on all 500 rows'
-    >>> rows_statement({"theorem": "5.4", "n_measured": 500, "n_a_posteriori": 500, "n_total": 9000})
-    'measured and bound against exact KPCA on a seeded sample of 500 of 9,000 rows (the bound needs its eigengap)'
-    """
-    if isinstance(row, BoundValue):
-        row = row.as_dict()
-    theorem, s = str(row["theorem"]), int(row["n_measured"])
-    posterior = int(row.get("n_a_posteriori") or s)
-    total = int(row.get("n_total") or posterior)
-    exact = " against exact KPCA" if theorem in _SPECTRAL_THEOREMS else " (its exact kernel matrix)"
-    if posterior > s:
-        if theorem in _SPECTRAL_THEOREMS:
-            return f"measured{exact} on a seeded sample of {s:,} rows; the bound on all {posterior:,} rows"
-        return f"measured on a seeded sample of {s:,} rows{exact}; the bound on all {posterior:,} rows"
-    if total > s:
-        return (f"measured and bound{exact} on a seeded sample of {s:,} of {total:,} rows (the bound needs its "
-                "eigengap)")
-    return f"measured and bound on all {s:,} rows"

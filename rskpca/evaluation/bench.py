@@ -30,7 +30,8 @@ import numpy as np
 from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import NystromKPCA, ReducedSetKPCA
-from rskpca.evaluation.compare import EXACT_SOLVERS, compare, fit_exact, sweep_point
+from rskpca.evaluation.compare import compare, sweep_point
+from rskpca.evaluation.fitting import EXACT_SOLVERS, fit_exact
 from rskpca.evaluation.methods import check_methods
 from rskpca.evaluation.timing import Timing, best_time
 

@@ -32,7 +32,8 @@ from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.classify import fit_predict
 from rskpca.evaluation.result_columns import successful
-from rskpca.evaluation.compare import EXACT_SOLVERS, MethodResult, Outcome, failed_row, fit_exact, sweep_point
+from rskpca.evaluation.compare import Outcome, failed_row, sweep_point
+from rskpca.evaluation.fitting import EXACT_SOLVERS, MethodResult, fit_exact
 from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
 from rskpca.evaluation.timing import Timing
 

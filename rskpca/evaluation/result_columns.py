@@ -1,8 +1,8 @@
 """The one column vocabulary of every results table: the app's, ``rskpca bench``'s, ``rskpca experiment``'s.
 
 Each column is defined once here with its unit and meaning, in the order tables and CSV
-files show it; rows use no other names (:func:`column_order` refuses an unknown one).
-Conventions:
+files show it; rows use no other names (:func:`column_order` refuses an unknown one);
+:func:`timing_columns` picks the ones that report times. Conventions:
 
 * ``*_s`` are wall-clock seconds, each the best of the comparison's :class:`~rskpca.evaluation.timing.Timing`.
 * ``train`` is what a method needs before it can embed new points (the estimator's fit; in
@@ -26,7 +26,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["Column", "COLUMNS", "column_order", "format_table", "write_csv", "successful", "markdown"]
+__all__ = ["Column", "COLUMNS", "column_order", "format_table", "write_csv", "successful", "markdown",
+           "TIMING_UNITS", "timing_columns"]
 
 
 @dataclass(frozen=True)
@@ -164,3 +165,37 @@ def markdown() -> str:
     lines = ["| column | unit | meaning |", "|---|---|---|"]
     lines += [f"| `{c.name}` | {c.unit} | {c.meaning} |" for c in COLUMNS.values()]
     return "\n".join(lines)
+
+
+#: The units (:data:`~rskpca.evaluation.result_columns.COLUMNS`) of the columns that report times:
+#: seconds, and ratios of times (the speedups).
+TIMING_UNITS = ("s", "ratio")
+
+
+def timing_columns(columns) -> list[str]:
+    """The columns among ``columns`` that report times, by their unit in the column vocabulary.
+
+    Seconds and ratios of times (:data:`TIMING_UNITS`), and ``exact_solver`` (the solver exact
+    KPCA's times are from). A view that fits without timing (the app's Embeddings page) leaves
+    them out; the vocabulary refuses a column it does not define.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        Column names of a :func:`~rskpca.evaluation.compare.compare` table.
+
+    Returns
+    -------
+    list of str
+        The timing columns, in the order given.
+
+    Examples
+    --------
+    >>> timing_columns(["method", "alignment_error", "train_s", "test_speedup", "exact_solver", "m"])
+    ['train_s', 'test_speedup', 'exact_solver']
+    """
+    columns = list(columns)
+    unknown = [c for c in columns if c not in COLUMNS]
+    if unknown:
+        raise ValueError(f"Columns {unknown} are not in rskpca.evaluation.result_columns.COLUMNS; define them there.")
+    return [c for c in columns if COLUMNS[c].unit in TIMING_UNITS or c == "exact_solver"]

@@ -36,7 +36,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from rskpca.evaluation.compare import fit_exact, fit_method
+from rskpca.evaluation.fitting import fit_exact, fit_method
 from rskpca.evaluation.timing import Timing
 
 __all__ = [

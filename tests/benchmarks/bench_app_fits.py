@@ -36,7 +36,7 @@ def app_solver_rows(pendigits, repeats, ranks=(2, 5, 10, 20)):
     app times them, on the app's comparison sets (at most EXACT_MAX_ROWS = 2000 rows)."""
     from rskpca.core.bandwidth_heuristic import median_heuristic
     from rskpca.data.samples import SAMPLES, load_sample
-    from rskpca.evaluation.compare import fit_exact
+    from rskpca.evaluation.fitting import fit_exact
 
     sets = []
     for name, info in SAMPLES.items():
@@ -63,7 +63,7 @@ def app_embedding_rows(pendigits, repeats, ranks=(5, 10)):
     from rskpca.core.threads import native_threads_off
     from rskpca.core.bandwidth_heuristic import median_heuristic
     from rskpca.data.samples import SAMPLES, load_sample
-    from rskpca.evaluation.compare import fit_exact
+    from rskpca.evaluation.fitting import fit_exact
 
     digits = load_sample("digits").drop(columns="label").to_numpy(dtype=np.float64)
     sets = [("digits", digits, SAMPLES["digits"].sigma or median_heuristic(digits)),
@@ -95,7 +95,7 @@ def app_thread_rows(pendigits, calls: int = 7):
     from rskpca.core.threads import native_threads_off
     from rskpca.core.shadow import shadow_centers
     from rskpca.data.samples import SAMPLES, load_sample
-    from rskpca.evaluation.compare import fit_exact, fit_method
+    from rskpca.evaluation.fitting import fit_exact, fit_method
 
     moons = load_sample("two_moons").drop(columns="label").to_numpy(dtype=np.float64)
     sets = [("two_moons", moons, SAMPLES["two_moons"].sigma), ("pendigits (2000 rows)", *_app_pendigits(pendigits))]

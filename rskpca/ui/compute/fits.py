@@ -15,8 +15,8 @@ import numpy as np
 import streamlit as st
 
 from rskpca.core.threads import native_threads_off
-from rskpca.evaluation.compare import (EXACT_SOLVERS, ExactPlan, alignment_map, fit_exact, fit_method,
-                                       fit_on_all_rows, plan_exact)
+from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows, plan_exact
+from rskpca.evaluation.fitting import EXACT_SOLVERS, fit_exact, fit_method
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.evaluation.timing import Timing
 from rskpca.plotting import shadow_centers_text
@@ -50,7 +50,7 @@ REFERENCE_TIMING = Timing()
 @st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")
 def exact_reference(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
     """Exact KPCA fitted and evaluated on the comparison rows with the first of
-    :data:`~rskpca.evaluation.compare.EXACT_SOLVERS` (independent of ell): the Speedups page's
+    :data:`~rskpca.evaluation.fitting.EXACT_SOLVERS` (independent of ell): the Speedups page's
     reference, its fit and projection timed.
 
     One call (:data:`REFERENCE_TIMING`): the Speedups page times the baseline itself
@@ -239,7 +239,7 @@ def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str,
 # --------------------------------------------------------------------------- every row (the Embeddings page)
 
 #: Exact KPCA on the Embeddings page runs on all n rows up to this many, else on a seeded sample of this
-#: many (:func:`~rskpca.evaluation.compare.plan_exact`), decided before it runs. Its fit is the only one
+#: many (:func:`~rskpca.evaluation.all_rows.plan_exact`), decided before it runs. Its fit is the only one
 #: that moves with sigma alone and grows like n^2 (pendigits, one thread: 0.07 s at 2,000 rows, 0.20 s at
 #: 3,000, 0.29 s at 4,000), and a sigma change must stay within 0.6 s on pendigits: memory (8 n^2 bytes,
 #: 128 MB at 4,000) is not what limits it. The same rows as the other pages' comparison sample.
@@ -440,7 +440,7 @@ def _seconds_text(s: float) -> str:
 def exact_rows_note(plan: ExactPlan, exact_s: float | None = None) -> str:
     """Which rows exact KPCA ran on and why, in the page's words.
 
-    >>> from rskpca.evaluation.compare import plan_exact
+    >>> from rskpca.evaluation.all_rows import plan_exact
     >>> exact_rows_note(plan_exact(1_000_000, 2000), 0.07)[:96]
     'exact KPCA on a seeded sample of 2,000 rows: on all 1,000,000 rows its kernel matrix alone would'
     >>> exact_rows_note(plan_exact(500, 2000))

@@ -1,0 +1,143 @@
+"""Every row of the data embedded, exact KPCA on the rows that fit: the app's views on all n rows.
+
+:func:`fit_on_all_rows` fits one of the registry's O(n m) methods on every row and embeds every row
+(:func:`training_embedding`: no O(n^2) projection through the training set). Exact KPCA needs an
+n x n matrix (:func:`exact_memory_bytes`), so it runs on the rows :func:`plan_exact` picks, decided
+before it runs; :func:`alignment_map`, fitted on the rows both embed, carries each approximation
+into exact KPCA's frame on every row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rskpca.core.validation import check_array_2d
+from rskpca.evaluation.fitting import MethodResult, _result
+from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
+
+__all__ = ["training_embedding", "fit_on_all_rows", "alignment_map", "exact_memory_bytes", "ExactPlan",
+           "plan_exact"]
+
+
+def training_embedding(name: str, estimator, X) -> np.ndarray:
+    """The fitted ``estimator``'s embedding of its own training rows ``X``, at O(n m) for every method here.
+
+    The methods that project new points through all n training rows (Nystrom, density-weighted
+    Nystrom) would take O(n^2) to project their training rows again; their training rows'
+    embedding is the Nystrom extension the fit already computed, ``U~ diag(lambda^1/2)``
+    (``train_eigenvectors_``: Williams & Seeger), which ``transform`` equals where U~ are the exact
+    eigenvectors. The others project through their m points (``transform``).
+
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(80, 2))
+    >>> est = make_estimator("nystrom", n_components=2, sigma=1.0, m=80).fit(X)
+    >>> bool(np.allclose(np.abs(training_embedding("nystrom", est, X)), np.abs(est.transform(X)), atol=1e-6))
+    True
+    """
+    if METHODS[name].projects_through_training_set and hasattr(estimator, "train_eigenvectors_"):
+        lam = np.clip(np.asarray(estimator.eigenvalues_, dtype=np.float64), 0.0, None)
+        return np.asarray(estimator.train_eigenvectors_, dtype=np.float64) * np.sqrt(lam)[None, :]
+    return np.asarray(estimator.transform(X), dtype=np.float64)
+
+
+def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: str = "gaussian", ell: float = 4.0,
+                    m: int | None = None, random_state=0, shadow=None) -> MethodResult:
+    """The method ``name`` fitted on every row of ``X`` and every row embedded (untimed: ``train_s`` and
+    ``test_s`` are NaN), for the registry's O(n m) methods.
+
+    As :func:`~rskpca.evaluation.fitting.fit_method` with ``X_eval = X_train``, except that the training
+    rows are embedded by :func:`training_embedding` (no O(n^2) projection through the training set), and that with
+    ``shadow`` (``X``'s own, already computed) RSKPCA solves on its centers instead of selecting
+    them again. Exact KPCA is refused (an n x n matrix: :func:`plan_exact`).
+
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> res = fit_on_all_rows("nystrom", X, n_components=2, sigma=1.0, m=20)
+    >>> res.embedding.shape, res.m, res.n_train
+    ((60, 2), 20, 60)
+    """
+    check_methods([name])
+    if METHODS[name].group == "exact" or name == "exact_iterative":
+        raise ValueError(f"{name!r} is exact KPCA: fit it on the rows plan_exact gives, with fit_exact.")
+    X = check_array_2d(X, name="X", min_samples=2)
+    est = make_estimator(name, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                         random_state=random_state)
+    if name == "rskpca" and shadow is not None:
+        if shadow.n != X.shape[0]:
+            raise ValueError(f"shadow is of {shadow.n} rows, X has {X.shape[0]}: pass X's own shadow.")
+        est = est.fit_reduced_set(shadow.centers, shadow.weights, center_indices=shadow.center_indices)
+    else:
+        est = est.fit(X)
+    Z = training_embedding(name, est, X)
+    return _result(name, METHODS[name], est, X, Z, ell, float("nan"), float("nan"), False)
+
+
+def alignment_map(O_exact, O_approx) -> np.ndarray:
+    """``A = argmin_A ||O_exact - O_approx A||_F`` (r x r): :func:`~rskpca.core.metrics.align` as a map,
+    to be fitted on the rows both embed and applied to every row of the approximation.
+
+    >>> import numpy as np
+    >>> O = np.random.default_rng(0).normal(size=(20, 2))
+    >>> bool(np.allclose(-O @ alignment_map(O, -O), O))
+    True
+    """
+    A, *_ = np.linalg.lstsq(np.asarray(O_approx, dtype=np.float64), np.asarray(O_exact, dtype=np.float64),
+                            rcond=None)
+    return A
+
+
+def exact_memory_bytes(n: int) -> int:
+    """Bytes of exact KPCA's n x n float64 kernel matrix: 8 n^2 (one copy; the solver needs more).
+
+    >>> exact_memory_bytes(1_000_000) / 1e12
+    8.0
+    """
+    return 8 * int(n) ** 2
+
+
+@dataclass(frozen=True)
+class ExactPlan:
+    """Which rows exact KPCA runs on, decided before running it (:func:`plan_exact`).
+
+    Attributes
+    ----------
+    rows : ndarray of int
+        Positions of the rows (all n, or a seeded sample, sorted).
+    n : int
+        Rows of the data.
+    all_rows : bool
+    max_rows : int
+        The budget the plan kept to.
+    memory_bytes : int
+        What exact KPCA on all n would need for its kernel matrix alone (:func:`exact_memory_bytes`).
+    """
+
+    rows: np.ndarray
+    n: int
+    all_rows: bool
+    max_rows: int
+    memory_bytes: int
+
+
+def plan_exact(n: int, max_rows: int, *, seed: int = 0) -> ExactPlan:
+    """Exact KPCA on all n rows when n <= ``max_rows``, else on a seeded sample of ``max_rows`` rows.
+
+    The same sample for a given (n, max_rows, seed): ``np.random.default_rng(seed).choice(n, max_rows,
+    replace=False)``, sorted.
+
+    >>> plan = plan_exact(10_000, 2000)
+    >>> plan.all_rows, plan.rows.size, plan.memory_bytes
+    (False, 2000, 800000000)
+    >>> plan_exact(500, 2000).all_rows
+    True
+    """
+    n, max_rows = int(n), int(max_rows)
+    if max_rows < 2:
+        raise ValueError(f"max_rows must be at least 2; got {max_rows}.")
+    if n <= max_rows:
+        rows = np.arange(n)
+    else:
+        rows = np.sort(np.random.default_rng(seed).choice(n, size=max_rows, replace=False))
+    return ExactPlan(rows=rows, n=n, all_rows=n <= max_rows, max_rows=max_rows, memory_bytes=exact_memory_bytes(n))
