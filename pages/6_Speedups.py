@@ -58,10 +58,16 @@ budget_cols[2].button(
     help="Times taken while the page loads share this server's cores with your browser's drawing (and other "
          "sessions), and stay cached: this times every size here, exact KPCA and every method at this ell again.")
 budget = ScalingBudget(max_fit_s=float(budget_s), max_matrix_bytes=int(budget_mb) * 1_000_000)
-at_scale = scaling(ds.digest, ds.X, sigma=sigma, ell=ell, kernel=kernel, r=r, budget=budget,
-                   timing_round=timing_round())
-show_errors(list(at_scale.failures))
-if at_scale.rows:
+all_rows_m = compute.shadow(ds.digest, ds.X, sigma, ell, kernel).m  # the sidebar's m
+# r above m or n - 1 fails every fit of the ladder the same way: the section below says it once.
+at_scale = (scaling(ds.digest, ds.X, sigma=sigma, ell=ell, kernel=kernel, r=r, budget=budget,
+                    timing_round=timing_round()) if r <= min(all_rows_m, ds.n - 1) else None)
+if at_scale is None:
+    st.info(f"Not timed at this size: rank r = {r} needs at least r shadow centers and r + 1 rows (here "
+            f"m = {all_rows_m:,} of {ds.n:,} rows); the message below says what to change.")
+elif at_scale.failures:
+    show_errors(list(at_scale.failures))
+if at_scale is not None and at_scale.rows:
     full = at_scale.full
     rs_full = at_scale.rskpca_full
     exact_word = "predicted" if full["exact_kpca"] == PREDICTED else "measured"
@@ -107,7 +113,7 @@ if at_scale.rows:
     st.caption("exact_kpca says whether exact KPCA's numbers in a row were measured or predicted (power law for the "
                "times, 8 n^2 bytes for the matrix); RSKPCA's are measured in every row. Speedup = exact KPCA's time "
                "/ RSKPCA's at the same n.")
-else:
+elif at_scale is not None:
     st.info(f"Exact KPCA cannot be timed here: rank r = {r} needs more rows than the data has.")
 
 st.subheader("Every method at this ell")
