@@ -13,6 +13,7 @@ from rskpca.ui import (choose_methods, compute, fragment, reduction_note, select
                        without_slow_methods)
 from rskpca.ui.compute import fits
 from rskpca.ui.ell_scrubber import show_scrubber
+from rskpca.ui.state import setting
 
 settings = start_page("Embeddings")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
@@ -31,7 +32,7 @@ names = without_slow_methods(chosen, shadow.m)
 measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "
     "on a few thousand rows, so on demand)", key="gram_error")
-run_anyway = st.session_state.get("emb_run_heavy", False)
+run_anyway = setting("emb_run_heavy")
 # One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
 # they are the Speedups page's.
 comparison = fits.compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,

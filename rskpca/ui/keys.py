@@ -56,6 +56,7 @@ KEYS = {
     # shared by the comparison pages (Embeddings, Speedups, Bounds)
     "gram_error": False,
     "run_slow": False,
+    "emb_run_heavy": False,  # Embeddings: fit the baselines predicted slow on all rows anyway
     "sweep_points": 5,
     # page-level choices worth keeping while the user looks elsewhere
     "emb_dims": "2-D",
