@@ -2,7 +2,7 @@
 
 Streamlit hands the words after ``--`` to the script as ``sys.argv[1:]``, with ``sys.argv[0]`` the app;
 these tests set ``sys.argv`` so, then run the app in-process. Also the memory estimate that is checked
-before such a file is read (:func:`rskpca.data.readers.memory_to_read`).
+before such a file is read (:func:`rskpca.data.memory_estimate.memory_to_read`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import rskpca.ui.compute.app_file as cached
-from rskpca.data.readers import DataError, check_fits_in_memory, memory_to_read
+from rskpca.data.memory_estimate import check_fits_in_memory, memory_to_read
+from rskpca.data.readers import DataError
 from rskpca.ui.app_file import FILE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,7 +148,7 @@ def test_a_missing_file_says_so_and_the_samples_still_work(monkeypatch, tmp_path
 
 def test_a_file_too_big_for_memory_says_so_before_it_is_read(monkeypatch, data_file):
     _started_with(monkeypatch, data_file)
-    monkeypatch.setattr("rskpca.data.readers.available_memory", lambda: 1000)
+    monkeypatch.setattr("rskpca.data.memory_estimate.available_memory", lambda: 1000)
     monkeypatch.setattr(cached, "read_table", lambda *a: pytest.fail("read after all"))
     at = _app()
     _ok(at)

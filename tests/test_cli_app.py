@@ -149,7 +149,7 @@ def test_a_file_the_app_cannot_use_is_refused(started, tmp_path, capsys, name, c
 
 
 def test_a_file_too_big_for_memory_is_refused_before_reading_it(started, csv_file, capsys, monkeypatch):
-    monkeypatch.setattr("rskpca.data.readers.available_memory", lambda: 1000)
+    monkeypatch.setattr("rskpca.data.memory_estimate.available_memory", lambda: 1000)
     monkeypatch.setattr(app_cli, "read_table", lambda *a: pytest.fail("read after all"))
     _refused(capsys, [str(csv_file)], "points.csv would not fit in memory", "1.0 kB is available")
     assert not started

@@ -25,7 +25,8 @@ import numpy as np
 
 import rskpca
 from rskpca.data.input_columns import unusable_reason
-from rskpca.data.readers import DataError, check_fits_in_memory, read_table
+from rskpca.data.memory_estimate import check_fits_in_memory
+from rskpca.data.readers import DataError, read_table
 
 __all__ = ["add_app_parser", "app_command", "find_app", "split_app_args", "streamlit_command", "check_data_file",
            "FULL_CHECK_BYTES"]
@@ -119,7 +120,7 @@ def check_data_file(path: Path) -> None:
     """Refuse, with a :class:`DataError` that says why, a file the app could not use; cheap for large files.
 
     Missing, not a file, unreadable, empty, or would not fit in memory
-    (:func:`~rskpca.data.readers.check_fits_in_memory`); a file up to :data:`FULL_CHECK_BYTES` is read as
+    (:func:`~rskpca.data.memory_estimate.check_fits_in_memory`); a file up to :data:`FULL_CHECK_BYTES` is read as
     the app reads it; a larger one has its Parquet metadata, NPY header or leading text rows checked.
     """
     if not path.exists():

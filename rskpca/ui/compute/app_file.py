@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from rskpca.data.input_columns import unusable_reason
-from rskpca.data.readers import DataError, check_fits_in_memory, read_table
+from rskpca.data.memory_estimate import check_fits_in_memory
+from rskpca.data.readers import DataError, read_table
 
 __all__ = ["FileTable", "read_app_file"]
 
