@@ -19,8 +19,9 @@ checked in a plain test. Conventions shared by the builders:
   decades or full numbers (never bare minor digits), and count axes whole numbers.
 
 This module is the public face; the builders live in private modules by subject
-(``_data``: shadow and densities, ``_method_comparison``: embeddings, spectra, ``_bars``:
-bars, times, ``_bounds``: bounds and curves over ell, ``_ell_scrubber_figures``: ell scrubbers
+(``_data``: shadow and densities, ``_method_comparison``: embeddings, spectra, ``_density_drawing``:
+an embedding panel of many rows drawn as their density, ``_views_in_3d``: which embeddings a 3-D figure
+draws, ``_bars``: bars, times, ``_bounds``: bounds and curves over ell, ``_ell_scrubber_figures``: ell scrubbers
 whose frames the browser plays, ``_denoise``: image strips, ``_spectral``: the Spectral page's
 eigenvalues) on a shared style (``_style``). Import them from here.
 """
@@ -37,17 +38,9 @@ from rskpca.plotting._data import (
     weight_histogram,
 )
 from rskpca.plotting._data_view import data_figure
-from rskpca.plotting._method_comparison import (
-    DENSITY_BINS,
-    MAX_3D_VIEWS,
-    POINT_BUDGET,
-    density_counts,
-    density_note,
-    embedding_figure,
-    embedding_panels,
-    spectra_figure,
-    views_in_3d,
-)
+from rskpca.plotting._density_drawing import DENSITY_BINS, POINT_BUDGET, density_counts, density_note
+from rskpca.plotting._method_comparison import embedding_figure, embedding_panels, spectra_figure
+from rskpca.plotting._views_in_3d import MAX_3D_VIEWS, views_in_3d
 from rskpca.plotting._ell_scrubber_figures import (
     SCRUB_CENTERS,
     SCRUB_POINTS,
