@@ -11,7 +11,8 @@ from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
                        without_slow_methods)
-from rskpca.ui.compute import fits
+from rskpca.ui.compute.all_rows_fits import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, compare_on_all_rows
+from rskpca.ui.compute.exact_plan import bytes_text, exact_rows, exact_rows_note
 from rskpca.ui.ell_scrubber import show_scrubber
 from rskpca.ui.state import setting
 
@@ -20,7 +21,7 @@ ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, sett
 
 chosen = choose_methods("emb_groups")
 
-plan, X_rows, rows_key = fits.exact_rows(ds)
+plan, X_rows, rows_key = exact_rows(ds)
 stop_unless_rank_fits(r, plan.rows.size)
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)  # on all n rows, as the sidebar's m
 reduction_note(shadow.m, shadow.n, ds.d)
@@ -35,8 +36,8 @@ measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
 run_anyway = setting("emb_run_heavy")
 # One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
 # they are the Speedups page's.
-comparison = fits.compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
-                                      run_anyway=run_anyway, gram_error=measure_gram)
+comparison = compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
+                                run_anyway=run_anyway, gram_error=measure_gram)
 exact = comparison.exact
 lam = exact.normalized_eigenvalues
 warn_if_kernel_is_identity(ds, sigma, kernel, rows=(rows_key, X_rows),
@@ -45,7 +46,7 @@ warn_if_kernel_is_identity(ds, sigma, kernel, rows=(rows_key, X_rows),
                                        "below are arbitrary")
 k_rows = plan.rows.size
 fitted_on = (f"on all {ds.n:,} rows, every row embedded" if plan.all_rows else
-             f"on all {ds.n:,} rows, every row embedded; {fits.exact_rows_note(plan, exact.train_s)}. Alignment "
+             f"on all {ds.n:,} rows, every row embedded; {exact_rows_note(plan, exact.train_s)}. Alignment "
              f"errors and spectra compare on those {k_rows:,} rows")
 st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({shadow.m / ds.n:.1%}), as in the "
            f"sidebar. RSKPCA and the O(nm) baselines are fitted {fitted_on}."
@@ -54,17 +55,17 @@ st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({sh
 held = st.container()  # drawn either way (positions stay put)
 if comparison.held_back or run_anyway:
     with held:
-        slow = [c for c in comparison.held_back if c.bytes <= fits.ALL_ROWS_MAX_BYTES]
-        big = [c for c in comparison.held_back if c.bytes > fits.ALL_ROWS_MAX_BYTES]
+        slow = [c for c in comparison.held_back if c.bytes <= ALL_ROWS_MAX_BYTES]
+        big = [c for c in comparison.held_back if c.bytes > ALL_ROWS_MAX_BYTES]
         what = ", ".join(f"{METHODS[c.name].label} (about {c.seconds:.2g} s)" for c in slow)
         if slow or run_anyway:
             st.toggle("Fit the slow baselines on all rows too" + (f": {what}" if what else ""), key="emb_run_heavy")
         if comparison.held_back:
             st.caption(f"Not run at this n x m ({ds.n:,} x {shadow.m:,}): "
                        + "; ".join(part for part in (
-                           f"predicted above {fits.ALL_ROWS_LIVE_S:g} s per change: {what}" if slow else "",
-                           "would hold more than " + fits.bytes_text(fits.ALL_ROWS_MAX_BYTES) + ": " + ", ".join(
-                               f"{METHODS[c.name].label} ({fits.bytes_text(c.bytes)})" for c in big) if big else "")
+                           f"predicted above {ALL_ROWS_LIVE_S:g} s per change: {what}" if slow else "",
+                           "would hold more than " + bytes_text(ALL_ROWS_MAX_BYTES) + ": " + ", ".join(
+                               f"{METHODS[c.name].label} ({bytes_text(c.bytes)})" for c in big) if big else "")
                            if part)
                        + ". RSKPCA needs only its m centers.")
 show_errors(comparison.failures)

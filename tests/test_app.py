@@ -385,9 +385,10 @@ def test_the_app_times_every_method_and_exact_kpca_with_its_best_of_several_timi
 
     import rskpca.ui.compute as compute
     import rskpca.ui.compute.fits as fits  # where the fits are looked up
+    from rskpca.ui.compute.app_timing import _warm_up
 
     st.cache_data.clear()  # fits cached by an earlier test would not be timed again
-    fits._warm_up()  # once per process, untimed (run alone, this test saw its calls)
+    _warm_up()  # once per process, untimed (run alone, this test saw its calls)
     seen = []
     for name in ("fit_method", "fit_exact"):
         original = getattr(fits, name)
@@ -686,10 +687,10 @@ def test_after_a_rejected_upload_the_error_and_the_sidebar_name_the_same_data(na
 
 def test_every_m_says_which_rows_it_counts(monkeypatch):
     from rskpca.ui import compute
-    from rskpca.ui.compute import fits
+    from rskpca.ui.compute import exact_plan
 
     monkeypatch.setattr(compute, "EXACT_MAX_ROWS", 300)
-    monkeypatch.setattr(fits, "EMBED_EXACT_MAX_ROWS", 300)
+    monkeypatch.setattr(exact_plan, "EMBED_EXACT_MAX_ROWS", 300)
     compute.comparison_rows.clear()
     try:
         at = _app(data="digits", ell=2.0, r=2)
@@ -890,6 +891,7 @@ def test_a_new_timing_round_reports_its_own_exact_times(monkeypatch):
 
     import rskpca.ui.compute.fits as fits
     from rskpca.evaluation.fitting import fit_exact
+    from rskpca.ui.compute.app_timing import OWN_TIMING
 
     X = np.random.default_rng(0).normal(size=(40, 2))
     ref = replace(fit_exact(X, n_components=2, sigma=1.0), train_s=0.001, test_s=0.002)
@@ -906,7 +908,7 @@ def test_a_new_timing_round_reports_its_own_exact_times(monkeypatch):
     assert (first.train_s, first.test_s) == (0.001, 0.002)
     assert (again.train_s, again.test_s) == (0.005, 0.006)
     assert rounds == [("arpack", 0), ("arpack", 7)]
-    assert fits.OWN_TIMING.repeats >= 2  # a round of its own is still a best of two calls
+    assert OWN_TIMING.repeats >= 2  # a round of its own is still a best of two calls
 
 
 def test_switching_on_the_randomized_solver_times_only_it(monkeypatch):

@@ -184,7 +184,8 @@ def test_exact_kpca_is_refused_on_all_rows():
 
 
 def test_all_rows_cost_holds_back_what_would_not_stay_live():
-    from rskpca.ui.compute.fits import all_rows_cost, exact_rows_note
+    from rskpca.ui.compute.all_rows_fits import all_rows_cost
+    from rskpca.ui.compute.exact_plan import exact_rows_note
 
     assert all_rows_cost("rskpca", 1_000_000, 35).live
     assert not all_rows_cost("nystrom", 1_000_000, 1658).live  # 13 GB kernel block

@@ -3,7 +3,10 @@
 Its modules, whose names this package re-exports: :mod:`~rskpca.ui.compute.shadow_cache` (the shadow
 per sigma and ell), :mod:`~rskpca.ui.compute.densities` (the KDE and the ShDE where the pages draw
 them), :mod:`~rskpca.ui.compute.bounds_at_ell` (Theorems 5.1-5.4 measured at one ell),
-:mod:`~rskpca.ui.compute.fits` (exact KPCA and the compared methods, and their timing),
+:mod:`~rskpca.ui.compute.fits` (exact KPCA and the compared methods),
+:mod:`~rskpca.ui.compute.app_timing` (how the app times them), :mod:`~rskpca.ui.compute.exact_plan`
+(which rows exact KPCA runs on for Embeddings), :mod:`~rskpca.ui.compute.all_rows_fits` (the methods
+on every row, for Embeddings),
 :mod:`~rskpca.ui.compute.sweeps` (curves over ell) and :mod:`~rskpca.ui.compute.scrubber_frames`
 (the ell scrubbers); the data set's own caches are here.
 
@@ -41,11 +44,9 @@ from rskpca.ui.compute.densities import (
     shde_grid,
     shde_over_ells,
 )
+from rskpca.ui.compute.app_timing import APP_TIMING, BASELINE_TIMING, REFERENCE_TIMING
 from rskpca.ui.compute.fits import (
-    APP_TIMING,
-    BASELINE_TIMING,
     RANK_BUCKETS,
-    REFERENCE_TIMING,
     computed_rank,
     exact_embedding,
     exact_kpca,

@@ -31,7 +31,7 @@ from rskpca.evaluation.scaling import (
     time_rskpca_at,
 )
 from rskpca.evaluation.timing import Timing
-from rskpca.ui.compute.fits import _warm_up
+from rskpca.ui.compute.app_timing import _warm_up
 from rskpca.ui.compute.shadow_cache import compiled_shadow_ready
 
 __all__ = ["SCALING_SEED", "SCALING_TIMING", "Scaling", "scaling"]

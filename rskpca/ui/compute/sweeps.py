@@ -14,9 +14,9 @@ import streamlit as st
 
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.compare import ell_grid, sweep_point
+from rskpca.ui.compute.app_timing import APP_TIMING
 from rskpca.ui.compute.bounds_at_ell import bounds_rows
 from rskpca.ui.compute.shadow_cache import timed_shadow
-from rskpca.ui.compute.fits import APP_TIMING
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["sweep_rows", "ell_curve", "shadow_rows", "bounds_sweep"]

@@ -1,0 +1,188 @@
+"""The Embeddings page on every row: the O(nm) methods fitted on all n rows, exact KPCA on its planned rows.
+
+Part of :mod:`rskpca.ui.compute`: :func:`all_rows_cost` predicts, before running, whether a method stays
+live on all rows (:class:`AllRowsCost`); :func:`compare_on_all_rows` fits them (each cached) and aligns
+every row's embedding to exact KPCA's on :func:`~rskpca.ui.compute.exact_plan.exact_rows`
+(:class:`AllRowsComparison`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import streamlit as st
+
+from rskpca.core.threads import native_threads_off
+from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows
+from rskpca.evaluation.methods import METHODS, perturbs_gram
+from rskpca.ui.compute.exact_plan import exact_rows
+from rskpca.ui.compute.fits import _first_components, computed_rank, exact_embedding, method_result, rank_message
+from rskpca.ui.compute.shadow_cache import shadow
+from rskpca.ui.keys import ELL_RANGE
+
+__all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "ALL_ROWS_METHODS", "AllRowsCost",
+           "all_rows_cost", "AllRowsComparison", "compare_on_all_rows"]
+
+
+#: Seconds per (row x center) for fitting each O(nm) method on all n rows and embedding every row, on one
+#: thread of this machine (1,000,000 x 10 and 200,000 x 10 mixtures, m = 1,008 to 1,658): the prediction
+#: that decides, before running, whether a method runs live (:data:`ALL_ROWS_LIVE_S`). k-means (density-
+#: weighted Nystrom's landmarks) iterates over the n x m distances; Nystrom holds its n x m kernel block.
+ALL_ROWS_SECONDS_PER_NM = {"rskpca": 2e-9, "subsampled": 2.5e-9, "nystrom": 2.5e-8, "wnystrom": 3e-7}
+#: Bytes per (row x center) a method holds while fitting on all rows (Nystrom's float64 n x m kernel block
+#: and its centered copy; the others embed in blocks).
+_BYTES_PER_NM = {"nystrom": 16, "wnystrom": 16}
+#: The methods fitted on all n rows (each embeds a row through its m points, or, Nystrom, by the extension
+#: its fit computes): O(nm). The others the Embeddings page offers (Gram sampling, reduced-set
+#: construction, exact KPCA by Lanczos) need the n x n kernel and run on exact KPCA's rows, said in their panels.
+ALL_ROWS_METHODS = ("rskpca", "subsampled", "nystrom", "wnystrom", "rskpca_uniform", "rskpca_kmeans",
+                    "rskpca_herding", "random_fourier")
+for _name, _per in (("rskpca_uniform", 2.5e-9), ("random_fourier", 5e-9), ("rskpca_kmeans", 3e-7),
+                    ("rskpca_herding", 3e-7)):
+    ALL_ROWS_SECONDS_PER_NM[_name] = _per
+#: A method predicted to take longer than this on all rows runs only when the user asks (the page says so).
+ALL_ROWS_LIVE_S = 1.5
+#: ...or to hold more than this.
+ALL_ROWS_MAX_BYTES = 2 * 1024**3
+
+
+@dataclass(frozen=True)
+class AllRowsCost:
+    """A method's predicted cost on all n rows (:func:`all_rows_cost`)."""
+
+    name: str
+    seconds: float
+    bytes: int
+
+    @property
+    def live(self) -> bool:
+        """Within :data:`ALL_ROWS_LIVE_S` and :data:`ALL_ROWS_MAX_BYTES`: runs on every change."""
+        return self.seconds <= ALL_ROWS_LIVE_S and self.bytes <= ALL_ROWS_MAX_BYTES
+
+
+def all_rows_cost(name: str, n: int, m: int) -> AllRowsCost:
+    """Predicted seconds and bytes of fitting ``name`` on n rows with m centers and embedding every row.
+
+    >>> c = all_rows_cost("nystrom", 1_000_000, 1000)
+    >>> round(c.seconds), c.bytes // 10**9, c.live
+    (25, 16, False)
+    >>> all_rows_cost("rskpca", 10_000, 300).live
+    True
+    """
+    nm = float(n) * float(max(m, 1))
+    per = ALL_ROWS_SECONDS_PER_NM.get(name, ALL_ROWS_SECONDS_PER_NM["nystrom"])
+    return AllRowsCost(name, per * nm, int(_BYTES_PER_NM.get(name, 0) * nm))
+
+
+#: Above this n x m the all-rows fits use the libraries' threads.
+_THREADED_NM = 50_000_000
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _on_all_rows(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
+                 rows_key: str, _rows: np.ndarray, _exact_Z: np.ndarray):
+    """One O(nm) method fitted on every row of ``_X`` and every row embedded, aligned to exact KPCA.
+
+    -> ``(result, coords)``: the result with its embedding and spectrum cut to r components and its
+    embedding read on exact KPCA's rows ``_rows`` (where the alignment error is measured), and the
+    first min(r, 3) aligned components of every row as float32 (what the chart draws and a region
+    selection reads). Fitted at :func:`computed_rank` (ranks of a bucket share the fit's numbers).
+    ``_exact_Z`` is exact KPCA's embedding of ``_rows`` at (rows_key, sigma, kernel, r), all in the key.
+    Untimed: on the libraries' threads above :data:`_THREADED_NM` (at a million rows the embedding is most of
+    an ell change), else on one.
+    """
+    selected = shadow(digest, _X, sigma, ell, kernel) if name == "rskpca" else None
+    # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
+    # libraries' threads gain more than they lose waiting for the browser's core.
+    threads = contextlib.nullcontext() if _X.shape[0] * m > _THREADED_NM else native_threads_off()
+    with threads:
+        res = fit_on_all_rows(name, _X, n_components=computed_rank(r, m), sigma=sigma, kernel=kernel, ell=ell,
+                              m=m, shadow=selected)
+    Z = res.embedding[:, :r]
+    A = alignment_map(_exact_Z, Z[_rows])
+    coords = np.empty((Z.shape[0], min(r, 3)), dtype=np.float32)
+    block = 262_144  # rows at a time: no second n x r float64 array
+    for start in range(0, Z.shape[0], block):
+        coords[start:start + block] = (Z[start:start + block] @ A)[:, :coords.shape[1]]
+    on_rows = replace(res, embedding=Z[_rows], normalized_eigenvalues=res.normalized_eigenvalues[:r])
+    return on_rows, coords
+
+
+@dataclass
+class AllRowsComparison:
+    """What the Embeddings page shows: every method on all n rows, exact KPCA on ``plan``'s rows.
+
+    Attributes
+    ----------
+    plan : ExactPlan
+    exact : MethodResult
+        Exact KPCA on ``plan.rows`` (its embedding: of those rows).
+    results : list of MethodResult
+        Each method fitted on all n rows, its embedding read on ``plan.rows`` (for the errors).
+    coords : dict
+        Label -> the first min(r, 3) aligned components (float32) of every row, exact KPCA's of ``plan.rows``.
+    failures : list of str
+    held_back : list of AllRowsCost
+        Methods predicted too slow or too large to run live on all rows, not run (the page offers them).
+    on_exact_rows : list of str
+        Labels of the methods fitted on exact KPCA's rows, not all n (those outside :data:`ALL_ROWS_METHODS`).
+    """
+
+    plan: ExactPlan
+    exact: object
+    results: list = field(default_factory=list)
+    coords: dict = field(default_factory=dict)
+    failures: list = field(default_factory=list)
+    held_back: list = field(default_factory=list)
+    on_exact_rows: list = field(default_factory=list)
+
+
+def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
+                        run_anyway: bool = False, gram_error: bool = False) -> AllRowsComparison:
+    """Exact KPCA on :func:`exact_rows`, every named method of :data:`ALL_ROWS_METHODS` on all ``ds.n``
+    rows (each cached), the other named methods on exact KPCA's rows (:func:`method_result`).
+
+    A method predicted (:func:`all_rows_cost`) above :data:`ALL_ROWS_LIVE_S` is held back unless
+    ``run_anyway``, above :data:`ALL_ROWS_MAX_BYTES` always; RSKPCA always runs. A method that
+    cannot run is a message, not an exception (r > m said once: :func:`rank_message`).
+    ``gram_error``: measure ``||K^ - K||_2`` for the methods that perturb the Gram matrix.
+    """
+    from rskpca.core.metrics import align
+
+    plan, X_rows, rows_key = exact_rows(ds)
+    exact = exact_embedding(rows_key, X_rows, sigma, kernel, r)
+    k = min(r, 3)
+    out = AllRowsComparison(plan=plan, exact=exact, coords={exact.label: exact.embedding[:, :k]})
+    for name in names:
+        everywhere = name in ALL_ROWS_METHODS
+        cost = all_rows_cost(name, ds.n, m)
+        # run_anyway lifts the time budget, never the memory one (a 13 GB kernel block would stop the server)
+        too_big = cost.bytes > ALL_ROWS_MAX_BYTES
+        if everywhere and name != "rskpca" and (too_big or (not cost.live and not run_anyway)):
+            out.held_back.append(cost)
+            continue
+        try:
+            if everywhere:
+                with st.spinner(f"Fitting {METHODS[name].label} on all {ds.n:,} rows..."):
+                    res, coords = _on_all_rows(ds.digest, ds.X, name, sigma, kernel, r, ell, m, rows_key, plan.rows,
+                                               exact.embedding)
+            else:
+                # their budget is the m of these rows' own shadow (equal m on the rows they are fitted on)
+                m_rows = m if plan.all_rows else shadow(rows_key, X_rows, sigma, ell, kernel).m
+                res = _first_components(method_result(rows_key, X_rows, name, sigma, kernel,
+                                                      computed_rank(r, m_rows), ell, m_rows,
+                                                      bool(gram_error) and perturbs_gram(name), False, 0), r)
+                coords = align(exact.embedding, res.embedding)[:, :k]
+                if not plan.all_rows:
+                    out.on_exact_rows.append(res.label)
+        except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
+            out.failures.append(f"{METHODS[name].label}: {exc}")
+            continue
+        out.results.append(res)
+        out.coords[res.label] = coords
+    if out.failures and r > m:
+        most = shadow(ds.digest, ds.X, sigma, ELL_RANGE[1], kernel).m
+        out.failures = [rank_message(r, m, ds.n, ell, sigma, m_at_largest_ell=most)]
+    return out

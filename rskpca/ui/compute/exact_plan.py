@@ -1,0 +1,69 @@
+"""Which rows exact KPCA runs on for the Embeddings page (all n, or a seeded sample), and the note that says so.
+
+Part of :mod:`rskpca.ui.compute`: :func:`exact_rows` plans the rows before exact KPCA runs,
+:func:`exact_rows_note` tells the page's reader which rows they are and why; :func:`bytes_text` puts
+bytes in words for it and for the Embeddings page.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rskpca.evaluation.all_rows import ExactPlan, plan_exact
+
+__all__ = ["EMBED_EXACT_MAX_ROWS", "exact_rows", "exact_rows_note", "bytes_text"]
+
+#: Exact KPCA on the Embeddings page runs on all n rows up to this many, else on a seeded sample of this
+#: many (:func:`~rskpca.evaluation.all_rows.plan_exact`), decided before it runs. Its fit is the only one
+#: that moves with sigma alone and grows like n^2 (pendigits, one thread: 0.07 s at 2,000 rows, 0.20 s at
+#: 3,000, 0.29 s at 4,000), and a sigma change must stay within 0.6 s on pendigits: memory (8 n^2 bytes,
+#: 128 MB at 4,000) is not what limits it. The same rows as the other pages' comparison sample.
+EMBED_EXACT_MAX_ROWS = 2000
+
+def exact_rows(ds) -> tuple[ExactPlan, np.ndarray, str]:
+    """``(plan, X_rows, key)``: the rows exact KPCA runs on for the Embeddings page (all n, or the seeded
+    sample of :data:`EMBED_EXACT_MAX_ROWS`), their features and their cache key (as
+    :func:`rskpca.ui.compute.comparison_set`'s)."""
+    plan = plan_exact(ds.n, EMBED_EXACT_MAX_ROWS)
+    if plan.all_rows:
+        return plan, ds.X, ds.digest
+    return plan, ds.X[plan.rows], f"{ds.digest}:rows{plan.rows.size}"
+
+
+def bytes_text(b: float) -> str:
+    """Bytes in words.
+
+    >>> bytes_text(8e12), bytes_text(32e6), bytes_text(900)
+    ('8 TB', '32 MB', '900 bytes')
+    """
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{int(b)} bytes"
+
+
+def _seconds_text(s: float) -> str:
+    if s >= 7200:
+        return f"{s / 3600:.3g} hours"
+    if s >= 120:
+        return f"{s / 60:.3g} minutes"
+    return f"{s:.2g} s"
+
+
+def exact_rows_note(plan: ExactPlan, exact_s: float | None = None) -> str:
+    """Which rows exact KPCA ran on and why, in the page's words.
+
+    >>> from rskpca.evaluation.all_rows import plan_exact
+    >>> exact_rows_note(plan_exact(1_000_000, 2000), 0.07)[:96]
+    'exact KPCA on a seeded sample of 2,000 rows: on all 1,000,000 rows its kernel matrix alone would'
+    >>> exact_rows_note(plan_exact(500, 2000))
+    'exact KPCA on all 500 rows'
+    """
+    if plan.all_rows:
+        return f"exact KPCA on all {plan.n:,} rows"
+    k = plan.rows.size
+    when = ""
+    if exact_s is not None and np.isfinite(exact_s) and exact_s > 0:
+        when = f" and take about {_seconds_text(exact_s * (plan.n / k) ** 2)} (its time here x (n / {k:,})^2)"
+    return (f"exact KPCA on a seeded sample of {k:,} rows: on all {plan.n:,} rows its kernel matrix alone would "
+            f"need {bytes_text(plan.memory_bytes)} (8 n^2 bytes){when}")
