@@ -4,27 +4,16 @@ result, and the app's fits run on one native thread. (That the kernel, weighted-
 passes give the same bits on one or several threads is tested beside each: tests/test_kernels.py,
 tests/test_weighted_kernel.py, tests/test_eigen.py; the `threads` fixture is in conftest.py.)"""
 
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from rskpca.core import threads as _threads
-
-
-@pytest.fixture(autouse=True)
-def _libraries_at_their_original_thread_counts():
-    """Start each test from the libraries' own thread counts, with no one-thread holder.
-
-    OpenBLAS's thread count is process-wide. An earlier test that ran the package's kernels on
-    Dask's threaded scheduler (tests/test_spectral.py) has, in rare runs, left it at 1 with no
-    holder inside; these tests check the counting from a known start, not that earlier run.
-    """
-    assert _threads._one_holders == {"blas": 0, "native": 0}, "a one-thread section was left open"
-    for lib, original in zip(_threads._controller.lib_controllers, _threads._original_threads):
-        lib.set_num_threads(original)
-    yield
 
 
 def test_map_row_blocks_runs_every_block_and_propagates_errors(threads):
@@ -106,71 +95,27 @@ def test_shadow_screen_parts_on_threads_give_the_one_thread_result(threads, monk
     np.testing.assert_array_equal(one.center_indices, two.center_indices)
 
 
+def _check_in_a_fresh_interpreter(name):
+    # BLAS and OpenMP thread counts are process-wide, and OpenBLAS's can be left changed by earlier
+    # tests that ran the package's kernels on Dask's threads: each check starts from a new process.
+    result = subprocess.run([sys.executable, "-c", f"import thread_limit_checks as c; c.{name}()"],
+                            cwd=Path(__file__).parent, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
 def test_one_thread_limits_left_out_of_order_by_two_sessions_restore_the_count():
-    # Two script threads (two browser sessions) enter one-thread sections and leave them in the
-    # other order: the limit holds while either is inside and is lifted after the last (BLAS
-    # thread counts are process-wide; a plain save-and-restore left it at 1 for good).
-    def blas_counts():
-        return [lib.num_threads for lib in _threads._controller.lib_controllers
-                if lib.user_api == "blas"]
-    before = blas_counts()
-    first, second = _threads.blas_threads(1), _threads.blas_threads(1)
-    first.__enter__()
-    second.__enter__()
-    first.__exit__(None, None, None)
-    assert set(blas_counts()) <= {1}, "lifted while the second session was still inside"
-    second.__exit__(None, None, None)
-    assert blas_counts() == before
+    _check_in_a_fresh_interpreter("limits_left_out_of_order_restore_the_count")
 
 
 def test_one_thread_limit_is_released_when_the_section_raises():
-    before = [lib.num_threads for lib in _threads._controller.lib_controllers]
-    with pytest.raises(RuntimeError):
-        with _threads.blas_threads(1):
-            raise RuntimeError("inside")
-    assert [lib.num_threads for lib in _threads._controller.lib_controllers] == before
-    assert _threads._one_holders == {"blas": 0, "native": 0}
-
-
-def _counts(api):
-    return [lib.num_threads for lib in _threads._controller.lib_controllers if lib.user_api == api]
+    _check_in_a_fresh_interpreter("limit_released_when_the_section_raises")
 
 
 def test_native_threads_off_limits_blas_and_openmp_and_a_blas_limit_only_blas():
-    before = {api: _counts(api) for api in ("blas", "openmp")}
-    if max(sum(before.values(), [])) < 2:
+    if "skip" in _check_in_a_fresh_interpreter("native_off_limits_blas_and_openmp"):
         pytest.skip("the libraries run one thread here already")
-    with _threads.native_threads_off():
-        assert set(_counts("blas") + _counts("openmp")) == {1}
-        with _threads.blas_threads(1):
-            pass
-        assert set(_counts("openmp")) == {1}, "leaving an inner BLAS limit lifted the OpenMP one"
-    assert {api: _counts(api) for api in before} == before
-    # out of order across two threads (two sessions): the BLAS limit stays while either is inside
-    native, blas = _threads.native_threads_off(), _threads.blas_threads(1)
-    native.__enter__()
-    blas.__enter__()
-    native.__exit__(None, None, None)
-    assert set(_counts("blas")) == {1} and _counts("openmp") == before["openmp"]
-    blas.__exit__(None, None, None)
-    assert {api: _counts(api) for api in before} == before
 
 
-def test_the_apps_fits_run_on_one_native_thread(monkeypatch):
-    # the browser shares the cores: the app's comparison fits hold one BLAS and OpenMP thread
-    from rskpca.ui.compute import fits
-
-    seen = []
-
-    def spy(*args, **kwargs):
-        seen.append(set(_counts("blas") + _counts("openmp")))
-        raise ValueError("stop here")
-
-    monkeypatch.setattr(fits, "fit_method", spy)
-    monkeypatch.setattr(fits, "fit_exact", spy)
-    X = np.random.default_rng(0).normal(size=(30, 2))
-    for call in (lambda: fits.method_result.__wrapped__("d", X, "nystrom", 1.0, "gaussian", 2, 3.0, 10),
-                 lambda: fits.exact_reference.__wrapped__("d", X, 1.0, "gaussian", 2)):
-        with pytest.raises(ValueError, match="stop here"):
-            call()
-    assert seen == [{1}, {1}]
+def test_the_apps_fits_run_on_one_native_thread():
+    _check_in_a_fresh_interpreter("apps_fits_run_on_one_native_thread")
