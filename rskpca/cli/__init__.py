@@ -1,4 +1,5 @@
-"""The ``rskpca`` command: ``app``, ``embed``, ``transform``, ``cluster``, ``bench`` and ``experiment`` (also ``python -m rskpca``).
+"""The ``rskpca`` command: ``app``, ``embed``, ``transform``, ``cluster``, ``retained``, ``bench`` and
+``experiment`` (also ``python -m rskpca``).
 
 * ``rskpca app [FILE] [streamlit options]`` starts the interactive app with FILE read on the server as
   the data in use (no upload size limit); ``--server.port 8600`` and Streamlit's other options pass through.
