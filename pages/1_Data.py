@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
-from rskpca.data.datasets import SAMPLES, DataError, column_summary, numeric_columns, stray_text_cells
+from rskpca.data.datasets import SAMPLES, DataError, numeric_columns, stray_text_cells
 from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S, larger_cap_costs, row_cap_cost_text
 from rskpca.ui import compute, selection, show_error, show_table, show_text_list, start_page
 from rskpca.ui.tables import column_options, current_table, handle_upload, table_not_in_use, upload_error
@@ -85,4 +85,4 @@ if unused:
     st.caption(f"This table could not be used (the message above says why); the pages still show {settings.title}.")
 show_table(df.head(100), key="data_preview", filename="preview")
 st.subheader("Per-column summary of the selected table, not in use" if unused else "Per-column summary")
-show_table(column_summary(df), key="data_summary", filename="column_summary")
+show_table(compute.column_summary(source_key, df), key="data_summary", filename="column_summary")

@@ -1180,3 +1180,22 @@ def test_embeddings_fits_on_all_rows_and_says_exact_kpca_runs_on_a_seeded_sample
     exact_panel = [t for t in spec["data"] if t.get("xaxis", "x") == "x"]
     assert exact_panel and all(t["type"] in ("scatter", "scattergl") for t in exact_panel)
     assert "seeded sample of 2,000 rows" in spec["layout"]["annotations"][0]["text"]
+
+
+def test_the_data_pages_column_summary_is_computed_once_per_table(monkeypatch):
+    # Its unique counts read every row (seconds on a file of millions of rows): a rerun must not redo them.
+    import streamlit as st
+
+    import rskpca.ui.compute as compute
+
+    calls = []
+    real = compute._column_summary
+    monkeypatch.setattr(compute, "_column_summary", lambda df: calls.append(len(df)) or real(df))
+    st.cache_data.clear()
+    at = _app(data="iris")
+    at.switch_page("pages/1_Data.py").run()
+    _ok(at, "data")
+    at.run()
+    assert calls == [150]
+    summary = next(d.value for d in at.dataframe if "unique" in d.value.columns)
+    assert len(summary) == 5  # iris: four measurements and the species

@@ -28,6 +28,7 @@ from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.threads import native_threads_off
 from rskpca.core.sigma_checks import data_extent, kernel_identity
 from rskpca.core.sigma_checks import neighbour_distance as _neighbour_distance
+from rskpca.data.datasets import column_summary as _column_summary
 from rskpca.data.datasets import load_sample, prepare, read_table
 from rskpca.evaluation.classify import cross_validate_classifier
 from rskpca.evaluation.methods import SLOW_ABOVE_M
@@ -69,7 +70,7 @@ from rskpca.ui.compute.sweeps import bounds_sweep, ell_curve, shadow_rows, sweep
 
 __all__ = [
     "EXACT_MAX_ROWS", "neighbour_distance", "identity_kernel", "APP_TIMING", "BASELINE_TIMING", "REFERENCE_TIMING",
-    "sample_table", "read_upload", "prepared", "median_sigma", "extent", "compiled_shadow_ready", "shadow",
+    "sample_table", "read_upload", "column_summary", "prepared", "median_sigma", "extent", "compiled_shadow_ready", "shadow",
     "timed_shadow", "principal_axes",
     "comparison_rows", "comparison_set", "exact_reference", "exact_embedding", "exact_kpca", "method_result",
     "fit_methods", "RANK_BUCKETS", "computed_rank",
@@ -90,6 +91,13 @@ EXACT_MAX_ROWS = 2000
 def sample_table(name: str) -> pd.DataFrame:
     """A bundled sample as a table."""
     return load_sample(name)
+
+
+@st.cache_data(max_entries=8, show_spinner="Summarising the columns...")
+def column_summary(source_key: str, _df: pd.DataFrame) -> pd.DataFrame:
+    """The Data page's per-column summary, once per table (``source_key`` names it): its unique counts read
+    every row, which on a file of millions of rows takes seconds on each visit otherwise."""
+    return _column_summary(_df)
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the file...")
