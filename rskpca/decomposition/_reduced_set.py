@@ -24,7 +24,6 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import validate_data
 
-from rskpca.core.validation import check_positive
 from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import kernel_matvec
@@ -38,6 +37,7 @@ from rskpca.decomposition.base import (
     _check_kernel_budget,
     check_n_components,
     KPCAMixin,
+    reduced_set_input,
 )
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin, centers_embedding
 from rskpca.core.eigen import EIGEN_SOLVERS, kpca_on_centers
@@ -324,20 +324,8 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         -------
         self : ReducedSetKPCA
         """
-        C = validate_data(self, centers, dtype=np.float64, ensure_min_samples=1)
-        w = np.asarray(weights, dtype=np.float64)
-        if w.shape != (C.shape[0],) or not np.all(np.isfinite(w)) or not np.all(w > 0):
-            raise ValueError(
-                f"weights must be {C.shape[0]} positive finite numbers, one per center; got shape {w.shape}."
-            )
-        if sigma is None and isinstance(self.sigma, str):
-            raise ValueError("sigma='median' needs the data: pass the bandwidth as fit_reduced_set(..., sigma=).")
-        self.sigma_ = check_positive(self.sigma if sigma is None else sigma, "sigma")
+        C, w = reduced_set_input(self, centers, weights, sigma, center_indices)
         self._stream = None
-        self.__dict__.pop("labels_", None)  # n labels are not known here
-        if center_indices is not None:
-            self.center_indices_ = np.asarray(center_indices)
-        self.shadow_m_ = C.shape[0]
         return self._solve_reduced_set(C, w, check_random_state(self.random_state))
 
     def _streams(self):

@@ -18,15 +18,14 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
 from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
 from rskpca.core.shadow import shadow_centers
-from rskpca.core.validation import check_positive
 from rskpca.decomposition._array_backends import distributed_backend
 from rskpca.decomposition._diffusion import (diffusion_coefficients, diffusion_coordinates, diffusion_on_centers,
                                              diffusion_transform)
-from rskpca.decomposition.base import COMMON_CONSTRAINTS, _M_OR_ELL, KPCAMixin, _check_kernel_budget
+from rskpca.decomposition.base import (COMMON_CONSTRAINTS, _M_OR_ELL, KPCAMixin, _check_kernel_budget,
+                                      reduced_set_input)
 
 __all__ = ["ReducedSetDiffusionMap", "ReducedSetSpectralEmbedding"]
 
@@ -138,20 +137,7 @@ class _ReducedSetDiffusion(KPCAMixin):
         -------
         self : object
         """
-        C = validate_data(self, centers, dtype=np.float64, ensure_min_samples=1)
-        w = np.asarray(weights, dtype=np.float64)
-        if w.shape != (C.shape[0],) or not np.all(np.isfinite(w)) or not np.all(w > 0):
-            raise ValueError(
-                f"weights must be {C.shape[0]} positive finite numbers, one per center; got shape {w.shape}."
-            )
-        if sigma is None and isinstance(self.sigma, str):
-            raise ValueError("sigma='median' needs the data: pass the bandwidth as fit_reduced_set(..., sigma=).")
-        self.sigma_ = check_positive(self.sigma if sigma is None else sigma, "sigma")
-        for unknown in ("labels_", "shadow_labels_", "center_indices_"):  # n labels are not known here
-            self.__dict__.pop(unknown, None)
-        if center_indices is not None:
-            self.center_indices_ = np.asarray(center_indices)
-        self.shadow_m_ = C.shape[0]
+        C, w = reduced_set_input(self, centers, weights, sigma, center_indices)
         return self._solve(C, w, check_random_state(self.random_state))
 
     def transform(self, X):

@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from rskpca.core.sigma_checks import check_kernel_spread
+from rskpca.core.validation import check_positive
 from rskpca.core.validation import (as_numeric_2d, check_distance_range, check_finite, check_not_constant,
                                      column_extremes)
 from rskpca.core.bandwidth_heuristic import resolve_sigma
@@ -116,3 +117,27 @@ def m_from_shadow(est, X) -> int:
         raise ValueError(f"m={m} exceeds the number of training rows n={X.shape[0]}; use m <= n.")
     est.m_ = m
     return m
+
+
+def reduced_set_input(estimator, centers, weights, sigma, center_indices):
+    """The checked ``(C, w)`` of ``fit_reduced_set``; sets ``sigma_``, ``shadow_m_`` and ``center_indices_``.
+
+    Shared by every estimator that solves its m x m problem on a reduced set computed elsewhere
+    (the distributed shadow): the weights are positive and one per center, and a bandwidth is a
+    number (``sigma="median"`` needs the data, which is not here).
+    """
+    C = validate_data(estimator, centers, dtype=np.float64, ensure_min_samples=1)
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (C.shape[0],) or not np.all(np.isfinite(w)) or not np.all(w > 0):
+        raise ValueError(
+            f"weights must be {C.shape[0]} positive finite numbers, one per center; got shape {w.shape}."
+        )
+    if sigma is None and isinstance(estimator.sigma, str):
+        raise ValueError("sigma='median' needs the data: pass the bandwidth as fit_reduced_set(..., sigma=).")
+    estimator.sigma_ = check_positive(estimator.sigma if sigma is None else sigma, "sigma")
+    for unknown in ("labels_", "shadow_labels_", "center_indices_"):  # n labels are not known here
+        estimator.__dict__.pop(unknown, None)
+    if center_indices is not None:
+        estimator.center_indices_ = np.asarray(center_indices)
+    estimator.shadow_m_ = C.shape[0]
+    return C, w
