@@ -338,16 +338,18 @@ def test_embeddings_moves_r_within_a_rank_bucket_without_a_fit(monkeypatch):
     # components) and cuts the result to r: moving r there is a cache hit, not a refit.
     import streamlit as st
 
+    import rskpca.ui.compute.all_rows_fits as all_rows_fits
     import rskpca.ui.compute.fits as fits  # where the fits are looked up
 
     st.cache_data.clear()  # a fit cached by an earlier test would hide the r = 6 refit
+    st.cache_resource.clear()
     at = _app(data="two_moons", ell=4.0, r=5)
     at.switch_page("pages/4_Embeddings.py").run()
     _ok(at)
     calls = []
-    for name in ("fit_method", "fit_exact"):
-        original = getattr(fits, name)
-        monkeypatch.setattr(fits, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
+    for module, name in ((fits, "fit_method"), (fits, "fit_exact"), (all_rows_fits, "fit_on_all_rows")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k))
     for r in (3, 4):
         at.sidebar.number_input(key="r").set_value(r).run()
         _ok(at, f"r = {r}")
@@ -356,7 +358,7 @@ def test_embeddings_moves_r_within_a_rank_bucket_without_a_fit(monkeypatch):
         assert {len(_array(t["y"])) for t in spectra["data"]} == {r}, "the spectrum shows r components"
     at.sidebar.number_input(key="r").set_value(6).run()  # the next bucket: fitted at 10, shown at 6
     _ok(at)
-    assert "fit_exact" in calls and "fit_method" in calls
+    assert "fit_exact" in calls and "fit_on_all_rows" in calls
 
 
 def test_embeddings_fits_rskpca_once_where_its_ell_is_a_frame_of_the_scrubber(monkeypatch):

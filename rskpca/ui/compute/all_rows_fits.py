@@ -80,6 +80,22 @@ def all_rows_cost(name: str, n: int, m: int) -> AllRowsCost:
 _THREADED_NM = 50_000_000
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _fitted_on_all_rows(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, rank: int, ell: float,
+                        m: int):
+    """One O(nm) method fitted on every row at ``rank`` (a :func:`computed_rank`), shared by the ranks of its
+    bucket: a rank change within the bucket re-reads this fit instead of fitting all n rows again. A
+    resource, not data: its n x rank embedding is read in place rather than unpickled on every rerun.
+    """
+    selected = shadow(digest, _X, sigma, ell, kernel) if name == "rskpca" else None
+    # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
+    # libraries' threads gain more than they lose waiting for the browser's core.
+    threads = contextlib.nullcontext() if _X.shape[0] * m > _THREADED_NM else native_threads_off()
+    with threads:
+        return fit_on_all_rows(name, _X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                               shadow=selected)
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def _on_all_rows(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
                  rows_key: str, _rows: np.ndarray, _exact_Z: np.ndarray):
@@ -90,16 +106,10 @@ def _on_all_rows(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: s
     first min(r, 3) aligned components of every row as float32 (what the chart draws and a region
     selection reads). Fitted at :func:`computed_rank` (ranks of a bucket share the fit's numbers).
     ``_exact_Z`` is exact KPCA's embedding of ``_rows`` at (rows_key, sigma, kernel, r), all in the key.
-    Untimed: on the libraries' threads above :data:`_THREADED_NM` (at a million rows the embedding is most of
-    an ell change), else on one.
+    The fit itself (untimed; on the libraries' threads above :data:`_THREADED_NM`, where at a million rows
+    the embedding is most of an ell change, else on one) is :func:`_fitted_on_all_rows`'s.
     """
-    selected = shadow(digest, _X, sigma, ell, kernel) if name == "rskpca" else None
-    # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
-    # libraries' threads gain more than they lose waiting for the browser's core.
-    threads = contextlib.nullcontext() if _X.shape[0] * m > _THREADED_NM else native_threads_off()
-    with threads:
-        res = fit_on_all_rows(name, _X, n_components=computed_rank(r, m), sigma=sigma, kernel=kernel, ell=ell,
-                              m=m, shadow=selected)
+    res = _fitted_on_all_rows(digest, _X, name, sigma, kernel, computed_rank(r, m), ell, m)
     Z = res.embedding[:, :r]
     A = alignment_map(_exact_Z, Z[_rows])
     coords = np.empty((Z.shape[0], min(r, 3)), dtype=np.float32)
