@@ -44,7 +44,7 @@ CHROMIUM = os.environ.get("RSKPCA_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--enable-unsafe-swiftshader"]
 #: The pages whose content depends on ell, by their sidebar label.
-ELL_PAGES = ("Shadow centers", "KDE vs ShDE", "Embeddings", "Bounds", "Speedups")
+ELL_PAGES = ("Shadow centers", "KDE vs ShDE", "Embeddings", "Bounds", "Speedups", "Spectral")
 
 
 @dataclass
