@@ -297,6 +297,28 @@ def test_the_float32_projection_is_chosen_by_the_recorded_precision_not_by_the_s
     assert seen == [np.float32, np.float32, np.float64]
 
 
+def test_float32_rows_are_projected_through_float32_kernel_blocks_and_agree_with_float64(monkeypatch):
+    import rskpca.decomposition._reduced_set as rs
+    from rskpca.evaluation.all_rows import training_embedding
+
+    X = _data(600, d=4)
+    est = ReducedSetKPCA(n_components=3, sigma=2.0, ell=2.0, random_state=0).fit(X)  # dense: float64 model
+    seen = []
+    real = rs.kernel_matvec
+    monkeypatch.setattr(rs, "kernel_matvec", lambda *a, **kw: seen.append(kw["dtype"]) or real(*a, **kw))
+    Z64 = est.transform(X)
+    Z32 = est.transform(X.astype(np.float32))
+    assert seen == [np.float64, np.float32] and Z32.dtype == np.float32
+    np.testing.assert_allclose(Z32, Z64, atol=1e-5 * np.abs(Z64).max())
+    # the Laplacian has no float32 path: float32 rows are projected in float64, returned as float32
+    lap = ReducedSetKPCA(n_components=3, sigma=2.0, ell=2.0, kernel="laplacian").fit(X)
+    assert lap.transform(X.astype(np.float32)).dtype == np.float32 and seen[-1] == np.float64
+    # the app's all-rows embedding: converted block by block, the same numbers
+    Z = training_embedding("rskpca", est, X, dtype=np.float32)
+    assert Z.dtype == np.float32
+    np.testing.assert_array_equal(Z, Z32)
+
+
 def test_partial_fit_solves_at_its_end_so_reading_an_attribute_does_no_work(monkeypatch):
     import rskpca.decomposition._reduced_set as rs
 

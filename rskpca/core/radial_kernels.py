@@ -234,15 +234,22 @@ def gaussian_relative_error(C, sigma: float, w=None, *, dtype=np.float32, others
     return _error_in_roundoffs(C, sigma, w, others) * float(np.finfo(dtype).eps) / 2.0
 
 
+_NORM_BLOCK_ROWS = 65_536
+
+
 def _error_in_roundoffs(C, sigma: float, w=None, others=None) -> float:
     """:func:`gaussian_relative_error` in units of the roundoff (the same for every dtype)."""
     C = np.asarray(C, dtype=np.float64)
     shift = C.mean(axis=0) if C.shape[0] else np.zeros(C.shape[1])
     D = C - shift  # once: a few MB on real data, and a fit asks several times
     top = float(np.einsum("ij,ij->i", D, D).max(initial=0.0))
-    if others is not None:
-        O = np.asarray(others, dtype=np.float64) - shift
-        top = 0.5 * (top + float(np.einsum("ij,ij->i", O, O).max(initial=0.0)))
+    if others is not None:  # in row blocks: no float64 copy of millions of new rows
+        others = np.asarray(others)
+        far = 0.0
+        for start in range(0, others.shape[0], _NORM_BLOCK_ROWS):
+            O = others[start:start + _NORM_BLOCK_ROWS].astype(np.float64) - shift
+            far = max(far, float(np.einsum("ij,ij->i", O, O).max(initial=0.0)))
+        top = 0.5 * (top + far)
     d = C.shape[1]
     w = np.asarray([] if w is None else w, dtype=np.float64)
     # (a zero weight's entries are exactly 0 in every path: only positive weights count)
@@ -328,7 +335,9 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
     and the result is returned in float64.
     """
     k = get_kernel(kernel)
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X)  # float32 rows stay float32 here: each block is converted as it is read
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
     Y = np.asarray(Y, dtype=np.float64)
     V = np.asarray(V, dtype=np.float64)
     vec = V.ndim == 1
@@ -358,7 +367,7 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
         Vd = V2.astype(dtype, copy=False)
 
         def block(start):
-            Xb = X[start:start + step] - shift
+            Xb = X[start:start + step] - shift  # float64 (shift is)
             Xa = np.empty((Xb.shape[0], Xb.shape[1] + 1), dtype=dtype)
             Xa[:, :-1] = Xb
             Xa[:, -1] = 1.0
@@ -375,7 +384,7 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
     # [0, 1] and within rounding of exact at any sigma.
     Y_sq = np.einsum("ij,ij->i", Y, Y)
     for start in range(0, X.shape[0], step):
-        Xb = X[start:start + step]
+        Xb = X[start:start + step].astype(np.float64, copy=False)
         Xb_sq = np.einsum("ij,ij->i", Xb, Xb)
         Kb = squared_distances(Xb, Y, X_sq=Xb_sq, Y_sq=Y_sq)
         refine_near_pairs(Kb, Xb, Y, Xb_sq, Y_sq)

@@ -92,8 +92,10 @@ def _fitted_on_all_rows(digest: str, _X: np.ndarray, name: str, sigma: float, ke
     # libraries' threads gain more than they lose waiting for the browser's core.
     threads = contextlib.nullcontext() if _X.shape[0] * m > _THREADED_NM else native_threads_off()
     with threads:
+        # float32 kernel blocks for every row's embedding (drawn, and read for the alignment, whose
+        # errors are far above float32 rounding): the projection of n rows is most of an ell change.
         return fit_on_all_rows(name, _X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                               shadow=selected)
+                               shadow=selected, embed_dtype=np.float32)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
