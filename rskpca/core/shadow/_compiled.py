@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from rskpca.core._scratch import scratch_array
+from rskpca.core.threads import map_row_blocks
 from rskpca.core.validation import column_extremes, column_reduce
 
 #: Coordinates of the lower bound (the first principal axes; zero-padded below 8 features).
@@ -81,6 +81,10 @@ def exact_squared_distance(x: np.ndarray, c: np.ndarray) -> float:
     return float(_build_kernels()["squared_distance"](x, 0, c, 0))
 
 
+#: Rows of the principal frame computed at a time.
+_FRAME_BLOCK_ROWS = 65_536
+
+
 def _principal_frame(X: np.ndarray):
     """``(P, rounding)``: coordinates on principal axes (most spread first) and their error bound.
 
@@ -108,10 +112,15 @@ def _principal_frame_unchecked(X: np.ndarray):
     _, V = np.linalg.eigh(sample.T @ sample)
     k = min(d, LOWER_BOUND_AXES)
     V = np.ascontiguousarray(V[:, ::-1][:, :k])
-    P = np.zeros((n, LOWER_BOUND_AXES))
-    with scratch_array((n, d), np.float64) as centered:
-        np.subtract(X, shift, out=centered)
-        P[:, :k] = centered @ V
+    P = np.empty((n, LOWER_BOUND_AXES))
+    P[:, k:] = 0.0
+
+    # In row blocks, on the threads: no n x d centered copy (at 10,000,000 x 10 its fresh 800 MB
+    # took 0.4-4.7 s to fault in, the blocks 0.2-0.3 s).
+    def block(start):
+        P[start:start + _FRAME_BLOCK_ROWS, :k] = (X[start:start + _FRAME_BLOCK_ROWS] - shift) @ V
+
+    map_row_blocks(block, range(0, n, _FRAME_BLOCK_ROWS))
     rounding = 16.0 * (d + 4) * 2.0**-53 * float(np.sqrt(np.sum(deviation * deviation)))
     return P, rounding
 
