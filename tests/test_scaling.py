@@ -156,3 +156,23 @@ def test_the_timed_fits_on_real_estimators():
     assert (step.n, step.matrix_points) == (300, 300) and step.fit_s > 0 and step.project_s > 0
     rs = time_rskpca_at(X, 600, n_components=2, sigma=1.5, ell=3.0)
     assert rs.n == 600 and 2 <= rs.matrix_points < 600 and rs.fit_s > 0 and rs.project_s > 0
+
+
+def test_on_all_rows_the_shadow_timed_when_it_ran_stands_for_the_fits_selection(monkeypatch):
+    import rskpca.decomposition._reduced_set as reduced_set
+    from rskpca.core.shadow import shadow_centers
+
+    X = np.random.default_rng(0).normal(size=(600, 3))
+    shadow = shadow_centers(X, sigma=2.0, ell=3.0)
+    plain = time_rskpca_at(X, 600, n_components=2, sigma=2.0, ell=3.0)
+    scans = []
+    real = reduced_set.ReducedSetKPCA._centers_and_weights
+    monkeypatch.setattr(reduced_set.ReducedSetKPCA, "_centers_and_weights",
+                        lambda self, *a, **kw: scans.append(1) or real(self, *a, **kw))
+    reused = time_rskpca_at(X, 600, n_components=2, sigma=2.0, ell=3.0, shadow=shadow, shadow_s=5.0)
+    assert scans == []  # not selected again
+    assert reused.matrix_points == plain.matrix_points == shadow.m
+    assert 5.0 < reused.fit_s < 5.0 + 1.0  # its time counted, plus the solve's
+    # below n the sample's own shadow is selected and timed as before
+    time_rskpca_at(X, 300, n_components=2, sigma=2.0, ell=3.0, shadow=shadow, shadow_s=5.0)
+    assert scans == [1]
