@@ -23,6 +23,7 @@ sparsified or quantized matrix is applied the same way.
 
 from __future__ import annotations
 
+import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -42,13 +43,21 @@ __all__ = ["IterativeKPCA", "centered_operator", "kernel_operator", "top_eigenpa
 
 
 def kernel_operator(X, *, sigma: float, kernel="gaussian",
-                    block_elements: int = DEFAULT_BLOCK_ELEMENTS, cache_bytes: int = 0) -> LinearOperator:
+                    block_elements: int = DEFAULT_BLOCK_ELEMENTS, cache_bytes: int = 0,
+                    progress=None) -> LinearOperator:
     """``K`` (uncentered, n x n) as a LinearOperator, applied row block by row block.
 
     Blocks of ``block_elements`` kernel values are computed on first use and kept while
     they fit in ``cache_bytes``; the others are recomputed at each product. So memory is
     at most ``cache_bytes`` plus one block, and when the whole matrix fits, each product
     after the first is a plain GEMM over stored blocks (no kernel re-evaluation).
+
+    ``progress``, if given, is called as ``progress(products, seconds)`` after every row
+    block: ``products`` counts products with a vector done so far (a block of c vectors
+    counts c), as a float that grows by the rows' share within a product, and ``seconds``
+    is the time since the operator was made. A product takes O(n^2 d), minutes at large
+    n, so per row block is where a caller can watch, and stop: an exception it raises
+    propagates out of the product (and out of an eigensolver applying it).
 
     >>> import numpy as np
     >>> from rskpca.core.radial_kernels import kernel_matrix
@@ -62,6 +71,8 @@ def kernel_operator(X, *, sigma: float, kernel="gaussian",
     step = max(1, int(block_elements) // max(n, 1))
     cache: dict[int, np.ndarray] = {}
     room = [int(cache_bytes)]
+    done = [0.0]
+    t0 = time.perf_counter()
 
     def block(start):
         Kb = cache.get(start)
@@ -77,8 +88,14 @@ def kernel_operator(X, *, sigma: float, kernel="gaussian",
         vec = V.ndim == 1
         V2 = V[:, None] if vec else V
         out = np.empty((n, V2.shape[1]))
+        before = done[0]
         for start in range(0, n, step):
             np.matmul(block(start), V2, out=out[start:start + step])
+            if progress is not None:
+                stop = min(n, start + step)
+                done[0] = before + V2.shape[1] * stop / n
+                progress(done[0], time.perf_counter() - t0)
+        done[0] = before + V2.shape[1]
         return out[:, 0] if vec else out
 
     op = LinearOperator((n, n), matvec=matmat, matmat=matmat, rmatvec=matmat, rmatmat=matmat,
@@ -234,6 +251,16 @@ class IterativeKPCA(KPCAMixin):
         memory stays at ``cache_bytes`` plus one block. 0 recomputes every block.
     random_state : int, RandomState instance or None, default=None
         Seeds the start vector(s) and the median heuristic's subsample.
+    progress : callable or None, default=None
+        Called as ``progress(products, seconds)`` after every row block of every product
+        with the kernel matrix (see :func:`kernel_operator`): products done so far (a
+        float, increasing; the last one is the pass for the kernel's row means) and
+        seconds since the fit started. To stop a long fit, raise from it: the exception
+        propagates out of ``fit``, and no fitted attribute is set (an estimator fitted
+        before keeps its previous fit whole). :func:`~rskpca.decomposition.iterative_cost.predict_iterative_cost`
+        predicts the number of products and their time before fitting.
+
+        .. versionadded:: 0.2
 
     Attributes
     ----------
@@ -285,11 +312,12 @@ class IterativeKPCA(KPCAMixin):
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "block_elements": [Interval(Integral, 1, None, closed="left")],
         "cache_bytes": [Interval(Integral, 0, None, closed="left")],
+        "progress": [callable, None],
     }
 
     def __init__(self, n_components=2, *, sigma="median", kernel="gaussian", solver="lanczos",
                  tol=1e-8, max_iter=None, block_elements=DEFAULT_BLOCK_ELEMENTS, cache_bytes=2**31,
-                 random_state=None):
+                 random_state=None, progress=None):
         self.n_components = n_components
         self.sigma = sigma
         self.kernel = kernel
@@ -299,6 +327,7 @@ class IterativeKPCA(KPCAMixin):
         self.block_elements = block_elements
         self.cache_bytes = cache_bytes
         self.random_state = random_state
+        self.progress = progress
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -313,29 +342,67 @@ class IterativeKPCA(KPCAMixin):
         -------
         self : IterativeKPCA
         """
+        # Validation sets sigma_ and n_features_in_ before the solver runs; a fit stopped by
+        # ``progress`` (or failing) puts them back as they were, so it leaves no partial fit.
+        before = {a: self.__dict__[a] for a in _VALIDATION_ATTRIBUTES if a in self.__dict__}
+        try:
+            return self._fit(X)
+        except BaseException:
+            for a in _VALIDATION_ATTRIBUTES:
+                self.__dict__.pop(a, None)
+            self.__dict__.update(before)
+            raise
+
+    def _fit(self, X):
         X = self._validate_fit_input(X)
         X64 = np.asarray(X, dtype=np.float64)
         n = X64.shape[0]
         check_n_components(self, n, "training points")
-        base = kernel_operator(X64, sigma=self.sigma_, kernel=self.kernel,
-                               block_elements=self.block_elements, cache_bytes=self.cache_bytes)
+        base = kernel_operator(X64, sigma=self.sigma_, kernel=self.kernel, block_elements=self.block_elements,
+                               cache_bytes=self.cache_bytes, progress=self.progress)
         counter = _CountingOperator(centered_operator(base))
         vals, vecs, used, n_iter = top_eigenpairs(counter, self.n_components, solver=self.solver,
                                                   tol=self.tol, max_iter=self.max_iter,
                                                   random_state=self.random_state)
+        # Row means of K, for centering new kernel rows: one more O(n^2 d) pass. Taken before any
+        # attribute is set, so a progress callback that stops the fit here leaves no partial fit.
+        means = base.matvec(np.full(n, 1.0 / n))
+        dual_coef = projection_coefficients(vals, vecs)
         self.X_fit_ = X64
         self.m_ = n
         self.eigenvalues_ = vals
         self.normalized_eigenvalues_ = vals / n
         self.eigenvectors_ = vecs
-        self.dual_coef_ = projection_coefficients(vals, vecs)
-        # Row means of K, for centering new kernel rows: one more O(n^2 d) pass.
-        self.train_kernel_means_ = base.matvec(np.full(n, 1.0 / n))
+        self.dual_coef_ = dual_coef
+        self.train_kernel_means_ = means
         self.solver_ = used
         self.n_matvec_ = counter.n_products
         self.n_iter_ = n_iter
         self.cached_kernel_bytes_ = base.cached_bytes()
         return self
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "eigenvectors_")
+
+    def fit_transform(self, X, y=None):
+        """Fit, and embed the training rows from the eigenvectors: ``u_k sqrt(lambda_k)``.
+
+        As scikit-learn's ``KernelPCA.fit_transform``: equal to ``fit(X).transform(X)`` up
+        to the solver's tolerance, without that projection's further O(n^2 d) pass.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+        """
+        self.fit(X)
+        Z = self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+        # float32 in, float32 out, as transform (the preserves_dtype tag)
+        return Z.astype(np.float32, copy=False) if getattr(X, "dtype", None) == np.float32 else Z
 
     def transform(self, X):
         """Project X through the n training points, in blocks: O(n d) per point.
@@ -368,6 +435,10 @@ def centered_projection(X, X_fit, dual_coef, train_kernel_means, *, sigma, kerne
     colsum = dual_coef.sum(axis=0)
     grand = float(train_kernel_means.mean())
     return Z - new_means[:, None] * colsum - train_kernel_means @ dual_coef + grand * colsum
+
+
+#: Set by input validation at the start of ``fit`` (restored if the fit does not finish).
+_VALIDATION_ATTRIBUTES = ("sigma_", "n_features_in_", "feature_names_in_")
 
 
 class _CountingOperator(LinearOperator):
