@@ -71,10 +71,15 @@ if settings.source in SAMPLES:  # (not an upload, nor the file the app was start
 st.subheader("Data view")
 flat = ds.d <= 2  # else its first two principal axes
 coords = ds.X if flat else compute.principal_axes(ds.digest, ds.X)[0]
+dense = ds.n > plots.POINT_BUDGET  # the figure draws the rows' density, not points
+if dense:
+    st.caption(f"Above {plots.POINT_BUDGET:,} rows the chart draws the density of all of them (its title says so), "
+               "without the label's colours: a box or lasso selects every row inside it.")
 selection.show_selectable(plots.data_figure(
     coords, y=ds.y, label_name=str(ds.label_name or "label"), row_ids=ds.row_ids, selected_rows=selection.rows(),
     axis_titles=[str(f) for f in ds.feature_names] if flat else ("PC1", "PC2"),
-    title="The data" if flat else "The data on its first two principal axes"), key="data_scatter", filename="data_view")
+    title="The data" if flat else "The data on its first two principal axes"), key="data_scatter", filename="data_view",
+    panels=plots.data_panels(coords, ds.row_ids) if dense else None)
 selection.selected_table(ds)
 
 # After a refused table the pages keep the last good data: say which table the preview is.

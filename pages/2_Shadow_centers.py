@@ -31,7 +31,12 @@ else:
 fig = plots.shadow_figure(coords, shadow.labels, shadow.center_indices, shadow.weights, eps=shadow.eps,
                           projected=projected, axis_titles=titles, row_ids=ds.row_ids,
                           selected_rows=selection.rows())
-selection.show_selectable(fig, key="shadow_scatter", filename="shadow_centers")
+dense = ds.n > plots.POINT_BUDGET  # the figure draws the rows' density with the centers on top
+if dense:
+    st.caption(f"Above {plots.POINT_BUDGET:,} rows the chart draws the density of all of them with the centers on "
+               "top (its title says so): a box or lasso selects every row inside it.")
+selection.show_selectable(fig, key="shadow_scatter", filename="shadow_centers",
+                          panels=plots.data_panels(coords, ds.row_ids) if dense else None)
 selection.selected_table(ds)
 selection.centers_table(ds, shadow)
 

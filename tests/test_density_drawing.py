@@ -1,5 +1,5 @@
-"""Drawing n points: density panels above the point budget, region selections that select rows, and the
-Embeddings page's all-rows fits (exact KPCA on all n or a stated seeded sample)."""
+"""Drawing n points: density panels above the point budget (Embeddings, Shadow centers and Data charts), region
+selections that select rows, and the Embeddings page's all-rows fits (exact KPCA on all n or a stated seeded sample)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from rskpca.evaluation.all_rows import (alignment_map, exact_memory_bytes, fit_o
                                         training_embedding)
 from rskpca.evaluation.fitting import fit_method
 from rskpca.evaluation.methods import make_estimator
-from rskpca.plotting import (axis_of_panel, density_counts, density_note, embedding_figure, embedding_panels,
-                             rows_in_region, rows_in_regions, selection_regions)
+from rskpca import plotting as plots
+from rskpca.plotting import (DENSITY_BINS, axis_of_panel, density_counts, density_note, embedding_figure,
+                             embedding_panels, rows_in_region, rows_in_regions, selection_regions)
 from rskpca.core.shadow import shadow_centers
 
 
@@ -191,3 +192,153 @@ def test_all_rows_cost_holds_back_what_would_not_stay_live():
     assert not all_rows_cost("nystrom", 1_000_000, 1658).live  # 13 GB kernel block
     note = exact_rows_note(plan_exact(1_000_000, 2000), 0.07)
     assert "seeded sample of 2,000 rows" in note and "8 TB" in note and "hours" in note
+
+
+# --------------------------------------------------------------------------- shadow and data figures
+
+def _array_elements(fig) -> int:
+    """How many numbers the figure's traces hold (every data array of every trace)."""
+    total = 0
+    for trace in fig.to_plotly_json()["data"]:
+        for key in ("x", "y", "z", "customdata", "marker"):
+            value = trace.get(key)
+            if isinstance(value, dict):
+                value = value.get("size")
+            if value is not None and not isinstance(value, (str, int, float)):
+                total += np.asarray(value).size
+    return total
+
+
+def _shadow_of(X):
+    s = shadow_centers(X, sigma=1.0, ell=2.0)
+    return s, (X, s.labels, s.center_indices, s.weights)
+
+
+def test_shadow_figure_above_the_budget_draws_the_density_of_all_rows_and_centers_on_top():
+    X, _ = _blobs(3000)
+    s, args = _shadow_of(X)
+    ids = np.arange(3000) + 100
+    fig = plots.shadow_figure(*args, eps=s.eps, row_ids=ids, point_budget=1000, max_discs=s.m - 1)
+    go.Figure(fig)  # valid
+    assert [t.name for t in fig.data] == ["density", "shadow centers"]  # m > max_discs: no eps-discs
+    assert "eps-discs hidden" in fig.layout.title.text
+    heat, centers = fig.data
+    z = np.asarray(heat.z)
+    assert z.shape == (DENSITY_BINS, DENSITY_BINS) and z.dtype == np.uint8 and heat.hoverinfo == "skip"
+    # the histogram of every row (not a sample): its bins are the density's, and it counts all n
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    pad = 0.02 * (hi - lo)
+    counts, _, _ = density_counts(X[:, 0], X[:, 1], ranges=[[lo[0] - pad[0], hi[0] + pad[0]],
+                                                            [lo[1] - pad[1], hi[1] + pad[1]]])
+    assert counts.sum() == 3000 and np.array_equal(z > 0, counts > 0)
+    # the centers on top, sized by weight; hover names the center's row and its weight
+    assert centers.type == "scattergl" and centers.x.size == s.m
+    assert np.argmax(centers.marker.size) == np.argmax(s.weights)
+    heaviest = int(np.argmax(s.weights))
+    assert centers.customdata[heaviest][0] == ids[s.center_indices[heaviest]]
+    assert centers.customdata[heaviest][1] == s.weights[heaviest]
+    assert "row %{customdata[0]}" in centers.hovertemplate and "weight %{customdata[1]}" in centers.hovertemplate
+    # the chart says what is aggregated
+    assert fig.layout.title.subtitle.text == density_note(3000, s.m)
+    assert fig.layout.title.text.startswith(f"{s.m} shadow centers")
+
+
+def test_shadow_figure_density_keeps_discs_and_projection_notes():
+    X, _ = _blobs(3000)
+    s = shadow_centers(X, sigma=3.0, ell=2.0)  # few centers: discs drawn
+    fig = plots.shadow_figure(X, s.labels, s.center_indices, s.weights, eps=s.eps, point_budget=1000)
+    assert [t.name for t in fig.data] == ["density", "shadow centers", "eps-discs"]
+    fig = plots.shadow_figure(X, s.labels, s.center_indices, s.weights, eps=s.eps, point_budget=1000,
+                              projected=True)
+    assert [t.name for t in fig.data] == ["density", "shadow centers"] and "principal axes" in fig.layout.title.text
+
+
+def test_shadow_figure_density_draws_the_selection_as_its_own_histogram_and_outlines_its_centers():
+    X, _ = _blobs(3000)
+    s, args = _shadow_of(X)
+    selected = np.flatnonzero(X[:, 0] > 2)
+    fig = plots.shadow_figure(*args, point_budget=1000, selected_rows=selected)
+    names = [(t.type, t.name) for t in fig.data]
+    assert ("heatmap", "density") in names and ("heatmap", "selected") in names
+    sel = next(t for t in fig.data if t.type == "heatmap" and t.name == "selected")
+    every = next(t for t in fig.data if t.type == "heatmap" and t.name == "density")
+    assert np.all(np.asarray(every.z)[np.asarray(sel.z) > 0] > 0)
+    outlined = [t for t in fig.data if t.type == "scattergl" and t.name == "selected"]
+    assert outlined and set(np.asarray(outlined[0].customdata)[:, 0].astype(int)) <= set(selected)
+
+
+def test_data_figure_above_the_budget_draws_the_density_whose_bins_count_every_row():
+    X, lab = _blobs(3000)
+    fig = plots.data_figure(X, y=lab, row_ids=np.arange(3000) + 5, axis_titles=("<b>a</b>", "b%"),
+                            point_budget=1000)
+    go.Figure(fig)
+    heat = fig.data[0]
+    assert heat.type == "heatmap" and heat.name == "density"
+    counts = np.asarray(heat.customdata)
+    assert counts.shape == (DENSITY_BINS, DENSITY_BINS) and counts.sum() == 3000  # the density sums to n
+    assert np.array_equal(np.asarray(heat.z) > 0, counts > 0)
+    # hover gives a bin's count; user text stays text
+    assert "rows in this bin" in heat.hovertemplate and "&lt;b&gt;a" in heat.hovertemplate
+    assert "%{y" in heat.hovertemplate and "b&#37;" in heat.hovertemplate
+    assert fig.layout.title.subtitle.text == density_note(3000, None)
+    # the only points are two transparent ones (so plotly offers box and lasso), without row numbers
+    points = [t for t in fig.data if t.type in ("scatter", "scattergl")]
+    assert len(points) == 1 and points[0].customdata is None and points[0].marker.opacity == 0
+    assert np.asarray(points[0].x).size == 2
+    selected = np.flatnonzero(X[:, 1] > 2) + 5
+    fig = plots.data_figure(X, row_ids=np.arange(3000) + 5, point_budget=1000, selected_rows=selected)
+    sel = next(t for t in fig.data if t.name == "selected")
+    assert sel.type == "heatmap"
+
+
+def test_figures_above_the_budget_hold_bins_not_rows_whatever_n():
+    rng = np.random.default_rng(0)
+    sizes = {}
+    for n in (25_000, 400_000):
+        X = rng.normal(size=(n, 2))
+        idx = np.arange(0, n, n // 300)  # the same number of centers at both sizes
+        labels = np.minimum(np.arange(n) // (n // 300), idx.size - 1)
+        w = np.bincount(labels, minlength=idx.size)
+        shadow = plots.shadow_figure(X, labels, idx, w)
+        data = plots.data_figure(X, y=rng.integers(0, 3, n))
+        for name, fig in (("shadow", shadow), ("data", data)):
+            assert _array_elements(fig) <= 2 * DENSITY_BINS**2 + 3 * idx.size + 10, (name, n)
+            sizes[name, n] = len(fig.to_json())
+    for name in ("shadow", "data"):
+        assert sizes[name, 400_000] < 1.2 * sizes[name, 25_000] and sizes[name, 400_000] < 400_000, sizes
+
+
+def test_below_the_budget_the_figures_draw_points_as_before():
+    X, lab = _blobs(3000)
+    s, args = _shadow_of(X)
+    fig = plots.shadow_figure(*args, point_budget=3000)  # n == budget: points
+    assert [t.name for t in fig.data] == ["points", "centers"] and fig.layout.title.subtitle.text is None
+    assert np.asarray(fig.data[0].x).size == 3000
+    fig = plots.data_figure(X, y=lab, point_budget=3000)
+    assert not any(t.type == "heatmap" for t in fig.data) and sum(np.asarray(t.x).size for t in fig.data) == 3000
+    # between max_points and the budget: the seeded sample, as before
+    fig = plots.shadow_figure(*args, max_points=500)
+    assert np.asarray(fig.data[0].x).size == 500 and "500 of 3000 points drawn" in fig.layout.title.text
+
+
+def test_a_box_over_a_one_panel_density_selects_the_rows_inside_it():
+    X, _ = _blobs(5000)
+    ids = np.arange(5000) + 3
+    panels = plots.data_panels(X, ids)
+    box = {"points": [], "box": [{"xref": "x", "yref": "y", "x": [3.0, 5.0], "y": [-1.0, 1.0]}]}
+    inside = ids[(X[:, 0] >= 3) & (X[:, 0] <= 5) & (X[:, 1] >= -1) & (X[:, 1] <= 1)]
+    assert inside.size > 100 and np.array_equal(rows_in_regions(box, panels), inside)
+    # one column is drawn at y = 0: a box across the line selects by x alone
+    line = plots.data_panels(X[:, :1], ids)
+    assert np.array_equal(rows_in_regions(box, line), ids[(X[:, 0] >= 3) & (X[:, 0] <= 5)])
+
+
+def test_one_column_above_the_budget_shows_its_row_of_bins():
+    x = np.random.default_rng(0).normal(size=(3000, 1))
+    s = shadow_centers(x, sigma=1.0, ell=4.0)
+    for fig in (plots.data_figure(x, point_budget=1000),
+                plots.shadow_figure(x, s.labels, s.center_indices, s.weights, point_budget=1000)):
+        heat = fig.data[0]
+        full = np.flatnonzero(np.asarray(heat.z).any(axis=1))
+        lo, hi = fig.layout.yaxis.range
+        assert full.size == 1 and lo < heat.y0 + full[0] * heat.dy < hi and hi - lo == pytest.approx(3 * heat.dy)

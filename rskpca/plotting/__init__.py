@@ -20,7 +20,7 @@ checked in a plain test. Conventions shared by the builders:
 
 This module is the public face; the builders live in private modules by subject
 (``_data``: shadow and densities, ``_method_comparison``: embeddings, spectra, ``_density_drawing``:
-an embedding panel of many rows drawn as their density, ``_views_in_3d``: which embeddings a 3-D figure
+a panel of many rows drawn as their density, ``_views_in_3d``: which embeddings a 3-D figure
 draws, ``_bars``: bars, times, ``_bounds``: bounds and curves over ell, ``_ell_scrubber_figures``: ell scrubbers
 whose frames the browser plays, ``_denoise``: image strips, ``_spectral``: the Spectral page's
 eigenvalues) on a shared style (``_style``). Import them from here.
@@ -37,7 +37,7 @@ from rskpca.plotting._data import (
     shadow_figure,
     weight_histogram,
 )
-from rskpca.plotting._data_view import data_figure
+from rskpca.plotting._data_view import data_figure, data_panels
 from rskpca.plotting._density_drawing import DENSITY_BINS, POINT_BUDGET, density_counts, density_note
 from rskpca.plotting._method_comparison import embedding_figure, embedding_panels, spectra_figure
 from rskpca.plotting._views_in_3d import MAX_3D_VIEWS, views_in_3d
@@ -80,6 +80,7 @@ __all__ = [
     "webgl_contexts",
     "figure_html",
     "data_figure",
+    "data_panels",
     "highlight_rows",
     "rows_from_points",
     "selection_regions",

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rskpca.plotting._density_drawing import DENSITY_BINS, POINT_BUDGET, _density_panel, density_note, say_density
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
     _TYPICAL_WIDTH,
@@ -29,8 +30,14 @@ from rskpca.plotting._style import (
 
 def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = None, projected: bool = False,
                   axis_titles: Sequence[str] = ("x1", "x2"), row_ids=None, max_discs: int = 400,
-                  max_points: int = 5000, title: str | None = None, selected_rows=None) -> go.Figure:
+                  max_points: int = 5000, title: str | None = None, selected_rows=None,
+                  point_budget: int = POINT_BUDGET, bins: int = DENSITY_BINS) -> go.Figure:
     """The data coloured by shadow set, with centers sized by weight and eps-discs.
+
+    Above ``point_budget`` rows the figure draws the density of all n rows (a ``bins`` x ``bins``
+    histogram, as :func:`embedding_figure` does) with the centers on top, sized by weight, hover on
+    the centers (row and weight); the title says what is aggregated (:func:`density_note`). A box
+    or lasso over it selects rows by their coordinates (:func:`data_panels`), not by points drawn.
 
     Parameters
     ----------
@@ -53,10 +60,15 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     max_discs : int, default=400
         More discs than this clutter the chart and slow the browser.
     max_points : int, default=5000
-        Above this many points a seeded subsample is drawn (the title says so).
+        Above this many points (and up to ``point_budget``) a seeded subsample is drawn (the title says so).
     title : str or None
     selected_rows : array-like of int or None
-        Original row numbers to highlight (the rest dimmed); see :func:`highlight_rows`.
+        Original row numbers to highlight (the rest dimmed); see :func:`highlight_rows`. Above the
+        budget the selected rows are drawn as a histogram of their own.
+    point_budget : int, default=POINT_BUDGET
+        Above this many rows the density of all of them is drawn instead of points.
+    bins : int, default=DENSITY_BINS
+        Bins per axis of the density.
 
     Returns
     -------
@@ -68,11 +80,15 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     >>> fig = shadow_figure(np.array([[0.0, 0.0], [0.1, 0.0], [2.0, 0.0]]), [0, 0, 1], [0, 2], [2, 1], eps=0.5)
     >>> [t.name for t in fig.data]
     ['points', 'centers', 'eps-discs']
+    >>> fig = shadow_figure(np.array([[0.0, 0.0], [0.1, 0.0], [2.0, 0.0]]), [0, 0, 1], [0, 2], [2, 1], point_budget=2)
+    >>> [t.name for t in fig.data], fig.layout.title.subtitle.text
+    (['density', 'shadow centers'], 'density of 3 rows in 200 x 200 bins; 2 shadow centers on top (sized by weight)')
     """
     X2 = _as_2d(X2, "X2")
     n = X2.shape[0]
     axis_titles = [user_text(t) for t in axis_titles]
-    if X2.shape[1] == 1:
+    one_d = X2.shape[1] == 1
+    if one_d:
         X2 = np.column_stack([X2[:, 0], np.zeros(n)])
         axis_titles = (axis_titles[0], "")
     X2 = X2[:, :2]
@@ -84,26 +100,18 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise ValueError("center_indices must be row numbers of X2 (0 <= index < n).")
     rid = _row_ids(row_ids, n)
-    # What the eye can see: above max_points a seeded subsample of the points is drawn (said in the
-    # title), every trace is WebGL, colours travel as small integers with a cyclic colour scale
-    # (not one colour string per point), and the eps-discs are one outline trace, not one shape each.
-    drawn = np.arange(n) if n <= max_points else np.sort(
-        np.random.default_rng(0).choice(n, size=max_points, replace=False))
+    dense = n > point_budget
     fig = go.Figure()
-    fig.add_trace(go.Scattergl(
-        x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers", name="points",
-        marker=dict(**cyclic_color_marker(labels[drawn]), size=5, opacity=0.6),
-        customdata=np.column_stack([rid[drawn], labels[drawn]]).astype(np.float32),  # exact below 2**24
-        hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
-    ))
-    size = 6.0 + 24.0 * np.sqrt(w / w.max()) if w.size else w
-    fig.add_trace(go.Scattergl(
-        x=X2[idx, 0].astype(np.float32), y=X2[idx, 1].astype(np.float32), mode="markers", name="centers",
-        marker=dict(size=size.astype(np.float32), color="rgba(0,0,0,0)", line=dict(color="black", width=1.5),
-                    symbol="circle"),
-        customdata=np.column_stack([rid[idx], w]).astype(np.float32),  # the center's number is its pointNumber
-        hovertemplate="center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>",
-    ))
+    if dense:
+        # The density of every row (O(bins^2) numbers whatever n), the centers on top, as on the Embeddings page.
+        traces = []
+        selected = None if selected_rows is None else np.asarray(selected_rows, dtype=np.int64).ravel()
+        shown = _density_panel(traces, X2, None, rid, dict(xaxis="x", yaxis="y"), dims=2, bins=bins,
+                               centers=(idx, w) if idx.size else None, groups=None, y=None, rid=rid,
+                               label_name="", first=True, selected=selected)
+        fig.add_traces(traces)
+    else:
+        _add_points(fig, X2, labels, idx, w, rid, max_points)
     drew_discs = eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
         and idx.size <= max_discs
     if drew_discs:
@@ -123,14 +131,42 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         note = " (on the first two principal axes)"
     elif eps is not None and not drew_discs and idx.size > max_discs:
         note = f" (eps-discs hidden: m > {max_discs})"
-    if drawn.size < n:
-        note += f"; {drawn.size} of {n} points drawn"
+    if not dense and n > max_points:
+        note += f"; {max_points} of {n} points drawn"
     fig.update_layout(
         title=(title or shadow_centers_text(idx.size)) + note,
         xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
         margin=dict(l=40, r=10, t=50, b=40),
     )
+    if dense:
+        say_density(fig, density_note(n, shown, bins), one_line=one_d)
     return highlight_rows(fig, selected_rows)
+
+
+def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int) -> None:
+    """The rows as points coloured by shadow set (a seeded subsample above ``max_points``) and the centers
+    as hollow circles sized by weight.
+
+    What the eye can see: every trace is WebGL, colours travel as small integers with a cyclic colour
+    scale (not one colour string per point), and the eps-discs are one outline trace, not one shape each.
+    """
+    n = X2.shape[0]
+    drawn = np.arange(n) if n <= max_points else np.sort(
+        np.random.default_rng(0).choice(n, size=max_points, replace=False))
+    fig.add_trace(go.Scattergl(
+        x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers", name="points",
+        marker=dict(**cyclic_color_marker(labels[drawn]), size=5, opacity=0.6),
+        customdata=np.column_stack([rid[drawn], labels[drawn]]).astype(np.float32),  # exact below 2**24
+        hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
+    ))
+    size = 6.0 + 24.0 * np.sqrt(w / w.max()) if w.size else w
+    fig.add_trace(go.Scattergl(
+        x=X2[idx, 0].astype(np.float32), y=X2[idx, 1].astype(np.float32), mode="markers", name="centers",
+        marker=dict(size=size.astype(np.float32), color="rgba(0,0,0,0)", line=dict(color="black", width=1.5),
+                    symbol="circle"),
+        customdata=np.column_stack([rid[idx], w]).astype(np.float32),  # the center's number is its pointNumber
+        hovertemplate="center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>",
+    ))
 
 
 #: Beyond this fraction of the data's extent, eps-discs no longer set the axis ranges.

@@ -3,7 +3,8 @@
 Above :data:`POINT_BUDGET` points in one figure a panel draws its rows as a ``DENSITY_BINS`` x ``DENSITY_BINS``
 histogram (:func:`density_counts`, coloured by :func:`density_levels`), the selected rows as a histogram of their
 own, and the shadow centers on top (:func:`_density_panel`, called by
-:func:`rskpca.plotting.embedding_figure`); :func:`density_note` says what is aggregated.
+:func:`rskpca.plotting.embedding_figure`, :func:`rskpca.plotting.shadow_figure` and
+:func:`rskpca.plotting.data_figure`); :func:`density_note` says what is aggregated.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 from rskpca.plotting._selection import SELECTION_COLOR
 from rskpca.plotting._style import _padded_ranges, cyclic_color_marker
 
-__all__ = ["POINT_BUDGET", "DENSITY_BINS", "density_counts", "density_levels", "density_note"]
+__all__ = ["POINT_BUDGET", "DENSITY_BINS", "density_counts", "density_levels", "density_note", "say_density"]
 
 
 #: Above this many points in one figure (all panels together) an embedding panel draws the density
@@ -72,12 +73,19 @@ def density_levels(counts) -> np.ndarray:
     return np.where(counts > 0, np.rint(levels), 0).astype(np.uint8)
 
 
-def _density_trace(counts, xb, yb, ref: dict, *, scale, opacity: float = 1.0, name: str = "density") -> dict:
+def _density_trace(counts, xb, yb, ref: dict, *, scale, opacity: float = 1.0, name: str = "density",
+                   hover: str | None = None) -> dict:
     """A heatmap of ``counts`` (:func:`density_levels`, empty bins transparent) in one panel, hover left to
-    the centers."""
-    return dict(type="heatmap", z=density_levels(counts), zmin=0, zmax=255, x0=xb[0] + xb[1] / 2, dx=xb[1],
-                y0=yb[0] + yb[1] / 2, dy=yb[1], colorscale=scale, showscale=False, hoverinfo="skip",
-                opacity=opacity, name=name, zsmooth=False, **ref)
+    the centers; with ``hover`` (a hover template), each bin's count travels as its ``customdata``."""
+    trace = dict(type="heatmap", z=density_levels(counts), zmin=0, zmax=255, x0=xb[0] + xb[1] / 2, dx=xb[1],
+                 y0=yb[0] + yb[1] / 2, dy=yb[1], colorscale=scale, showscale=False, hoverinfo="skip",
+                 opacity=opacity, name=name, zsmooth=False, **ref)
+    if hover is not None:
+        # the smallest unsigned type that holds the fullest bin: the bytes on the wire stay O(bins^2)
+        top = int(np.asarray(counts).max(initial=0))
+        trace.update(customdata=np.asarray(counts).astype(np.min_scalar_type(max(top, 1))), hovertemplate=hover)
+        del trace["hoverinfo"]
+    return trace
 
 
 def density_note(n_rows: int, n_centers: int | None, bins: int = DENSITY_BINS) -> str:
@@ -90,14 +98,31 @@ def density_note(n_rows: int, n_centers: int | None, bins: int = DENSITY_BINS) -
     return f"density of {n_rows:,} rows in {bins} x {bins} bins{centers}"
 
 
+def say_density(fig, note: str, *, one_line: bool = False) -> None:
+    """Write ``note`` (:func:`density_note`) under the title of a one-panel density figure, in place.
+
+    ``one_line``: the rows lie on a line (1-D data drawn at y = 0), so they fill one row of bins; the
+    y axis then shows that row, not 200 rows of empty bins around it.
+    """
+    fig.update_layout(title=dict(subtitle=dict(text=note)), margin=dict(t=75))
+    heat = next((t for t in fig.data if t.type == "heatmap"), None)
+    if one_line and heat is not None:
+        full = np.flatnonzero(np.asarray(heat.z).any(axis=1))
+        if full.size:
+            lo = heat.y0 + (full.min() - 0.5) * heat.dy
+            hi = heat.y0 + (full.max() + 0.5) * heat.dy
+            fig.update_yaxes(range=[lo - (hi - lo), hi + (hi - lo)], showticklabels=False)
+
+
 def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref: dict, *, dims: int, bins: int,
-                   centers, groups, y, rid, label_name: str, first: bool, selected) -> int:
+                   centers, groups, y, rid, label_name: str, first: bool, selected, hover: str | None = None) -> int:
     """Append one density panel's traces (2-D: the rows' histogram, the selection's, the centers; 3-D: the
-    centers) to ``traces``; returns how many centers it draws."""
+    centers) to ``traces``; returns how many centers it draws. ``hover``: a hover template for the rows'
+    histogram, whose bins then carry their counts (``%{customdata}``); None leaves the hover to the centers."""
     if dims == 2:
         ranges = _padded_ranges([A], 2, pad=0.02)
         counts, xb, yb = density_counts(A[:, 0], A[:, 1], bins=bins, ranges=ranges)
-        traces.append(_density_trace(counts, xb, yb, ref, scale=_DENSITY_SCALE))
+        traces.append(_density_trace(counts, xb, yb, ref, scale=_DENSITY_SCALE, hover=hover))
         if selected is not None and selected.size:
             mask = np.isin(panel_ids, selected)
             if mask.any():
