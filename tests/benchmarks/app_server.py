@@ -32,9 +32,10 @@ class AppServer:
     when ``/_stcore/health`` answers ``ok``, and is terminated on exit.
     """
 
-    def __init__(self, app: Path, timeout: float = 120.0):
+    def __init__(self, app: Path, timeout: float = 120.0, script_args=()):
         self.app = Path(app).resolve()
         self.timeout = timeout
+        self.script_args = [str(a) for a in script_args]  # after "--": the app's own (a data file)
         self.log = None
         self.proc = None
 
@@ -46,6 +47,8 @@ class AppServer:
         cmd = [sys.executable, "-m", "streamlit", "run", str(self.app), "--server.headless", "true",
                "--server.port", str(port), "--server.address", "127.0.0.1",
                "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+        if self.script_args:
+            cmd += ["--", *self.script_args]
         self.proc = subprocess.Popen(cmd, cwd=self.app.parent, stdout=self.log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + self.timeout

@@ -111,13 +111,16 @@ def step_new_value(session, control: str, direction: dict) -> tuple[float, int, 
 
 def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path | None = None,
                        max_rows: int | None = None, pages=ELL_PAGES, controls=("ell",), changes: int = 5,
-                       log=print, trace: bool = False, revisits: int = 0) -> tuple[str, list[BrowserLatency]]:
+                       log=print, trace: bool = False, revisits: int = 0,
+                       served: bool = False) -> tuple[str, list[BrowserLatency]]:
     """Time ``changes`` keyboard steps of each control on each page; returns (data description, rows).
 
     ``trace``: also record a Chromium trace of each change and keep where its main thread went
     (``browser_trace.main_thread_share``; tracing slows the browser a little).
     ``revisits``: then as many steps back and forth between the last two values (cached results:
     the page's cost beyond computing them), kept apart in ``revisit_seconds``.
+    ``served``: the app is started with ``csv`` as its data file (``streamlit run app.py -- FILE``, read
+    on the server, as ``rskpca app FILE`` does) instead of uploading it; the row cap is set either way.
     """
     from playwright.sync_api import sync_playwright
 
@@ -126,11 +129,14 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(f"{CHROMIUM} is missing: install Debian's chromium or set RSKPCA_CHROMIUM.")
     results: list[BrowserLatency] = []
-    with AppServer(app) as url, sync_playwright() as pw:
+    served = served and csv is not None
+    with AppServer(app, script_args=[Path(csv).resolve()] if served else ()) as url, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             session = _Session(browser, url if csv is not None else f"{url}/?dataset={sample}")
-            if csv is not None:
+            if served:
+                session.set_row_cap(max_rows)
+            elif csv is not None:
                 session.upload(Path(csv), max_rows)
             found = re.search(r"n = \d+ rows, d = \d+", session.sidebar_text())
             described = f"{csv.name if csv is not None else sample}: {found.group(0) if found else '?'}"

@@ -32,6 +32,7 @@ import importlib.util
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -259,6 +260,24 @@ def _short_path(filename: str) -> str:
 
 
 
+def generated_mixture(n: int, folder: Path) -> Path:
+    """A seeded ``n`` x 10 Gaussian mixture (``bench_row_cap.mixture``) with its component as a ``label``
+    column, as Parquet in ``folder`` (written once, then reused)."""
+    import pandas as pd
+
+    from bench_row_cap import labelled_mixture
+
+    path = folder / f"mixture_{n}x10.parquet"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        X, labels = labelled_mixture(n)
+        df = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+        df["label"] = labels
+        df.to_parquet(path.with_suffix(".tmp"), index=False)
+        path.with_suffix(".tmp").rename(path)
+    return path
+
+
 def _use_app(app: str) -> None:
     global REPO, APP_FILE
     path = Path(app).resolve()
@@ -276,14 +295,15 @@ def browser_main(args) -> int:
     """The ``--browser`` mode: release-to-settled per page in Chromium."""
     from bench_browser import ELL_PAGES, format_browser_header, measure_in_browser
 
-    what = f"--csv {args.csv}" if args.csv else f"sample {args.sample}"
+    what = (f"--csv {args.csv}" + (" (read on the server: streamlit run app.py -- FILE)" if args.served else "")
+            if args.csv else f"sample {args.sample}")
     print(f"release-to-settled in Chromium, {what}, controls {args.controls}, {args.changes} changes each; "
           f"{_uptime()} at start; app {REPO / APP_FILE}", flush=True)
     print(format_browser_header(traced=args.trace, revisited=args.revisits > 0), flush=True)
     described, rows = measure_in_browser(REPO / APP_FILE, sample=args.sample, csv=args.csv and Path(args.csv),
                                          max_rows=args.max_rows, pages=args.pages or ELL_PAGES,
                                          controls=args.controls, changes=args.changes, trace=args.trace,
-                                         revisits=args.revisits)
+                                         revisits=args.revisits, served=args.served)
     print(f"data: {described}; {_uptime()} at end")
     if args.per_ell:
         for r in rows:
@@ -300,6 +320,15 @@ def main(argv=None) -> int:
     parser.add_argument("--browser", action="store_true",
                         help="measure release-to-settled in Chromium instead of AppTest's server-side time")
     parser.add_argument("--csv", default=None, help="use this file (uploaded on the Data page) instead of a sample")
+    parser.add_argument("--generate", type=int, default=None, metavar="N",
+                        help="use a seeded N x 10 Gaussian mixture (8 components, a label column), generated once as "
+                             "Parquet in --data-dir, with the row cap at N (instead of --csv)")
+    parser.add_argument("--data-dir", default=str(Path(tempfile.gettempdir()) / "rskpca_bench"),
+                        help="where --generate keeps its files (never the repository; default: %(default)s)")
+    parser.add_argument("--served", action="store_true",
+                        help="--browser with --csv or --generate: start the app with the file as its data "
+                             "(streamlit run app.py -- FILE, read on the server, as `rskpca app FILE`) instead of "
+                             "uploading it in the browser")
     parser.add_argument("--max-rows", type=int, default=None,
                         help="with --csv: the Data page's row cap (default: the app's, rskpca.evaluation.row_cap.DEFAULT_ROW_CAP)")
     parser.add_argument("--controls", nargs="+", default=["ell"], choices=["ell", "sigma", "r"],
@@ -328,6 +357,9 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", action="store_true",
                         help="profile the first change of each page and print the slowest functions")
     args = parser.parse_args(argv)
+    if args.generate:
+        args.csv = str(generated_mixture(args.generate, Path(args.data_dir)))
+        args.max_rows = args.max_rows or args.generate
     if args.csv:
         args.csv = str(Path(args.csv).resolve())  # before the server-side mode changes directory
     quiet_streamlit_logs()  # before anything imports rskpca.ui.compute (its caches warn on creation)

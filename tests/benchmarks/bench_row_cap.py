@@ -34,9 +34,20 @@ def mixture(n: int, d: int = 10, components: int = 8, seed: int = 0) -> np.ndarr
     >>> mixture(5).shape
     (5, 10)
     """
+    return labelled_mixture(n, d, components, seed)[0]
+
+
+def labelled_mixture(n: int, d: int = 10, components: int = 8, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mixture`'s rows and the component each was drawn from.
+
+    >>> X, y = labelled_mixture(5)
+    >>> bool((X == mixture(5)).all()), y.shape
+    (True, (5,))
+    """
     rng = np.random.default_rng(seed)
     means = rng.normal(0.0, 4.0, size=(components, d))
-    return means[rng.integers(0, components, size=n)] + rng.normal(size=(n, d))
+    labels = rng.integers(0, components, size=n)
+    return means[labels] + rng.normal(size=(n, d)), labels
 
 
 def page_title(page: str) -> str:

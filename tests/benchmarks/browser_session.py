@@ -184,7 +184,13 @@ class _Session:
         chooser.value.set_files(files=str(path))  # by path: Playwright refuses buffers over 50 MB
         self.page.get_by_test_id("stFileChip").first.wait_for()
         self.settle()
+        self.set_row_cap(max_rows)
+
+    def set_row_cap(self, max_rows: int | None) -> None:
+        """Set the Data page's row cap (None: keep the app's) and check the data were taken."""
         if max_rows is not None:
+            data_label = next(lab for lab in self.nav_labels() if re.search(r"data", lab, re.I))
+            self.go_to(data_label)
             box = self.page.locator(".st-key-max_rows input")
             box.fill(str(max_rows))
             box.press("Enter")
