@@ -30,7 +30,7 @@ from rskpca.plotting._style import (
 
 def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = None, projected: bool = False,
                   axis_titles: Sequence[str] = ("x1", "x2"), row_ids=None, max_discs: int = 400,
-                  max_points: int = 5000, title: str | None = None, selected_rows=None,
+                  max_points: int = POINT_BUDGET, title: str | None = None, selected_rows=None,
                   point_budget: int = POINT_BUDGET, bins: int = DENSITY_BINS) -> go.Figure:
     """The data coloured by shadow set, with centers sized by weight and eps-discs.
 
@@ -59,8 +59,9 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         Original row numbers for hover labels.
     max_discs : int, default=400
         More discs than this clutter the chart and slow the browser.
-    max_points : int, default=5000
-        Above this many points (and up to ``point_budget``) a seeded subsample is drawn (the title says so).
+    max_points : int, default=POINT_BUDGET
+        Above this many points (and up to ``point_budget``) a seeded subsample is drawn (the title says so);
+        by default every row is drawn, as points up to the budget and as their density above it.
     title : str or None
     selected_rows : array-like of int or None
         Original row numbers to highlight (the rest dimmed); see :func:`highlight_rows`. Above the
