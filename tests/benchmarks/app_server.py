@@ -66,6 +66,17 @@ class AppServer:
                 raise RuntimeError(f"streamlit did not answer /_stcore/health in {self.timeout:g} s:\n{log[-4000:]}")
             time.sleep(0.25)
 
+    def peak_memory_bytes(self) -> int | None:
+        """The server process's peak resident memory so far (Linux ``VmHWM``), or None where unknown."""
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, AttributeError, ValueError):
+            pass
+        return None
+
     def log_tail(self, limit: int = 4000) -> str:
         self.log.seek(0)
         return self.log.read().decode(errors="replace")[-limit:]

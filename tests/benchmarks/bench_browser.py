@@ -130,7 +130,8 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
         raise FileNotFoundError(f"{CHROMIUM} is missing: install Debian's chromium or set RSKPCA_CHROMIUM.")
     results: list[BrowserLatency] = []
     served = served and csv is not None
-    with AppServer(app, script_args=[Path(csv).resolve()] if served else ()) as url, sync_playwright() as pw:
+    server = AppServer(app, script_args=[Path(csv).resolve()] if served else ())
+    with server as url, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             session = _Session(browser, url if csv is not None else f"{url}/?dataset={sample}")
@@ -175,6 +176,9 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                     row.error = row.error or session.exception_text()
                     log(format_browser_row(row), flush=True)
             session.close()
+            peak = server.peak_memory_bytes()
+            if peak is not None:
+                described += f"; server peak memory {peak / 1e6:,.0f} MB"
         finally:
             browser.close()
     return described, results
