@@ -1,5 +1,5 @@
 """Embeddings: RSKPCA and the baselines on all n rows beside exact KPCA (on all n where it fits, else a
-stated seeded sample), aligned to exact KPCA; spectra; errors."""
+stated seeded sample, or on all n matrix-free when the reader asks), aligned to exact KPCA; spectra; errors."""
 
 import pandas as pd
 import streamlit as st
@@ -11,6 +11,7 @@ from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
                        without_slow_methods)
+from rskpca.ui.compute import exact_on_request
 from rskpca.ui.compute.all_rows_fits import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, compare_on_all_rows
 from rskpca.ui.compute.exact_plan import bytes_text, exact_rows, exact_rows_note
 from rskpca.ui.ell_scrubber import show_scrubber
@@ -38,7 +39,13 @@ run_anyway = setting("emb_run_heavy")
 # they are the Speedups page's.
 comparison = compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
                                 run_anyway=run_anyway, gram_error=measure_gram)
-exact = comparison.exact
+sample_exact, reference = comparison.exact, lambda res: comparison.exact
+# Exact KPCA on all n rows, matrix-free, where the reader ran it (exact_on_request): the page's exact KPCA.
+matrix_free = None if plan.all_rows else exact_on_request.stored(ds, sigma, kernel, r)
+if matrix_free is not None:
+    comparison, reference = exact_on_request.with_exact_on_all_rows(comparison, matrix_free, ds, sigma=sigma,
+                                                                    kernel=kernel, r=r, ell=ell, m=shadow.m)
+exact, everywhere = comparison.exact, comparison.plan.all_rows
 lam = exact.normalized_eigenvalues
 warn_if_kernel_is_identity(ds, sigma, kernel, rows=(rows_key, X_rows),
                            consequence=f"every direction is an eigenvector (exact KPCA's top {r} eigenvalues: "
@@ -46,12 +53,17 @@ warn_if_kernel_is_identity(ds, sigma, kernel, rows=(rows_key, X_rows),
                                        "below are arbitrary")
 k_rows = plan.rows.size
 fitted_on = (f"on all {ds.n:,} rows, every row embedded" if plan.all_rows else
-             f"on all {ds.n:,} rows, every row embedded; {exact_rows_note(plan, exact.train_s)}. Alignment "
+             f"on all {ds.n:,} rows, every row embedded; exact KPCA on all {ds.n:,} rows, matrix-free (Lanczos on "
+             f"kernel blocks, run on request: {exact.train_s:.3g} s). Alignment errors and spectra compare on all "
+             f"{ds.n:,} rows" if everywhere else
+             f"on all {ds.n:,} rows, every row embedded; {exact_rows_note(plan, sample_exact.train_s)}. Alignment "
              f"errors and spectra compare on those {k_rows:,} rows")
 st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({shadow.m / ds.n:.1%}), as in the "
            f"sidebar. RSKPCA and the O(nm) baselines are fitted {fitted_on}."
-           + (f" Fitted on exact KPCA's {k_rows:,} rows (they need its n x n kernel): "
-              f"{', '.join(comparison.on_exact_rows)}." if comparison.on_exact_rows else ""))
+           + (f" Fitted on {'a seeded sample of' if everywhere else 'exact KPCA' + chr(39) + 's'} {k_rows:,} rows "
+              f"(they need its n x n kernel){', their errors against exact KPCA on those rows' if everywhere else ''}"
+              f": {', '.join(comparison.on_exact_rows)}." if comparison.on_exact_rows else ""))
+request = exact_on_request.offer(ds, plan, sigma=sigma, kernel=kernel, r=r, done=matrix_free)
 held = st.container()  # drawn either way (positions stay put)
 if comparison.held_back or run_anyway:
     with held:
@@ -71,15 +83,17 @@ if comparison.held_back or run_anyway:
 show_errors(comparison.failures)
 results = [exact, *comparison.results]
 
-table = pd.DataFrame([compare(res, exact) for res in comparison.results])
+table = pd.DataFrame([compare(res, exact, reference=reference(res)) for res in comparison.results])
 # Times and speedups are left to the Speedups page (exact KPCA timed with every solver); here it is
 # fitted with one, for its embedding.
 table = table.drop(columns=timing_columns(table.columns))
 errors = {} if table.empty else dict(zip(table["method"], table["alignment_error"]))
 emb = {res.label: comparison.coords[res.label] for res in results}
-panel_rows = {label: plan.rows for label in [exact.label, *comparison.on_exact_rows]} if not plan.all_rows else {}
-notes = {exact.label: f"seeded sample of {k_rows:,} rows"} if not plan.all_rows else {}
-notes.update({label: f"exact KPCA's {k_rows:,} rows" for label in comparison.on_exact_rows})
+panel_rows = {label: plan.rows for label in ([] if everywhere else [exact.label]) + comparison.on_exact_rows}
+notes = ({} if plan.all_rows else {exact.label: f"all {ds.n:,} rows, matrix-free"} if everywhere else
+         {exact.label: f"seeded sample of {k_rows:,} rows"})
+notes.update({label: f"{'a seeded sample of' if everywhere else 'exact KPCA' + chr(39) + 's'} {k_rows:,} rows"
+              for label in comparison.on_exact_rows})
 
 
 # A fragment: switching 2-D/3-D redraws this chart only, without rerunning the page (and its fits).
@@ -134,7 +148,8 @@ if not table.empty:
     show_table(table.drop(columns=["outcome", "error", "name"]).dropna(axis=1, how="all"), key="emb_table",
                filename="embedding_comparison")
     st.caption(f"n_train: the rows each method was fitted on; n_test: the rows its alignment error and spectrum "
-               f"are measured on ({'all rows' if plan.all_rows else 'exact KPCA' + chr(39) + 's seeded sample'}).")
+               f"are measured on ({'all rows' if everywhere else 'exact KPCA' + chr(39) + 's seeded sample'}"
+               f"{'; the methods fitted on the sample, its rows' if everywhere and comparison.on_exact_rows else ''}).")
     if table["gram_spectral_error"].notna().any():
         st.caption("gram_spectral_error = ||K^ - K||_2, the spectral-norm error of the sparsified or quantized "
                    "Gram matrix K^ on the training rows (gram_relative_error divides it by ||K||_2), measured by "
@@ -144,7 +159,7 @@ if not table.empty:
 with scrubber_slot:
     st.subheader("Scrub ell: RSKPCA against exact KPCA at every ell")
     y_rows = None if ds.y is None else ds.y[plan.rows]
-    show_scrubber(compute.embedding_scrubber(rows_key, X_rows, exact, sigma, kernel, r, y_rows),
+    show_scrubber(compute.embedding_scrubber(rows_key, X_rows, sample_exact, sigma, kernel, r, y_rows),
                   key="emb_scrubber",
                   what="RSKPCA's embedding (aligned to exact KPCA)" if plan.all_rows else
                        f"RSKPCA's embedding of exact KPCA's seeded sample of {k_rows:,} rows (fitted on them, aligned "
@@ -152,3 +167,6 @@ with scrubber_slot:
                   empty=f"No frame to draw: at sigma = {sigma:.4g} no ell of the grid ({compute.SCRUB_EMBED_ELLS[0]:g} "
                         f"to {compute.SCRUB_EMBED_ELLS[-1]:g}) gives RSKPCA at least r = {r} shadow centers on these "
                         "rows. Lower the rank r or sigma.")
+
+# Last: the sampled view above stays in sight while exact KPCA runs on all rows, if the reader asked.
+exact_on_request.run_if_asked(request, ds, sample_exact)
