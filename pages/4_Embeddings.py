@@ -35,17 +35,16 @@ measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "
     "on a few thousand rows, so on demand)", key="gram_error")
 run_anyway = setting("emb_run_heavy")
+# Exact KPCA on all n rows, matrix-free, where the reader ran it (exact_on_request): the page's exact KPCA.
+matrix_free = None if plan.all_rows else exact_on_request.stored(ds, sigma, kernel, r)
 # One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
 # they are the Speedups page's.
 comparison = compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
-                                run_anyway=run_anyway, gram_error=measure_gram)
-sample_exact, reference = comparison.exact, lambda res: comparison.exact
-# Exact KPCA on all n rows, matrix-free, where the reader ran it (exact_on_request): the page's exact KPCA.
-matrix_free = None if plan.all_rows else exact_on_request.stored(ds, sigma, kernel, r)
-if matrix_free is not None:
-    comparison, reference = exact_on_request.with_exact_on_all_rows(comparison, matrix_free, ds, sigma=sigma,
-                                                                    kernel=kernel, r=r, ell=ell, m=shadow.m)
-exact, everywhere = comparison.exact, comparison.plan.all_rows
+                                run_anyway=run_anyway, gram_error=measure_gram, exact=matrix_free)
+# Exact KPCA fitted on its planned rows: the scrubber's reference and the matrix-free run's template.
+sample_exact = (comparison.exact if matrix_free is None else
+                compute.exact_embedding(rows_key, X_rows, sigma, kernel, r))
+exact, everywhere, reference = comparison.exact, comparison.plan.all_rows, comparison.reference
 lam = exact.normalized_eigenvalues
 warn_if_kernel_is_identity(ds, sigma, kernel, rows=(rows_key, X_rows),
                            consequence=f"every direction is an eigenvector (exact KPCA's top {r} eigenvalues: "

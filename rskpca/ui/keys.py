@@ -120,6 +120,8 @@ SHOWN_UPLOAD = "_shown_upload"        # {"name", "digest", "bytes"} of the uploa
 KEPT_VALUES = "_kept_widget_values"   # {key: value} of KEYS as of the last full run (see state.persist_widget_values)
 KEPT_FRESH = "_kept_from_fragments"   # keys of KEPT_VALUES that a fragment's widgets set since the last full run
 SPECTRAL_GOOD = "_spectral_good"      # Spectral: (data digest, request) of the last fit that succeeded
+EXACT_ALL_ROWS = "_exact_all_rows"    # Embeddings: {(digest, sigma, kernel, rank): exact KPCA on all rows, matrix-free}
+EXACT_ALL_ROWS_RUNNING = "_exact_all_rows_running"  # Embeddings: the matrix-free run in progress (a stop leaves it)
 
 APP_KEYS = {
     UPLOADED: "the accepted upload", UPLOAD_FILE_ID: "the upload already handled",
@@ -140,4 +142,6 @@ APP_KEYS = {
     KEPT_VALUES: "the persistent widgets' values, kept where no widget owns them",
     KEPT_FRESH: "values a fragment's widgets set since the last full run",
     SPECTRAL_GOOD: "the Spectral page's last settings that could be fitted",
+    EXACT_ALL_ROWS: "finished runs of exact KPCA on all rows, matrix-free",
+    EXACT_ALL_ROWS_RUNNING: "the matrix-free run in progress, or stopped",
 }

@@ -2,8 +2,8 @@
 
 Part of :mod:`rskpca.ui.compute`: :func:`all_rows_cost` predicts, before running, whether a method stays
 live on all rows (:class:`AllRowsCost`); :func:`compare_on_all_rows` fits them (each cached) and aligns
-every row's embedding to exact KPCA's on :func:`~rskpca.ui.compute.exact_plan.exact_rows`
-(:class:`AllRowsComparison`).
+every row's embedding to exact KPCA's on :func:`~rskpca.ui.compute.exact_plan.exact_rows`, or on all
+rows where exact KPCA on all of them is given (:class:`AllRowsComparison`).
 """
 
 from __future__ import annotations
@@ -139,7 +139,11 @@ class AllRowsComparison:
     held_back : list of AllRowsCost
         Methods predicted too slow or too large to run live on all rows, not run (the page offers them).
     on_exact_rows : list of str
-        Labels of the methods fitted on exact KPCA's rows, not all n (those outside :data:`ALL_ROWS_METHODS`).
+        Labels of the methods fitted on :func:`exact_rows`'s seeded sample, not all n (those outside
+        :data:`ALL_ROWS_METHODS`, where that plan is a sample).
+    exact_on_sample : MethodResult or None
+        Exact KPCA on all rows read on that sample's rows, where ``exact`` covers all rows and
+        ``on_exact_rows`` were fitted on the sample: what their errors are measured against.
     """
 
     plan: ExactPlan
@@ -149,10 +153,17 @@ class AllRowsComparison:
     failures: list = field(default_factory=list)
     held_back: list = field(default_factory=list)
     on_exact_rows: list = field(default_factory=list)
+    exact_on_sample: object = None
+
+    def reference(self, res):
+        """What ``res``'s alignment error is measured against: exact KPCA on the rows ``res`` is read on."""
+        if self.exact_on_sample is not None and res.label in self.on_exact_rows:
+            return self.exact_on_sample
+        return self.exact
 
 
 def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
-                        run_anyway: bool = False, gram_error: bool = False) -> AllRowsComparison:
+                        run_anyway: bool = False, gram_error: bool = False, exact=None) -> AllRowsComparison:
     """Exact KPCA on :func:`exact_rows`, every named method of :data:`ALL_ROWS_METHODS` on all ``ds.n``
     rows (each cached), the other named methods on exact KPCA's rows (:func:`method_result`).
 
@@ -160,13 +171,31 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
     ``run_anyway``, above :data:`ALL_ROWS_MAX_BYTES` always; RSKPCA always runs. A method that
     cannot run is a message, not an exception (r > m said once: :func:`rank_message`).
     ``gram_error``: measure ``||K^ - K||_2`` for the methods that perturb the Gram matrix.
+
+    ``exact``: exact KPCA already fitted on all ``ds.n`` rows (a result with r components, e.g. the
+    matrix-free run of :mod:`~rskpca.ui.compute.exact_on_request`), used instead of fitting it on
+    :func:`exact_rows`. The plan then covers all rows: the methods of :data:`ALL_ROWS_METHODS` are
+    aligned and measured on every row, while those that need the n x n kernel are still fitted on
+    :func:`exact_rows`'s sample, aligned to and measured against ``exact`` read on its rows
+    (:attr:`AllRowsComparison.exact_on_sample`).
     """
     from rskpca.core.metrics import align
 
     plan, X_rows, rows_key = exact_rows(ds)
-    exact = exact_embedding(rows_key, X_rows, sigma, kernel, r)
+    # exact KPCA's rows (plan_out), their key, and exact KPCA on the rows the n x n methods are fitted on
+    exact_on_sample = None
+    if exact is None:
+        exact = exact_embedding(rows_key, X_rows, sigma, kernel, r)
+        plan_out, exact_key, aligned_to = plan, rows_key, exact
+    else:
+        # all rows' key is the digest itself (a sample's key names its size)
+        plan_out, exact_key = replace(plan, rows=np.arange(ds.n), all_rows=True), ds.digest
+        if not plan.all_rows:
+            exact_on_sample = replace(exact, embedding=exact.embedding[plan.rows])
+        aligned_to = exact if exact_on_sample is None else exact_on_sample
     k = min(r, 3)
-    out = AllRowsComparison(plan=plan, exact=exact, coords={exact.label: exact.embedding[:, :k]})
+    out = AllRowsComparison(plan=plan_out, exact=exact, coords={exact.label: exact.embedding[:, :k]},
+                            exact_on_sample=exact_on_sample)
     for name in names:
         everywhere = name in ALL_ROWS_METHODS
         cost = all_rows_cost(name, ds.n, m)
@@ -178,15 +207,15 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
         try:
             if everywhere:
                 with st.spinner(f"Fitting {METHODS[name].label} on all {ds.n:,} rows..."):
-                    res, coords = _on_all_rows(ds.digest, ds.X, name, sigma, kernel, r, ell, m, rows_key, plan.rows,
-                                               exact.embedding)
+                    res, coords = _on_all_rows(ds.digest, ds.X, name, sigma, kernel, r, ell, m, exact_key,
+                                               plan_out.rows, exact.embedding)
             else:
                 # their budget is the m of these rows' own shadow (equal m on the rows they are fitted on)
                 m_rows = m if plan.all_rows else shadow(rows_key, X_rows, sigma, ell, kernel).m
                 res = _first_components(method_result(rows_key, X_rows, name, sigma, kernel,
                                                       computed_rank(r, m_rows), ell, m_rows,
                                                       bool(gram_error) and perturbs_gram(name), False, 0), r)
-                coords = align(exact.embedding, res.embedding)[:, :k]
+                coords = align(aligned_to.embedding, res.embedding)[:, :k]
                 if not plan.all_rows:
                     out.on_exact_rows.append(res.label)
         except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:

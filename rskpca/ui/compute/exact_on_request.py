@@ -15,7 +15,8 @@ every :data:`UPDATE_S` (the operator reports after every row block: tens of mill
 leaves a marker in the session that only a finished run clears: the next run finds it, says the
 run was stopped and how far it got, and the page shows its last good view (exact KPCA on the
 sample). A finished run is kept in the session per (data digest, sigma, kernel, computed rank);
-:func:`with_exact_on_all_rows` then makes it the page's exact KPCA, on all n rows.
+the page then passes it as exact KPCA on all n rows to
+:func:`~rskpca.ui.compute.all_rows_fits.compare_on_all_rows` (``exact=``).
 
 Limits (:data:`MATRIX_FREE_MAX_S`, :data:`MATRIX_FREE_MAX_BYTES`), decided before running: a run
 predicted past two hours is refused, with the reason, because it holds one of the machine's two
@@ -34,15 +35,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 import streamlit as st
 
-from rskpca.core.metrics import align
 from rskpca.decomposition.iterative import IterativeKPCA
 from rskpca.decomposition.iterative_cost import IterativeCost, measure_kernel_cost, predict_iterative_cost
-from rskpca.ui.compute.all_rows_fits import ALL_ROWS_MAX_BYTES, AllRowsComparison, _on_all_rows
+from rskpca.ui.compute.all_rows_fits import ALL_ROWS_MAX_BYTES
 from rskpca.ui.compute.exact_plan import _seconds_text, bytes_text
 from rskpca.ui.compute.fits import computed_rank
+from rskpca.ui.keys import EXACT_ALL_ROWS as _STORED
+from rskpca.ui.keys import EXACT_ALL_ROWS_RUNNING as _RUNNING
 
 __all__ = ["MATRIX_FREE_MAX_S", "MATRIX_FREE_CACHE_BYTES", "MATRIX_FREE_MAX_BYTES", "UPDATE_S", "matrix_free_cost",
-           "refusal", "stored", "Offer", "offer", "run_if_asked", "with_exact_on_all_rows"]
+           "refusal", "stored", "Offer", "offer", "run_if_asked"]
 
 #: A run predicted to take longer than this is refused (the page says why).
 MATRIX_FREE_MAX_S = 2 * 3600.0
@@ -54,9 +56,6 @@ MATRIX_FREE_MAX_BYTES = ALL_ROWS_MAX_BYTES + 1024**3
 #: Seconds between progress updates (each is a message to the browser, and the point a Stop takes effect).
 UPDATE_S = 0.25
 
-# Session keys (app-owned values, no widget): finished runs, and the run in progress (its marker).
-_STORED = "_exact_all_rows"
-_RUNNING = "_exact_all_rows_running"
 _STORED_MAX = 4  # finished runs kept per session (each n x rank floats)
 _GO, _STOP = "emb_exact_all_go", "emb_exact_all_stop"  # button keys
 
@@ -207,35 +206,3 @@ def run_if_asked(request: Offer | None, ds, sample_exact) -> None:
     st.session_state.pop(_RUNNING, None)
     st.rerun()
 
-
-def with_exact_on_all_rows(comparison: AllRowsComparison, exact, ds, *, sigma: float, kernel: str, r: int,
-                           ell: float, m: int):
-    """``(comparison, reference)``: the page's comparison with ``exact`` (exact KPCA on all ``ds.n`` rows,
-    a finished run) as its exact KPCA, and, per result, what its alignment error is measured against.
-
-    The methods fitted on all n rows are aligned to it on all n rows (their fits are cached: this only
-    re-aligns); those that need the n x n kernel stay fitted on the sample, aligned to and measured
-    against exact KPCA on all rows read on the sample's rows. The plan now covers all rows.
-    """
-    all_rows = np.arange(ds.n)
-    sample = comparison.plan.rows
-    on_sample = replace(exact, embedding=exact.embedding[sample])
-    k = min(r, 3)
-    out = AllRowsComparison(plan=replace(comparison.plan, rows=all_rows, all_rows=True), exact=exact,
-                            coords={exact.label: exact.embedding[:, :k]}, failures=list(comparison.failures),
-                            held_back=list(comparison.held_back), on_exact_rows=list(comparison.on_exact_rows))
-    for res in comparison.results:
-        if res.label in comparison.on_exact_rows:
-            out.results.append(res)
-            out.coords[res.label] = align(on_sample.embedding, res.embedding)[:, :k]
-            continue
-        # rows_key = the digest: the rows are all of them (the sample's key names its size)
-        res_all, coords = _on_all_rows(ds.digest, ds.X, res.name, sigma, kernel, r, ell, m, ds.digest, all_rows,
-                                       exact.embedding)
-        out.results.append(res_all)
-        out.coords[res_all.label] = coords
-
-    def reference(res):
-        return on_sample if res.label in out.on_exact_rows else exact
-
-    return out, reference
