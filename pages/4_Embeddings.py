@@ -149,6 +149,10 @@ if not table.empty:
     st.caption(f"n_train: the rows each method was fitted on; n_test: the rows its alignment error and spectrum "
                f"are measured on ({'all rows' if everywhere else 'exact KPCA' + chr(39) + 's seeded sample'}"
                f"{'; the methods fitted on the sample, its rows' if everywhere and comparison.on_exact_rows else ''}).")
+    if {METHODS["nystrom"].label, METHODS["subsampled"].label} <= set(table["method"]):
+        st.caption("Nystrom and Subsampled KPCA agree by construction: they draw the same m rows (one seed), and "
+                   "Nystrom's embedding of its training rows, its extension U~ diag(lambda^1/2) (Williams & Seeger "
+                   "2001), is Subsampled KPCA's projection of those rows through them.")
     if table["gram_spectral_error"].notna().any():
         st.caption("gram_spectral_error = ||K^ - K||_2, the spectral-norm error of the sparsified or quantized "
                    "Gram matrix K^ on the training rows (gram_relative_error divides it by ||K||_2), measured by "

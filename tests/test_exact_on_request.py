@@ -67,6 +67,10 @@ def test_the_run_on_all_rows_is_offered_and_once_run_exact_kpca_is_on_all_rows(m
     # the table's errors are measured on every row, and the exact panel says its rows
     table = next(df.value for df in at.dataframe if "alignment_error" in df.value.columns)
     assert set(table["n_test"]) == {N}, table[["method", "n_test"]]
+    # Nystrom's training rows' embedding is Subsampled KPCA's projection through the same m rows: the page says so
+    errors = dict(zip(table["method"], table["alignment_error"]))
+    assert errors["Nystrom"] == pytest.approx(errors["Subsampled KPCA"], rel=1e-4)
+    assert "agree by construction" in _captions(at)
     titles = " ".join(a.get("text", "") for spec in chart_specs(at) for a in spec["layout"].get("annotations", []))
     assert f"all {N:,} rows, matrix-free" in titles
     # kept for this data, sigma and kernel: a rank in the same bucket needs no new run
