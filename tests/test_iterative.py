@@ -7,7 +7,8 @@ from synthetic import THREE_BLOBS_SIGMA as SIGMA
 
 from rskpca import KernelPCA
 from rskpca.core.radial_kernels import kernel_matrix
-from rskpca.decomposition.iterative import IterativeKPCA, kernel_operator
+from rskpca.decomposition.iterative import IterativeKPCA
+from rskpca.decomposition.kernel_operator import kernel_operator
 
 
 @pytest.mark.parametrize("solver", ["lanczos", "orthogonal"])

@@ -23,7 +23,8 @@ from rskpca.approximation._gram_samplers import (
 )
 from rskpca.core.radial_kernels import get_kernel, kernel_matvec
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin, m_from_shadow
-from rskpca.decomposition.iterative import centered_operator, projection_coefficients, top_eigenpairs
+from rskpca.decomposition.iterative import projection_coefficients, top_eigenpairs
+from rskpca.decomposition.kernel_operator import centered_operator
 
 __all__ = ["SampledGramKPCA", "sample_upper_pairs", "quantize", "sampled_gram", "round_expansion",
            "random_sign_projection"]

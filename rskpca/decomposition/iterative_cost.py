@@ -1,7 +1,7 @@
 """What an :class:`~rskpca.decomposition.iterative.IterativeKPCA` fit will cost, said before it runs.
 
 The fit's time is its products with the n x n kernel matrix, applied row block by row
-block (:func:`~rskpca.decomposition.iterative.kernel_operator`). A product costs, per kernel
+block (:func:`~rskpca.decomposition.kernel_operator.kernel_operator`). A product costs, per kernel
 value, either its evaluation (distances and exp: O(d)) plus a multiply, or, for a block
 kept in memory from an earlier product, the multiply alone. Both are measured on one block
 of the data itself (:func:`measure_kernel_cost`: the machine, d and the kernel are in the
