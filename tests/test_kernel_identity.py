@@ -50,3 +50,25 @@ def test_tiny_sigmas_and_huge_distances_do_not_overflow():
         assert kernel_identity(None, 1e-300, distance=1e10).value == 0.0
     with pytest.raises(ValueError, match="sigma"):
         kernel_identity(None, 0.0, distance=1.0)
+
+
+def test_above_the_tree_size_the_blocks_give_the_trees_distances_and_exact_zeros_for_duplicates(monkeypatch):
+    import rskpca.core.sigma_checks as checks
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(5000, 4))
+    X[4000:4100] = X[:100]  # duplicated rows: their nearest other row is 0 away, exactly
+    by_tree = checks.neighbour_distance(X, max_rows=400)
+    monkeypatch.setattr(checks, "_TREE_MAX_ROWS", 100)
+    monkeypatch.setattr(checks, "_NEIGHBOUR_BLOCK_ROWS", 777)  # blocks that split the data unevenly
+    monkeypatch.setattr(checks, "_PAIR_BUDGET", 10**12)  # the same 400 rows ask
+    assert checks.neighbour_distance(X, max_rows=400) == pytest.approx(by_tree, rel=1e-9)
+    rows = np.arange(4000, 4100)
+    assert np.all(checks._nearest_other_squared(X, rows) == 0.0)
+    # a budget of pairs: fewer rows ask (at least 64), each against every row
+    monkeypatch.setattr(checks, "_PAIR_BUDGET", 5000 * 70)
+    asked = []
+    real = checks._nearest_other_squared
+    monkeypatch.setattr(checks, "_nearest_other_squared", lambda arr, r: asked.append(r.size) or real(arr, r))
+    checks.neighbour_distance(X)
+    assert asked == [70]

@@ -342,3 +342,21 @@ def test_arpack_path_matches_the_dense_solve():
     assert auto.m_ > 250 and auto.eigen_solver_ == "arpack" and dense.eigen_solver_ == "dense"
     np.testing.assert_allclose(auto.eigenvalues_, dense.eigenvalues_, atol=1e-10)
     assert alignment_error(dense.transform(X[:500]), auto.transform(X[:500])) < 1e-6
+
+
+def test_float32_rows_are_embedded_through_float32_kernel_blocks_and_agree_with_float64(monkeypatch):
+    import rskpca.decomposition._diffusion as diffusion
+
+    X = np.random.default_rng(0).normal(size=(800, 3))
+    seen = []
+    real = diffusion.kernel_matvec
+    monkeypatch.setattr(diffusion, "kernel_matvec", lambda *a, **kw: seen.append(kw["dtype"]) or real(*a, **kw))
+    for est in (ReducedSetDiffusionMap(3, sigma=1.0, ell=2.0), ReducedSetSpectralEmbedding(3, sigma=1.0, ell=2.0)):
+        est.fit(X)
+        seen.clear()
+        Z64, Z32 = est.transform(X), est.transform(X.astype(np.float32))
+        assert seen == [np.float64, np.float32] and Z32.dtype == np.float32
+        np.testing.assert_allclose(Z32, Z64, atol=1e-4 * np.abs(Z64).max())
+    # a row far from every center underflows sooner in float32: it is redone in log space, in float64
+    far = np.vstack([X[:5], X[:1] + 40.0]).astype(np.float32)
+    np.testing.assert_allclose(est.transform(far), est.transform(far.astype(np.float64)), rtol=1e-3, atol=1e-6)

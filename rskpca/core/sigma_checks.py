@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from rskpca.core.radial_kernels import get_kernel
+from rskpca.core.radial_kernels import get_kernel, squared_distances
+from rskpca.core.threads import map_row_blocks
 from rskpca.core.validation import check_positive, column_extremes
 
 __all__ = ["CONSTANT_KERNEL_SPREAD", "data_extent", "check_kernel_spread", "IDENTITY_KERNEL", "neighbour_distance",
@@ -70,7 +71,8 @@ def neighbour_distance(arr: np.ndarray, *, max_rows: int = 1000, random_state=0)
     """The median distance from a row of ``arr`` to its nearest other row.
 
     At most ``max_rows`` rows, drawn with ``random_state``, ask; each against every row (against a
-    sample only, the nearest rows of 2-D data are several times farther). The scale at which
+    sample only, the nearest rows of 2-D data are several times farther). Above 250,000 rows fewer
+    ask, so that about 2 x 10^8 pairs are compared (at least 64 rows ask). The scale at which
     :func:`kernel_identity` asks whether a sigma is too small for the data.
 
     Parameters
@@ -96,9 +98,49 @@ def neighbour_distance(arr: np.ndarray, *, max_rows: int = 1000, random_state=0)
     n = arr.shape[0]
     if n < 2:
         raise ValueError(f"the distance to the nearest other row needs at least 2 rows; got {n}.")
+    if n > _TREE_MAX_ROWS:  # each asking row is compared with every row: a budget of pairs, not of rows
+        max_rows = min(max_rows, max(_MIN_ASKING_ROWS, _PAIR_BUDGET // n))
     rows = np.random.default_rng(random_state).choice(n, size=min(max_rows, n), replace=False)
-    dist, _ = NearestNeighbors(n_neighbors=2).fit(arr).kneighbors(arr[rows])
-    return float(np.median(dist[:, 1]))
+    if n <= _TREE_MAX_ROWS:
+        dist, _ = NearestNeighbors(n_neighbors=2).fit(arr).kneighbors(arr[rows])
+        return float(np.median(dist[:, 1]))
+    return float(np.median(np.sqrt(_nearest_other_squared(arr, rows))))
+
+
+#: Up to this many rows a tree answers :func:`neighbour_distance`; above, building the tree over every row
+#: costs more than comparing the few asking rows with every row by GEMM (the crossover is near 250,000 rows
+#: of 10 features on a 2-core machine).
+_TREE_MAX_ROWS = 250_000
+#: ...where at most this many pairs are compared, and at least this many rows ask: the median of their
+#: distances decides an order of magnitude (kernel_identity), which a few hundred rows settle.
+_PAIR_BUDGET = 200_000_000
+_MIN_ASKING_ROWS = 64
+_NEIGHBOUR_BLOCK_ROWS = 16_384
+
+
+def _nearest_other_squared(arr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Squared distance from each ``arr[rows]`` to its nearest other row, by GEMM over blocks of rows (on
+    the threads); the nearest pair's distance is then recomputed from its difference, so a duplicate row
+    gives exactly 0 rather than a rounding error."""
+    Q = arr[rows]
+    Q_sq = np.einsum("ij,ij->i", Q, Q)
+    starts = range(0, arr.shape[0], _NEIGHBOUR_BLOCK_ROWS)
+    best = np.full((len(starts), rows.size), np.inf)
+    where = np.zeros((len(starts), rows.size), dtype=np.intp)
+
+    def block(start):
+        B = arr[start:start + _NEIGHBOUR_BLOCK_ROWS]
+        D = squared_distances(Q, B, Y_sq=np.einsum("ij,ij->i", B, B), X_sq=Q_sq)
+        own = (rows >= start) & (rows < start + B.shape[0])
+        D[np.flatnonzero(own), rows[own] - start] = np.inf  # a row is not its own neighbour
+        j = np.argmin(D, axis=1)
+        k = start // _NEIGHBOUR_BLOCK_ROWS
+        best[k], where[k] = D[np.arange(rows.size), j], start + j
+
+    map_row_blocks(block, starts)
+    nearest = where[np.argmin(best, axis=0), np.arange(rows.size)]
+    diff = Q - arr[nearest]
+    return np.einsum("ij,ij->i", diff, diff)
 
 
 @dataclass(frozen=True)

@@ -154,20 +154,23 @@ def diffusion_coefficients(eig: DiffusionEigen, w, *, alpha: float, t: float):
     return b[:, None] * eig.eigenvectors * scale[None, :], b
 
 
-def diffusion_transform(X, C, A, b, *, sigma: float, kernel="gaussian") -> np.ndarray:
+def diffusion_transform(X, C, A, b, *, sigma: float, kernel="gaussian", dtype=np.float64) -> np.ndarray:
     """Diffusion coordinates of new rows X through the centers C (the Nystrom extension).
 
-    One blocked pass ``k(X, C) [A, b]``; rows whose ``k(x, C) b`` underflowed are redone in
-    log space (see the module notes).
+    One blocked pass ``k(X, C) [A, b]`` (its kernel blocks in ``dtype``: float32 is offered for the
+    Gaussian, see :func:`~rskpca.core.radial_kernels.kernel_matvec`); rows whose ``k(x, C) b``
+    underflowed (sooner in float32) are redone in log space, in float64 (see the module notes).
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asarray(X)
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
     AB = np.column_stack([A, b])
-    Y = kernel_matvec(X, C, AB, sigma=sigma, kernel=kernel)
+    Y = kernel_matvec(X, C, AB, sigma=sigma, kernel=kernel, dtype=dtype)
     den = Y[:, -1]
     Z = Y[:, :-1]
     low = ~(den >= UNDERFLOW_FRACTION * float(np.max(b)))
     if np.any(low):
-        Z[low] = _log_space_transform(X[low], C, A, b, sigma=sigma, kernel=kernel)
+        Z[low] = _log_space_transform(X[low].astype(np.float64), C, A, b, sigma=sigma, kernel=kernel)
     keep = ~low
     Z[keep] /= den[keep, None]
     return np.ascontiguousarray(Z)

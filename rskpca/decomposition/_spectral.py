@@ -19,6 +19,7 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from rskpca.core.radial_kernels import get_kernel
 from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition._array_backends import distributed_backend
@@ -148,17 +149,22 @@ class _ReducedSetDiffusion(KPCAMixin):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            float32 rows (Gaussian kernel) go through float32 kernel blocks, about twice as
+            fast, as :meth:`ReducedSetKPCA.transform` does.
 
         Returns
         -------
         Z : ndarray of shape (n_samples, n_components)
+            Of X's precision.
         """
         backend = distributed_backend(X)
         if backend is not None:  # lazy, block by block
             return backend.transform(self, X)
         X = self._validate_transform_input(X)
+        gaussian = get_kernel(self.kernel).p == 2
         Z = diffusion_transform(X, self.centers_, self._coef, self._denominator, sigma=self.sigma_,
-                                kernel=self.kernel)
+                                kernel=self.kernel, dtype=np.float32 if X.dtype == np.float32 and gaussian
+                                else np.float64)
         return Z.astype(X.dtype, copy=False)
 
 

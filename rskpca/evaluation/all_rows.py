@@ -17,7 +17,7 @@ from rskpca.core.validation import check_array_2d
 from rskpca.evaluation.fitting import MethodResult, _result
 from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
 
-__all__ = ["training_embedding", "fit_on_all_rows", "alignment_map", "exact_memory_bytes", "ExactPlan",
+__all__ = ["training_embedding", "transform_in_blocks", "fit_on_all_rows", "alignment_map", "exact_memory_bytes", "ExactPlan",
            "plan_exact"]
 
 
@@ -41,19 +41,35 @@ def training_embedding(name: str, estimator, X, *, dtype=np.float64) -> np.ndarr
     if METHODS[name].projects_through_training_set and hasattr(estimator, "train_eigenvectors_"):
         lam = np.clip(np.asarray(estimator.eigenvalues_, dtype=np.float64), 0.0, None)
         return (np.asarray(estimator.train_eigenvectors_, dtype=np.float64) * np.sqrt(lam)[None, :]).astype(dtype)
+    return transform_in_blocks(estimator, X, dtype=dtype)
+
+
+#: Rows converted and projected at a time by :func:`transform_in_blocks` (each block is itself split
+#: into kernel blocks, shared by the threads).
+_EMBED_BLOCK_ROWS = 262_144
+
+
+def transform_in_blocks(estimator, X, *, dtype=np.float64) -> np.ndarray:
+    """``estimator.transform(X)`` with X converted to ``dtype`` a block of rows at a time (no whole
+    converted copy of X): with ``np.float32`` the estimators here project through float32 kernel
+    blocks (Gaussian), about twice as fast, for coordinates that are drawn rather than solved on.
+
+    >>> import numpy as np
+    >>> from rskpca import ReducedSetKPCA
+    >>> X = np.random.default_rng(0).normal(size=(50, 2))
+    >>> est = ReducedSetKPCA(n_components=2, sigma=1.0, ell=2.0).fit(X)
+    >>> Z = transform_in_blocks(est, X, dtype=np.float32)
+    >>> Z.dtype, bool(np.allclose(Z, est.transform(X), atol=1e-5))
+    (dtype('float32'), True)
+    """
     X = np.asarray(X)
     Z = None
-    for start in range(0, X.shape[0], _EMBED_BLOCK_ROWS):  # no whole converted copy of X
+    for start in range(0, X.shape[0], _EMBED_BLOCK_ROWS):
         Zb = estimator.transform(X[start:start + _EMBED_BLOCK_ROWS].astype(dtype))
         if Z is None:
             Z = np.empty((X.shape[0], Zb.shape[1]), dtype=dtype)
         Z[start:start + Zb.shape[0]] = Zb
     return Z
-
-
-#: Rows converted and projected at a time by :func:`training_embedding` (each block is itself split
-#: into kernel blocks, shared by the threads).
-_EMBED_BLOCK_ROWS = 262_144
 
 
 def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: str = "gaussian", ell: float = 4.0,

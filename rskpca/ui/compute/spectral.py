@@ -20,6 +20,7 @@ from sklearn.metrics import adjusted_rand_score
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.core.metrics import align, alignment_error
 from rskpca.core.threads import native_threads_off
+from rskpca.evaluation.all_rows import transform_in_blocks
 from rskpca.plotting import shadow_centers_text
 from rskpca.ui.compute.shadow_cache import shadow
 
@@ -144,8 +145,8 @@ def _fit(request: SpectralRequest, C, w, X, row_centers) -> SpectralFit:
             clusters = est.center_labels_ if row_centers is None else est.center_labels_[row_centers]
             est = _estimator(request, display=True).fit_reduced_set(C, w, sigma=request.sigma)
         # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
-        # form.
-        Z = est.embedding_ if row_centers is None else est.transform(X)
+        # form. Every row through float32 kernel blocks (drawn, not solved on): most of an ell change at scale.
+        Z = est.embedding_ if row_centers is None else transform_in_blocks(est, X, dtype=np.float32)
     return SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64), np.asarray(Z, dtype=np.float64),
                        None if clusters is None else np.asarray(clusters, dtype=np.int64))
 
