@@ -128,8 +128,9 @@ def measure_page(page: str, *, sample: str = "digits", ells=DEFAULT_ELLS, timeou
 
     if control not in ("ell", "sigma", "r"):
         raise ValueError(f"control must be 'ell', 'sigma' or 'r'; got {control!r}.")
-    if clear_caches:
+    if clear_caches:  # the data caches and the resources (shadows, fits on all rows are resources)
         st.cache_data.clear()
+        st.cache_resource.clear()
     at = AppTest.from_file(str(REPO / APP_FILE), default_timeout=timeout)
     at.session_state["source"] = sample
     if csv is not None:

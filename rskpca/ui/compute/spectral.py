@@ -147,13 +147,20 @@ def _fit(request: SpectralRequest, C, w, X, row_centers) -> SpectralFit:
         # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
         # form. Every row through float32 kernel blocks (drawn, not solved on): most of an ell change at scale.
         Z = est.embedding_ if row_centers is None else transform_in_blocks(est, X, dtype=np.float32)
-    return SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64), np.asarray(Z, dtype=np.float64),
-                       None if clusters is None else np.asarray(clusters, dtype=np.int64))
+    fit = SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64), np.asarray(Z, dtype=np.float64),
+                      None if clusters is None else np.asarray(clusters, dtype=np.int64))
+    for array in (fit.eigenvalues, fit.embedding, fit.clusters):
+        if array is not None:
+            array.setflags(write=False)  # shared by the sessions (reduced_fit is a resource)
+    return fit
 
 
-@st.cache_data(max_entries=32, show_spinner="Solving the m x m problem on the shadow centers...")
+@st.cache_resource(max_entries=16, show_spinner="Solving the m x m problem on the shadow centers...")
 def reduced_fit(digest: str, _X: np.ndarray, request: SpectralRequest) -> SpectralFit:
-    """The method of ``request`` on the shadow centers at its sigma and ell, every row embedded through them."""
+    """The method of ``request`` on the shadow centers at its sigma and ell, every row embedded through them.
+
+    A resource, read-only, not data: cached data would be unpickled on every rerun, its n x k embedding
+    copied each time (at a million rows, tens of milliseconds of every change)."""
     s = shadow(digest, _X, request.sigma, request.ell, request.kernel)
     return _fit(request, np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), _X, np.asarray(s.labels))
 
