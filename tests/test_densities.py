@@ -54,3 +54,15 @@ def test_the_shde_moves_each_points_mass_to_its_center(data):
     s = shadow_centers(X, sigma=0.7, ell=2.0)
     np.testing.assert_allclose(reduced_set_density(P, s.centers, s.weights, sigma=0.7),
                                kde(P, s.centers[s.labels], sigma=0.7), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_the_kde_at_few_points_of_many_rows_sums_blocks_of_rows_to_the_same_values(kernel, monkeypatch):
+    import rskpca.core.rsde as rsde
+    from rskpca.core.radial_kernels import kernel_row_means
+
+    X = np.random.default_rng(3).normal(size=(5000, 3))
+    P = X[:7] + 0.01
+    monkeypatch.setattr(rsde, "PROJECTION_BLOCK_ELEMENTS", 7 * 333)  # blocks that split the rows unevenly
+    blocked = rsde.kde(P, X, sigma=0.7, kernel=kernel)  # 5,000 rows for 7 points: by blocks of rows
+    np.testing.assert_allclose(blocked, kernel_row_means(P, X, sigma=0.7, kernel=kernel), rtol=1e-12)

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
 
 __all__ = ["kmeans_rsde", "uniform_rsde", "herding_rsde", "RSDE_ESTIMATORS", "HERDING_MAX_CANDIDATES", "kde",
@@ -144,7 +145,22 @@ def kde(P, X, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:
     >>> kde(np.array([[0.0]]), np.array([[0.0], [1.0]]), sigma=1.0).round(4).tolist()  # (1 + e^-1) / 2
     [0.6839]
     """
-    return kernel_row_means(P, X, sigma=sigma, kernel=kernel)
+    P = np.asarray(P, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    if X.shape[0] <= _MANY_ROWS_PER_POINT * max(P.shape[0], 1):
+        return kernel_row_means(P, X, sigma=sigma, kernel=kernel)
+    # Few points against many rows (the app's 500 points against a million rows): blocks of rows, each a
+    # GEMM-shaped kernel block against every point, summed; rather than one point at a time against all
+    # the rows, which reads every row once per point (two to three times slower at 500 x 1,000,000).
+    total = np.zeros(P.shape[0])
+    step = max(1, PROJECTION_BLOCK_ELEMENTS // max(P.shape[0], 1))
+    for start in range(0, X.shape[0], step):
+        total += kernel_matrix(X[start:start + step], P, sigma=sigma, kernel=kernel).sum(axis=0)
+    return total / X.shape[0]
+
+
+#: :func:`kde` sums over blocks of rows when the data have more than this many rows per point.
+_MANY_ROWS_PER_POINT = 64
 
 
 def reduced_set_density(P, centers, weights, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:
