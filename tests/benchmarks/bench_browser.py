@@ -111,8 +111,8 @@ def step_new_value(session, control: str, direction: dict) -> tuple[float, int, 
 
 def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path | None = None,
                        max_rows: int | None = None, pages=ELL_PAGES, controls=("ell",), changes: int = 5,
-                       log=print, trace: bool = False, revisits: int = 0,
-                       served: bool = False) -> tuple[str, list[BrowserLatency]]:
+                       log=print, trace: bool = False, revisits: int = 0, served: bool = False,
+                       fresh: bool = False) -> tuple[str, list[BrowserLatency]]:
     """Time ``changes`` keyboard steps of each control on each page; returns (data description, rows).
 
     ``trace``: also record a Chromium trace of each change and keep where its main thread went
@@ -121,15 +121,32 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
     the page's cost beyond computing them), kept apart in ``revisit_seconds``.
     ``served``: the app is started with ``csv`` as its data file (``streamlit run app.py -- FILE``, read
     on the server, as ``rskpca app FILE`` does) instead of uploading it; the row cap is set either way.
+    ``fresh``: a new server and browser for each page, so that every page starts from the app's
+    default settings with empty caches (in one session the steps add up: the fifth page would start
+    25 steps of ell above the default, where m, and every cost, is several times larger).
     """
+    if not Path(CHROMIUM).exists():
+        raise FileNotFoundError(f"{CHROMIUM} is missing: install Debian's chromium or set RSKPCA_CHROMIUM.")
+    served = served and csv is not None
+    described, results, peaks = "", [], []
+    for group in ([[label] for label in pages] if fresh else [list(pages)]):
+        described, rows, peak = _measure_pages(app, group, sample=sample, csv=csv, max_rows=max_rows,
+                                               controls=controls, changes=changes, log=log, trace=trace,
+                                               revisits=revisits, served=served)
+        results += rows
+        peaks += [peak] if peak is not None else []
+    if peaks:
+        described += f"; server peak memory {max(peaks) / 1e6:,.0f} MB"
+    return described, results
+
+
+def _measure_pages(app: Path, pages, *, sample, csv, max_rows, controls, changes, log, trace, revisits, served):
+    """:func:`measure_in_browser` on one server and one browser: ``(description, rows, peak memory)``."""
     from playwright.sync_api import sync_playwright
 
     from browser_trace import TRACE_CATEGORIES, main_thread_share
 
-    if not Path(CHROMIUM).exists():
-        raise FileNotFoundError(f"{CHROMIUM} is missing: install Debian's chromium or set RSKPCA_CHROMIUM.")
     results: list[BrowserLatency] = []
-    served = served and csv is not None
     server = AppServer(app, script_args=[Path(csv).resolve()] if served else ())
     with server as url, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -177,11 +194,9 @@ def measure_in_browser(app: Path, *, sample: str | None = "two_moons", csv: Path
                     log(format_browser_row(row), flush=True)
             session.close()
             peak = server.peak_memory_bytes()
-            if peak is not None:
-                described += f"; server peak memory {peak / 1e6:,.0f} MB"
         finally:
             browser.close()
-    return described, results
+    return described, results, peak
 
 
 def format_browser_header(traced: bool = False, revisited: bool = False) -> str:

@@ -304,7 +304,7 @@ def browser_main(args) -> int:
     described, rows = measure_in_browser(REPO / APP_FILE, sample=args.sample, csv=args.csv and Path(args.csv),
                                          max_rows=args.max_rows, pages=args.pages or ELL_PAGES,
                                          controls=args.controls, changes=args.changes, trace=args.trace,
-                                         revisits=args.revisits, served=args.served)
+                                         revisits=args.revisits, served=args.served, fresh=args.fresh)
     print(f"data: {described}; {_uptime()} at end")
     if args.per_ell:
         for r in rows:
@@ -330,6 +330,10 @@ def main(argv=None) -> int:
                         help="--browser with --csv or --generate: start the app with the file as its data "
                              "(streamlit run app.py -- FILE, read on the server, as `rskpca app FILE`) instead of "
                              "uploading it in the browser")
+    parser.add_argument("--fresh", action="store_true",
+                        help="--browser: a new server and browser for each page, so that every page starts from "
+                             "the default settings with empty caches (in one session each page starts where the "
+                             "previous one left ell)")
     parser.add_argument("--max-rows", type=int, default=None,
                         help="with --csv: the Data page's row cap (default: the app's, rskpca.evaluation.row_cap.DEFAULT_ROW_CAP)")
     parser.add_argument("--controls", nargs="+", default=["ell"], choices=["ell", "sigma", "r"],
