@@ -47,7 +47,7 @@ st.caption("ShDE + RSKPCA is timed on all n rows (the shadow's selection include
            "again (below) takes new ones.")
 budget_cols = st.columns([2, 2, 1], vertical_alignment="bottom")
 budget_s = budget_cols[0].select_slider(
-    "Exact KPCA: the most seconds one fit may take", [0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0], key="speed_budget_s",
+    "Exact KPCA: the most seconds one fit may take", [0.15, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0], key="speed_budget_s",
     help="A size is timed only if its fit is predicted (from the sizes timed before it, growing at least as n^2) "
          "to take at most this. Larger: more sizes measured, a better power law, a longer first view.")
 budget_mb = budget_cols[1].select_slider(

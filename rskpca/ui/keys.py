@@ -71,7 +71,7 @@ KEYS = {
     "bounds_measured_curves": False,
     "speed_curves": False,
     "time_randomized": False,
-    "speed_budget_s": 0.25,  # exact KPCA at growing n: the most seconds one fit may take
+    "speed_budget_s": 0.15,  # exact KPCA at growing n: the most seconds one fit may take
     "speed_budget_mb": 512,  # ... and the most MB its n x n matrix may take
     # Denoise page (the image shape is set per data set by rskpca.ui.denoise.image_shape)
     "dn_height": None,

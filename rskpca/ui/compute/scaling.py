@@ -37,7 +37,7 @@ from rskpca.ui.compute.shadow_cache import compiled_shadow_ready, timed_shadow
 __all__ = ["LADDER_START", "SCALING_SEED", "SCALING_TIMING", "Scaling", "scaling"]
 
 #: The smallest size exact KPCA is timed at; the ladder doubles from it. At 500 the default budget
-#: (a quarter second per fit, :data:`rskpca.ui.keys.DEFAULTS` ``speed_budget_s``) still times three
+#: (0.15 s per fit, :data:`rskpca.ui.keys.DEFAULTS` ``speed_budget_s``) still times three
 #: sizes on pendigits (500, 1,000, 2,000 rows), so a sigma change re-times them within the page's
 #: interactive budget and the power law has three points.
 LADDER_START = 500
