@@ -12,7 +12,8 @@ from rskpca.ui import (choose_methods, compute, fragment, reduction_note, select
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
                        without_slow_methods)
 from rskpca.ui.compute import exact_on_request
-from rskpca.ui.compute.all_rows_fits import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, compare_on_all_rows
+from rskpca.ui.compute.all_rows_fits import (ALL_ROWS_ASK_S, ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, all_rows_cost,
+                                             compare_on_all_rows, embedding_cost_message)
 from rskpca.ui.compute.exact_plan import bytes_text, exact_rows, exact_rows_note
 from rskpca.ui.ell_scrubber import show_scrubber
 from rskpca.ui.state import setting
@@ -35,12 +36,15 @@ measure_gram = any(perturbs_gram(name) for name in names) and st.toggle(
     "Measure ||K^ - K||_2 of the sampled Gram matrices (Lanczos on kernel blocks: several seconds per method "
     "on a few thousand rows, so on demand)", key="gram_error")
 run_anyway = setting("emb_run_heavy")
+# RSKPCA on every row, predicted above ALL_ROWS_ASK_S, waits for this (then runs with a progress bar).
+embed_all = setting("embed_all_rows")
 # Exact KPCA on all n rows, matrix-free, where the reader ran it (exact_on_request): the page's exact KPCA.
 matrix_free = None if plan.all_rows else exact_on_request.stored(ds, sigma, kernel, r)
 # One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
 # they are the Speedups page's.
 comparison = compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
-                                run_anyway=run_anyway, gram_error=measure_gram, exact=matrix_free)
+                                run_anyway=run_anyway, gram_error=measure_gram, exact=matrix_free,
+                                embed_all_rows=embed_all)
 # Exact KPCA fitted on its planned rows: the scrubber's reference and the matrix-free run's template.
 sample_exact = (comparison.exact if matrix_free is None else
                 compute.exact_embedding(rows_key, X_rows, sigma, kernel, r))
@@ -62,6 +66,14 @@ st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({sh
            + (f" Fitted on {'a seeded sample of' if everywhere else 'exact KPCA' + chr(39) + 's'} {k_rows:,} rows "
               f"(they need its n x n kernel){', their errors against exact KPCA on those rows' if everywhere else ''}"
               f": {', '.join(comparison.on_exact_rows)}." if comparison.on_exact_rows else ""))
+rskpca_cost = all_rows_cost("rskpca", ds.n, shadow.m)
+if comparison.awaiting is not None or (embed_all and "rskpca" in names and rskpca_cost.seconds > ALL_ROWS_ASK_S):
+    if comparison.awaiting is not None:
+        cost_text = embedding_cost_message(ds.n, shadow.m, rskpca_cost.seconds)
+        st.info(f"RSKPCA on all rows is waiting for your go-ahead: {cost_text} Until then it is not drawn (no "
+                "sample stands in for it); everything else below is.", icon=":material/timer:")
+    st.toggle(f"Embed every row with RSKPCA even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a "
+              "setting stops it)", key="embed_all_rows")
 request = exact_on_request.offer(ds, plan, sigma=sigma, kernel=kernel, r=r, done=matrix_free)
 held = st.container()  # drawn either way (positions stay put)
 if comparison.held_back or run_anyway:

@@ -9,6 +9,7 @@ into exact KPCA's frame on every row.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ __all__ = ["training_embedding", "transform_in_blocks", "fit_on_all_rows", "alig
            "plan_exact"]
 
 
-def training_embedding(name: str, estimator, X, *, dtype=np.float64) -> np.ndarray:
+def training_embedding(name: str, estimator, X, *, dtype=np.float64, progress=None) -> np.ndarray:
     """The fitted ``estimator``'s embedding of its own training rows ``X``, at O(n m) for every method here.
 
     The methods that project new points through all n training rows (Nystrom, density-weighted
@@ -31,6 +32,7 @@ def training_embedding(name: str, estimator, X, *, dtype=np.float64) -> np.ndarr
     eigenvectors. The others project through their m points (``transform``), in blocks of rows
     converted to ``dtype`` as they are read: ``np.float32`` projects a Gaussian model through
     float32 kernel blocks, about twice as fast, for an embedding that is drawn, not solved on.
+    ``progress``: as :func:`transform_in_blocks`'s (not called for the extension, already computed).
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(80, 2))
@@ -41,7 +43,7 @@ def training_embedding(name: str, estimator, X, *, dtype=np.float64) -> np.ndarr
     if METHODS[name].projects_through_training_set and hasattr(estimator, "train_eigenvectors_"):
         lam = np.clip(np.asarray(estimator.eigenvalues_, dtype=np.float64), 0.0, None)
         return (np.asarray(estimator.train_eigenvectors_, dtype=np.float64) * np.sqrt(lam)[None, :]).astype(dtype)
-    return transform_in_blocks(estimator, X, dtype=dtype)
+    return transform_in_blocks(estimator, X, dtype=dtype, progress=progress)
 
 
 #: Rows converted and projected at a time by :func:`transform_in_blocks` (each block is itself split
@@ -49,31 +51,53 @@ def training_embedding(name: str, estimator, X, *, dtype=np.float64) -> np.ndarr
 _EMBED_BLOCK_ROWS = 262_144
 
 
-def transform_in_blocks(estimator, X, *, dtype=np.float64) -> np.ndarray:
+def transform_in_blocks(estimator, X, *, dtype=np.float64, progress=None) -> np.ndarray:
     """``estimator.transform(X)`` with X converted to ``dtype`` a block of rows at a time (no whole
     converted copy of X): with ``np.float32`` the estimators here project through float32 kernel
     blocks (Gaussian), about twice as fast, for coordinates that are drawn rather than solved on.
+
+    Parameters
+    ----------
+    estimator : fitted transformer
+    X : array-like of shape (n_samples, n_features)
+    dtype : numpy dtype, default=np.float64
+        The precision of the rows as projected, and of the result.
+    progress : callable, default=None
+        Called after each block of :data:`_EMBED_BLOCK_ROWS` rows as ``progress(rows_done, rows_total,
+        seconds)`` (seconds since the first block began), the last call with ``rows_done == rows_total``:
+        a caller can show how far a long embedding has come, or stop it by raising (nothing is returned
+        then).
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, n_components), of ``dtype``
 
     >>> import numpy as np
     >>> from rskpca import ReducedSetKPCA
     >>> X = np.random.default_rng(0).normal(size=(50, 2))
     >>> est = ReducedSetKPCA(n_components=2, sigma=1.0, ell=2.0).fit(X)
-    >>> Z = transform_in_blocks(est, X, dtype=np.float32)
-    >>> Z.dtype, bool(np.allclose(Z, est.transform(X), atol=1e-5))
-    (dtype('float32'), True)
+    >>> seen = []
+    >>> Z = transform_in_blocks(est, X, dtype=np.float32, progress=lambda done, total, s: seen.append((done, total)))
+    >>> Z.dtype, bool(np.allclose(Z, est.transform(X), atol=1e-5)), seen
+    (dtype('float32'), True, [(50, 50)])
     """
     X = np.asarray(X)
+    n = X.shape[0]
     Z = None
-    for start in range(0, X.shape[0], _EMBED_BLOCK_ROWS):
+    start_s = time.perf_counter()
+    for start in range(0, n, _EMBED_BLOCK_ROWS):
         Zb = estimator.transform(X[start:start + _EMBED_BLOCK_ROWS].astype(dtype))
         if Z is None:
-            Z = np.empty((X.shape[0], Zb.shape[1]), dtype=dtype)
+            Z = np.empty((n, Zb.shape[1]), dtype=dtype)
         Z[start:start + Zb.shape[0]] = Zb
+        if progress is not None:
+            progress(start + Zb.shape[0], n, time.perf_counter() - start_s)
     return Z
 
 
 def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: str = "gaussian", ell: float = 4.0,
-                    m: int | None = None, random_state=0, shadow=None, embed_dtype=np.float64) -> MethodResult:
+                    m: int | None = None, random_state=0, shadow=None, embed_dtype=np.float64,
+                    progress=None) -> MethodResult:
     """The method ``name`` fitted on every row of ``X`` and every row embedded (untimed: ``train_s`` and
     ``test_s`` are NaN), for the registry's O(n m) methods.
 
@@ -82,6 +106,7 @@ def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: st
     ``shadow`` (``X``'s own, already computed) RSKPCA solves on its centers instead of selecting
     them again. Exact KPCA is refused (an n x n matrix: :func:`plan_exact`). ``embed_dtype``: the
     precision of every row's embedding (see :func:`training_embedding`); the fit is float64 either way.
+    ``progress``: called as the rows are embedded (:func:`transform_in_blocks`).
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(60, 2))
@@ -101,7 +126,7 @@ def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: st
         est = est.fit_reduced_set(shadow.centers, shadow.weights, center_indices=shadow.center_indices)
     else:
         est = est.fit(X)
-    Z = training_embedding(name, est, X, dtype=embed_dtype)
+    Z = training_embedding(name, est, X, dtype=embed_dtype, progress=progress)
     return _result(name, METHODS[name], est, X, Z, ell, float("nan"), float("nan"), False)
 
 

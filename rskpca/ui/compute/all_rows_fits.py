@@ -9,6 +9,8 @@ rows where exact KPCA on all of them is given (:class:`AllRowsComparison`).
 from __future__ import annotations
 
 import contextlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -23,14 +25,20 @@ from rskpca.ui.compute.shadow_cache import shadow
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "ALL_ROWS_METHODS", "AllRowsCost",
-           "all_rows_cost", "AllRowsComparison", "compare_on_all_rows"]
+           "ALL_ROWS_PROGRESS_S", "ALL_ROWS_ASK_S", "all_rows_cost", "progress_text", "embedding_cost_message",
+           "AllRowsComparison", "compare_on_all_rows"]
 
 
 #: Seconds per (row x center) for fitting each O(nm) method on all n rows and embedding every row, on one
 #: thread of this machine (1,000,000 x 10 and 200,000 x 10 mixtures, m = 1,008 to 1,658): the prediction
 #: that decides, before running, whether a method runs live (:data:`ALL_ROWS_LIVE_S`). k-means (density-
 #: weighted Nystrom's landmarks) iterates over the n x m distances; Nystrom holds its n x m kernel block.
-ALL_ROWS_SECONDS_PER_NM = {"rskpca": 2e-9, "subsampled": 2.5e-9, "nystrom": 2.5e-8, "wnystrom": 3e-7}
+#: RSKPCA's (5.5e-10; was 2e-9, one thread, before float32 kernel blocks) is re-measured on the libraries'
+#: threads, as the app runs it at scale (n x m above _THREADED_NM; this machine: 2 cores): fit_on_all_rows(
+#: "rskpca", ..., shadow=its own, embed_dtype=np.float32) on a 1,000,000 x 10 mixture of 8 Gaussians
+#: (sigma = 14, ell = 3.4, m = 1,514) took 0.81 and 0.85 s, 5.3e-10 to 5.6e-10 s per row x center. At
+#: 10,000,000 rows and m = 2,330 it predicts 13 s (the embedding was measured at about 0.5 ns per row x center).
+ALL_ROWS_SECONDS_PER_NM = {"rskpca": 5.5e-10, "subsampled": 2.5e-9, "nystrom": 2.5e-8, "wnystrom": 3e-7}
 #: Bytes per (row x center) a method holds while fitting on all rows (Nystrom's float64 n x m kernel block
 #: and its centered copy; the others embed in blocks).
 _BYTES_PER_NM = {"nystrom": 16, "wnystrom": 16}
@@ -76,49 +84,162 @@ def all_rows_cost(name: str, n: int, m: int) -> AllRowsCost:
     return AllRowsCost(name, per * nm, int(_BYTES_PER_NM.get(name, 0) * nm))
 
 
+def embedding_cost_message(n: int, m: int, seconds: float) -> str:
+    """What RSKPCA on all rows would cost, in the page's words (said before it runs, when it asks first).
+
+    >>> embedding_cost_message(10_000_000, 2330, 12.3)
+    'Embedding all 10,000,000 rows through m = 2,330 centers takes about 12 s here.'
+    """
+    return f"Embedding all {n:,} rows through m = {m:,} centers takes about {seconds:.2g} s here."
+
+
 #: Above this n x m the all-rows fits use the libraries' threads.
 _THREADED_NM = 50_000_000
+#: A fit on all rows predicted longer than this shows a progress bar (rows embedded, seconds so far and
+#: left) instead of a spinner: the project's rule, progress for anything over a second.
+ALL_ROWS_PROGRESS_S = 1.0
+#: RSKPCA on all rows predicted longer than this waits for the user's go-ahead (``embed_all_rows``):
+#: at 10,000,000 rows and m = 2,330 an ell change took 23 s, the page a spinner all along.
+ALL_ROWS_ASK_S = 5.0
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _fitted_on_all_rows(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, rank: int, ell: float,
-                        m: int):
-    """One O(nm) method fitted on every row at ``rank`` (a :func:`computed_rank`), shared by the ranks of its
-    bucket: a rank change within the bucket re-reads this fit instead of fitting all n rows again. A
-    resource, not data: its n x rank embedding is read in place rather than unpickled on every rerun.
+class _Store:
+    """A small least-recently-used store shared by the sessions (held by :func:`_stores`, a resource).
+
+    The all-rows fits are cached here, not by ``st.cache_*``: their progress bar is a page element
+    updated while they run, which a cached function would record and replay on every later hit (and
+    replay fails: the bar belongs to the run that drew it). Only a finished result is stored, so a
+    run stopped by a new setting (Streamlit raises at the bar's next update) leaves nothing behind.
     """
-    selected = shadow(digest, _X, sigma, ell, kernel) if name == "rskpca" else None
+
+    def __init__(self, max_entries: int) -> None:
+        self._items: OrderedDict = OrderedDict()
+        self._max = int(max_entries)
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._max:
+                self._items.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _stores() -> dict:
+    """The stores of fits on all rows (a resource: emptied with the other caches, e.g. by "Clear cache")."""
+    return {"fits": _Store(4), "views": _Store(16)}
+
+
+def progress_text(label: str, m: int, done: int, total: int, seconds: float) -> str:
+    """The progress bar's words while every row is embedded.
+
+    >>> progress_text("RSKPCA", 2330, 3_145_728, 10_000_000, 4.1)
+    'RSKPCA: embedding every row through m = 2,330 centers: 3,145,728 of 10,000,000 rows, 4.1 s so far, about 9 s left'
+    >>> progress_text("RSKPCA", 2330, 0, 10_000_000, 0.0)
+    'RSKPCA: embedding every row through m = 2,330 centers: 0 of 10,000,000 rows'
+    """
+    text = f"{label}: embedding every row through m = {m:,} centers: {done:,} of {total:,} rows"
+    if done <= 0:
+        return text
+    left = seconds * (total - done) / done
+    return text + f", {seconds:.2g} s so far" + (f", about {left:.0f} s left" if left >= 1 else f", about {left:.1g} s left" if done < total else "")
+
+
+class _ProgressBar:
+    """An ``st.progress`` drawn (in its own placeholder) while one method embeds every row, emptied after.
+
+    Its updates are where Streamlit stops a run the user overtook with a new setting."""
+
+    def __init__(self, label: str, m: int, total: int) -> None:
+        self._label, self._m, self._total = label, int(m), int(total)
+        self._slot = st.empty()
+        self._slot.progress(0.0, text=progress_text(label, m, 0, total, 0.0))
+
+    def __call__(self, done: int, total: int, seconds: float) -> None:
+        self._slot.progress(min(done / max(total, 1), 1.0), text=progress_text(self._label, self._m, done, total,
+                                                                              seconds))
+
+    def close(self) -> None:
+        self._slot.empty()
+
+
+def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, rank: int, ell: float,
+                        m: int, progress=None):
+    """One O(nm) method fitted on every row at ``rank`` (a :func:`computed_rank`), shared by the ranks of its
+    bucket: a rank change within the bucket re-reads this fit instead of fitting all n rows again. Stored
+    read-only in place (:func:`_stores`), not unpickled on every rerun. ``progress``: called as the rows
+    are embedded (:func:`~rskpca.evaluation.all_rows.transform_in_blocks`), on a miss only.
+    """
+    key = (digest, name, float(sigma), str(kernel), int(rank), float(ell), int(m))
+    store = _stores()["fits"]
+    res = store.get(key)
+    if res is not None:
+        return res
+    selected = shadow(digest, X, sigma, ell, kernel) if name == "rskpca" else None
     # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
     # libraries' threads gain more than they lose waiting for the browser's core.
-    threads = contextlib.nullcontext() if _X.shape[0] * m > _THREADED_NM else native_threads_off()
+    threads = contextlib.nullcontext() if X.shape[0] * m > _THREADED_NM else native_threads_off()
     with threads:
         # float32 kernel blocks for every row's embedding (drawn, and read for the alignment, whose
         # errors are far above float32 rounding): the projection of n rows is most of an ell change.
-        return fit_on_all_rows(name, _X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                               shadow=selected, embed_dtype=np.float32)
+        res = fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                              shadow=selected, embed_dtype=np.float32, progress=progress)
+    res.embedding.setflags(write=False)  # shared by the sessions
+    store.put(key, res)
+    return res
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _on_all_rows(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
-                 rows_key: str, _rows: np.ndarray, _exact_Z: np.ndarray):
-    """One O(nm) method fitted on every row of ``_X`` and every row embedded, aligned to exact KPCA.
+def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
+                 rows_key: str, rows: np.ndarray, exact_Z: np.ndarray):
+    """One O(nm) method fitted on every row of ``X`` and every row embedded, aligned to exact KPCA.
 
     -> ``(result, coords)``: the result with its embedding and spectrum cut to r components and its
-    embedding read on exact KPCA's rows ``_rows`` (where the alignment error is measured), and the
+    embedding read on exact KPCA's rows ``rows`` (where the alignment error is measured), and the
     first min(r, 3) aligned components of every row as float32 (what the chart draws and a region
-    selection reads). Fitted at :func:`computed_rank` (ranks of a bucket share the fit's numbers).
-    ``_exact_Z`` is exact KPCA's embedding of ``_rows`` at (rows_key, sigma, kernel, r), all in the key.
-    The fit itself (untimed; on the libraries' threads above :data:`_THREADED_NM`, where at a million rows
-    the embedding is most of an ell change, else on one) is :func:`_fitted_on_all_rows`'s.
+    selection reads), both read-only. Fitted at :func:`computed_rank` (ranks of a bucket share the
+    fit's numbers). ``exact_Z`` is exact KPCA's embedding of ``rows`` at (rows_key, sigma, kernel, r),
+    all in the key. The fit itself (untimed; on the libraries' threads above :data:`_THREADED_NM`, where
+    at a million rows the embedding is most of an ell change, else on one) is :func:`_fitted_on_all_rows`'s;
+    above :data:`ALL_ROWS_PROGRESS_S` predicted, a progress bar shows it, emptied when it ends.
     """
-    res = _fitted_on_all_rows(digest, _X, name, sigma, kernel, computed_rank(r, m), ell, m)
+    key = (digest, name, float(sigma), str(kernel), int(r), float(ell), int(m), rows_key)
+    store = _stores()["views"]
+    hit = store.get(key)
+    if hit is not None:
+        return hit
+    label = METHODS[name].label
+    if all_rows_cost(name, X.shape[0], m).seconds > ALL_ROWS_PROGRESS_S:
+        bar = _ProgressBar(label, m, X.shape[0])
+        waiting = contextlib.nullcontext()
+    else:
+        bar = None
+        waiting = st.spinner(f"Fitting {label} on all {X.shape[0]:,} rows...")
+    try:
+        with waiting:
+            res = _fitted_on_all_rows(digest, X, name, sigma, kernel, computed_rank(r, m), ell, m, progress=bar)
+    finally:
+        # a stop (a new setting) raises out of the bar's update: its place is emptied either way
+        if bar is not None:
+            with contextlib.suppress(Exception):
+                bar.close()
     Z = res.embedding[:, :r]
-    A = alignment_map(_exact_Z, Z[_rows])
+    A = alignment_map(exact_Z, Z[rows])
     coords = np.empty((Z.shape[0], min(r, 3)), dtype=np.float32)
     block = 262_144  # rows at a time: no second n x r float64 array
     for start in range(0, Z.shape[0], block):
         coords[start:start + block] = (Z[start:start + block] @ A)[:, :coords.shape[1]]
-    on_rows = replace(res, embedding=Z[_rows], normalized_eigenvalues=res.normalized_eigenvalues[:r])
+    on_rows = replace(res, embedding=Z[rows], normalized_eigenvalues=res.normalized_eigenvalues[:r])
+    for array in (coords, on_rows.embedding):
+        array.setflags(write=False)  # shared by the sessions
+    store.put(key, (on_rows, coords))
     return on_rows, coords
 
 
@@ -138,6 +259,9 @@ class AllRowsComparison:
     failures : list of str
     held_back : list of AllRowsCost
         Methods predicted too slow or too large to run live on all rows, not run (the page offers them).
+    awaiting : AllRowsCost or None
+        RSKPCA, when its embedding of every row is predicted above :data:`ALL_ROWS_ASK_S` and the user has
+        not said to go ahead (``embed_all_rows``): not run, the page says so and offers it.
     on_exact_rows : list of str
         Labels of the methods fitted on :func:`exact_rows`'s seeded sample, not all n (those outside
         :data:`ALL_ROWS_METHODS`, where that plan is a sample).
@@ -152,6 +276,7 @@ class AllRowsComparison:
     coords: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
     held_back: list = field(default_factory=list)
+    awaiting: object = None
     on_exact_rows: list = field(default_factory=list)
     exact_on_sample: object = None
 
@@ -163,12 +288,14 @@ class AllRowsComparison:
 
 
 def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
-                        run_anyway: bool = False, gram_error: bool = False, exact=None) -> AllRowsComparison:
+                        run_anyway: bool = False, gram_error: bool = False, exact=None,
+                        embed_all_rows: bool = False) -> AllRowsComparison:
     """Exact KPCA on :func:`exact_rows`, every named method of :data:`ALL_ROWS_METHODS` on all ``ds.n``
     rows (each cached), the other named methods on exact KPCA's rows (:func:`method_result`).
 
     A method predicted (:func:`all_rows_cost`) above :data:`ALL_ROWS_LIVE_S` is held back unless
-    ``run_anyway``, above :data:`ALL_ROWS_MAX_BYTES` always; RSKPCA always runs. A method that
+    ``run_anyway``, above :data:`ALL_ROWS_MAX_BYTES` always; RSKPCA runs unless predicted above
+    :data:`ALL_ROWS_ASK_S` without ``embed_all_rows`` (:attr:`AllRowsComparison.awaiting`). A method that
     cannot run is a message, not an exception (r > m said once: :func:`rank_message`).
     ``gram_error``: measure ``||K^ - K||_2`` for the methods that perturb the Gram matrix.
 
@@ -204,11 +331,14 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
         if everywhere and name != "rskpca" and (too_big or (not cost.live and not run_anyway)):
             out.held_back.append(cost)
             continue
+        if name == "rskpca" and cost.seconds > ALL_ROWS_ASK_S and not embed_all_rows:
+            out.awaiting = cost
+            continue
         try:
             if everywhere:
-                with st.spinner(f"Fitting {METHODS[name].label} on all {ds.n:,} rows..."):
-                    res, coords = _on_all_rows(ds.digest, ds.X, name, sigma, kernel, r, ell, m, exact_key,
-                                               plan_out.rows, exact.embedding)
+                # a spinner, or above ALL_ROWS_PROGRESS_S a progress bar, while it runs (on a miss only)
+                res, coords = _on_all_rows(ds.digest, ds.X, name, sigma, kernel, r, ell, m, exact_key,
+                                           plan_out.rows, exact.embedding)
             else:
                 # their budget is the m of these rows' own shadow (equal m on the rows they are fitted on)
                 m_rows = m if plan.all_rows else shadow(rows_key, X_rows, sigma, ell, kernel).m

@@ -1,0 +1,75 @@
+"""Progress while every row is embedded, and RSKPCA on all rows asking first when it would take long.
+
+Library: transform_in_blocks reports each block (rows done, rows in all, seconds). App (Embeddings page):
+above ALL_ROWS_ASK_S predicted, RSKPCA on all rows waits for the toggle, the page meanwhile shows exact
+KPCA's seeded sample and says RSKPCA is waiting; after the toggle it is drawn, and the progress bar
+that showed the run is gone.
+"""
+
+import numpy as np
+import pytest
+
+import rskpca.evaluation.all_rows as all_rows
+from rskpca import ReducedSetKPCA
+from rskpca.evaluation.methods import METHODS
+from test_exact_on_request import N, _captions, _embeddings, mixture_npy  # noqa: F401 (a fixture)
+
+
+def test_progress_is_called_once_per_block_with_rows_growing_to_n(monkeypatch):
+    monkeypatch.setattr(all_rows, "_EMBED_BLOCK_ROWS", 64)
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    est = ReducedSetKPCA(n_components=2, sigma=1.0, ell=2.0).fit(X)
+    calls = []
+    Z = all_rows.transform_in_blocks(est, X, dtype=np.float32, progress=lambda *a: calls.append(a))
+    assert [c[0] for c in calls] == [64, 128, 192, 256, 300]
+    assert {c[1] for c in calls} == {300}
+    seconds = [c[2] for c in calls]
+    assert seconds == sorted(seconds) and seconds[0] >= 0
+    assert np.allclose(Z, est.transform(X), atol=1e-5)
+
+
+def test_a_stop_raised_by_progress_returns_nothing(monkeypatch):
+    monkeypatch.setattr(all_rows, "_EMBED_BLOCK_ROWS", 50)
+    X = np.random.default_rng(1).normal(size=(200, 2))
+
+    def stop(done, total, seconds):
+        if done >= 100:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        all_rows.fit_on_all_rows("rskpca", X, n_components=2, sigma=1.0, ell=2.0, progress=stop)
+
+
+RSKPCA = METHODS["rskpca"].label
+
+
+def _methods(at) -> set:
+    table = next((df.value for df in at.dataframe if "alignment_error" in df.value.columns), None)
+    return set() if table is None else set(table["method"])
+
+
+def test_embeddings_asks_before_rskpca_on_all_rows_and_shows_the_sample_meanwhile(monkeypatch, mixture_npy):
+    import streamlit as st
+
+    import rskpca.ui.compute.all_rows_fits as fits
+
+    st.cache_resource.clear()  # a fit stored by an earlier test would skip the bar
+    monkeypatch.setattr(fits, "ALL_ROWS_ASK_S", 0.0)  # every RSKPCA on all rows asks first
+    monkeypatch.setattr(fits, "ALL_ROWS_PROGRESS_S", 0.0)  # ... and runs with a bar
+    at = _embeddings(mixture_npy)
+    (info,) = [i.value for i in at.info if "waiting for your go-ahead" in i.value]
+    assert f"Embedding all {N:,} rows through m = " in info and "no sample stands in" in info
+    assert "exact KPCA on a seeded sample of 2,000 rows" in _captions(at)
+    assert RSKPCA not in _methods(at) and _methods(at)  # the others are drawn meanwhile
+    assert not at.get("progress")
+
+    at.toggle(key="embed_all_rows").set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert RSKPCA in _methods(at)
+    assert not [i for i in at.info if "waiting for your go-ahead" in i.value]
+    assert not at.get("progress"), "the progress bar is emptied after the run"
+    # a rerun reads the stored fit: no bar, no refit
+    calls = []
+    monkeypatch.setattr(fits, "fit_on_all_rows", lambda *a, **k: calls.append(a) or pytest.fail("refitted"))
+    at.run()
+    assert not at.exception and not calls and RSKPCA in _methods(at) and not at.get("progress")
