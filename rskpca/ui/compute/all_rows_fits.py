@@ -29,16 +29,13 @@ __all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "
            "AllRowsComparison", "compare_on_all_rows"]
 
 
-#: Seconds per (row x center) for fitting each O(nm) method on all n rows and embedding every row, on one
-#: thread of this machine (1,000,000 x 10 and 200,000 x 10 mixtures, m = 1,008 to 1,658): the prediction
-#: that decides, before running, whether a method runs live (:data:`ALL_ROWS_LIVE_S`). k-means (density-
-#: weighted Nystrom's landmarks) iterates over the n x m distances; Nystrom holds its n x m kernel block.
-#: RSKPCA's (5.5e-10; was 2e-9, one thread, before float32 kernel blocks) is re-measured on the libraries'
-#: threads, as the app runs it at scale (n x m above _THREADED_NM; this machine: 2 cores): fit_on_all_rows(
-#: "rskpca", ..., shadow=its own, embed_dtype=np.float32) on a 1,000,000 x 10 mixture of 8 Gaussians
-#: (sigma = 14, ell = 3.4, m = 1,514) took 0.81 and 0.85 s, 5.3e-10 to 5.6e-10 s per row x center. At
-#: 10,000,000 rows and m = 2,330 it predicts 13 s (the embedding was measured at about 0.5 ns per row x center).
-ALL_ROWS_SECONDS_PER_NM = {"rskpca": 5.5e-10, "subsampled": 2.5e-9, "nystrom": 2.5e-8, "wnystrom": 3e-7}
+#: Seconds per (row x center) for fitting each O(nm) method on all n rows and embedding every row, on the
+#: 2 threads of this machine (1,000,000 x 10 and 200,000 x 10 mixtures, m = 1,008 to 1,658): the prediction
+#: that decides, before running, whether a method runs live (:data:`ALL_ROWS_LIVE_S`). RSKPCA, Subsampled
+#: KPCA and KDE paring embed every row through m points in float32 kernel blocks (RSKPCA on 1,000,000 x 10,
+#: m = 1,514: 0.81-0.85 s); k-means (density-weighted Nystrom's landmarks) iterates over the n x m
+#: distances; Nystrom holds its n x m kernel block.
+ALL_ROWS_SECONDS_PER_NM = {"rskpca": 5.5e-10, "subsampled": 5.5e-10, "nystrom": 2.5e-8, "wnystrom": 3e-7}
 #: Bytes per (row x center) a method holds while fitting on all rows (Nystrom's float64 n x m kernel block
 #: and its centered copy; the others embed in blocks).
 _BYTES_PER_NM = {"nystrom": 16, "wnystrom": 16}
@@ -47,11 +44,12 @@ _BYTES_PER_NM = {"nystrom": 16, "wnystrom": 16}
 #: construction, exact KPCA by Lanczos) need the n x n kernel and run on exact KPCA's rows, said in their panels.
 ALL_ROWS_METHODS = ("rskpca", "subsampled", "nystrom", "wnystrom", "rskpca_uniform", "rskpca_kmeans",
                     "rskpca_herding", "random_fourier")
-for _name, _per in (("rskpca_uniform", 2.5e-9), ("random_fourier", 5e-9), ("rskpca_kmeans", 3e-7),
+for _name, _per in (("rskpca_uniform", 5.5e-10), ("random_fourier", 5e-9), ("rskpca_kmeans", 3e-7),
                     ("rskpca_herding", 3e-7)):
     ALL_ROWS_SECONDS_PER_NM[_name] = _per
-#: A method predicted to take longer than this on all rows runs only when the user asks (the page says so).
-ALL_ROWS_LIVE_S = 1.5
+#: A baseline predicted to take longer than this on all rows runs only when the user asks (the page says
+#: so): each one runs on every ell change, after RSKPCA's own embedding of every row.
+ALL_ROWS_LIVE_S = 0.5
 #: ...or to hold more than this.
 ALL_ROWS_MAX_BYTES = 2 * 1024**3
 
