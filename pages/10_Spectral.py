@@ -8,6 +8,7 @@ from rskpca.plotting import shadow_centers_text
 from rskpca.ui import (compute, download_csv, reduction_note, selection, setting, show_error, show_figure, show_table,
                        start_page, warn_if_kernel_is_identity)
 from rskpca.ui.compute import spectral as sp
+from rskpca.ui.compute.all_rows_fits import ALL_ROWS_ASK_S, embedding_cost_message
 from rskpca.ui.spectral import last_good, remember_good
 
 settings = start_page("Spectral methods on the shadow")
@@ -39,6 +40,23 @@ request = sp.SpectralRequest.of(method, sigma=settings.sigma, ell=settings.ell, 
                                 t=setting("sp_t"))
 shadow = compute.shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
 notes = st.container()  # drawn either way, so that the charts below keep their place when a message comes and goes
+# Embedding every row predicted above ALL_ROWS_ASK_S waits for this (one setting with the Embeddings page).
+embed_all = setting("embed_all_rows")
+
+
+def fit_or_wait(request, m):
+    """(fit, None), every row embedded (stored, or run now with a progress bar above ALL_ROWS_PROGRESS_S), or
+    (the centers' fit, embedding None, and what the embedding would cost) while it waits for the toggle."""
+    fit = sp.stored_reduced_fit(ds.digest, request)
+    if fit is not None:
+        return fit, None
+    seconds = sp.embedding_seconds(ds.n, m)
+    if seconds > ALL_ROWS_ASK_S and not embed_all:
+        return sp.centers_fit(ds.digest, ds.X, request), embedding_cost_message(ds.n, m, seconds)
+    return sp.reduced_fit(ds.digest, ds.X, request), None
+
+
+waiting = None
 problem = None
 if request.n_components is not None and request.n_components < 2:
     problem = "The embedding drawn needs at least 2 components: raise the rank r in the sidebar."
@@ -47,7 +65,7 @@ if problem is None:
 reduced = None
 if problem is None:
     try:
-        reduced = sp.reduced_fit(ds.digest, ds.X, request)
+        reduced, waiting = fit_or_wait(request, shadow.m)
     except (ValueError, np.linalg.LinAlgError) as exc:
         problem = f"{sp.SPECTRAL_METHODS[method]} could not be computed at these settings: {exc}"
 with notes:
@@ -60,9 +78,22 @@ with notes:
             st.stop()
         request = kept
         shadow = compute.shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
-        reduced = sp.reduced_fit(ds.digest, ds.X, request)  # it was fitted before: cached
+        reduced, waiting = fit_or_wait(request, shadow.m)  # it was fitted before: stored
         st.info(f"Still showing the last settings that could be computed: {request.describe()}.",
                 icon=":material/history:")
+    clustering = request.n_clusters is not None
+    if waiting is not None:
+        drawn = ("the m x m problem's eigenvalues" + (" and every row's cluster (its center's)" if clustering else "")
+                 + (", and the exact method beside them," if sp.exact_skip_reason(ds.n) is None else ""))
+        st.info(f"{sp.SPECTRAL_METHODS[request.method]}: embedding every row is waiting for your go-ahead: {waiting} "
+                "Until then the embedding of every row is not drawn and its CSV not offered (no sample stands in for "
+                f"it); {drawn} drawn below.", icon=":material/timer:")
+    if waiting is not None or (embed_all and sp.embedding_seconds(ds.n, shadow.m) > ALL_ROWS_ASK_S):
+        st.toggle(f"Embed every row even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a setting "
+                  "stops it)", key="embed_all_rows",
+                  help="One setting for the Spectral and Embeddings pages: embedding every row through the m "
+                       f"centers, when predicted above {ALL_ROWS_ASK_S:g} s, waits for it. The last 16 results are kept, so "
+                       "returning to settings already embedded draws them at once.")
 
 n = ds.n
 reduction_note(shadow.m, shadow.n, ds.d)
@@ -84,7 +115,7 @@ if skip is None:
 else:
     st.info(skip, icon=":material/info:")
 
-clustering = request.n_clusters is not None
+embedded = reduced.embedding is not None  # else it waits for the toggle (said above)
 y = ds.y
 label_name = str(ds.label_name or "label")
 cols = st.columns(4)
@@ -109,11 +140,13 @@ if clustering:
     cols[3].metric("ARI reduced vs exact", _value(cmp["cluster_ari"]), rows, delta_color="off", delta_arrow="off",
                    help="Agreement of the two clusterings (1: the same partition)." if exact is not None else skip)
 else:
-    cols[1].metric("rows embedded", n, "every row, through the m centers", delta_color="off", delta_arrow="off")
+    cols[1].metric("rows embedded", n if embedded else 0, "every row, through the m centers" if embedded else
+                   f"of {n}: waiting for your go-ahead (above)", delta_color="off", delta_arrow="off")
     cols[2].metric("alignment error vs exact", _value(cmp["alignment_error"]), rows, delta_color="off",
                    delta_arrow="off",
                    help="min_A ||Z - Z~ A||_F / ||Z||_F between the exact embedding Z and the reduced one Z~ of every "
-                        "row (0: the same subspace)." if exact is not None else skip)
+                        "row (0: the same subspace)." + ("" if embedded else " n/a: the rows are not embedded yet.")
+                   if exact is not None else skip)
     cols[3].metric("eigenvalue error vs exact", _value(cmp["eigenvalue_error"]), f"over {reduced.eigenvalues.size} "
                    "eigenvalues of P", delta_color="off", delta_arrow="off",
                    help="||lambda - lambda~||_2 over the leading nontrivial eigenvalues of P." if exact is not None
@@ -143,14 +176,15 @@ if clustering:
                + (" The exact clusters are renumbered to match the reduced ones, so one cluster has one colour in "
                   "both views." if exact is not None else ""))
 
-panels = {reduced_name: cmp["embedding"]}
-if exact is not None:
-    panels[exact_name] = exact.embedding
-color, color_name = (reduced.clusters + 1, "cluster") if clustering else (y, label_name)
-errors = None if cmp["alignment_error"] is None else {reduced_name: cmp["alignment_error"]}
-selection.show_selectable(plots.embedding_figure(panels, y=color, label_name=color_name, row_ids=ds.row_ids,
-                                                 errors=errors, selected_rows=selection.rows()),
-                          key="sp_embedding", filename=f"spectral_{request.method}_embedding")
+if embedded:
+    panels = {reduced_name: cmp["embedding"]}
+    if exact is not None:
+        panels[exact_name] = exact.embedding
+    color, color_name = (reduced.clusters + 1, "cluster") if clustering else (y, label_name)
+    errors = None if cmp["alignment_error"] is None else {reduced_name: cmp["alignment_error"]}
+    selection.show_selectable(plots.embedding_figure(panels, y=color, label_name=color_name, row_ids=ds.row_ids,
+                                                     errors=errors, selected_rows=selection.rows()),
+                              key="sp_embedding", filename=f"spectral_{request.method}_embedding")
 if request.method == "diffusion":
     what = f"diffusion coordinates lambda^t psi (t = {request.t:g})"
 elif request.method == "eigenmaps":
@@ -158,9 +192,11 @@ elif request.method == "eigenmaps":
 else:
     what = (f"the eigenvectors k-means clusters (its first k - 1 = {request.n_clusters - 1}; two are drawn at "
             "k = 2)")
-st.caption(f"Every one of the {n} rows, in {what}, components 1 and 2."
+st.caption((f"Every one of the {n} rows, in {what}, components 1 and 2." if embedded else
+            f"The embedding of every one of the {n} rows, in {what}, waits for your go-ahead (above).")
            + (" The reduced-set embedding is drawn after the least-squares map onto the exact one "
-              "(eigenvectors have arbitrary signs), its alignment error in its title." if exact is not None else ""))
+              "(eigenvectors have arbitrary signs), its alignment error in its title." if exact is not None and embedded
+              else ""))
 selection.selected_table(ds)
 
 left, right = st.columns(2)
@@ -178,6 +214,7 @@ with right:
     st.caption(f"Eigenvalues of P on the {shadow.m} centers" + (f" and on all {n} rows (exact)" if exact else "")
                + ": the reduced ones are exact for the data quantized to the centers (each center repeated w times).")
 center_rows = np.asarray(ds.row_ids)[shadow.center_indices[shadow.labels]]
-download_csv(lambda: sp.rows_table(ds.row_ids, y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
-             filename=f"spectral_{request.method}_rows",
-             label=f"Download every row's coordinates{' and cluster' if clustering else ''} (CSV, {n} rows)")
+if embedded:
+    download_csv(lambda: sp.rows_table(ds.row_ids, y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
+                 filename=f"spectral_{request.method}_rows",
+                 label=f"Download every row's coordinates{' and cluster' if clustering else ''} (CSV, {n} rows)")

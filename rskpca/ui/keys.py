@@ -57,7 +57,7 @@ KEYS = {
     "gram_error": False,
     "run_slow": False,
     "emb_run_heavy": False,  # Embeddings: fit the baselines predicted slow on all rows anyway
-    "embed_all_rows": False,  # Embeddings, Spectral: embed every row through the centers even when it takes long
+    "embed_all_rows": False,  # Embeddings and Spectral (one setting): embed every row through the centers even if slow
     "sweep_points": 5,
     # page-level choices worth keeping while the user looks elsewhere
     "emb_dims": "2-D",

@@ -26,7 +26,7 @@ from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "ALL_ROWS_METHODS", "AllRowsCost",
            "ALL_ROWS_PROGRESS_S", "ALL_ROWS_ASK_S", "all_rows_cost", "progress_text", "embedding_cost_message",
-           "AllRowsComparison", "compare_on_all_rows"]
+           "AllRowsComparison", "compare_on_all_rows", "all_rows_store", "with_progress"]
 
 
 #: Seconds per (row x center) for fitting each O(nm) method on all n rows and embedding every row, on the
@@ -136,6 +136,15 @@ def _stores() -> dict:
     return {"fits": _Store(4), "views": _Store(16)}
 
 
+@st.cache_resource(show_spinner=False)
+def all_rows_store(name: str, max_entries: int) -> _Store:
+    """A store of its own (``get(key)`` or None, ``put(key, value)``; least recently used out past
+    ``max_entries``) for another page's results on all rows, kept as :func:`_stores`' are: only a
+    finished result is put, so a run stopped at its progress bar's update stores nothing, and a hit
+    draws no bar (a resource: emptied with the other caches)."""
+    return _Store(max_entries)
+
+
 def progress_text(label: str, m: int, done: int, total: int, seconds: float) -> str:
     """The progress bar's words while every row is embedded.
 
@@ -167,6 +176,28 @@ class _ProgressBar:
 
     def close(self) -> None:
         self._slot.empty()
+
+
+def with_progress(label: str, m: int, total: int, seconds: float, run, spinner: str):
+    """``run(progress)``: with a progress bar (:func:`progress_text`) when ``seconds`` (predicted, e.g.
+    :func:`all_rows_cost`) is above :data:`ALL_ROWS_PROGRESS_S`, ``progress`` its update for
+    :func:`~rskpca.evaluation.all_rows.transform_in_blocks`; else with the ``spinner`` text and
+    ``progress`` None. Call it outside any ``st.cache_*`` function (the bar's updates would be recorded
+    for replay there). The bar is emptied however ``run`` ends, a stop (a new setting, raised at the
+    bar's next update) included, and the exception goes on."""
+    if seconds > ALL_ROWS_PROGRESS_S:
+        bar = _ProgressBar(label, m, total)
+        waiting = contextlib.nullcontext()
+    else:
+        bar = None
+        waiting = st.spinner(spinner)
+    try:
+        with waiting:
+            return run(bar)
+    finally:
+        if bar is not None:
+            with contextlib.suppress(Exception):
+                bar.close()
 
 
 def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, rank: int, ell: float,

@@ -5,6 +5,13 @@ Part of :mod:`rskpca.ui.compute` (the page imports this module itself). The redu
 shadow the sidebar computed (:func:`~rskpca.ui.compute.shadow_cache.shadow`) through
 ``fit_reduced_set`` and embeds every row through the m centers; the exact fit is keyed without
 ell, so moving ell solves only the m x m problem again.
+
+Embedding every row is the O(nm) part (the m x m problem and clustering's k-means are on the centers
+only): predicted as RSKPCA's (:func:`~rskpca.ui.compute.all_rows_fits.all_rows_cost`, the same kernel
+rows against the centers), it runs with a progress bar above ``ALL_ROWS_PROGRESS_S`` and is kept in a
+store of its own (:func:`~rskpca.ui.compute.all_rows_fits.all_rows_store`), not ``st.cache_*``, which
+would record the bar's updates for replay. Above ``ALL_ROWS_ASK_S`` the page asks first
+(``embed_all_rows``) and meanwhile draws the centers' results (:func:`centers_fit`).
 """
 
 from __future__ import annotations
@@ -22,10 +29,12 @@ from rskpca.core.metrics import align, alignment_error
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import transform_in_blocks
 from rskpca.plotting import shadow_centers_text
+from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store, with_progress
 from rskpca.ui.compute.shadow_cache import shadow
 
 __all__ = ["SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "SpectralFit", "SpectralRequest",
-           "rank_problem", "exact_skip_reason", "reduced_fit", "exact_fit", "matched_labels", "ari",
+           "rank_problem", "exact_skip_reason", "embedding_seconds", "stored_reduced_fit", "reduced_fit", "centers_fit",
+           "exact_fit", "matched_labels", "ari",
            "comparison", "eigenvalue_table", "rows_table"]
 
 #: The page's methods: key -> what the page calls it.
@@ -84,7 +93,7 @@ class SpectralFit:
 
     m: int                       # centers the m x m problem was solved on (n for the exact method)
     eigenvalues: np.ndarray      # leading nontrivial eigenvalues of P
-    embedding: np.ndarray        # (n, components): every row's coordinates
+    embedding: np.ndarray | None  # (n, components): every row's coordinates (None: not embedded, centers_fit)
     clusters: np.ndarray | None  # (n,): every row's cluster (0..k-1), for clustering
 
 
@@ -132,9 +141,11 @@ def _estimator(request: SpectralRequest, *, display: bool = False):
     return ReducedSetSpectralClustering(request.n_clusters, **common)
 
 
-def _fit(request: SpectralRequest, C, w, X, row_centers) -> SpectralFit:
+def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: bool = True) -> SpectralFit:
     """Fit on centers C with weights w; every row of X embedded (``row_centers``: each row's center, whose
-    cluster it takes; None when the rows are the centers)."""
+    cluster it takes; None when the rows are the centers). ``progress``: passed to
+    :func:`~rskpca.evaluation.all_rows.transform_in_blocks`; ``embed=False``: the rows are not embedded
+    (embedding None), the rest as fitted."""
     # One BLAS and OpenMP thread: k-means' and BLAS's threads wait for each other beside the browser or another
     # session on the same cores (k-means on 1,756 digits centers: 3.4 s threaded on the busy 2-core machine,
     # 0.19 s on one thread), and these fits are small (see rskpca.core.threads.native_threads_off).
@@ -146,8 +157,14 @@ def _fit(request: SpectralRequest, C, w, X, row_centers) -> SpectralFit:
             est = _estimator(request, display=True).fit_reduced_set(C, w, sigma=request.sigma)
         # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
         # form. Every row through float32 kernel blocks (drawn, not solved on): most of an ell change at scale.
-        Z = est.embedding_ if row_centers is None else transform_in_blocks(est, X, dtype=np.float32)
-    fit = SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64), np.asarray(Z, dtype=np.float64),
+        if not embed:
+            Z = None
+        elif row_centers is None:
+            Z = est.embedding_
+        else:
+            Z = transform_in_blocks(est, X, dtype=np.float32, progress=progress)
+    fit = SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64),
+                      None if Z is None else np.asarray(Z, dtype=np.float64),
                       None if clusters is None else np.asarray(clusters, dtype=np.int64))
     for array in (fit.eigenvalues, fit.embedding, fit.clusters):
         if array is not None:
@@ -155,14 +172,50 @@ def _fit(request: SpectralRequest, C, w, X, row_centers) -> SpectralFit:
     return fit
 
 
-@st.cache_resource(max_entries=16, show_spinner="Solving the m x m problem on the shadow centers...")
-def reduced_fit(digest: str, _X: np.ndarray, request: SpectralRequest) -> SpectralFit:
+def embedding_seconds(n: int, m: int) -> float:
+    """Predicted seconds to embed ``n`` rows through ``m`` centers: RSKPCA's on all rows (the same n x m kernel
+    rows in float32 blocks; the m x m problem and k-means, on the centers only, are left out)."""
+    return all_rows_cost("rskpca", n, m).seconds
+
+
+def _store():
+    return all_rows_store("spectral", 16)
+
+
+def stored_reduced_fit(digest: str, request: SpectralRequest) -> SpectralFit | None:
+    """:func:`reduced_fit`'s result if it is stored (nothing runs), else None."""
+    return _store().get((digest, request))
+
+
+def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> SpectralFit:
     """The method of ``request`` on the shadow centers at its sigma and ell, every row embedded through them.
 
-    A resource, read-only, not data: cached data would be unpickled on every rerun, its n x k embedding
-    copied each time (at a million rows, tens of milliseconds of every change)."""
+    Kept read-only in a store shared by the sessions (:func:`stored_reduced_fit`), not data: cached data
+    would be unpickled on every rerun, its n x k embedding copied each time (at a million rows, tens of
+    milliseconds of every change). On a miss, a spinner, or above ``ALL_ROWS_PROGRESS_S`` predicted
+    (:func:`embedding_seconds`) a progress bar, while it runs; a run stopped at the bar stores nothing, and
+    a hit draws nothing. Call it outside any ``st.cache_*`` function."""
+    key = (digest, request)
+    fit = _store().get(key)
+    if fit is not None:
+        return fit
+    s = shadow(digest, X, request.sigma, request.ell, request.kernel)
+    C, w, labels = np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), np.asarray(s.labels)
+    n = X.shape[0]
+    fit = with_progress(SPECTRAL_METHODS[request.method], s.m, n, embedding_seconds(n, s.m),
+                        lambda progress: _fit(request, C, w, X, labels, progress=progress),
+                        "Solving the m x m problem on the shadow centers and embedding every row...")
+    _store().put(key, fit)
+    return fit
+
+
+@st.cache_resource(max_entries=16, show_spinner="Solving the m x m problem on the shadow centers...")
+def centers_fit(digest: str, _X: np.ndarray, request: SpectralRequest) -> SpectralFit:
+    """:func:`reduced_fit` without embedding the rows (``embedding`` None): the m x m problem's eigenvalues and,
+    for clustering, every row's cluster (its center's). What the page draws while the embedding waits."""
     s = shadow(digest, _X, request.sigma, request.ell, request.kernel)
-    return _fit(request, np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), _X, np.asarray(s.labels))
+    return _fit(request, np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), _X, np.asarray(s.labels),
+                embed=False)
 
 
 @st.cache_data(max_entries=8, show_spinner="Solving the exact n x n problem (every row a center; cached)...")
@@ -216,8 +269,9 @@ def comparison(reduced: SpectralFit, exact: SpectralFit | None) -> dict:
         return {"embedding": reduced.embedding, "alignment_error": None, "eigenvalue_error": None,
                 "cluster_ari": None}
     k = min(reduced.eigenvalues.size, exact.eigenvalues.size)
-    return {"embedding": align(exact.embedding, reduced.embedding),
-            "alignment_error": alignment_error(exact.embedding, reduced.embedding),
+    embedded = reduced.embedding is not None  # else the rows wait (centers_fit): no embedding to compare
+    return {"embedding": align(exact.embedding, reduced.embedding) if embedded else None,
+            "alignment_error": alignment_error(exact.embedding, reduced.embedding) if embedded else None,
             "eigenvalue_error": float(np.linalg.norm(reduced.eigenvalues[:k] - exact.eigenvalues[:k])),
             "cluster_ari": None if reduced.clusters is None else float(adjusted_rand_score(exact.clusters,
                                                                                          reduced.clusters))}

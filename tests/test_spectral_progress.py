@@ -1,0 +1,122 @@
+"""The Spectral page at scale: embedding every row predicted above ALL_ROWS_ASK_S waits for the embed_all_rows
+toggle (shared with the Embeddings page), saying what it would cost and drawing the centers' results meanwhile;
+after the toggle it runs with a progress bar (above ALL_ROWS_PROGRESS_S) that is gone afterwards, and a rerun
+reads the stored fit. A run stopped at the bar stores nothing. Thresholds lowered so a few thousand rows count.
+"""
+
+import hashlib
+
+import numpy as np
+import pytest
+from charts import chart_keys
+from streamlit.testing.v1 import AppTest
+
+from test_app import APP, TIMEOUT
+from test_exact_on_request import N, mixture_npy  # noqa: F401 (a fixture)
+
+import rskpca.ui.compute.all_rows_fits as fits
+from rskpca.ui.compute import spectral as sp
+
+
+def _spectral(data: bytes, method: str = "diffusion") -> AppTest:
+    from rskpca.ui.keys import UPLOAD, UPLOADED
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[UPLOADED] = {"name": "mixture.npy", "digest": hashlib.sha256(data).hexdigest(), "bytes": data}
+    at.session_state["source"] = UPLOAD
+    at.session_state["max_rows"] = N
+    at.session_state["sp_method"] = method
+    at.query_params["r"] = "3"
+    at.run()
+    at.switch_page("pages/10_Spectral.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _waiting(at) -> list:
+    return [i.value for i in at.info if "waiting for your go-ahead" in i.value]
+
+
+@pytest.fixture
+def bars(monkeypatch):
+    """Thresholds at 0 (every embedding asks first, then runs with a bar), empty stores; the bars drawn, listed."""
+    import streamlit as st
+
+    st.cache_resource.clear()  # a fit stored by an earlier test would skip the bar
+    monkeypatch.setattr(fits, "ALL_ROWS_ASK_S", 0.0)
+    monkeypatch.setattr(fits, "ALL_ROWS_PROGRESS_S", 0.0)
+    drawn = []
+
+    class Bar(fits._ProgressBar):
+        def __init__(self, label, m, total):
+            drawn.append((label, m, total))
+            super().__init__(label, m, total)
+
+    monkeypatch.setattr(fits, "_ProgressBar", Bar)
+    return drawn
+
+
+def test_spectral_asks_before_embedding_every_row_then_runs_with_a_bar_and_stores_it(monkeypatch, bars,
+                                                                                      mixture_npy):
+    at = _spectral(mixture_npy)
+    (info,) = _waiting(at)
+    assert f"Embedding all {N:,} rows through m = " in info and "no sample stands in" in info
+    assert "eigenvalues" in info
+    toggle = at.toggle(key="embed_all_rows")
+    assert not toggle.value and "Spectral and Embeddings pages" in toggle.help
+    assert chart_keys(at) == ["sp_eigenvalues"]  # the centers' eigenvalues, no embedding of the rows
+    assert at.dataframe[0].value.shape[0] == 3
+    assert not [b for b in at.get("download_button") if "every row's coordinates" in b.proto.label]
+    assert not bars and not at.get("progress")
+
+    at.toggle(key="embed_all_rows").set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not _waiting(at)
+    assert chart_keys(at) == ["sp_embedding", "sp_eigenvalues"]
+    (bar,) = bars
+    assert bar[0] == "Diffusion map" and bar[2] == N
+    assert not at.get("progress"), "the progress bar is emptied after the run"
+    assert at.toggle(key="embed_all_rows").value  # still offered, to turn it off
+
+    # a rerun reads the stored fit: no bar, no refit
+    monkeypatch.setattr(sp, "_fit", lambda *a, **k: pytest.fail("refitted"))
+    at.run()
+    assert not at.exception and len(bars) == 1 and not at.get("progress")
+    assert chart_keys(at) == ["sp_embedding", "sp_eigenvalues"]
+    # turned off again, the stored fit is still drawn (it costs nothing now)
+    at.toggle(key="embed_all_rows").set_value(False).run()
+    assert not at.exception and not _waiting(at) and chart_keys(at) == ["sp_embedding", "sp_eigenvalues"]
+
+
+def test_spectral_clustering_while_waiting_draws_every_rows_cluster(bars, mixture_npy):
+    at = _spectral(mixture_npy, "clustering")
+    (info,) = _waiting(at)
+    assert "every row's cluster" in info
+    # N = 2,500: the exact method runs too (its clusters beside the reduced ones); no embedding of the rows
+    assert chart_keys(at) == ["sp_cluster_view", "sp_exact_cluster_view", "sp_eigenvalues"]
+    assert "and the exact method beside them" in info
+    assert not bars
+
+
+def test_a_stopped_embedding_stores_nothing(monkeypatch):
+    import streamlit as st
+
+    st.cache_resource.clear()
+    monkeypatch.setattr(fits, "ALL_ROWS_PROGRESS_S", 0.0)
+    monkeypatch.setattr("rskpca.evaluation.all_rows._EMBED_BLOCK_ROWS", 100)
+    X = np.random.default_rng(0).normal(size=(400, 2))
+    request = sp.SpectralRequest.of("eigenmaps", sigma=1.0, ell=3.0, kernel="gaussian", r=2, k=2, alpha=0.5, t=1.0)
+    calls = []
+
+    def stop(self, done, total, seconds):
+        calls.append(done)
+        if done >= 200:
+            raise KeyboardInterrupt  # as Streamlit's stop, raised at the bar's update
+
+    monkeypatch.setattr(fits._ProgressBar, "__call__", stop)
+    with pytest.raises(KeyboardInterrupt):
+        sp.reduced_fit("stop-test", X, request)
+    assert calls == [100, 200] and sp.stored_reduced_fit("stop-test", request) is None
+    monkeypatch.undo()
+    fit = sp.reduced_fit("stop-test", X, request)
+    assert fit.embedding.shape == (400, 2) and sp.stored_reduced_fit("stop-test", request) is fit
