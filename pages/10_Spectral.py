@@ -92,8 +92,8 @@ with notes:
         st.toggle(f"Embed every row even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a setting "
                   "stops it)", key="embed_all_rows",
                   help="One setting for the Spectral and Embeddings pages: embedding every row through the m "
-                       f"centers, when predicted above {ALL_ROWS_ASK_S:g} s, waits for it. The last 16 results are kept, so "
-                       "returning to settings already embedded draws them at once.")
+                       f"centers, when predicted above {ALL_ROWS_ASK_S:g} s, waits for it. The last 16 results are "
+                       "kept, so returning to settings already embedded draws them at once.")
 
 n = ds.n
 reduction_note(shadow.m, shadow.n, ds.d)
