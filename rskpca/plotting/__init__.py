@@ -19,7 +19,7 @@ checked in a plain test. Conventions shared by the builders:
   decades or full numbers (never bare minor digits), and count axes whole numbers.
 
 This module is the public face; the builders live in private modules by subject
-(``_data``: shadow and densities, ``_method_comparison``: embeddings, spectra, ``_density_drawing``:
+(``_data``: shadow centers and weights, ``_densities``: KDE against ShDE, ``_method_comparison``: embeddings, spectra, ``_density_drawing``:
 a panel of many rows drawn as their density, ``_views_in_3d``: which embeddings a 3-D figure
 draws, ``_bars``: bars, times, ``_bounds``: bounds and curves over ell, ``_ell_scrubber_figures``: ell scrubbers
 whose frames the browser plays, ``_denoise``: image strips, ``_spectral``: the Spectral page's
@@ -29,13 +29,12 @@ eigenvalues) on a shared style (``_style``). Import them from here.
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
 from rskpca.plotting._bounds import bounds_curves_figure, bounds_figure, lines_over_ell
 from rskpca.plotting._denoise import denoise_figure
-from rskpca.plotting._data import (
+from rskpca.plotting._data import shadow_figure, weight_histogram
+from rskpca.plotting._densities import (
     density_curve_figure,
     density_grid_figure,
     density_points_figure,
     error_histogram,
-    shadow_figure,
-    weight_histogram,
 )
 from rskpca.plotting._data_view import data_figure, data_panels
 from rskpca.plotting._density_drawing import DENSITY_BINS, POINT_BUDGET, density_counts, density_note
