@@ -703,7 +703,7 @@ def test_every_m_says_which_rows_it_counts(monkeypatch):
             _ok(at, page)
             # the page's m is counted on the 300 compared rows, and says that the sidebar's counts all 1797
             info = " ".join(i.value for i in at.info)
-            assert "300" in info and "1797" in info, info
+            assert "300" in info and "1,797" in info, info
         # Embeddings fits on all rows: its m is the sidebar's, and exact KPCA's sample is named
         at.switch_page("pages/4_Embeddings.py").run()
         _ok(at, "Embeddings")

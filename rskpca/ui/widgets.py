@@ -152,10 +152,10 @@ def comparison_note(m: int, n_rows: int, n: int) -> None:
     """Say which rows a comparison page's m and m/n are counted on (the sidebar's m counts all n rows)."""
     if n_rows < n:
         st.info(f"Exact KPCA needs an n x n matrix, so every method here is trained and compared on a seeded "
-                f"sample of {n_rows} of the {n} rows: m = {shadow_centers_text(m)} of these {n_rows} rows "
-                f"({m / n_rows:.1%}). The sidebar's m counts all {n} rows.")
+                f"sample of {n_rows:,} of the {n:,} rows: m = {shadow_centers_text(m)} of these {n_rows:,} rows "
+                f"({m / n_rows:.1%}). The sidebar's m counts all {n:,} rows.")
     else:
-        st.caption(f"On all {n} rows: m = {shadow_centers_text(m)} ({m / n:.1%}), as in the sidebar.")
+        st.caption(f"On all {n:,} rows: m = {shadow_centers_text(m)} ({m / n:.1%}), as in the sidebar.")
 
 
 def show_text_list(lines) -> None:
