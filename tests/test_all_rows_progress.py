@@ -73,3 +73,38 @@ def test_embeddings_asks_before_rskpca_on_all_rows_and_shows_the_sample_meanwhil
     monkeypatch.setattr(fits, "fit_on_all_rows", lambda *a, **k: calls.append(a) or pytest.fail("refitted"))
     at.run()
     assert not at.exception and not calls and RSKPCA in _methods(at) and not at.get("progress")
+
+
+def test_sessions_asking_for_the_same_fit_at_once_compute_it_once(monkeypatch):
+    import threading
+    import time
+
+    import rskpca.ui.compute.all_rows_fits as fits
+
+    fits._stores.clear()
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    calls, results = [], []
+    real = fits.fit_on_all_rows
+
+    def slow_fit(*args, **kwargs):
+        calls.append(1)
+        time.sleep(0.3)  # long enough for the other sessions to ask meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fits, "fit_on_all_rows", slow_fit)
+    ask = lambda: results.append(fits._fitted_on_all_rows("d", X, "subsampled", 1.0, "gaussian", 2, 3.0, 20))  # noqa: E731
+    threads = [threading.Thread(target=ask) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len(results) == 3 and all(r is results[0] for r in results)
+
+    def stopped(*args, **kwargs):  # a new setting raises out of the progress bar's update
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fits, "fit_on_all_rows", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        fits._fitted_on_all_rows("d", X, "subsampled", 1.0, "gaussian", 2, 4.0, 20)
+    monkeypatch.setattr(fits, "fit_on_all_rows", real)  # the key is free again: the next ask computes it
+    assert fits._fitted_on_all_rows("d", X, "subsampled", 1.0, "gaussian", 2, 4.0, 20).n_train == 300

@@ -114,6 +114,7 @@ class _Store:
         self._items: OrderedDict = OrderedDict()
         self._max = int(max_entries)
         self._lock = threading.Lock()
+        self._locks: dict = {}
 
     def get(self, key):
         with self._lock:
@@ -128,6 +129,13 @@ class _Store:
             self._items.move_to_end(key)
             while len(self._items) > self._max:
                 self._items.popitem(last=False)
+
+    def computing(self, key) -> threading.Lock:
+        """The lock to hold while computing ``key``'s value: a second session asking for the same fit
+        waits for the first one's instead of computing it again beside it (a class moving ell in step
+        on one large file); if the first is stopped, the next in line computes it."""
+        with self._lock:
+            return self._locks.setdefault(key, threading.Lock())
 
 
 @st.cache_resource(show_spinner=False)
@@ -212,17 +220,21 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
     res = store.get(key)
     if res is not None:
         return res
-    selected = shadow(digest, X, sigma, ell, kernel) if name == "rskpca" else None
-    # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
-    # libraries' threads gain more than they lose waiting for the browser's core.
-    threads = contextlib.nullcontext() if X.shape[0] * m > _THREADED_NM else native_threads_off()
-    with threads:
-        # float32 kernel blocks for every row's embedding (drawn, and read for the alignment, whose
-        # errors are far above float32 rounding): the projection of n rows is most of an ell change.
-        res = fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                              shadow=selected, embed_dtype=np.float32, progress=progress)
-    res.embedding.setflags(write=False)  # shared by the sessions
-    store.put(key, res)
+    with store.computing(key):
+        res = store.get(key)  # another session may have finished it while this one waited
+        if res is not None:
+            return res
+        selected = shadow(digest, X, sigma, ell, kernel) if name == "rskpca" else None
+        # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
+        # libraries' threads gain more than they lose waiting for the browser's core.
+        threads = contextlib.nullcontext() if X.shape[0] * m > _THREADED_NM else native_threads_off()
+        with threads:
+            # float32 kernel blocks for every row's embedding (drawn, and read for the alignment, whose
+            # errors are far above float32 rounding): the projection of n rows is most of an ell change.
+            res = fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                                  shadow=selected, embed_dtype=np.float32, progress=progress)
+        res.embedding.setflags(write=False)  # shared by the sessions
+        store.put(key, res)
     return res
 
 

@@ -199,13 +199,17 @@ def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> Spectra
     fit = _store().get(key)
     if fit is not None:
         return fit
-    s = shadow(digest, X, request.sigma, request.ell, request.kernel)
-    C, w, labels = np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), np.asarray(s.labels)
-    n = X.shape[0]
-    fit = with_progress(SPECTRAL_METHODS[request.method], s.m, n, embedding_seconds(n, s.m),
-                        lambda progress: _fit(request, C, w, X, labels, progress=progress),
-                        "Solving the m x m problem on the shadow centers and embedding every row...")
-    _store().put(key, fit)
+    with _store().computing(key):  # one computation for sessions asking at once
+        fit = _store().get(key)
+        if fit is not None:
+            return fit
+        s = shadow(digest, X, request.sigma, request.ell, request.kernel)
+        C, w, labels = np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), np.asarray(s.labels)
+        n = X.shape[0]
+        fit = with_progress(SPECTRAL_METHODS[request.method], s.m, n, embedding_seconds(n, s.m),
+                            lambda progress: _fit(request, C, w, X, labels, progress=progress),
+                            "Solving the m x m problem on the shadow centers and embedding every row...")
+        _store().put(key, fit)
     return fit
 
 
