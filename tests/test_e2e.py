@@ -53,7 +53,13 @@ if not CHROMIUM.exists():
 @pytest.fixture(scope="module")
 def app_server():
     """Base URL of ``streamlit run app.py`` on a free loopback port; the server log is kept for failures."""
-    server = AppServer(REPO / "app.py", timeout=SERVER_START_TIMEOUT_S)
+    yield from serve("server.log")
+
+
+def serve(log_name: str, **server_args):
+    """A module fixture's body: yields the URL of the app served by ``AppServer(app.py, **server_args)``,
+    then stops it and keeps its log as ``ARTIFACTS / log_name``."""
+    server = AppServer(REPO / "app.py", timeout=SERVER_START_TIMEOUT_S, **server_args)
     try:
         url = server.__enter__()
     except RuntimeError as exc:
@@ -63,7 +69,7 @@ def app_server():
     finally:
         server_log = server.stop()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "server.log").write_text(server_log)
+        (ARTIFACTS / log_name).write_text(server_log)
 
 
 @pytest.fixture(scope="module")

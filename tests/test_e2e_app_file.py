@@ -7,12 +7,6 @@ be its rows, and Shadow centers must draw its charts.
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
 
 import numpy as np
 import pandas as pd
@@ -20,13 +14,13 @@ import pytest
 
 # Importing the module applies its skips (no Playwright, no Chromium) to this one too.
 from test_e2e import (  # noqa: F401  (fixtures are used by name)
-    ARTIFACTS,
     app_page,
     assert_charts_render,
     assert_no_exception,
     chromium_browser,
     go_to,
     nav_links,
+    serve,
     shoot,
     wait_for_app_run,
 )
@@ -34,13 +28,6 @@ from test_e2e import (  # noqa: F401  (fixtures are used by name)
 pytestmark = pytest.mark.e2e
 
 ROWS = 300
-START_TIMEOUT_S = 90
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -55,41 +42,8 @@ def data_file(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def file_server(data_file):
-    """Base URL of ``rskpca app FILE`` on a free loopback port (its log kept in test-artifacts/e2e)."""
-    port = _free_port()
-    log = tempfile.TemporaryFile()
-    command = [sys.executable, "-m", "rskpca", "app", str(data_file), "--server.headless", "true",
-               "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_S
-    try:
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                pytest.fail(f"rskpca app exited with {proc.returncode}:\n{log.read().decode(errors='replace')}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"rskpca app did not answer /_stcore/health in {START_TIMEOUT_S} s")
-            time.sleep(0.25)
-        yield url
-    finally:
-        proc.terminate()  # `python -m rskpca app` passes it on: Streamlit is its child, and stops on SIGTERM too
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.seek(0)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "app_file_server.log").write_bytes(log.read())
-        log.close()
+    """Base URL of ``python -m rskpca app FILE`` on a free loopback port (its log kept in test-artifacts/e2e)."""
+    yield from serve("app_file_server.log", script_args=[data_file], cli=True)
 
 
 def test_the_sidebar_names_the_file_and_shadow_centers_draws_it(file_server, data_file, app_page):

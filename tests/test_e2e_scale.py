@@ -23,12 +23,6 @@ Screenshots go to ``test-artifacts/e2e/scale-*.png``; the server's log to
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
 
 import numpy as np
 import pandas as pd
@@ -36,7 +30,6 @@ import pytest
 
 # Importing the module applies its skips (no Playwright, no Chromium) to this one too.
 from test_e2e import (  # noqa: F401  (fixtures are used by name)
-    ARTIFACTS,
     PLOT_OF_KEY,
     app_page,
     assert_charts_render,
@@ -47,6 +40,7 @@ from test_e2e import (  # noqa: F401  (fixtures are used by name)
     go_to,
     move_ell,
     nav_links,
+    serve,
     shoot,
     wait_for_app_run,
 )
@@ -57,15 +51,8 @@ ROWS = 30_000
 COLUMNS = 10
 CLASSES = 4
 EXACT_SAMPLE = 2_000  # rskpca.ui.compute.exact_plan.EMBED_EXACT_MAX_ROWS: exact KPCA's seeded sample
-START_TIMEOUT_S = 90
 N = f"{ROWS:,}"  # as the pages write it: "30,000" (the sidebar writes "n = 30000 rows")
 FILE_NAME = f"mixture_{ROWS}x{COLUMNS}.parquet"
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -85,40 +72,7 @@ def large_file(tmp_path_factory):
 @pytest.fixture(scope="module")
 def scale_server(large_file):
     """Base URL of ``python -m rskpca app FILE`` on a free loopback port (its log kept in test-artifacts/e2e)."""
-    port = _free_port()
-    log = tempfile.TemporaryFile()
-    command = [sys.executable, "-m", "rskpca", "app", str(large_file), "--server.port", str(port),
-               "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_S
-    try:
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                pytest.fail(f"rskpca app exited with {proc.returncode}:\n{log.read().decode(errors='replace')}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"rskpca app did not answer /_stcore/health in {START_TIMEOUT_S} s")
-            time.sleep(0.25)  # polling the health endpoint, not waiting on the app
-        yield url
-    finally:
-        proc.terminate()  # `python -m rskpca app` passes it on to Streamlit, its child
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.seek(0)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "scale_server.log").write_bytes(log.read())
-        log.close()
+    yield from serve("scale_server.log", script_args=[large_file], cli=True)
 
 
 def open_page(page, url: str, pattern: str) -> None:

@@ -32,10 +32,13 @@ class AppServer:
     when ``/_stcore/health`` answers ``ok``, and is terminated on exit.
     """
 
-    def __init__(self, app: Path, timeout: float = 120.0, script_args=()):
+    def __init__(self, app: Path, timeout: float = 120.0, script_args=(), cli: bool = False):
         self.app = Path(app).resolve()
         self.timeout = timeout
-        self.script_args = [str(a) for a in script_args]  # after "--": the app's own (a data file)
+        self.script_args = [str(a) for a in script_args]  # the app's own: a data file
+        # cli: started as a user starts it, `python -m rskpca app FILE` (which runs `streamlit run` on this
+        # checkout's app, the options passed through); else `streamlit run APP -- FILE`
+        self.cli = cli
         self.log = None
         self.proc = None
 
@@ -44,11 +47,14 @@ class AppServer:
             raise FileNotFoundError(f"{self.app} does not exist: pass the app's entry file with --app PATH.")
         port = _free_port()
         self.log = tempfile.TemporaryFile()
-        cmd = [sys.executable, "-m", "streamlit", "run", str(self.app), "--server.headless", "true",
-               "--server.port", str(port), "--server.address", "127.0.0.1",
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-        if self.script_args:
-            cmd += ["--", *self.script_args]
+        options = ["--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+                   "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+        if self.cli:
+            cmd = [sys.executable, "-m", "rskpca", "app", *self.script_args, *options]
+        else:
+            cmd = [sys.executable, "-m", "streamlit", "run", str(self.app), *options]
+            if self.script_args:
+                cmd += ["--", *self.script_args]
         self.proc = subprocess.Popen(cmd, cwd=self.app.parent, stdout=self.log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + self.timeout
