@@ -257,20 +257,10 @@ def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: st
     if hit is not None:
         return hit
     label = METHODS[name].label
-    if all_rows_cost(name, X.shape[0], m).seconds > ALL_ROWS_PROGRESS_S:
-        bar = _ProgressBar(label, m, X.shape[0])
-        waiting = contextlib.nullcontext()
-    else:
-        bar = None
-        waiting = st.spinner(f"Fitting {label} on all {X.shape[0]:,} rows...")
-    try:
-        with waiting:
-            res = _fitted_on_all_rows(digest, X, name, sigma, kernel, computed_rank(r, m), ell, m, progress=bar)
-    finally:
-        # a stop (a new setting) raises out of the bar's update: its place is emptied either way
-        if bar is not None:
-            with contextlib.suppress(Exception):
-                bar.close()
+    res = with_progress(label, m, X.shape[0], all_rows_cost(name, X.shape[0], m).seconds,
+                        lambda bar: _fitted_on_all_rows(digest, X, name, sigma, kernel, computed_rank(r, m), ell, m,
+                                                        progress=bar),
+                        f"Fitting {label} on all {X.shape[0]:,} rows...")
     Z = res.embedding[:, :r]
     A = alignment_map(exact_Z, Z[rows])
     coords = np.empty((Z.shape[0], min(r, 3)), dtype=np.float32)
