@@ -7,6 +7,7 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import compare
 from rskpca.evaluation.result_columns import timing_columns
+from rskpca.evaluation.units import bytes_text
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
@@ -14,7 +15,7 @@ from rskpca.ui import (choose_methods, compute, fragment, reduction_note, select
 from rskpca.ui.compute import exact_on_request
 from rskpca.ui.compute.all_rows_fits import (ALL_ROWS_ASK_S, ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, all_rows_cost,
                                              compare_on_all_rows, embedding_cost_message)
-from rskpca.ui.compute.exact_plan import bytes_text, exact_rows, exact_rows_note
+from rskpca.ui.compute.exact_plan import exact_rows, exact_rows_note
 from rskpca.ui.ell_scrubber import show_scrubber
 from rskpca.ui.state import setting
 

@@ -8,7 +8,8 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import Outcome, compare
-from rskpca.evaluation.scaling import PREDICTED, ScalingBudget, kernel_matrix_bytes
+from rskpca.evaluation.scaling import PREDICTED, ScalingBudget
+from rskpca.evaluation.units import bytes_text, seconds_text
 from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, show_errors, show_figure,
                        show_table, start_page, stop_unless_rank_fits, without_slow_methods)
 from rskpca.ui.compute.scaling import scaling
@@ -16,25 +17,6 @@ from rskpca.ui.state import next_timing_round, setting, timing_round
 
 settings = start_page("Speedups")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
-
-
-def duration(seconds: float) -> str:
-    """Seconds as a reader takes them in (a prediction of 8e5 s is "9.3 days")."""
-    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
-        if seconds >= 2 * size:
-            return f"{seconds / size:.3g} {unit}"
-    return ms(seconds)
-
-
-def mbytes(megabytes: float) -> str:
-    for unit, size in (("TB", 1e6), ("GB", 1e3)):
-        if megabytes >= size:
-            return f"{megabytes / size:.3g} {unit}"
-    return f"{megabytes:.3g} MB"
 
 
 st.subheader(f"At the size of the data in use: n = {ds.n:,} rows")
@@ -73,14 +55,14 @@ if at_scale is not None and at_scale.rows:
     exact_word = "predicted" if full["exact_kpca"] == PREDICTED else "measured"
     c = st.columns(4)
     if rs_full is not None:
-        c[0].metric(f"ShDE + RSKPCA fit, all {ds.n:,} rows", ms(rs_full.fit_s),
+        c[0].metric(f"ShDE + RSKPCA fit, all {ds.n:,} rows", seconds_text(rs_full.fit_s),
                     help=f"m = {rs_full.matrix_points:,} shadow centers of all {ds.n:,} rows; its m x m matrix takes "
-                         f"{mbytes(full['rskpca_matrix_MB'])}. Measured.")
-    c[1].metric(f"exact KPCA fit at n = {ds.n:,} ({exact_word})", duration(full["exact_fit_s"]),
+                         f"{bytes_text(full['rskpca_matrix_MB'] * 1e6)}. Measured.")
+    c[1].metric(f"exact KPCA fit at n = {ds.n:,} ({exact_word})", seconds_text(full["exact_fit_s"]),
                 help=("Predicted by the power law fitted on the sizes measured (the table)."
                       if exact_word == "predicted" else "Measured on all rows."))
     c[2].metric(f"exact KPCA's n x n matrix ({'8 n^2 bytes' if exact_word == 'predicted' else 'measured n'})",
-                mbytes(full["exact_matrix_MB"]),
+                bytes_text(full["exact_matrix_MB"] * 1e6),
                 help=f"8 n^2 bytes at n = {ds.n:,}: what exact KPCA must hold to fit on all rows.")
     if not math.isnan(full["fit_speedup"]):
         c[3].metric(f"RSKPCA fit speedup at n = {ds.n:,} ({exact_word})", f"{full['fit_speedup']:.3g}x",
@@ -150,9 +132,9 @@ by_name = {row["name"]: row for row in now}
 
 fastest = min(exact.solver_train_s, key=exact.solver_train_s.get)
 c = st.columns(4)
-c[0].metric(f"exact KPCA training, {exact.n_train:,} rows", ms(exact.train_s),
+c[0].metric(f"exact KPCA training, {exact.n_train:,} rows", seconds_text(exact.train_s),
             help=f"scikit-learn's KernelPCA, {fastest} solver")
-c[1].metric(f"exact KPCA test, {exact.n_train:,} rows", ms(exact.test_s), help="Projecting the compared rows as new points with the fitted "
+c[1].metric(f"exact KPCA test, {exact.n_train:,} rows", seconds_text(exact.test_s), help="Projecting the compared rows as new points with the fitted "
             "exact KPCA (a kernel row against every training row per point)")
 c[2].metric(f"data retained m/n, {shadow.n:,} rows", f"{shadow.m / shadow.n:.1%}", help=f"m = {shadow.m} of the {shadow.n} rows compared")
 if "rskpca" in by_name:
@@ -165,8 +147,9 @@ if "rskpca" in by_name:
            "on the machine (Time again takes new times).")
     c[3].metric(f"RSKPCA training speedup, {exact.n_train:,} rows", f"{speedup:.3g}x",  # as the bars write it
                 help=f"Exact KPCA's training time over ShDE + RSKPCA's, on the same rows. {why}")
-others = "; ".join(f"{name} {ms(t)}" for name, t in sorted(exact.solver_train_s.items()) if name != fastest)
-st.caption(f"Baseline: exact KPCA with scikit-learn's KernelPCA, {fastest} solver, trained in {ms(exact.train_s)}"
+others = "; ".join(f"{name} {seconds_text(t)}" for name, t in sorted(exact.solver_train_s.items()) if name != fastest)
+st.caption(f"Baseline: exact KPCA with scikit-learn's KernelPCA, {fastest} solver, trained in "
+           f"{seconds_text(exact.train_s)}"
            + (f" (the faster one; {others})" if others else " (the randomized solver is timed on request, above)")
            + ".")
 if now:

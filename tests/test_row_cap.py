@@ -7,6 +7,7 @@ import pytest
 from rskpca.evaluation.row_cap import (DEFAULT_ROW_CAP, FIRST_VIEW_BUDGET_S, FIRST_VIEW_S, MEASURED_ROWS,
                                        first_view_seconds, larger_cap_costs, largest_cap_within, per_row_costs,
                                        row_cap_cost_text, slowest_first_view)
+from rskpca.evaluation.units import seconds_text
 from rskpca.ui.keys import DEFAULT_MAX_ROWS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,4 +52,4 @@ def test_what_a_larger_cap_costs_is_said_for_the_rows_it_would_add():
     assert [s for _, _, s in costs] == sorted(s for _, _, s in costs)
     assert larger_cap_costs(300_000, 300_000) == [] and larger_cap_costs(10**8, 5) == []  # a cap above the rows: fine
     page, seconds = slowest_first_view(1_000_000)
-    assert row_cap_cost_text(1_000_000) == f"about {seconds:.1f} s for the first view of {page} at 1,000,000 rows"
+    assert row_cap_cost_text(1_000_000) == f"about {seconds_text(seconds)} for the first view of {page} at 1,000,000 rows"

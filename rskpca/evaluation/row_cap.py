@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rskpca.evaluation.units import seconds_text
+
 __all__ = ["MEASURED_ROWS", "FIRST_VIEW_S", "FIRST_VIEW_BUDGET_S", "DEFAULT_ROW_CAP", "first_view_seconds",
            "per_row_costs", "slowest_first_view", "largest_cap_within", "row_cap_cost_text", "larger_cap_costs"]
 
@@ -124,10 +126,6 @@ def largest_cap_within(budget_s: float = FIRST_VIEW_BUDGET_S) -> int:
     return max(fits) if fits else MEASURED_ROWS[0]
 
 
-def _seconds_text(seconds: float) -> str:
-    return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
-
-
 def row_cap_cost_text(n: int) -> str:
     """What a cap of ``n`` rows costs, in words: the slowest page's estimated first view.
 
@@ -135,7 +133,7 @@ def row_cap_cost_text(n: int) -> str:
     True
     """
     page, seconds = slowest_first_view(n)
-    return f"about {_seconds_text(seconds)} for the first view of {page} at {int(n):,} rows"
+    return f"about {seconds_text(seconds)} for the first view of {page} at {int(n):,} rows"
 
 
 def larger_cap_costs(cap: int, table_rows: int) -> list[tuple[int, str, float]]:

@@ -38,6 +38,7 @@ import numpy as np
 
 from rskpca.evaluation.fitting import fit_exact, fit_method
 from rskpca.evaluation.timing import Timing
+from rskpca.evaluation.units import bytes_text
 
 __all__ = [
     "EVAL_ROWS", "MEASURED", "PREDICTED", "ScalingBudget", "PowerLaw", "LadderStep", "Ladder", "size_ladder",
@@ -84,19 +85,7 @@ class ScalingBudget:
         'each fit at most 1 s (predicted before it runs) and its n x n matrix at most 512 MB'
         """
         return (f"each fit at most {self.max_fit_s:g} s (predicted before it runs) and its n x n matrix at most "
-                f"{_bytes_text(self.max_matrix_bytes)}")
-
-
-def _bytes_text(nbytes: float) -> str:
-    """Bytes in decimal units (1 MB = 10^6 bytes), as the budget and the table write them.
-
-    >>> _bytes_text(512e6), _bytes_text(kernel_matrix_bytes(1_000_000)), _bytes_text(800)
-    ('512 MB', '8 TB', '800 B')
-    """
-    for unit, power in (("TB", 12), ("GB", 9), ("MB", 6), ("kB", 3)):
-        if nbytes >= 10**power:
-            return f"{nbytes / 10**power:.3g} {unit}"
-    return f"{nbytes:.0f} B"
+                f"{bytes_text(self.max_matrix_bytes)}")
 
 
 def kernel_matrix_bytes(n: int, columns: int | None = None) -> int:
@@ -241,8 +230,8 @@ class Ladder:
             return ""
         if self.reason == "memory":
             return (f"stopped before n = {self.stopped_at:,}: its n x n matrix would take "
-                    f"{_bytes_text(kernel_matrix_bytes(self.stopped_at))}, over the budget's "
-                    f"{_bytes_text(self.budget.max_matrix_bytes)}")
+                    f"{bytes_text(kernel_matrix_bytes(self.stopped_at))}, over the budget's "
+                    f"{bytes_text(self.budget.max_matrix_bytes)}")
         return (f"stopped before n = {self.stopped_at:,}: its fit would take about {self.predicted_s:.2g} s, over "
                 f"the budget's {self.budget.max_fit_s:g} s")
 

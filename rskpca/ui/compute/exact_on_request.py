@@ -37,8 +37,8 @@ import streamlit as st
 
 from rskpca.decomposition.iterative import IterativeKPCA
 from rskpca.decomposition.iterative_cost import IterativeCost, measure_kernel_cost, predict_iterative_cost
+from rskpca.evaluation.units import bytes_text, seconds_text
 from rskpca.ui.compute.all_rows_fits import ALL_ROWS_MAX_BYTES
-from rskpca.ui.compute.exact_plan import _seconds_text, bytes_text
 from rskpca.ui.compute.fits import computed_rank
 from rskpca.ui.keys import EXACT_ALL_ROWS as _STORED
 from rskpca.ui.keys import EXACT_ALL_ROWS_RUNNING as _RUNNING
@@ -87,10 +87,10 @@ def refusal(cost: IterativeCost) -> str:
     if not (too_long or too_big):
         return ""
     why = "; ".join(part for part in (
-        f"more than the page's {_seconds_text(MATRIX_FREE_MAX_S)} for a run (it holds a core, and this tab, "
+        f"more than the page's {seconds_text(MATRIX_FREE_MAX_S)} for a run (it holds a core, and this tab, "
         "all along)" if too_long else "",
         f"more than the page's {bytes_text(MATRIX_FREE_MAX_BYTES)}" if too_big else "") if part)
-    return (f"Exact KPCA on all {cost.n:,} rows, matrix-free, would take about {_seconds_text(cost.seconds)} "
+    return (f"Exact KPCA on all {cost.n:,} rows, matrix-free, would take about {seconds_text(cost.seconds)} "
             f"({cost.products} products with the {cost.n:,} x {cost.n:,} kernel matrix, each evaluated in blocks) "
             f"and {bytes_text(cost.memory_bytes)}: {why}. It is not offered here; the library runs it "
             "(rskpca.decomposition.IterativeKPCA, with a progress callback).")
@@ -130,7 +130,7 @@ def offer(ds, plan, *, sigma: float, kernel: str, r: int, done=None) -> Offer | 
         running = st.session_state.pop(_RUNNING, None)
         if running is not None:  # a run that did not finish: stopped (its marker is only cleared at the end)
             st.warning(f"Exact KPCA on all {running['n']:,} rows was stopped after {running['products']:.0f} of "
-                       f"about {running['expected']} products ({_seconds_text(running['seconds'])}). Exact KPCA "
+                       f"about {running['expected']} products ({seconds_text(running['seconds'])}). Exact KPCA "
                        f"stays on the seeded sample of {plan.rows.size:,} rows, as shown.",
                        icon=":material/stop_circle:")
         if done is not None:
@@ -142,11 +142,11 @@ def offer(ds, plan, *, sigma: float, kernel: str, r: int, done=None) -> Offer | 
             return Offer(_key(ds, sigma, kernel, rank), cost, False, None)
         place = st.empty()
         asked = place.button(
-            f"Run exact KPCA on all {ds.n:,} rows, matrix-free (predicted about {_seconds_text(cost.seconds)}, "
+            f"Run exact KPCA on all {ds.n:,} rows, matrix-free (predicted about {seconds_text(cost.seconds)}, "
             f"memory {bytes_text(cost.memory_bytes)})", key=_GO, icon=":material/play_arrow:",
             help=f"Lanczos (ARPACK) on the {ds.n:,} x {ds.n:,} kernel matrix applied in row blocks, never stored "
                  f"whole: about {cost.products} products (up to {cost.most_products}, "
-                 f"{_seconds_text(cost.most_seconds)}, if it restarts more), timed from one kernel block of "
+                 f"{seconds_text(cost.most_seconds)}, if it restarts more), timed from one kernel block of "
                  "this data. A Stop button, or any other control, stops it; the sampled view stays until it "
                  "finishes.")
     return Offer(_key(ds, sigma, kernel, rank), cost, bool(asked), place)
@@ -185,7 +185,7 @@ def run_if_asked(request: Offer | None, ds, sample_exact) -> None:
         # The st call where a Stop (a rerun request) stops the script.
         bar.progress(min(done / total, 0.99),
                      text=f"Exact KPCA on all {n:,} rows, matrix-free: {done:.1f} of about {total} products with "
-                          f"the kernel matrix, {_seconds_text(seconds)} so far, about {_seconds_text(left)} left")
+                          f"the kernel matrix, {seconds_text(seconds)} so far, about {seconds_text(left)} left")
 
     t0 = time.perf_counter()
     est = IterativeKPCA(n_components=rank, sigma=sigma, kernel=kernel, cache_bytes=MATRIX_FREE_CACHE_BYTES,

@@ -1,8 +1,7 @@
 """Which rows exact KPCA runs on for the Embeddings page (all n, or a seeded sample), and the note that says so.
 
 Part of :mod:`rskpca.ui.compute`: :func:`exact_rows` plans the rows before exact KPCA runs,
-:func:`exact_rows_note` tells the page's reader which rows they are and why; :func:`bytes_text` puts
-bytes in words for it and for the Embeddings page.
+:func:`exact_rows_note` tells the page's reader which rows they are and why.
 """
 
 from __future__ import annotations
@@ -10,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from rskpca.evaluation.all_rows import ExactPlan, plan_exact
+from rskpca.evaluation.units import bytes_text, seconds_text
 
-__all__ = ["EMBED_EXACT_MAX_ROWS", "exact_rows", "exact_rows_note", "bytes_text"]
+__all__ = ["EMBED_EXACT_MAX_ROWS", "exact_rows", "exact_rows_note"]
 
 #: Exact KPCA on the Embeddings page runs on all n rows up to this many, else on a seeded sample of this
 #: many (:func:`~rskpca.evaluation.all_rows.plan_exact`), decided before it runs. Its fit is the only one
@@ -30,26 +30,6 @@ def exact_rows(ds) -> tuple[ExactPlan, np.ndarray, str]:
     return plan, ds.X[plan.rows], f"{ds.digest}:rows{plan.rows.size}"
 
 
-def bytes_text(b: float) -> str:
-    """Bytes in words.
-
-    >>> bytes_text(8e12), bytes_text(32e6), bytes_text(900)
-    ('8 TB', '32 MB', '900 bytes')
-    """
-    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if b >= size:
-            return f"{b / size:.3g} {unit}"
-    return f"{int(b)} bytes"
-
-
-def _seconds_text(s: float) -> str:
-    if s >= 7200:
-        return f"{s / 3600:.3g} hours"
-    if s >= 120:
-        return f"{s / 60:.3g} minutes"
-    return f"{s:.2g} s"
-
-
 def exact_rows_note(plan: ExactPlan, exact_s: float | None = None) -> str:
     """Which rows exact KPCA ran on and why, in the page's words.
 
@@ -64,6 +44,6 @@ def exact_rows_note(plan: ExactPlan, exact_s: float | None = None) -> str:
     k = plan.rows.size
     when = ""
     if exact_s is not None and np.isfinite(exact_s) and exact_s > 0:
-        when = f" and take about {_seconds_text(exact_s * (plan.n / k) ** 2)} (its time here x (n / {k:,})^2)"
+        when = f" and take about {seconds_text(exact_s * (plan.n / k) ** 2)} (its time here x (n / {k:,})^2)"
     return (f"exact KPCA on a seeded sample of {k:,} rows: on all {plan.n:,} rows its kernel matrix alone would "
             f"need {bytes_text(plan.memory_bytes)} (8 n^2 bytes){when}")
