@@ -44,6 +44,7 @@ from test_e2e import (  # noqa: F401  (fixtures are used by name)
     shoot,
     wait_for_app_run,
 )
+from test_e2e_selection import box_select
 
 pytestmark = pytest.mark.e2e
 
@@ -133,23 +134,6 @@ def figure(page, key: str) -> dict:
     return page.evaluate(_FIGURE, key)
 
 
-def drag_box(page, key: str, subplot: str, frac=(0.02, 0.02, 0.98, 0.6)) -> None:
-    """Drag a box over subplot ``subplot`` ("x2y2") of chart ``key``, in steps as a hand drags (the charts
-    open in "select" drag mode)."""
-    page.locator(f".st-key-{key}").scroll_into_view_if_needed()
-    area = chart_frame(page, key).locator(f".nsewdrag[data-subplot='{subplot}']").first
-    area.wait_for(state="attached")
-    box = area.bounding_box()
-    x0, y0 = box["x"] + frac[0] * box["width"], box["y"] + frac[1] * box["height"]
-    x1, y1 = box["x"] + frac[2] * box["width"], box["y"] + frac[3] * box["height"]
-    page.mouse.move(x0, y0)
-    page.mouse.down()
-    for i in range(1, 9):
-        page.mouse.move(x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8)
-    page.mouse.up()
-    wait_for_app_run(page)
-
-
 def _grid(page, key: str):
     """The accessibility table (role="grid", hidden) that Streamlit's data frame keeps beside its canvas, of the table
     shown with key ``key`` (rskpca.ui.widgets.show_table: the data frame, then its CSV download keyed
@@ -209,7 +193,7 @@ def test_embeddings_fit_all_rows_draw_densities_select_rows_and_follow_ell(scale
 
     # A box on the first density panel selects the rows inside it: every row, not the points drawn.
     assert selected_count(page) is None
-    drag_box(page, "emb_scatter", densities[0]["subplot"])
+    box_select(page, "emb_scatter", frac=(0.02, 0.02, 0.98, 0.6), subplot=densities[0]["subplot"])
     # the selection's run may start a moment after the mouse is let go (later on a loaded machine)
     page.get_by_test_id("stSidebar").get_by_text(re.compile(r"^Selected: \d+ rows")).wait_for()
     wait_for_app_run(page)

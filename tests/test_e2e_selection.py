@@ -59,10 +59,12 @@ def highlighted(page, key: str) -> list[int] | None:
     return page.evaluate(_HIGHLIGHTED_JS, key)
 
 
-def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85)) -> None:
-    """Drag a box over the plot area of chart ``key`` (the charts open in "select" drag mode)."""
+def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85), subplot: str | None = None) -> None:
+    """Drag a box over the plot area of chart ``key``, its first subplot or ``subplot`` ("x2y2"; the charts
+    open in "select" drag mode)."""
     page.locator(f".st-key-{key}").scroll_into_view_if_needed()
-    area = chart_frame(page, key).locator(".nsewdrag").first  # the plot area's drag layer (the first subplot's)
+    drag = ".nsewdrag" if subplot is None else f".nsewdrag[data-subplot='{subplot}']"  # a plot area's drag layer
+    area = chart_frame(page, key).locator(drag).first
     area.wait_for(state="attached")
     box = area.bounding_box()
     x0, y0 = box["x"] + frac[0] * box["width"], box["y"] + frac[1] * box["height"]

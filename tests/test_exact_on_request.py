@@ -29,18 +29,25 @@ def mixture_npy() -> bytes:
     return buf.getvalue()
 
 
-def _embeddings(data: bytes) -> AppTest:
+def open_page(data: bytes, page: str, **session) -> AppTest:
+    """The app on ``data`` (uploaded .npy, all N rows, rank 3, and ``session`` settings), at ``page``."""
     from rskpca.ui.keys import UPLOAD, UPLOADED
 
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.session_state[UPLOADED] = {"name": "mixture.npy", "digest": hashlib.sha256(data).hexdigest(), "bytes": data}
     at.session_state["source"] = UPLOAD
     at.session_state["max_rows"] = N
+    for key, value in session.items():
+        at.session_state[key] = value
     at.query_params["r"] = "3"
     at.run()
-    at.switch_page("pages/4_Embeddings.py").run()
+    at.switch_page(page).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
+
+
+def _embeddings(data: bytes) -> AppTest:
+    return open_page(data, "pages/4_Embeddings.py")
 
 
 def _captions(at) -> str:

@@ -12,25 +12,14 @@ from charts import chart_keys
 from streamlit.testing.v1 import AppTest
 
 from test_app import APP, TIMEOUT
-from test_exact_on_request import N, mixture_npy  # noqa: F401 (a fixture)
+from test_exact_on_request import N, mixture_npy, open_page  # noqa: F401 (a fixture)
 
 import rskpca.ui.compute.all_rows_fits as fits
 from rskpca.ui.compute import spectral as sp
 
 
 def _spectral(data: bytes, method: str = "diffusion") -> AppTest:
-    from rskpca.ui.keys import UPLOAD, UPLOADED
-
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state[UPLOADED] = {"name": "mixture.npy", "digest": hashlib.sha256(data).hexdigest(), "bytes": data}
-    at.session_state["source"] = UPLOAD
-    at.session_state["max_rows"] = N
-    at.session_state["sp_method"] = method
-    at.query_params["r"] = "3"
-    at.run()
-    at.switch_page("pages/10_Spectral.py").run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return open_page(data, "pages/10_Spectral.py", sp_method=method)
 
 
 def _waiting(at) -> list:
