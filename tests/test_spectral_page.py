@@ -127,7 +127,7 @@ def test_above_the_row_limit_the_exact_method_is_skipped_and_says_why(monkeypatc
     monkeypatch.setattr(sp, "SPECTRAL_EXACT_MAX_ROWS", 500)
     at = _page(dataset="two_moons", ell=4)
     _ok(at, "no exact")
-    assert any("The exact method (every row its own center) is skipped" in i.value and "n = 1000" in i.value
+    assert any("The exact method (every row its own center) is skipped" in i.value and "n = 1,000 rows is above 500" in i.value
                for i in at.info)
     embedding = chart_specs(at)[0]
     assert [a["text"] for a in embedding["layout"]["annotations"]] == ["reduced set (341 shadow centers)"]

@@ -28,6 +28,7 @@ from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, Reduced
 from rskpca.core.metrics import align, alignment_error
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import transform_in_blocks
+from rskpca.evaluation.units import bytes_text
 from rskpca.plotting import shadow_centers_text
 from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store, with_progress
 from rskpca.ui.compute.shadow_cache import shadow
@@ -124,11 +125,10 @@ def exact_skip_reason(n: int) -> str | None:
     """Why the exact method is not run on ``n`` rows, or None when it is."""
     if n <= SPECTRAL_EXACT_MAX_ROWS:
         return None
-    gb = n * n * 8 / 1e9
-    return (f"The exact method (every row its own center) is skipped: it solves an n x n problem, and n = {n} rows is "
-            f"above {SPECTRAL_EXACT_MAX_ROWS} (its kernel matrix alone would take {gb:.2g} GB and the eigensolver "
-            "many seconds per setting). The reduced set embeds every row. Lower the row cap on the Data page to "
-            f"{SPECTRAL_EXACT_MAX_ROWS} or fewer to see the exact method beside it.")
+    return (f"The exact method (every row its own center) is skipped: it solves an n x n problem, and n = {n:,} rows "
+            f"is above {SPECTRAL_EXACT_MAX_ROWS:,} (its kernel matrix alone would take {bytes_text(8.0 * n * n)} and "
+            "the eigensolver many seconds per setting). The reduced set embeds every row. Lower the row cap on the "
+            f"Data page to {SPECTRAL_EXACT_MAX_ROWS:,} or fewer to see the exact method beside it.")
 
 
 def _estimator(request: SpectralRequest, *, display: bool = False):
