@@ -27,9 +27,10 @@ from sklearn.utils.validation import validate_data
 from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import get_kernel, kernel_matvec
-from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
-from rskpca.core.shadow import StreamingShadow, shadow_centers
+from rskpca.core.rsde import RSDE_ESTIMATORS
+from rskpca.core.shadow import StreamingShadow
 from rskpca.decomposition._array_backends import distributed_backend
+from rskpca.decomposition._reduced_set_choice import select_reduced_set
 from rskpca.decomposition.base import (
     COMMON_CONSTRAINTS,
     _EIGEN,
@@ -261,7 +262,8 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
 
     def _centers_and_weights(self, X, rng):
         X64 = np.asarray(X, dtype=np.float64)
-        for stale in ("shadow_m_", "center_indices_", "labels_"):  # from an earlier fit with other rsde
+        self.__dict__.pop("labels_", None)  # from an earlier fit with other rsde
+        for stale in ("shadow_m_", "center_indices_"):
             self.__dict__.pop(stale, None)
         self._stream = None
         if self.rsde == "shadow" and self.order == "input":
@@ -272,23 +274,9 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
             self.shadow_m_ = self._stream.m
             self.center_indices_ = self._stream.center_indices.copy()
             return self._stream.centers.copy(), self._stream.weights.astype(np.float64)
-        need_shadow = self.rsde == "shadow" or self.m is None
-        if need_shadow:
-            s = shadow_centers(X64, sigma=self.sigma_, ell=self.ell, kernel=self.kernel,
-                               order=self.order, random_state=rng)
-            self.shadow_m_ = s.m
-        if self.rsde == "shadow":
-            self.center_indices_ = s.center_indices
-            self.labels_ = s.labels
-            return s.centers, s.weights.astype(np.float64)
-        m = s.m if self.m is None else self.m
-        if self.rsde == "kmeans":  # k-means centers are means, not rows: no center_indices_
-            return kmeans_rsde(X64, m, random_state=rng)
-        if self.rsde == "uniform":
-            C, w, self.center_indices_ = uniform_rsde(X64, m, random_state=rng, return_indices=True)
-        else:
-            C, w, self.center_indices_ = herding_rsde(X64, m, sigma=self.sigma_, kernel=self.kernel,
-                                                      random_state=rng, return_indices=True)
+        C, w, labels = select_reduced_set(self, X64, rng)
+        if labels is not None:
+            self.labels_ = labels
         return C, w
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -20,42 +20,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from rskpca.core.radial_kernels import get_kernel
-from rskpca.core.rsde import RSDE_ESTIMATORS, herding_rsde, kmeans_rsde, uniform_rsde
-from rskpca.core.shadow import shadow_centers
+from rskpca.core.rsde import RSDE_ESTIMATORS
 from rskpca.decomposition._array_backends import distributed_backend
+from rskpca.decomposition._reduced_set_choice import select_reduced_set
 from rskpca.decomposition._diffusion import (diffusion_coefficients, diffusion_coordinates, diffusion_on_centers,
                                              diffusion_transform)
 from rskpca.decomposition.base import (COMMON_CONSTRAINTS, _M_OR_ELL, KPCAMixin, _check_kernel_budget,
                                       reduced_set_input)
 
 __all__ = ["ReducedSetDiffusionMap", "ReducedSetSpectralEmbedding"]
-
-
-def select_reduced_set(est, X, rng):
-    """``(centers, weights, shadow labels or None)`` for ``est.rsde`` (sets ``shadow_m_``, ``center_indices_``).
-
-    The same choices as ``ReducedSetKPCA``: the shadow at ``sigma_ / ell``, or k-means,
-    uniform (KDE paring) or herding centers with ``m`` (the shadow's m when ``m=None``).
-    """
-    for stale in ("shadow_m_", "center_indices_"):  # from an earlier fit with other settings
-        est.__dict__.pop(stale, None)
-    X64 = np.asarray(X, dtype=np.float64)
-    if est.rsde == "shadow" or est.m is None:
-        s = shadow_centers(X64, sigma=est.sigma_, ell=est.ell, kernel=est.kernel, order=est.order,
-                           random_state=rng)
-        est.shadow_m_ = s.m
-        if est.rsde == "shadow":
-            est.center_indices_ = s.center_indices
-            return s.centers, s.weights.astype(np.float64), s.labels
-    m = est.shadow_m_ if est.m is None else est.m
-    if est.rsde == "kmeans":  # means, not rows: no center_indices_
-        C, w = kmeans_rsde(X64, m, random_state=rng)
-    elif est.rsde == "uniform":
-        C, w, est.center_indices_ = uniform_rsde(X64, m, random_state=rng, return_indices=True)
-    else:
-        C, w, est.center_indices_ = herding_rsde(X64, m, sigma=est.sigma_, kernel=est.kernel, random_state=rng,
-                                                 return_indices=True)
-    return C, w, None
 
 
 class _ReducedSetDiffusion(KPCAMixin):
