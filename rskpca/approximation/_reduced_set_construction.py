@@ -43,19 +43,20 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, KPCAMixin, m_from_shadow
 from rskpca.decomposition import KernelPCA
 from rskpca.decomposition.iterative import IterativeKPCA, projection_coefficients
-from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
+from rskpca.core.radial_kernels import get_kernel, kernel_matrix, kernel_matvec, squared_distances
 
 __all__ = ["ReducedSetConstructionKPCA", "construct_reduced_set"]
 
 #: A candidate whose feature vector has less than this squared distance to the
 #: span of the points already chosen adds nothing numerically and is skipped.
 SPAN_TOLERANCE = 1e-12
+_GAUSSIAN = get_kernel("gaussian")
 
 
 def _gaussian_column(Z, Z_sq, y, sigma):
-    """``k(Z, y)`` for the Gaussian kernel with the squared norms of Z precomputed."""
-    d2 = np.maximum(Z_sq - 2.0 * (Z @ y) + y @ y, 0.0)
-    return np.exp(-d2 / sigma**2)
+    """``k(Z, y)`` for the Gaussian kernel with the squared norms of Z precomputed (once per point, not per step)."""
+    d2 = squared_distances(Z, y[None, :], X_sq=Z_sq)[:, 0]
+    return _GAUSSIAN.from_squared_distances(d2, sigma, out=d2)
 
 
 def _fixed_point_preimage(y, Z, gamma, *, sigma, max_iter, tol):

@@ -5,9 +5,10 @@ or a seeded subsample of ``max_exact``) with their own shadow centers; the
 functions here compute, on it, the measured quantities of Theorems 5.1-5.4
 and the eigen-data they need. It also holds every row's distance to its center
 (O(n d), all n rows whatever ``max_exact``): the a-posteriori values of
-Theorems 5.1-5.3 need nothing else, so they are computed on all n. Kernel values are evaluated so that
-(near-)duplicate points get exact distances, because the measured values are
-compared with bounds that can be tiny.
+Theorems 5.1-5.3 need nothing else, so they are computed on all n. Kernel values come from
+:func:`rskpca.core.radial_kernels.kernel_matrix`, which recomputes (near-)duplicate pairs'
+distances from their differences wherever rounding would show, because the measured values
+are compared with bounds that can be tiny.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from sklearn.utils import check_random_state
 
 from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.core.radial_kernels import RadialKernel, get_kernel, refine_near_pairs, squared_distances
+from rskpca.core.radial_kernels import RadialKernel, get_kernel, kernel_matrix
 from rskpca.core.shadow import ShadowResult
 
 __all__ = [
@@ -34,7 +35,6 @@ __all__ = [
     "prepare_sample",
     "kappa_minus_phi",
     "is_negative_exponential",
-    "accurate_kernel",
     "quantization_gap",
     "projection_distance",
     "check_int",
@@ -65,33 +65,16 @@ def kappa_minus_phi(kernel: RadialKernel, scaled) -> np.ndarray:
     return np.maximum(kernel.kappa - kernel.profile(s), 0.0)
 
 
-# --------------------------------------------------------------------------- accurate kernel values
-
-def accurate_kernel(A: np.ndarray, B: np.ndarray, sigma: float, kernel: RadialKernel, *, squared=False) -> np.ndarray:
-    """``k(A[i], B[j])`` (or its square) with near-zero distances computed exactly.
-
-    A and B should be centered on a common point (smaller norms, smaller errors). Through
-    the square root of a non-Gaussian kernel, BLAS rounding would swamp the tiny measured
-    values this module compares with its bounds, so (near-)duplicate pairs are recomputed
-    (:func:`rskpca.core.radial_kernels.refine_near_pairs`).
-    """
-    a_sq = np.einsum("ij,ij->i", A, A)
-    b_sq = np.einsum("ij,ij->i", B, B)
-    D = squared_distances(A, B, X_sq=a_sq, Y_sq=b_sq)
-    if kernel.p != 2:
-        refine_near_pairs(D, A, B, a_sq, b_sq)
-    K = kernel.from_squared_distances(D, sigma, out=D)
-    if squared:
-        K *= K
-    return K
-
+# --------------------------------------------------------------------------- kernel sums
 
 def weighted_kernel_sum(A, wA, B, wB, sigma, kernel, *, squared=False) -> float:
     """``wA' K(A, B) wB`` (``K**2`` if ``squared``) in row blocks of bounded memory."""
     step = max(1, DEFAULT_BLOCK_ELEMENTS // max(B.shape[0], 1))
     total = 0.0
     for start in range(0, A.shape[0], step):
-        block = accurate_kernel(A[start:start + step], B, sigma, kernel, squared=squared)
+        block = kernel_matrix(A[start:start + step], B, sigma=sigma, kernel=kernel)
+        if squared:
+            block *= block
         total += float(wA[start:start + step] @ (block @ wB))
     return total
 
@@ -203,9 +186,9 @@ class Sample:
         cached = self._spectra.get("vectors")
         if cached is None or cached[0] < n_vectors:
             lam, A = sample_term(self, ("eigen_top", n_vectors),
-                                 lambda: eigen_top(accurate_kernel(self.X, self.X, self.sigma, self.kernel), n_vectors))
+                                 lambda: eigen_top(kernel_matrix(self.X, self.X, sigma=self.sigma, kernel=self.kernel), n_vectors))
             sw = np.sqrt(self.weights.astype(np.float64))
-            KW = accurate_kernel(self.centers, self.centers, self.sigma, self.kernel)
+            KW = kernel_matrix(self.centers, self.centers, sigma=self.sigma, kernel=self.kernel)
             KW *= sw[:, None]
             KW *= sw[None, :]
             lam_bar, B = eigen_top(KW, n_vectors)
@@ -330,7 +313,7 @@ def projection_distance(S: Sample, D: int) -> tuple[float, str]:
         return float("nan"), f"The measured value is undefined: eigenvalues D and D+1 of {which} are tied. "
     # u_k = sum_i a_ki psi(x_i) / sqrt(mu_k) and u-bar_l = sum_j b_lj sqrt(w_j) psi(c_j) / sqrt(mu-bar_l),
     # with mu = s * lam the eigenvalues of the unnormalized matrices.
-    K_xc = accurate_kernel(S.X, S.centers, S.sigma, S.kernel)
+    K_xc = kernel_matrix(S.X, S.centers, sigma=S.sigma, kernel=S.kernel)
     sw = np.sqrt(S.weights.astype(np.float64))
     M = A[:, :r].T @ K_xc @ (sw[:, None] * B[:, :r_bar])
     M /= np.sqrt(np.outer(S.s * lam[:r], S.s * lam_bar[:r_bar]))

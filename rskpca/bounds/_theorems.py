@@ -46,11 +46,11 @@ import numpy as np
 from scipy.linalg import eigvalsh
 from sklearn.utils import check_random_state
 
-from rskpca.bounds._measurements import accurate_kernel, check_int, prepare_sample
+from rskpca.bounds._measurements import check_int, prepare_sample
 from rskpca.bounds._closed_form import BoundValue
 from rskpca.bounds._theorem_values import _eigenvalues, _hs, _mmd, _projection
 from rskpca.core.validation import check_array_2d, check_positive
-from rskpca.core.radial_kernels import get_kernel
+from rskpca.core.radial_kernels import kernel_matrix
 
 __all__ = [
     "theorem_bounds",
@@ -260,6 +260,6 @@ def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=40
     if D > X.shape[0]:
         return 0.0
     X = X - X.mean(axis=0)
-    lam = eigvalsh(accurate_kernel(X, X, sigma, get_kernel(kernel)))[::-1] / X.shape[0]
+    lam = eigvalsh(kernel_matrix(X, X, sigma=sigma, kernel=kernel))[::-1] / X.shape[0]
     lam_next = lam[D] if D < lam.size else 0.0
     return float(0.5 * (lam[D - 1] - lam_next))

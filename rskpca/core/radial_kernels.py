@@ -43,7 +43,7 @@ __all__ = [
     "RadialKernel", "KERNELS", "get_kernel",
     "squared_distances", "refine_near_pairs", "NEAR_DUPLICATE_REL",
     "FUSED_MAX_RELATIVE_ERROR", "gaussian_relative_error", "float32_relative_error",
-    "kernel_matrix", "kernel_matvec", "kernel_row_means",
+    "fused_gaussian_block", "kernel_matrix", "kernel_matvec", "kernel_row_means",
 ]
 
 @dataclass(frozen=True)
@@ -266,6 +266,31 @@ def float32_relative_error(C, sigma: float, w=None) -> float:
     return gaussian_relative_error(C, sigma, w, dtype=np.float32)
 
 
+def fused_gaussian_block(out, left, right, u_left, u_right=None):
+    """The fused Gaussian block ``exp(left @ right.T + u_left[:, None] + u_right[None, :])``, in place in ``out``.
+
+    The one definition of the fast Gaussian path, for :func:`kernel_matvec` and
+    :func:`rskpca.core.weighted_kernel.weighted_kernel_matrix`: with coordinates shifted to a
+    common point, one operand scaled by ``2 / sigma^2`` and ``u = log sqrt(w) - |x|^2 / sigma^2``
+    (``w = 1`` unweighted), the exponent is ``log sqrt(w_i w_j) - |x_i - y_j|^2 / sigma^2``, so a
+    block takes one GEMM, the adds and one exp instead of six elementwise passes. ``u_right``
+    None: already folded into the GEMM (an extra column of ``right`` against ones in ``left``).
+    Its rounding error is :func:`gaussian_relative_error`'s; no clip at 0 (a rounded exponent
+    just above 0 is within that error too).
+
+    >>> import numpy as np
+    >>> x, y = np.array([[0.0]]), np.array([[1.0]])
+    >>> round(float(fused_gaussian_block(np.empty((1, 1)), x, 2 * y, -x[:, 0] ** 2, -y[:, 0] ** 2)[0, 0]), 4)
+    0.3679
+    """
+    np.matmul(left, right.T, out=out)
+    out += u_left[:, None]
+    if u_right is not None:
+        out += u_right[None, :]
+    np.exp(out, out=out)
+    return out
+
+
 def _fused_gaussian_dtype(Y, X, sigma: float, dtype):
     """``dtype``, else float64, if its fused Gaussian blocks of X against Y stay within
     :data:`FUSED_MAX_RELATIVE_ERROR`; None if neither does (the exact path is needed)."""
@@ -350,14 +375,11 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
     fused = _fused_gaussian_dtype(Y, X, sigma / np.sqrt(power), dtype) if k.p == 2 else None
     if fused is not None:
         dtype = fused
-        # Gaussian, fused: exp(power * (2 x.y - |y|^2 - |x|^2) / sigma^2) with the |y|^2 term
-        # folded into the GEMM (one extra column) and |x|^2 added in the same pass as the
-        # scaling: one GEMM, one add and one exp per block instead of six elementwise
-        # passes. Coordinates are shifted to Y's mean (the kernel is translation
-        # invariant) to keep the cancellation error small.
-        # (No clip at 0: a rounded exponent just above 0 gives k = 1 + O(rounding), which
-        # is the error of the clipped value too; where the rounding could be larger,
-        # _fused_gaussian_dtype sends the blocks down the exact path below.)
+        # Gaussian, fused (fused_gaussian_block): exp(power * (2 x.y - |y|^2 - |x|^2) / sigma^2)
+        # with the |y|^2 term folded into the GEMM (one extra column), so one add per block.
+        # Coordinates are shifted to Y's mean (the kernel is translation invariant) to keep
+        # the cancellation error small; where the rounding could still be large,
+        # _fused_gaussian_dtype sends the blocks down the exact path below.
         shift = Y.mean(axis=0) if Y.shape[0] else np.zeros(Y.shape[1])
         Ys = Y - shift
         scale = power / sigma**2
@@ -371,9 +393,8 @@ def kernel_matvec(X, Y, V, *, sigma: float, kernel="gaussian", squared=False,
             Xa = np.empty((Xb.shape[0], Xb.shape[1] + 1), dtype=dtype)
             Xa[:, :-1] = Xb
             Xa[:, -1] = 1.0
-            Kb = Xa @ Ya.T
-            Kb -= (scale * np.einsum("ij,ij->i", Xb, Xb)).astype(dtype)[:, None]
-            np.exp(Kb, out=Kb)
+            Kb = np.empty((Xa.shape[0], Ya.shape[0]), dtype=dtype)
+            fused_gaussian_block(Kb, Xa, Ya, (-scale * np.einsum("ij,ij->i", Xb, Xb)).astype(dtype))
             out[start:start + step] = Kb @ Vd
 
         # The exp is as long as the GEMM and numpy runs it on one core: blocks go to threads.

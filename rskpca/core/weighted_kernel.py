@@ -20,6 +20,7 @@ from rskpca.core.threads import map_row_blocks
 from rskpca.core.block_sizes import CACHE_BLOCK_ELEMENTS, _row_block
 from rskpca.core.radial_kernels import (
     FUSED_MAX_RELATIVE_ERROR,
+    fused_gaussian_block,
     gaussian_relative_error,
     get_kernel,
     refine_near_pairs,
@@ -49,17 +50,15 @@ def _block_filler(C, w, sigma: float, kernel, dtype):
     if k.p == 2 and gaussian_relative_error(C64, sigma, w, dtype=dtype) <= FUSED_MAX_RELATIVE_ERROR:
         # exponent = (2 / sigma^2) c_i.c_j + u_i + u_j, u = log sqrt(w) - |c|^2 / sigma^2: the
         # scale rides on one GEMM operand (one rounding of it, in float32_relative_error's
-        # d + 3), so a block takes one GEMM, two adds and the exp. A rounded exponent just
-        # above log sqrt(w_i w_j) (a near-duplicate pair) stays within that relative error.
+        # d + 3). u_j is added, not folded into the GEMM as kernel_matvec folds |y|^2: the
+        # log-weights inside an inner product of d + 1 terms would take d roundings, and the
+        # error bound counts three for them.
         sq = np.einsum("ij,ij->i", C, C)
         C_scaled = (C64 * (2.0 / sigma**2)).astype(dtype)
         u = (half_log_w - sq / sigma**2).astype(dtype)
 
         def values(Kb, rows, stop):
-            np.matmul(C_scaled[rows], C[:stop].T, out=Kb)
-            Kb += u[rows, None]
-            Kb += u[None, :stop]
-            np.exp(Kb, out=Kb)
+            fused_gaussian_block(Kb, C_scaled[rows], C[:stop], u[rows], u[:stop])
     else:
         # the Laplacian, and the Gaussian with sigma tiny against the centers' spread
         # (the fused exponent's rounding would no longer be small): exact at any sigma

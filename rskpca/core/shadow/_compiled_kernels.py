@@ -1,7 +1,10 @@
 """The compiled loops of :mod:`rskpca.core.shadow._compiled` (imported on first use: numba loads here).
 
 Module-level functions, so that numba's on-disk cache serves later processes (closures are
-compiled again in each one).
+compiled again in each one). They evaluate no kernel values, only the distances the shadow
+compares with eps: :func:`squared_distance` is the compiled twin of
+:func:`rskpca.core.shadow.exact_squared_distances`, bit for bit (tests/test_shadow_compiled.py).
+Kernel values have one home, :mod:`rskpca.core.radial_kernels`.
 """
 
 import math
