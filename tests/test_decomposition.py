@@ -278,7 +278,7 @@ def test_too_many_centers_for_memory_is_a_clear_error(monkeypatch):
 # ---------------------------------------------------------------------------
 
 def test_the_float32_projection_is_chosen_by_the_recorded_precision_not_by_the_solver_name(monkeypatch):
-    import rskpca.decomposition._reduced_set as rs
+    import rskpca.core.projection as projection
 
     X = _data(3_000, d=4)
     fast = ReducedSetKPCA(n_components=3, sigma=1.0, ell=4.0, random_state=0).fit(X)  # m > DENSE_MAX_M: float32
@@ -288,8 +288,8 @@ def test_the_float32_projection_is_chosen_by_the_recorded_precision_not_by_the_s
     laplacian = ReducedSetKPCA(n_components=3, sigma=1.0, ell=4.0, kernel="laplacian", random_state=0).fit(X)
     assert laplacian.eigen_solver_ == "arpack" and laplacian.eigen_dtype_ == np.float64  # no float32 Laplacian
     seen = []
-    real = rs.kernel_matvec
-    monkeypatch.setattr(rs, "kernel_matvec", lambda *a, **kw: seen.append(kw["dtype"]) or real(*a, **kw))
+    real = projection.kernel_matvec
+    monkeypatch.setattr(projection, "kernel_matvec", lambda *a, **kw: seen.append(kw["dtype"]) or real(*a, **kw))
     expected = fast.transform(X[:50])
     fast.eigen_solver_ = "renamed for display"  # the words are for people: the projection does not read them
     np.testing.assert_array_equal(fast.transform(X[:50]), expected)
@@ -298,14 +298,14 @@ def test_the_float32_projection_is_chosen_by_the_recorded_precision_not_by_the_s
 
 
 def test_float32_rows_are_projected_through_float32_kernel_blocks_and_agree_with_float64(monkeypatch):
-    import rskpca.decomposition._reduced_set as rs
+    import rskpca.core.projection as projection
     from rskpca.evaluation.all_rows import training_embedding
 
     X = _data(600, d=4)
     est = ReducedSetKPCA(n_components=3, sigma=2.0, ell=2.0, random_state=0).fit(X)  # dense: float64 model
     seen = []
-    real = rs.kernel_matvec
-    monkeypatch.setattr(rs, "kernel_matvec", lambda *a, **kw: seen.append(kw["dtype"]) or real(*a, **kw))
+    real = projection.kernel_matvec
+    monkeypatch.setattr(projection, "kernel_matvec", lambda *a, **kw: seen.append(kw["dtype"]) or real(*a, **kw))
     Z64 = est.transform(X)
     Z32 = est.transform(X.astype(np.float32))
     assert seen == [np.float64, np.float32] and Z32.dtype == np.float32

@@ -21,6 +21,7 @@ from rskpca.approximation._gram_samplers import (
     sample_upper_pairs,
     sampled_gram,
 )
+from rskpca.core.projection import centered_projection
 from rskpca.core.radial_kernels import get_kernel, kernel_matvec
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin, m_from_shadow
 from rskpca.decomposition.iterative import projection_coefficients, top_eigenpairs
@@ -230,9 +231,8 @@ class SampledGramKPCA(KPCAMixin):
         """
         X = self._validate_transform_input(X)
         Xp = self._project(X)
-        Z = kernel_matvec(Xp, self.expansion_points_, self.expansion_coef_, sigma=self.sigma_,
-                          kernel=self.kernel)
-        Z += self.expansion_offset_
+        Z = centered_projection(Xp, self.expansion_points_, self.expansion_coef_, sigma=self.sigma_,
+                                kernel=self.kernel, offset=-self.expansion_offset_)
         return Z.astype(X.dtype, copy=False)
 
     def gram_error(self, X, *, tol: float = 1e-4) -> dict:

@@ -43,6 +43,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, KPCAMixin, m_from_shadow
 from rskpca.decomposition import KernelPCA
 from rskpca.decomposition.iterative import IterativeKPCA, projection_coefficients
+from rskpca.core.projection import centered_projection
 from rskpca.core.radial_kernels import get_kernel, kernel_matrix, kernel_matvec, squared_distances
 
 __all__ = ["ReducedSetConstructionKPCA", "construct_reduced_set"]
@@ -354,7 +355,6 @@ class ReducedSetConstructionKPCA(KPCAMixin):
         Z : ndarray of shape (n_samples, n_components)
         """
         X = self._validate_transform_input(X)
-        K = kernel_matrix(np.asarray(X, dtype=np.float64), self.reduced_set_, sigma=self.sigma_,
-                          kernel=self.kernel)
-        Z = K @ self.reduced_coef_ - self.offset_
+        Z = centered_projection(X, self.reduced_set_, self.reduced_coef_, sigma=self.sigma_, kernel=self.kernel,
+                                offset=self.offset_)
         return Z.astype(X.dtype, copy=False)

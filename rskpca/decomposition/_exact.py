@@ -7,6 +7,7 @@ from sklearn.base import _fit_context
 from sklearn.decomposition import KernelPCA as _SklearnKernelPCA
 from sklearn.utils._param_validation import StrOptions
 
+from rskpca.core.projection import centered_projection
 from rskpca.core.radial_kernels import kernel_matrix
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, _check_kernel_budget, check_n_components, KPCAMixin
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
@@ -51,6 +52,8 @@ class KernelPCA(_PreimageMixin, KPCAMixin):
         ``eigenvalues_ / n``.
     eigenvectors_ : ndarray of shape (n_samples, n_components)
         Its orthonormal eigenvectors.
+    train_kernel_means_ : ndarray of shape (n_samples,)
+        Column means of the uncentered training kernel matrix, which centering new rows needs.
     kpca_ : sklearn.decomposition.KernelPCA
         The fitted scikit-learn estimator on the precomputed kernel.
 
@@ -98,6 +101,7 @@ class KernelPCA(_PreimageMixin, KPCAMixin):
         X64 = np.asarray(X, dtype=np.float64)
         self.m_ = X64.shape[0]
         K = kernel_matrix(X64, sigma=self.sigma_, kernel=self.kernel)
+        self.train_kernel_means_ = K.mean(axis=0)  # before scikit-learn centers K in place
         self.kpca_ = _SklearnKernelPCA(n_components=self.n_components, kernel="precomputed",
                                        eigen_solver=self.eigen_solver, random_state=self.random_state,
                                        copy_X=False).fit(K)
@@ -139,7 +143,7 @@ class KernelPCA(_PreimageMixin, KPCAMixin):
         return self.X_fit_, np.full(n, 1.0 / n), self.eigenvectors_ * scale, True
 
     def transform(self, X):
-        """Project X through the n training points.
+        """Project X through the n training points, in row blocks (no n_new x n matrix held).
 
         Parameters
         ----------
@@ -150,5 +154,8 @@ class KernelPCA(_PreimageMixin, KPCAMixin):
         Z : ndarray of shape (n_samples, n_components)
         """
         X = self._validate_transform_input(X)
-        K = kernel_matrix(np.asarray(X, dtype=np.float64), self.X_fit_, sigma=self.sigma_, kernel=self.kernel)
-        return self.kpca_.transform(K).astype(X.dtype, copy=False)
+        points, mean_weights, coef, _ = self._feature_expansion()
+        means = self.train_kernel_means_
+        Z = centered_projection(X, points, coef, sigma=self.sigma_, kernel=self.kernel, mean_weights=mean_weights,
+                                offset=means @ coef - means.mean() * coef.sum(axis=0))
+        return Z.astype(X.dtype, copy=False)

@@ -21,7 +21,7 @@ from rskpca.decomposition.base import (
     m_from_shadow,
 )
 from rskpca.core.eigen import kpca_on_centers, zero_safe_inverse
-from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
+from rskpca.core.projection import centered_projection
 from rskpca.core.rsde import kmeans_rsde
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
 
@@ -69,16 +69,14 @@ class _NystromBase(_PreimageMixin, KPCAMixin):
         eig = kpca_on_centers(Z, s, self.n_components, sigma=self.sigma_, kernel=self.kernel, center=self.center,
                               eigen_solver=self.eigen_solver, random_state=rng)
         p = s / s.sum()
-        KXZ = kernel_matrix(X64, Z, sigma=self.sigma_, kernel=self.kernel)
-        if self.center:
-            mX = KXZ @ p  # m(x_i) = <psi(x_i), mean>
-            KXZ -= mX[:, None]
-            KXZ -= eig.mu[None, :]
-            KXZ += float(p @ eig.mu)
-        else:
-            mX = np.zeros(X64.shape[0])
+        # The training rows' centered kernel against the landmarks, times the landmarks'
+        # eigenvectors: the projection of new rows, with m(x_i) = <psi(x_i), mean> kept for transform.
+        A = np.sqrt(s)[:, None] * eig.eigenvectors
+        centering = dict(mean_weights=p, offset=eig.mu @ A - float(p @ eig.mu) * A.sum(axis=0)) if self.center else {}
+        KA, mX = centered_projection(X64, Z, A, sigma=self.sigma_, kernel=self.kernel, return_means=True,
+                                     **centering)
         lam = eig.eigenvalues
-        U = KXZ @ (np.sqrt(s)[:, None] * eig.eigenvectors) * zero_safe_inverse(lam)
+        U = KA * zero_safe_inverse(lam)
         self.landmarks_ = Z
         self.weights_ = s
         self.X_fit_ = X64
@@ -117,12 +115,11 @@ class _NystromBase(_PreimageMixin, KPCAMixin):
 
     def _project(self, X64):
         # Blocked over rows of X: memory stays bounded although it projects through all n points.
-        Z = kernel_matvec(X64, self.X_fit_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel)
-        if self.center:
-            m_new = kernel_matvec(X64, self.landmarks_, self._landmark_p, sigma=self.sigma_, kernel=self.kernel)
-            Z -= self._dual_offset[None, :]
-            Z -= (m_new - self._grand_mean)[:, None] * self._dual_colsum[None, :]
-        return Z
+        if not self.center:
+            return centered_projection(X64, self.X_fit_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel)
+        return centered_projection(X64, self.X_fit_, self.dual_coef_, sigma=self.sigma_, kernel=self.kernel,
+                                   mean_points=self.landmarks_, mean_weights=self._landmark_p,
+                                   offset=self._dual_offset - self._grand_mean * self._dual_colsum)
 
 
 class NystromKPCA(_NystromBase):

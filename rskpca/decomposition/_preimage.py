@@ -18,7 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from rskpca.core.radial_kernels import kernel_matvec
+from rskpca.core.projection import centered_projection
 from rskpca.core.preimage import expansion_coefficients, fit_preimage_ridge, fixed_point_preimage, preimage_ridge
 
 #: Parameter constraints of the two constructor parameters every estimator with a pre-image takes.
@@ -106,6 +106,5 @@ class _PreimageMixin:
 
 def centers_embedding(est) -> np.ndarray:
     """Embeddings of a weighted-centers estimator's own centers (its ``transform`` on ``centers_``)."""
-    Z = kernel_matvec(est.centers_, est.centers_, est.dual_coef_, sigma=est.sigma_, kernel=est.kernel)
-    Z -= (est.center_means_ @ est.dual_coef_)[None, :]
-    return Z
+    return centered_projection(est.centers_, est.centers_, est.dual_coef_, sigma=est.sigma_, kernel=est.kernel,
+                               offset=est.center_means_ @ est.dual_coef_)

@@ -36,7 +36,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin
 from rskpca.core.eigen import fix_signs, zero_safe_inverse
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.decomposition.kernel_operator import centered_operator, centered_projection, kernel_operator
+from rskpca.core.projection import centered_projection
+from rskpca.decomposition.kernel_operator import centered_operator, kernel_operator
 
 __all__ = ["IterativeKPCA", "top_eigenpairs", "projection_coefficients"]
 
@@ -329,9 +330,12 @@ class IterativeKPCA(KPCAMixin):
         Z : ndarray of shape (n_samples, n_components)
         """
         X = self._validate_transform_input(X)
-        return centered_projection(np.asarray(X, dtype=np.float64), self.X_fit_, self.dual_coef_,
-                                   self.train_kernel_means_, sigma=self.sigma_, kernel=self.kernel,
-                                   block_elements=self.block_elements).astype(X.dtype, copy=False)
+        means, coef = self.train_kernel_means_, self.dual_coef_
+        n = self.X_fit_.shape[0]
+        Z = centered_projection(X, self.X_fit_, coef, sigma=self.sigma_, kernel=self.kernel,
+                                mean_weights=np.full(n, 1.0 / n), offset=means @ coef - means.mean() * coef.sum(axis=0),
+                                block_elements=self.block_elements)
+        return Z.astype(X.dtype, copy=False)
 
 
 #: Set by input validation at the start of ``fit`` (restored if the fit does not finish).

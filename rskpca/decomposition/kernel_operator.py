@@ -3,10 +3,10 @@
 :func:`kernel_operator` applies ``K`` one block of kernel rows at a time, keeping blocks
 between products up to a byte budget and reporting progress after every row block;
 :func:`centered_operator` centers any such operator in feature space (``H K H``,
-``H = I - 11^T/n``) per product; :func:`centered_projection` projects new rows through
-the training rows with the kernel centered, in blocks. No n x n matrix is held beyond the
-budget given. The eigensolvers that apply these operators, and the estimator built on
-them, are :mod:`rskpca.decomposition.iterative`'s.
+``H = I - 11^T/n``) per product. No n x n matrix is held beyond the budget given. The
+eigensolvers that apply these operators, and the estimator built on them, are
+:mod:`rskpca.decomposition.iterative`'s; new rows are projected through the training rows by
+:func:`rskpca.core.projection.centered_projection`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.core.radial_kernels import kernel_matrix, kernel_matvec
+from rskpca.core.radial_kernels import kernel_matrix
 
-__all__ = ["kernel_operator", "centered_operator", "centered_projection"]
+__all__ = ["kernel_operator", "centered_operator"]
 
 
 def kernel_operator(X, *, sigma: float, kernel="gaussian",
@@ -108,18 +108,3 @@ def centered_operator(op: LinearOperator) -> LinearOperator:
     return LinearOperator((n, n), matvec=matmat, matmat=matmat, rmatvec=matmat, rmatmat=matmat,
                           dtype=np.float64)
 
-
-def centered_projection(X, X_fit, dual_coef, train_kernel_means, *, sigma, kernel,
-                        block_elements: int = DEFAULT_BLOCK_ELEMENTS) -> np.ndarray:
-    """``k~(X, X_fit) @ dual_coef`` with the kernel centered as scikit-learn's KernelCenterer does.
-
-    ``k~(x_i, x) = k(x_i, x) - mean_j k(x_j, x) - mean_j K_ij + mean K``; the
-    n-term sums are taken blockwise so no n_new x n matrix is held.
-    """
-    n = X_fit.shape[0]
-    A = np.column_stack([dual_coef, np.full(n, 1.0 / n)])
-    KA = kernel_matvec(X, X_fit, A, sigma=sigma, kernel=kernel, block_elements=block_elements)
-    Z, new_means = KA[:, :-1], KA[:, -1]
-    colsum = dual_coef.sum(axis=0)
-    grand = float(train_kernel_means.mean())
-    return Z - new_means[:, None] * colsum - train_kernel_means @ dual_coef + grand * colsum
