@@ -138,7 +138,7 @@ def test_embedding_figure_one_trace_per_class_and_panel():
     titles = [a.text for a in fig.layout.annotations]
     assert "RSKPCA<br>(err 0.123)" in titles  # the error on a line of its own
     # the row number travels as a number, the class in its trace's hover template
-    assert fig.data[0].customdata.dtype.kind == "f" and fig.data[0].customdata[:2].tolist() == [0.0, 2.0]
+    assert fig.data[0].customdata.dtype.kind == "f" and fig.data[0].customdata[:2, 0].tolist() == [0.0, 2.0]
     assert "label cat" in fig.data[0].hovertemplate and "label dog" in fig.data[1].hovertemplate
     hostile = plots.embedding_figure({"Exact": Z}, y=np.array(["<b>x</b> %{y}", "b"] * 20))
     assert "&lt;b&gt;x&lt;/b&gt; &#37;{y}" in hostile.data[0].hovertemplate  # shown as text, not a variable
@@ -150,7 +150,7 @@ def test_embedding_figure_continuous_label_uses_a_colorscale_and_3d_scenes():
     assert [t.type for t in fig.data] == ["scatter3d", "scatter3d"]
     assert fig.data[0].marker.colorscale is not None
     assert plots.webgl_contexts(fig) == 2
-    assert fig.data[0].customdata.shape == (50, 2) and "%{customdata[1]}" in fig.data[0].hovertemplate
+    assert fig.data[0].customdata.shape == (50, 2) and "%{customdata[1]" in fig.data[0].hovertemplate
 
 
 def test_embedding_figure_errors():

@@ -3,6 +3,13 @@
 Nothing here touches Streamlit, so every figure the app shows can be built and
 checked in a plain test. Conventions shared by the builders:
 
+* Rows are coloured by one column through :func:`colouring` (``_colouring``): classes of any type and
+  number (a colour, then a symbol each; above :data:`MAX_CLASSES` the largest and "other"; missing
+  values a class), a colour scale only for a measurement; one trace per class, so a legend click hides
+  a class and a double click isolates it; hover names the row, its value and the first features
+  (:func:`hover_columns`). Marker size and opacity follow the points drawn (:func:`marker_style`);
+  where they would hide one another (:func:`crowded`) or exceed the point budget, a chart draws the
+  rows' density in the same colours (:func:`class_density`, :func:`draws_density`).
 * Scatters with more than :data:`WEBGL_THRESHOLD` points use ``go.Scattergl``
   (WebGL), smaller ones SVG ``go.Scatter``. A figure with WebGL traces uses one
   WebGL context for all its 2-D subplots; each 3-D scene uses one of its own.
@@ -37,7 +44,26 @@ from rskpca.plotting._densities import (
     error_histogram,
 )
 from rskpca.plotting._data_view import data_figure, data_panels
-from rskpca.plotting._density_drawing import DENSITY_BINS, POINT_BUDGET, density_counts, density_note
+from rskpca.plotting._colouring import (
+    CLASS_COLORS,
+    CLASS_SYMBOLS,
+    MAX_CLASSES,
+    Colouring,
+    center_sizes,
+    colouring,
+    hover_columns,
+    marker_style,
+)
+from rskpca.plotting._density_drawing import (
+    DENSITY_BINS,
+    POINT_BUDGET,
+    class_density,
+    crowded,
+    density_counts,
+    density_note,
+    draws_density,
+    png_data_uri,
+)
 from rskpca.plotting._method_comparison import embedding_figure, embedding_panels, spectra_figure
 from rskpca.plotting._views_in_3d import MAX_3D_VIEWS, views_in_3d
 from rskpca.plotting._ell_scrubber_figures import (
@@ -96,6 +122,18 @@ __all__ = [
     "embedding_panels",
     "POINT_BUDGET",
     "DENSITY_BINS",
+    "MAX_CLASSES",
+    "CLASS_COLORS",
+    "CLASS_SYMBOLS",
+    "Colouring",
+    "colouring",
+    "hover_columns",
+    "marker_style",
+    "center_sizes",
+    "class_density",
+    "crowded",
+    "draws_density",
+    "png_data_uri",
     "density_counts",
     "density_note",
     "MAX_3D_VIEWS",

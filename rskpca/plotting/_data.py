@@ -7,7 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from rskpca.plotting._density_drawing import DENSITY_BINS, POINT_BUDGET, _density_panel, density_note, say_density
+from rskpca.plotting._colouring import colouring, marker_style
+from rskpca.plotting._data_view import _point_traces, legend_key
+from rskpca.plotting._density_drawing import (DENSITY_BINS, POINT_BUDGET, _density_panel, centers_trace, crowded,
+                                              density_note, image_axes, say_density)
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
     _TYPICAL_WIDTH,
@@ -27,13 +30,16 @@ from rskpca.plotting._style import (
 def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = None, projected: bool = False,
                   axis_titles: Sequence[str] = ("x1", "x2"), row_ids=None, max_discs: int = 400,
                   max_points: int = POINT_BUDGET, title: str | None = None, selected_rows=None,
-                  point_budget: int = POINT_BUDGET, bins: int = DENSITY_BINS) -> go.Figure:
-    """The data coloured by shadow set, with centers sized by weight and eps-discs.
+                  point_budget: int = POINT_BUDGET, bins: int = DENSITY_BINS, y=None, label_name: str = "label",
+                  continuous: bool | None = None, hover_data=None, show_centers: bool = True) -> go.Figure:
+    """The data coloured by shadow set (or by a column ``y``), with the centers as small outlined markers
+    sized by weight (:func:`center_sizes`: a bounded range, smaller as the centers grow many) and eps-discs.
 
-    Above ``point_budget`` rows the figure draws the density of all n rows (a ``bins`` x ``bins``
-    histogram, as :func:`embedding_figure` does) with the centers on top, sized by weight, hover on
-    the centers (row and weight); the title says what is aggregated (:func:`density_note`). A box
-    or lasso over it selects rows by their coordinates (:func:`data_panels`), not by points drawn.
+    Above ``point_budget`` rows, or when the points would hide one another (:func:`crowded`), the
+    figure draws the density of all n rows (in ``y``'s colours, as :func:`embedding_figure` does)
+    with the centers on top, hover on the centers (row and weight); the title says what is
+    aggregated (:func:`density_note`). A box or lasso over it selects rows by their coordinates
+    (:func:`data_panels`), not by points drawn.
 
     Parameters
     ----------
@@ -66,6 +72,16 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         Above this many rows the density of all of them is drawn instead of points.
     bins : int, default=DENSITY_BINS
         Bins per axis of the density.
+    y : array-like of shape (n,) or None
+        A column to colour the rows by instead of their shadow set (the label, a feature); the hover
+        still names each row's shadow set.
+    label_name : str, default="label"
+    continuous : bool or None, default=None
+        Whether ``y`` is drawn on a colour scale (:func:`rskpca.plotting.colouring`).
+    hover_data : mapping of str to array-like of shape (n,), optional
+        More columns for the rows' hover label (:func:`hover_columns`).
+    show_centers : bool, default=True
+        False draws neither the centers nor their eps-discs, only the rows.
 
     Returns
     -------
@@ -97,19 +113,25 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise ValueError("center_indices must be row numbers of X2 (0 <= index < n).")
     rid = _row_ids(row_ids, n)
-    dense = n > point_budget
+    colour = None if y is None else colouring(_check_len(y, n, "y"), name=label_name, continuous=continuous)
+    hover_data = {k: _check_len(v, n, f"hover_data[{k!r}]") for k, v in (hover_data or {}).items()}
+    dense = n > point_budget or crowded(X2[:, 0], X2[:, 1])
+    centers = (idx, w) if idx.size and show_centers else None
     fig = go.Figure()
     if dense:
         # The density of every row (O(bins^2) numbers whatever n), the centers on top, as on the Embeddings page.
         traces = []
         selected = None if selected_rows is None else np.asarray(selected_rows, dtype=np.int64).ravel()
-        shown = _density_panel(traces, X2, None, rid, dict(xaxis="x", yaxis="y"), dims=2, bins=bins,
-                               centers=(idx, w) if idx.size else None, groups=None, y=None, rid=rid,
-                               label_name="", first=True, selected=selected)
-        fig.add_traces(traces)
+        ref = dict(xaxis="x", yaxis="y")
+        shown = _density_panel(traces, X2, None, rid, ref, dims=2, bins=bins, centers=centers, colour=colour,
+                               rid=rid, first=True, selected=selected)
+        fig.add_traces(traces + legend_key(colour))
+        layout = {}
+        image_axes(layout, [ref])
+        fig.update_layout(layout, legend=dict(itemclick=False, itemdoubleclick=False))
     else:
-        _add_points(fig, X2, labels, idx, w, rid, max_points)
-    drew_discs = eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
+        _add_points(fig, X2, labels, idx, w, rid, max_points, colour, hover_data, show_centers)
+    drew_discs = show_centers and eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
         and idx.size <= max_discs
     if drew_discs:
         extent = float(np.max(np.ptp(X2[:, :2], axis=0)))
@@ -133,6 +155,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     fig.update_layout(
         title=(title or shadow_centers_text(idx.size)) + note,
         xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
+        legend=dict(title=dict(text=colour.legend_title if colour else ""), itemsizing="constant"),
         margin=dict(l=40, r=10, t=50, b=40),
     )
     if dense:
@@ -140,9 +163,10 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     return highlight_rows(fig, selected_rows)
 
 
-def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int) -> None:
-    """The rows as points coloured by shadow set (a seeded subsample above ``max_points``) and the centers
-    as hollow circles sized by weight.
+def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int, colour, hover_data,
+                show_centers: bool) -> None:
+    """The rows as points (a seeded subsample above ``max_points``) coloured by shadow set, or by
+    ``colour`` (one trace per class), and the centers as small outlined markers sized by weight.
 
     What the eye can see: every trace is WebGL, colours travel as small integers with a cyclic colour
     scale (not one colour string per point), and the eps-discs are one outline trace, not one shape each.
@@ -150,20 +174,23 @@ def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int) -> Non
     n = X2.shape[0]
     drawn = np.arange(n) if n <= max_points else np.sort(
         np.random.default_rng(0).choice(n, size=max_points, replace=False))
-    fig.add_trace(go.Scattergl(
-        x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers", name="points",
-        marker=dict(**cyclic_color_marker(labels[drawn]), size=5, opacity=0.6),
-        customdata=np.column_stack([rid[drawn], labels[drawn]]).astype(np.float32),  # exact below 2**24
-        hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
-    ))
-    size = 6.0 + 24.0 * np.sqrt(w / w.max()) if w.size else w
-    fig.add_trace(go.Scattergl(
-        x=X2[idx, 0].astype(np.float32), y=X2[idx, 1].astype(np.float32), mode="markers", name="centers",
-        marker=dict(size=size.astype(np.float32), color="rgba(0,0,0,0)", line=dict(color="black", width=1.5),
-                    symbol="circle"),
-        customdata=np.column_stack([rid[idx], w]).astype(np.float32),  # the center's number is its pointNumber
-        hovertemplate="center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>",
-    ))
+    style = marker_style(drawn.size)
+    if colour is None:
+        fig.add_trace(go.Scattergl(
+            x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers", name="points",
+            marker=dict(**cyclic_color_marker(labels[drawn]), **style),
+            customdata=np.column_stack([rid[drawn], labels[drawn]]).astype(np.float32),  # exact below 2**24
+            hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
+        ))
+    else:
+        fig.add_traces(_point_traces(X2[drawn], rid[drawn], colour if drawn.size == n else colour.subset(drawn),
+                                     {k: v[drawn] for k, v in hover_data.items()}, {},
+                                     extra={"shadow set": labels[drawn]}))
+    if show_centers and idx.size:
+        fig.add_trace(go.Scattergl(**{k: v for k, v in centers_trace(
+            X2, idx, idx, w, dict(), dims=2, colour=colour, rid=rid, first=True).items() if k != "type"}))
+        fig.data[-1].update(name="centers", hovertemplate=(
+            "center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>"))
 
 
 #: Beyond this fraction of the data's extent, eps-discs no longer set the axis ranges.

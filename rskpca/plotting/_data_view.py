@@ -1,5 +1,5 @@
-"""The data themselves as a scatter (two features, or two principal axes), coloured by label; above the point
-budget, the density of all the rows."""
+"""The data themselves as a scatter (two features, or two principal axes), coloured by a column; when crowded, the
+density of all the rows in the same colours."""
 
 from __future__ import annotations
 
@@ -8,11 +8,16 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from rskpca.plotting._density_drawing import DENSITY_BINS, POINT_BUDGET, _density_panel, density_note, say_density
+from rskpca.plotting._colouring import colouring, marker_style, row_hover
+from rskpca.plotting._density_drawing import (DENSITY_BINS, POINT_BUDGET, _density_panel, crowded, density_note,
+                                              image_axes, say_density)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
-from rskpca.plotting._style import PALETTE, _as_2d, _class_groups, _row_ids, _scatter_type, user_text
+from rskpca.plotting._style import _as_2d, _check_len, _row_ids, _scatter_type, user_text
 
-__all__ = ["data_figure", "data_panels"]
+__all__ = ["data_figure", "data_panels", "legend_key"]
+
+#: The rows' colour without a colour column.
+_ONE_POINT_COLOR = "#1F77B4"
 
 
 def data_panels(X2, row_ids=None) -> dict:
@@ -32,15 +37,17 @@ def data_panels(X2, row_ids=None) -> dict:
     return {axis_of_panel(0): (X2[:, 0], y, np.asarray(_row_ids(row_ids, n)))}
 
 
-def data_figure(X2, *, y=None, label_name: str = "label", row_ids=None,
-                axis_titles: Sequence[str] = ("x1", "x2"), title: str = "The data",
+def data_figure(X2, *, y=None, label_name: str = "label", continuous: bool | None = None, row_ids=None,
+                hover_data=None, axis_titles: Sequence[str] = ("x1", "x2"), title: str = "The data",
                 selected_rows=None, point_budget: int = POINT_BUDGET, bins: int = DENSITY_BINS) -> go.Figure:
-    """The rows of the data as points, one colour per class (or a colour scale for a continuous label).
+    """The rows of the data as points coloured by a column (:func:`rskpca.plotting.colouring`): one trace
+    per class (a legend click hides it, a double click isolates it), or a colour scale for a continuous one.
 
-    Above ``point_budget`` rows the figure draws the density of all n rows instead (a ``bins`` x
-    ``bins`` histogram, as :func:`embedding_figure` does; hover gives a bin's count), the selected
-    rows as a histogram of their own; the title says what is aggregated (:func:`density_note`). A box
-    or lasso over it selects rows by their coordinates (:func:`data_panels`), not by points drawn.
+    Above ``point_budget`` rows, or when the points would hide one another (:func:`crowded`), the figure
+    draws the density of all n rows instead, in the column's colours (:func:`class_density`; hover gives
+    a bin's count, the legend stays as the colours' key); the selected rows as a histogram of their own;
+    the title says what is aggregated (:func:`density_note`). A box or lasso over it selects rows by
+    their coordinates (:func:`data_panels`), not by points drawn.
 
     Parameters
     ----------
@@ -48,10 +55,16 @@ def data_figure(X2, *, y=None, label_name: str = "label", row_ids=None,
         Coordinates to draw (two features, or the first principal axes); one column is
         drawn along a line.
     y : array-like of shape (n,) or None
-        The label, for colours and hover text.
+        The column to colour by (the label, a feature, clusters): text, integers or floats, any number
+        of classes, missing values a class of their own.
     label_name : str, default="label"
+        Its name, for the legend and hover.
+    continuous : bool or None, default=None
+        Whether ``y`` is drawn on a colour scale; None decides (:func:`rskpca.plotting.colouring`).
     row_ids : array-like of shape (n,) or None
         Original row numbers (first in ``customdata``, for hover labels and selections).
+    hover_data : mapping of str to array-like of shape (n,), optional
+        More columns for the hover label (the label, the first features: :func:`hover_columns`).
     axis_titles : sequence of str, default=("x1", "x2")
     title : str, default="The data"
     selected_rows : array-like of int or None
@@ -70,7 +83,7 @@ def data_figure(X2, *, y=None, label_name: str = "label", row_ids=None,
     >>> import numpy as np
     >>> fig = data_figure(np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]]), y=["a", "b", "a"], row_ids=[5, 6, 7])
     >>> [t.name for t in fig.data], fig.data[0].customdata[:, 0].tolist()
-    (['a', 'b'], ['5', '7'])
+    (['a', 'b'], [5.0, 7.0])
     >>> data_figure(np.zeros((3, 2)), point_budget=2).layout.title.subtitle.text
     'density of 3 rows in 200 x 200 bins'
     """
@@ -82,50 +95,83 @@ def data_figure(X2, *, y=None, label_name: str = "label", row_ids=None,
         X2 = np.column_stack([X2[:, 0], np.zeros(n)])
         titles[1] = ""
     rid = _row_ids(row_ids, n)
-    if n > point_budget:
-        return _density_figure(X2, rid, titles, title, selected_rows, bins, one_d)
-    label_name = user_text(label_name)
-    y_text = np.full(n, "") if y is None else np.array([user_text(v) for v in np.asarray(y).astype(str)])
-    custom = np.column_stack([rid.astype(str), y_text])
-    hover = "row %{customdata[0]}" + ("" if y is None else "<br>" + label_name + " %{customdata[1]}") \
-        + "<extra></extra>"
-    groups = None if y is None else _class_groups(y, n)
-    parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
-    fig = go.Figure()
-    for g, (name, mask) in enumerate(parts):
-        marker = dict(size=5, opacity=0.7)
-        if name is not None:
-            marker["color"] = PALETTE[g % len(PALETTE)]
-        elif y is not None:
-            marker.update(color=np.asarray(y, dtype=np.float64)[mask], colorscale="Viridis",
-                          colorbar=dict(title=dict(text=label_name), exponentformat="e"))
-        fig.add_trace(_scatter_type(n)(x=X2[mask, 0], y=X2[mask, 1], mode="markers", marker=marker,
-                                       customdata=custom[mask], hovertemplate=hover,
-                                       name=user_text(name) if name is not None else "rows",
-                                       showlegend=name is not None))
-    fig.update_layout(title=title, xaxis_title=titles[0], yaxis_title=titles[1], legend=dict(title=dict(text=label_name)),
+    colour = None if y is None else colouring(_check_len(y, n, "y"), name=label_name, continuous=continuous)
+    hover_data = {k: _check_len(v, n, f"hover_data[{k!r}]") for k, v in (hover_data or {}).items()}
+    if n > point_budget or crowded(X2[:, 0], X2[:, 1]):
+        return _density_figure(X2, rid, titles, title, selected_rows, bins, one_d, colour)
+    fig = go.Figure(_point_traces(X2, rid, colour, hover_data, dict(xaxis="x", yaxis="y")))
+    fig.update_layout(title=title, xaxis_title=titles[0], yaxis_title=titles[1],
+                      legend=dict(title=dict(text=colour.legend_title if colour else ""), itemsizing="constant"),
                       margin=dict(l=40, r=10, t=50, b=40))
     return highlight_rows(fig, selected_rows)
 
 
-def _density_figure(X2, rid, titles, title: str, selected_rows, bins: int, one_d: bool) -> go.Figure:
-    """:func:`data_figure` above the budget: the density of every row (O(bins^2) numbers whatever n), hover
-    on the bins (their counts), the selection as a histogram of its own."""
+def _point_traces(X2, rid, colour, hover_data, ref: dict, *, extra=None) -> list:
+    """The rows as markers (:func:`marker_style` for their number): one trace per class, legend grouped by
+    class, or one trace on a colour scale, or one of one colour without a column. ``extra``: more hover
+    columns (name to values of every row) put before ``hover_data``'s."""
+    n = X2.shape[0]
+    style = marker_style(n)
+    scatter = _scatter_type(n)
+
+    def trace(mask, marker, name, class_index=None, showlegend=True):
+        custom, tpl = row_hover(rid[mask], colour, {k: v[mask] for k, v in hover_data.items()},
+                                class_index=class_index, extra={k: v[mask] for k, v in (extra or {}).items()})
+        return scatter(x=X2[mask, 0].astype(np.float32), y=X2[mask, 1].astype(np.float32), mode="markers",
+                       marker=marker, customdata=custom, hovertemplate=tpl, name=name, showlegend=showlegend,
+                       legendgroup=name, **ref)
+
+    everyone = np.ones(n, dtype=bool)
+    if colour is None:
+        return [trace(everyone, dict(color=_ONE_POINT_COLOR, **style), "rows", showlegend=False)]
+    if colour.continuous:
+        marker = dict(color=colour.values.astype(np.float32), colorscale="Viridis", **style,
+                      colorbar=dict(title=dict(text=user_text(colour.name)), exponentformat="e"))
+        return [trace(everyone, marker, "rows", showlegend=False)]
+    return [trace(colour.codes == k, dict(color=colour.colors[k], symbol=colour.symbols[k], **style), user_text(name),
+                  class_index=k) for k, name in enumerate(colour.classes)]
+
+
+def legend_key(colour, ref: dict | None = None) -> list:
+    """Legend entries only (no points) naming the colours of a density drawing: the chart's key, its
+    clicks turned off by the caller (hiding an entry would hide no rows of the density)."""
+    if colour is None or colour.continuous:
+        return []
+    ref = ref or {}
+    return [go.Scatter(x=[None], y=[None], mode="markers", name=user_text(name), legendgroup=user_text(name),
+                       marker=dict(color=colour.colors[k], symbol=colour.symbols[k], size=8), hoverinfo="skip", **ref)
+            for k, name in enumerate(colour.classes)]
+
+
+def _density_figure(X2, rid, titles, title: str, selected_rows, bins: int, one_d: bool, colour) -> go.Figure:
+    """:func:`data_figure` above the budget: the density of every row in the colour column's colours
+    (O(bins^2) numbers whatever n), hover on the bins (their counts), the selection as a histogram of its own."""
     selected = None if selected_rows is None else np.asarray(selected_rows, dtype=np.int64).ravel()
     traces = []
     hover = (f"{titles[0] or 'x'} %{{x:.4g}}" + ("" if one_d else f"<br>{titles[1] or 'y'} %{{y:.4g}}")
              + "<br>%{customdata:,} rows in this bin<extra></extra>")
-    _density_panel(traces, X2, None, rid, dict(xaxis="x", yaxis="y"), dims=2, bins=bins, centers=None, groups=None,
-                   y=None, rid=rid, label_name="", first=True, selected=selected, hover=hover)
-    # Plotly offers box and lasso in the toolbar only for figures with a point trace (a heatmap alone has
+    ref = dict(xaxis="x", yaxis="y")
+    _density_panel(traces, X2, None, rid, ref, dims=2, bins=bins, centers=None, colour=colour, rid=rid,
+                   first=True, selected=selected, hover=hover)
+    # Plotly offers box and lasso in the toolbar only for figures with a point trace (an image alone has
     # none): two transparent points at the corners of the rows' extent, without hover or row numbers, so
     # a selection over them selects nothing of their own.
     lo, hi = [X2[:, 0].min(), X2[:, 1].min()], [X2[:, 0].max(), X2[:, 1].max()]  # by column: fast
     traces.append(dict(type="scattergl", x=[float(lo[0]), float(hi[0])], y=[float(lo[1]), float(hi[1])],
                        mode="markers", marker=dict(size=1, opacity=0), hoverinfo="skip", showlegend=False,
                        name="extent"))
-    fig = go.Figure(traces)
-    fig.update_layout(title=title, xaxis_title=titles[0], yaxis_title=titles[1], showlegend=False,
-                      margin=dict(l=40, r=10, t=50, b=40))
+    layout = dict(title=title, xaxis_title=titles[0], yaxis_title=titles[1], margin=dict(l=40, r=10, t=50, b=40))
+    image_axes(layout, [ref])
+    key = legend_key(colour)
+    if colour is not None and colour.continuous:
+        # the scale's key: an invisible marker carrying the colour bar
+        key = [go.Scatter(x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip", marker=dict(
+            color=[float(np.nanmin(colour.values))], cmin=float(np.nanmin(colour.values)),
+            cmax=float(np.nanmax(colour.values)), colorscale="Viridis", showscale=True,
+            colorbar=dict(title=dict(text=user_text(colour.name)), exponentformat="e")))]
+    fig = go.Figure(traces + key)
+    fig.update_layout(layout, showlegend=bool(key) and not colour.continuous,
+                      legend=dict(title=dict(text=colour.legend_title if colour else ""), itemclick=False,
+                                  itemdoubleclick=False))
     say_density(fig, density_note(X2.shape[0], None, bins), one_line=one_d)
     return fig

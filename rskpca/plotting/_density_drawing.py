@@ -9,12 +9,19 @@ own, and the shadow centers on top (:func:`_density_panel`, called by
 
 from __future__ import annotations
 
+import base64
+import struct
+import zlib
+
 import numpy as np
 
+from rskpca.plotting._colouring import center_sizes, continuous_colors
 from rskpca.plotting._selection import SELECTION_COLOR
-from rskpca.plotting._style import _padded_ranges, cyclic_color_marker
+from rskpca.plotting._style import _padded_ranges, class_color_marker
 
-__all__ = ["POINT_BUDGET", "DENSITY_BINS", "density_counts", "density_levels", "density_note", "say_density"]
+__all__ = ["POINT_BUDGET", "DENSITY_BINS", "CROWD_BINS", "CROWDED_CELL", "CROWD_MIN_POINTS", "density_counts",
+           "density_levels", "class_density", "png_data_uri", "crowded", "draws_density", "density_note",
+           "say_density"]
 
 
 #: Above this many points in one figure (all panels together) an embedding panel draws the density
@@ -25,13 +32,19 @@ __all__ = ["POINT_BUDGET", "DENSITY_BINS", "density_counts", "density_levels", "
 POINT_BUDGET = 20_000
 #: Bins per axis of a density panel.
 DENSITY_BINS = 200
-#: Colours of a density panel: empty bins (level 0) transparent, then light to dark with log10 of the count.
-_DENSITY_SCALE = [[0.0, "rgba(255,255,255,0)"], [0.5 / 255, "rgba(255,255,255,0)"], [0.5 / 255, "#dfe9f5"],
-                  [0.5, "#6a9bd1"], [1.0, "#08306b"]]
+#: A crowded chart (:func:`crowded`) is drawn as a density from this many points on; fewer stay points.
+CROWD_MIN_POINTS = 2_000
+#: Cells per axis of the crowding test: about a marker wide on a panel a few hundred pixels wide.
+CROWD_BINS = 80
+#: A cell holding more points than this is a solid blot (at the markers' opacity for thousands of points).
+CROWDED_CELL = 6
+#: The density's colour without a colour column (its opacity grows with the count).
+_ONE_COLOR = (8, 48, 107)
 #: The selection's bins: the selection's colour (no class has it), the density showing through.
 _SELECTED_SCALE = [[0.0, "rgba(255,255,255,0)"], [0.5 / 255, "rgba(255,255,255,0)"], [0.5 / 255, SELECTION_COLOR],
                    [1.0, SELECTION_COLOR]]
-_CENTER_COLOR = "#d62728"
+#: Outline of the shadow centers: dark and thin, so a center shows over rows of its own colour.
+_CENTER_LINE = dict(color="rgba(20,20,20,0.85)", width=0.8)
 
 
 def density_counts(x, y, *, bins: int = DENSITY_BINS, ranges=None):
@@ -76,16 +89,138 @@ def density_levels(counts) -> np.ndarray:
 def _density_trace(counts, xb, yb, ref: dict, *, scale, opacity: float = 1.0, name: str = "density",
                    hover: str | None = None) -> dict:
     """A heatmap of ``counts`` (:func:`density_levels`, empty bins transparent) in one panel, hover left to
-    the centers; with ``hover`` (a hover template), each bin's count travels as its ``customdata``."""
+    the centers (the selection's histogram, drawn in one colour over the rows' density)."""
     trace = dict(type="heatmap", z=density_levels(counts), zmin=0, zmax=255, x0=xb[0] + xb[1] / 2, dx=xb[1],
                  y0=yb[0] + yb[1] / 2, dy=yb[1], colorscale=scale, showscale=False, hoverinfo="skip",
                  opacity=opacity, name=name, zsmooth=False, **ref)
     if hover is not None:
-        # the smallest unsigned type that holds the fullest bin: the bytes on the wire stay O(bins^2)
         top = int(np.asarray(counts).max(initial=0))
         trace.update(customdata=np.asarray(counts).astype(np.min_scalar_type(max(top, 1))), hovertemplate=hover)
         del trace["hoverinfo"]
     return trace
+
+
+def class_density(x, y, colour=None, *, rows=None, bins: int = DENSITY_BINS, ranges=None):
+    """The rows' density coloured as their column is: ``(rgba, counts, (x0, dx), (y0, dy))``.
+
+    A categorical aggregation as datashader's ``count_cat`` and ``shade`` make it: per bin the count
+    of each class, the bin's colour the count-weighted mix of the class colours, its opacity from the
+    total count (:func:`density_levels`: log-spaced, one row still visible). A continuous column mixes
+    the mean value's colour on its scale; no column, one blue. ``rgba`` is uint8 of shape
+    (bins, bins, 4), indexed [y bin, x bin] as ``counts``.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (k,)
+    colour : Colouring or None
+        Of all n rows; ``rows`` picks this panel's k of them (all when None).
+    rows : array-like of int or None
+    bins : int, default=DENSITY_BINS
+    ranges : [[xlo, xhi], [ylo, yhi]] or None
+
+    Examples
+    --------
+    >>> from rskpca.plotting._colouring import colouring
+    >>> c = colouring(["A", "A", "B"])
+    >>> rgba, counts, _, _ = class_density([0.0, 0.0, 1.0], [0.0, 0.0, 1.0], c, bins=2)
+    >>> rgba[0, 0, :3].tolist() == c.rgb()[0].astype(int).tolist(), int(rgba[1, 0, 3]), counts.tolist()
+    (True, 0, [[2, 0], [0, 1]])
+    """
+    counts, xb, yb = density_counts(x, y, bins=bins, ranges=ranges)
+    x = np.asarray(x, dtype=np.float64).ravel()
+    y = np.asarray(y, dtype=np.float64).ravel()
+    cell = _cells(x, y, xb, yb, bins)
+    flat = counts.ravel().astype(np.float64)
+    filled = flat > 0
+    if colour is None:
+        rgb = np.tile(np.asarray(_ONE_COLOR, dtype=np.float64), (flat.size, 1))
+    elif colour.continuous:
+        v = colour.values if rows is None else colour.values[np.asarray(rows)]
+        known = np.isfinite(v)
+        sums = np.bincount(cell[known], weights=v[known], minlength=bins * bins)
+        seen = np.bincount(cell[known], minlength=bins * bins)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(seen > 0, sums / np.maximum(seen, 1), np.nan)
+        lo, hi = (float(np.min(v[known])), float(np.max(v[known]))) if known.any() else (0.0, 1.0)
+        rgb = continuous_colors(mean, lo, hi)
+    else:
+        codes = colour.codes if rows is None else colour.codes[np.asarray(rows)]
+        k = len(colour.classes)
+        per_class = np.bincount(cell * k + codes, minlength=bins * bins * k).reshape(bins * bins, k)
+        rgb = (per_class @ colour.rgb()) / np.maximum(flat, 1.0)[:, None]
+    alpha = np.where(filled, 70.0 + 185.0 * density_levels(counts).ravel() / 255.0, 0.0)
+    rgba = np.concatenate([np.rint(rgb), alpha[:, None]], axis=1).clip(0, 255).astype(np.uint8)
+    return rgba.reshape(bins, bins, 4), counts, xb, yb
+
+
+def _cells(x, y, xb, yb, bins: int) -> np.ndarray:
+    """Each point's bin (y bin * bins + x bin), as :func:`density_counts` bins it."""
+    ix = np.clip(((x - xb[0]) / xb[1]).astype(np.int64), 0, bins - 1)
+    iy = np.clip(((y - yb[0]) / yb[1]).astype(np.int64), 0, bins - 1)
+    return iy * bins + ix
+
+
+def png_data_uri(rgba) -> str:
+    """An RGBA image (uint8, shape (h, w, 4), row 0 first) as a PNG ``data:`` URI.
+
+    A 200 x 200 density travels as a few tens of kB this way, where the same pixels as numbers would
+    take 160,000 of them; zlib and the PNG chunks by hand (the format is five lines), no imaging library.
+
+    >>> png_data_uri(np.zeros((1, 1, 4), dtype=np.uint8))[:22]
+    'data:image/png;base64,'
+    """
+    rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+    h, w, _ = rgba.shape
+    raw = np.zeros((h, 1 + 4 * w), dtype=np.uint8)  # each scan line: filter 0, then its pixels
+    raw[:, 1:] = rgba.reshape(h, 4 * w)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)) + chunk(b"IEND", b""))
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _image_trace(rgba, counts, xb, yb, ref: dict, *, hover: str | None = None) -> dict:
+    """The coloured density as an image in one panel (a PNG), its bins' counts for the hover when ``hover``
+    (a hover template reading ``%{customdata}``), else the hover left to the centers."""
+    trace = dict(type="image", source=png_data_uri(rgba), x0=xb[0] + xb[1] / 2, dx=xb[1], y0=yb[0] + yb[1] / 2,
+                 dy=yb[1], name="density", hoverinfo="skip", **ref)
+    if hover is not None:
+        top = int(np.asarray(counts).max(initial=0))
+        trace.update(customdata=np.asarray(counts).astype(np.min_scalar_type(max(top, 1))), hovertemplate=hover)
+        del trace["hoverinfo"]
+    return trace
+
+
+def image_axes(layout: dict, refs) -> None:
+    """Axis settings of panels drawing a density image, in place: plotly.js turns an image's y axis upside
+    down and locks its aspect ratio by default; the density keeps y upwards and the panel's shape."""
+    for ref in refs:
+        for axis in ("xaxis", "yaxis"):
+            name = "xaxis" + ref["xaxis"][1:] if axis == "xaxis" else "yaxis" + ref["yaxis"][1:]
+            layout.setdefault(name, {}).update(autorange=True, **({"scaleanchor": False} if axis == "yaxis" else {}))
+
+
+def crowded(x, y, *, bins: int = CROWD_BINS, per_cell: int = CROWDED_CELL) -> bool:
+    """Whether points drawn at (x, y) would hide one another: more than half of them in marker-sized
+    cells (``bins`` x ``bins`` over their extent) holding more than ``per_cell`` points each.
+
+    The switch to the density drawing goes by this, not by a row count alone: 20,000 rows spread
+    thin stay points, 5,000 rows on a few piles become their density.
+
+    >>> rng = np.random.default_rng(0)
+    >>> piles = np.repeat([0.0, 10.0, 20.0], 2000) + rng.normal(scale=0.3, size=6000)
+    >>> crowded(piles, rng.normal(scale=0.3, size=6000)), crowded(rng.uniform(size=20_000), rng.uniform(size=20_000))
+    (True, False)
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    if x.size < CROWD_MIN_POINTS:
+        return False
+    counts, _, _ = density_counts(x, y, bins=bins)
+    full = counts[counts > per_cell].sum()
+    return bool(full > 0.5 * x.size)
 
 
 def density_note(n_rows: int, n_centers: int | None, bins: int = DENSITY_BINS) -> str:
@@ -105,24 +240,60 @@ def say_density(fig, note: str, *, one_line: bool = False) -> None:
     y axis then shows that row, not 200 rows of empty bins around it.
     """
     fig.update_layout(title=dict(subtitle=dict(text=note)), margin=dict(t=75))
-    heat = next((t for t in fig.data if t.type == "heatmap"), None)
-    if one_line and heat is not None:
-        full = np.flatnonzero(np.asarray(heat.z).any(axis=1))
-        if full.size:
-            lo = heat.y0 + (full.min() - 0.5) * heat.dy
-            hi = heat.y0 + (full.max() + 0.5) * heat.dy
-            fig.update_yaxes(range=[lo - (hi - lo), hi + (hi - lo)], showticklabels=False)
+    drawn = next((t for t in fig.data if t.type in ("image", "heatmap")), None)
+    if one_line and drawn is not None:
+        # the rows lie at y = 0: the one row of bins holding it
+        row = np.floor((0.0 - (drawn.y0 - drawn.dy / 2)) / drawn.dy)
+        lo = drawn.y0 + (row - 0.5) * drawn.dy
+        hi = drawn.y0 + (row + 0.5) * drawn.dy
+        fig.update_yaxes(range=[lo - (hi - lo), hi + (hi - lo)], showticklabels=False, autorange=False)
+
+
+def draws_density(fig) -> bool:
+    """Whether a row chart draws (some of) its rows as their density, not as points: the page then lets a
+    box or lasso select rows by their coordinates (:func:`rskpca.plotting.data_panels`).
+
+    >>> import plotly.graph_objects as go
+    >>> draws_density(go.Figure(go.Scatter(x=[1], y=[1])))
+    False
+    """
+    return any(t.name == "density" for t in fig.data)
+
+
+def centers_trace(A: np.ndarray, local, c_pos, c_w, ref: dict, *, dims: int, colour, rid, first: bool) -> dict:
+    """The shadow centers of one panel as small outlined markers sized by weight (:func:`center_sizes`),
+    filled with the colour of their row's class (white without a colour column), hover on their row and
+    weight. ``local``: the centers' positions among the panel's coordinates ``A``; ``c_pos`` among the n rows."""
+    marker = dict(size=center_sizes(c_w, dims=dims), color="rgba(255,255,255,0.9)", opacity=0.95, line=_CENTER_LINE)
+    if colour is not None and colour.continuous:
+        v = colour.values
+        marker.update(color=v[c_pos].astype(np.float32), colorscale="Viridis", cmin=float(np.nanmin(v)),
+                      cmax=float(np.nanmax(v)), showscale=False)
+    elif colour is not None:
+        # coloured by class as numbers on a stepped scale (no string per center on every redraw)
+        marker.update(class_color_marker(colour.codes[c_pos], colour.colors))
+    trace = dict(type="scattergl" if dims == 2 else "scatter3d", mode="markers", marker=marker,
+                 customdata=np.column_stack([rid[c_pos], c_w]).astype(np.float64),
+                 hovertemplate="shadow center: row %{customdata[0]}<br>weight %{customdata[1]}<extra></extra>",
+                 name="shadow centers", legendgroup="shadow centers", showlegend=first,
+                 x=A[local, 0].astype(np.float32), y=A[local, 1].astype(np.float32), **ref)
+    if dims == 3:
+        trace.update(x=A[local, 0], y=A[local, 1], z=A[local, 2])
+    return trace
 
 
 def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref: dict, *, dims: int, bins: int,
-                   centers, groups, y, rid, label_name: str, first: bool, selected, hover: str | None = None) -> int:
-    """Append one density panel's traces (2-D: the rows' histogram, the selection's, the centers; 3-D: the
-    centers) to ``traces``; returns how many centers it draws. ``hover``: a hover template for the rows'
-    histogram, whose bins then carry their counts (``%{customdata}``); None leaves the hover to the centers."""
-    if dims == 2:
+                   centers, colour, rid, first: bool, selected, hover: str | None = None,
+                   rows_drawn: bool = True) -> int:
+    """Append one density panel's traces (2-D: the rows' density in their colours, the selection's histogram,
+    the centers; 3-D: the centers) to ``traces``; returns how many centers it draws. ``pos``: the panel's
+    rows among the n (None: all); ``colour``: a Colouring of the n rows, or None. ``hover``: a hover
+    template for the density, whose bins then carry their counts (``%{customdata}``); None leaves the
+    hover to the centers. ``rows_drawn=False``: the centers only (over a panel that draws its rows as points)."""
+    if dims == 2 and rows_drawn:
         ranges = _padded_ranges([A], 2, pad=0.02)
-        counts, xb, yb = density_counts(A[:, 0], A[:, 1], bins=bins, ranges=ranges)
-        traces.append(_density_trace(counts, xb, yb, ref, scale=_DENSITY_SCALE, hover=hover))
+        rgba, counts, xb, yb = class_density(A[:, 0], A[:, 1], colour, rows=pos, bins=bins, ranges=ranges)
+        traces.append(_image_trace(rgba, counts, xb, yb, ref, hover=hover))
         if selected is not None and selected.size:
             mask = np.isin(panel_ids, selected)
             if mask.any():
@@ -141,22 +312,5 @@ def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref:
         local, c_pos, c_w = where[keep], c_pos[keep], c_w[keep]
     if local.size == 0:
         return 0
-    size = 5.0 + 13.0 * np.sqrt(c_w / c_w.max())
-    marker = dict(size=size.astype(np.float32), color=_CENTER_COLOR, opacity=0.9,
-                  line=dict(color="white", width=0.8))
-    hover = "shadow center: row %{customdata[0]}<br>weight %{customdata[1]}"
-    if groups is not None:
-        # coloured by class as numbers on a stepped scale (no string per center on every redraw)
-        codes = np.zeros(c_pos.size, dtype=np.int64)
-        for g, (_, mask) in enumerate(groups):
-            codes[mask[c_pos]] = g
-        marker.update(cyclic_color_marker(codes))
-    trace = dict(type="scattergl" if dims == 2 else "scatter3d", mode="markers", marker=marker,
-                 customdata=np.column_stack([rid[c_pos], c_w]).astype(np.float64),
-                 hovertemplate=hover + "<extra></extra>", name="shadow centers", legendgroup="shadow centers",
-                 showlegend=first, x=A[local, 0].astype(np.float32), y=A[local, 1].astype(np.float32), **ref)
-    if dims == 3:
-        marker["size"] = (marker["size"] * 0.6).astype(np.float32)
-        trace.update(x=A[local, 0], y=A[local, 1], z=A[local, 2])
-    traces.append(trace)
+    traces.append(centers_trace(A, local, c_pos, c_w, ref, dims=dims, colour=colour, rid=rid, first=first))
     return int(local.size)

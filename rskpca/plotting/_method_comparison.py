@@ -13,14 +13,17 @@ import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
-from rskpca.plotting._density_drawing import DENSITY_BINS, POINT_BUDGET, _density_panel, density_note
+from rskpca.plotting._colouring import colouring, marker_style, row_hover
+from rskpca.plotting._data_view import _ONE_POINT_COLOR, legend_key
+from rskpca.plotting._density_drawing import (DENSITY_BINS, POINT_BUDGET, _density_panel, crowded, density_note,
+                                              image_axes)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
 from rskpca.plotting._style import (
     PALETTE,
     _APPROX_SYMBOLS,
+    _check_len,
     _TITLE_FONT,
     _as_2d,
-    _class_groups,
     _integer_step,
     _log_axis,
     _padded_ranges,
@@ -64,18 +67,22 @@ def embedding_panels(embeddings: Mapping[str, np.ndarray], row_ids, rows: Mappin
 
 
 def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name: str = "label",
-                     row_ids=None, dims: int = 2, errors: Mapping[str, float] | None = None,
+                     continuous: bool | None = None, hover_data=None, row_ids=None, dims: int = 2,
+                     errors: Mapping[str, float] | None = None,
                      cols: int = 3, selected_rows=None, rows: Mapping[str, np.ndarray] | None = None,
                      centers=None, panel_notes: Mapping[str, str] | None = None,
                      max_points: int = POINT_BUDGET, bins: int = DENSITY_BINS) -> go.Figure:
     """Side-by-side embeddings of the same rows, one panel per method.
 
+    Rows are coloured by a column (:func:`rskpca.plotting.colouring`): one trace per class, grouped
+    across panels, so a legend click hides a class in every panel and a double click isolates it.
     Above ``max_points`` points in all (every panel together), a panel with more than its share
-    of them draws the density of its rows (a ``bins`` x ``bins`` histogram, :func:`density_counts`)
-    with the shadow centers on top, sized by weight and coloured by class, hover on the centers;
-    the figure's title says what is aggregated (:func:`density_note`). In 3-D such a panel draws
-    the centers only (the title says so). Selected rows in a density panel are drawn as a
-    histogram of their own, on top.
+    of them draws the density of its rows in the column's colours (:func:`class_density`), as does
+    a 2-D panel whose points would hide one another (:func:`crowded`); the figure's title says what
+    is aggregated (:func:`density_note`). In 3-D such a panel draws the centers only (the title
+    says so). Selected rows in a density panel are drawn as a histogram of their own, on top. The
+    shadow centers (``centers``) are small outlined markers over every 2-D panel, sized by weight
+    within a bounded range (:func:`center_sizes`), filled with their row's colour.
 
     Parameters
     ----------
@@ -83,9 +90,14 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
         Method label to its embedding (already aligned to a common frame), each with at least
         ``dims`` columns: of all n rows, or of the rows ``rows[label]``.
     y : array-like of shape (n,) or None
-        Colours: one colour per class for a label with few values, a
-        colour scale for a continuous one.
+        The column to colour by (the label, a feature, clusters): classes of any type and number,
+        or a colour scale for a continuous one.
     label_name : str, default="label"
+        Its name, for the legend and hover.
+    continuous : bool or None, default=None
+        Whether ``y`` is drawn on a colour scale; None decides (:func:`rskpca.plotting.colouring`).
+    hover_data : mapping of str to array-like of shape (n,), optional
+        More columns for the hover label (:func:`hover_columns`).
     row_ids : array-like of shape (n,) or None
         Original row numbers, shown on hover.
     dims : {2, 3}, default=2
@@ -102,7 +114,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
         positions among the n (sorted). Other panels embed all n.
     centers : (positions, weights) or None
         The shadow centers: their positions among the n rows and their weights, drawn over the
-        density panels.
+        2-D panels and in 3-D density panels; None draws none (the page's toggle).
     panel_notes : mapping of str to str, optional
         A line added to a panel's title (which rows it shows).
     max_points : int, default=POINT_BUDGET
@@ -121,7 +133,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     (4, 'Approx')
     >>> fig = embedding_figure({"Exact": Z, "Approx": -Z}, centers=([0, 5], [12.0, 8.0]), max_points=30)
     >>> [t.type for t in fig.data], fig.layout.title.text
-    (['heatmap', 'scattergl', 'heatmap', 'scattergl'], 'density of 20 rows in 200 x 200 bins; 2 shadow centers on top (sized by weight)')
+    (['image', 'scattergl', 'image', 'scattergl'], 'density of 20 rows in 200 x 200 bins; 2 shadow centers on top (sized by weight)')
     """
     if dims not in (2, 3):
         raise ValueError(f"dims must be 2 or 3; got {dims!r}.")
@@ -146,8 +158,10 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     k_panels = len(names)
     sizes = [A.shape[0] for A in arrays]
     total = sum(sizes)
-    # Above the point budget, the panels holding more than their share draw densities.
-    dense = [total > max_points and size > max_points // k_panels for size in sizes]
+    # Above the point budget, the panels holding more than their share draw densities; so does a 2-D panel
+    # whose points would hide one another (crowded).
+    dense = [(total > max_points and size > max_points // k_panels) or (dims == 2 and crowded(A[:, 0], A[:, 1]))
+             for size, A in zip(sizes, arrays)]
     # 3-D scenes two to a row: four in a row are too small to turn, their titles run together.
     ncols = min(cols if dims == 2 else 2, k_panels)
     nrows = int(np.ceil(k_panels / ncols))
@@ -161,18 +175,9 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     # not a fraction of the figure's height, which would squeeze many rows of panels between wide gaps.
     layout, refs = _subplot_grid(nrows, ncols, titles, horizontal_spacing=spacing, title_size=_TITLE_FONT,
                                  vertical_spacing=(100 if dims == 2 else 60) / height, scenes=dims == 3)
-    groups = None if y is None else _class_groups(y, n)
+    colour = None if y is None else colouring(_check_len(y, n, "y"), name=label_name, continuous=continuous)
+    hover_data = {k: _check_len(v, n, f"hover_data[{k!r}]") for k, v in (hover_data or {}).items()}
     label_name = user_text(label_name)
-    y_all = None if y is None else np.asarray(y)
-    # Numbers only in customdata (they travel as typed arrays, where strings are validated and sent
-    # one by one): a class trace names its class in its hover template, a continuous label travels
-    # as the second column.
-    continuous = y is not None and groups is None
-    if continuous:
-        custom_all = np.column_stack([rid, np.asarray(y, dtype=np.float64)])
-        hover = "row %{customdata[0]}<br>" + label_name + " %{customdata[1]}<extra></extra>"
-    else:
-        custom_all = rid.astype(np.float64)
     # WebGL by the points of all panels: they share one canvas, while SVG styles every point at every
     # redraw (``python tests/benchmarks/bench_latency.py --browser --trace`` measures the redraws).
     drawn_points = sum(size for size, d in zip(sizes, dense) if not d)
@@ -183,36 +188,53 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     # (``python tests/benchmarks/bench_latency.py --profile``).
     traces = []
     centers_shown = 0
+    in_legend = set()
     for p, (name, A, pos) in enumerate(zip(names, arrays, positions)):
         take = (lambda v: v) if pos is None else (lambda v, pos=pos: v[pos])
         if dense[p]:
             centers_shown = max(centers_shown, _density_panel(traces, A, pos, take(rid), refs[p], dims=dims, bins=bins,
-                                                              centers=centers, groups=groups, y=y_all, rid=rid,
-                                                              label_name=label_name, first=p == 0,
-                                                              selected=selected))
+                                                              centers=centers, colour=colour, rid=rid,
+                                                              first=not centers_shown, selected=selected))
             continue
-        custom = take(custom_all)
-        parts = groups if groups is not None else [(None, np.ones(n, dtype=bool))]
-        for g, (gname, mask_all) in enumerate(parts):
-            mask = take(mask_all)
-            marker = dict(size=4 if dims == 2 else 2.5, opacity=0.75)
-            if gname is not None:
-                marker["color"] = PALETTE[g % len(PALETTE)]
-            elif y is not None:
-                marker.update(color=np.asarray(take(y_all), dtype=np.float64), colorscale=get_colorscale("Viridis"),
-                              showscale=p == 0, colorbar=dict(title=dict(text=label_name), exponentformat="e"))
-            if not continuous:
-                hover = "row %{customdata}" + ("" if gname is None else f"<br>{label_name} {user_text(gname)}")
-                hover += "<extra></extra>"
-            trace = dict(type=scatter, mode="markers", marker=marker, customdata=custom[mask], hovertemplate=hover,
-                         name=user_text(gname) if gname is not None else name, legendgroup=gname or name,
-                         showlegend=gname is not None and p == 0, **refs[p])
+        style = marker_style(A.shape[0], dims=dims)
+        panel_ids = take(rid)
+        panel_hover = {k: take(v) for k, v in hover_data.items()}
+        if colour is None:
+            parts = [(None, np.ones(A.shape[0], dtype=bool), dict(color=_ONE_POINT_COLOR))]
+        elif colour.continuous:
+            v = colour.values
+            parts = [(None, np.ones(A.shape[0], dtype=bool),
+                      dict(color=take(v).astype(np.float32), colorscale=get_colorscale("Viridis"),
+                           cmin=float(np.nanmin(v)), cmax=float(np.nanmax(v)), showscale=p == 0,
+                           colorbar=dict(title=dict(text=label_name), exponentformat="e")))]
+        else:
+            codes = take(colour.codes)
+            parts = [(k, codes == k, dict(color=colour.colors[k], symbol=colour.symbols[k]))
+                     for k in range(len(colour.classes))]
+        for k, mask, marker in parts:
+            if not mask.any():
+                continue
+            custom, hover = row_hover(panel_ids[mask], colour, {c: v[mask] for c, v in panel_hover.items()},
+                                      class_index=k)
+            gname = name if k is None else user_text(colour.classes[k])
+            trace = dict(type=scatter, mode="markers", marker={**marker, **style}, customdata=custom,
+                         hovertemplate=hover, name=gname, legendgroup=gname,
+                         showlegend=k is not None and gname not in in_legend, **refs[p])
+            in_legend.add(gname)
             if dims == 2:
                 # float32 halves the base64 payload; the eye cannot tell the difference.
                 trace.update(x=A[mask, 0].astype(np.float32), y=A[mask, 1].astype(np.float32))
             else:
                 trace.update(x=A[mask, 0], y=A[mask, 1], z=A[mask, 2])
             traces.append(trace)
+        if centers is not None and dims == 2:
+            shown = _density_panel(traces, A, pos, panel_ids, refs[p], dims=2, bins=bins, centers=centers,
+                                   colour=colour, rid=rid, first=not centers_shown, selected=None, rows_drawn=False)
+            centers_shown = max(centers_shown, shown)
+    legend_only = colour is not None and not colour.continuous and not in_legend
+    if legend_only:
+        # every panel a density: the classes' colours as the chart's key (clicks off: they would hide no rows)
+        traces.extend(t.to_plotly_json() for t in legend_key(colour, refs[0]))
     axis_names = [f"component {i}" for i in (1, 2, 3)]
     if dims == 2:
         # Every panel names its horizontal axis; the first of each row its vertical one (the panels
@@ -236,6 +258,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                 camera=dict(eye=dict(x=1.6, y=1.6, z=1.3)))
     top = 60
     if any(dense):
+        image_axes(layout, [ref for ref, d in zip(refs, dense) if d] if dims == 2 else [])
         biggest = max(size for size, d in zip(sizes, dense) if d)
         note = (density_note(biggest, centers_shown, bins) if dims == 2 else
                 f"3-D draws the {centers_shown:,} shadow centers (sized by weight) of {biggest:,} rows; "
@@ -247,7 +270,8 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     # --browser --trace``).
     layout.update(height=height + (top - 60), margin=dict(l=70 if dims == 2 else 30, r=10, t=top, b=50),
                   # legend symbols at a readable size, not the 2.5-4 px of the points
-                  legend=dict(title=dict(text=label_name), itemsizing="constant"))
+                  legend=dict(title=dict(text=colour.legend_title if colour else label_name), itemsizing="constant",
+                              **(dict(itemclick=False, itemdoubleclick=False) if legend_only else {})))
     fig = go.Figure(dict(data=traces, layout=layout), _validate=False)
     return highlight_rows(fig, selected_rows)
 

@@ -303,29 +303,28 @@ def _row_ids(row_ids, n: int) -> np.ndarray:
     return np.arange(n) if row_ids is None else _check_len(row_ids, n, "row_ids")
 
 
-def cyclic_color_marker(codes) -> dict:
-    """Marker colours for integer codes (classes, shadow sets), cycling through :data:`PALETTE`.
+def class_color_marker(codes, colors) -> dict:
+    """Marker colours for integer codes 0..len(colors)-1 (classes), each its colour of ``colors``.
 
     The colours travel as small numbers (float32, base64 in the JSON) with a stepped colour
     scale, not as one colour string per point: plotly validates each string, a cost that grows
     with the points, and the JSON grows by about ten bytes per point.
 
+    >>> m = class_color_marker([0, 2], ["#000000", "#111111", "#222222"])
+    >>> m["color"].tolist(), m["cmax"], m["colorscale"][4]
+    ([0.0, 2.0], 3, [0.6666666666666666, '#222222'])
+    """
+    ncol = len(colors)
+    colorscale = [[edge, c] for i, c in enumerate(colors) for edge in (i / ncol, (i + 1) / ncol)]
+    return dict(color=np.asarray(codes).astype(np.float32), colorscale=colorscale, cmin=0, cmax=ncol)
+
+
+def cyclic_color_marker(codes) -> dict:
+    """Marker colours for integer codes (shadow sets), cycling through :data:`PALETTE` (:func:`class_color_marker`).
+
     >>> m = cyclic_color_marker([0, 1, 25])
     >>> m["color"].tolist(), m["cmin"], m["cmax"] == len(PALETTE)
     ([0.0, 1.0, 1.0], 0, True)
     """
-    ncol = len(PALETTE)
-    colorscale = [[edge, c] for i, c in enumerate(PALETTE) for edge in (i / ncol, (i + 1) / ncol)]
-    return dict(color=(np.asarray(codes) % ncol).astype(np.float32), colorscale=colorscale, cmin=0, cmax=ncol)
+    return class_color_marker(np.asarray(codes) % len(PALETTE), PALETTE)
 
-
-def _class_groups(y, n: int, max_classes: int = len(PALETTE)):
-    """``[(name, mask)]`` for a categorical label with few values, else None (continuous)."""
-    y = _check_len(y, n, "y")
-    values = np.unique(y.astype(str)) if y.dtype.kind in "OUSb" else np.unique(y)
-    if y.dtype.kind in "fc" and values.size > max_classes:
-        return None
-    if values.size > max_classes:
-        return None
-    ys = y.astype(str) if y.dtype.kind in "OUSb" else y
-    return [(str(v), ys == v) for v in values]
