@@ -88,6 +88,8 @@ KEYS = {
     "sp_alpha": 1.0,
     "sp_t": 1.0,
     "sp_clusters": 2,
+    "sp_affinity": "landmark",
+    "sp_budget": "auto",
 }
 
 #: Keys that depend on the columns of the current table (reset when it changes).
@@ -111,8 +113,10 @@ LINK_SIGMA = "_sigma_from_url"        # sigma came from a link that named the da
 LINK_PENDING = "_link_pending"        # {"name", "sigma"}: a link's upload that is not here yet
 LINK_NOTES = "_url_problems"          # what of the link was not applied, and why
 LINK_STANDARDIZE = "_link_standardize"  # the link's "std": to apply once its sample's column choices are set
+LINK_TABLE = "_link_table"            # {"data", "values", "selection"}: the link's column choices, for its table
 CV_REQUESTED = "_cv_requested"        # Kernelization: settings whose RSKPCA cross-validation was asked for
 SELECTION = "_selection"              # the linked selection {"table", "rows", "from", "fresh"} (rskpca.ui.selection)
+SELECTION_PENDING = "_selection_pending"  # a link's box or lasso {"table", "from", "regions"}, for its chart
 IMAGE_SHAPES = "_dn_shape"            # Denoise: {data digest: (height, width)} the user gave
 IMAGE_SHAPE_FOR = "_dn_shape_for"     # Denoise: the data set the shape widgets were set for
 GRID_ALLOWED = "_grid_allowed"        # {(digest, sigma, kernel)} whose work over the ell grid the user asked for
@@ -134,6 +138,8 @@ APP_KEYS = {
     LINK_READ: "the link was applied", LINK_SIGMA: "sigma came from the link",
     LINK_PENDING: "a link's upload not loaded yet", LINK_NOTES: "link settings not applied",
     LINK_STANDARDIZE: "the link's standardisation, to apply",
+    LINK_TABLE: "the link's column choices and selection, for the table it names",
+    SELECTION_PENDING: "a link's box or lasso, for the chart it was drawn on",
     CV_REQUESTED: "cross-validations asked for",
     SELECTION: "the rows selected in any chart",
     IMAGE_SHAPES: "image shapes given per data set", IMAGE_SHAPE_FOR: "the data the image shape is for",

@@ -23,7 +23,7 @@ from rskpca.ui.keys import DEFAULT_RANK, DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, RA
 from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_link, write_link
 from rskpca.ui.nav import sidebar_menu
 from rskpca.ui.heavy import HEAVY_ROWS
-from rskpca.ui.state import Settings, persist_widget_values, setting
+from rskpca.ui.state import Settings, persist_widget_values
 from rskpca.ui.tables import build_dataset, shown_title, shown_upload, source_title, table_id
 from rskpca.ui.widgets import LITTLE_REDUCTION, plain, show_error
 
@@ -182,8 +182,7 @@ def sidebar() -> Settings | None:
     ss = st.session_state
     sb = st.sidebar
     menu = sb.container()  # filled last: its links carry the settings this run ends with
-    for note in ss.pop(K.LINK_NOTES, []):
-        st.warning(plain(note), icon=":material/link:")
+    link_notes = st.container()  # filled once the data are loaded (the link's column choices are checked then)
 
     options = ([FILE] if file else []) + list(SAMPLES) + ([UPLOAD] if ss.get(K.UPLOADED) else [])
     if K.PENDING_SOURCE in ss:
@@ -197,6 +196,9 @@ def sidebar() -> Settings | None:
                  help="Bundled samples, the file the app was started with (rskpca app FILE), or the file you "
                       "uploaded on the Data page.")
     ds = build_dataset()
+    with link_notes:
+        for note in ss.pop(K.LINK_NOTES, []):
+            st.warning(plain(note), icon=":material/link:")
     if ss.get(K.DATA_ERROR):
         show_error(ss[K.DATA_ERROR] + ("" if ds is None else f"\nStill showing: {shown_title()}."))
     if ds is None:
@@ -227,9 +229,7 @@ def sidebar() -> Settings | None:
     selection.sync(table_id(), ds)
     up = shown_upload()
     name = up["name"] if up and shown == UPLOAD else file.name if file and shown == FILE else None
-    sidebar_menu(menu, write_link(data=data_param(shown, name), kernel=settings.kernel,
-                                  sigma=sigma, ell=settings.ell, r=settings.r, standardized=ds.standardized,
-                                  measured_rows=int(setting("bounds_max_exact"))))
+    sidebar_menu(menu, write_link(data=data_param(shown, name), sigma=sigma, standardized=ds.standardized))
     return settings
 
 

@@ -16,18 +16,20 @@ view shows.
 
 from __future__ import annotations
 
+import json
 from functools import partial
 
 import numpy as np
 import streamlit as st
 
 from rskpca.data.selected_rows import absorbing_centers, positions_of_rows, selected_rows_table
-from rskpca.plotting import rows_from_points, rows_in_regions
+from rskpca.plotting import rows_from_points, rows_in_regions, selection_regions
 from rskpca.ui import keys as K
 from rskpca.ui import tables
 from rskpca.ui.widgets import show_figure, show_table
 
-__all__ = ["rows", "sync", "clear", "show_selectable", "selected_table", "centers_table"]
+__all__ = ["rows", "sync", "clear", "show_selectable", "selected_table", "centers_table", "link_params", "link_values",
+           "restore_from_link", "rows_text", "rows_from_text", "LINK_MAX_ROWS"]
 
 #: How a selection is made, said under the charts that take one.
 HOW = ("Drag a box on a chart (or pick the lasso in its toolbar) to select rows: they are outlined in every "
@@ -70,7 +72,7 @@ def _on_select(chart_key: str, table_id: str, panels=None) -> None:
         selected = np.union1d(selected, rows_in_regions(selection, panels)).astype(np.int64)
     if selected.size:
         st.session_state[K.SELECTION] = {"table": table_id, "rows": selected.tolist(), "from": chart_key,
-                                             "fresh": True}
+                                             "fresh": True, "regions": selection_regions(selection)}
     elif (_stored() or {}).get("from") == chart_key:
         clear()
 
@@ -107,6 +109,7 @@ def show_selectable(fig, key: str, filename: str | None = None, *, panels=None) 
     the density of its rows: a box or lasso then selects every row whose coordinates fall in it,
     computed here from the region, not from the points drawn.
     """
+    _restore_region(fig, key, panels)
     show_figure(fig, key, filename, on_select=partial(_on_select, key, tables.table_id(), panels))
     sel = _stored()
     if sel is not None and sel.get("fresh"):
@@ -146,3 +149,134 @@ def centers_table(ds, shadow) -> None:
                "absorbed how many of the selected rows it holds.")
     show_table(table, key="selection_centers", filename="selection_centers",
                height=min(400, 38 + 35 * table.shape[0]))
+
+
+# --------------------------------------------------------------------------- the selection in the link
+
+#: Up to this many rows the link lists the selected rows; above, it holds the box or lasso that selected
+#: them (and the chart it was drawn on), which selects the same rows again on the same settings.
+LINK_MAX_ROWS = 200
+#: The link's parameters: the rows, or the chart and the regions drawn on it.
+_ROWS, _CHART, _REGIONS = "sel", "sel_chart", "sel_region"
+
+
+def rows_text(selected) -> str:
+    """Row numbers as runs, for the link.
+
+    >>> rows_text([3, 4, 5, 9, 11, 12])
+    '3-5,9,11-12'
+    """
+    runs, values = [], sorted(int(v) for v in selected)
+    start = prev = None
+    for v in values + [None]:
+        if v is not None and prev is not None and v == prev + 1:
+            prev = v
+            continue
+        if start is not None:
+            runs.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = v
+    return ",".join(runs)
+
+
+def rows_from_text(text: str) -> np.ndarray:
+    """:func:`rows_text` read back (raises ValueError on anything else).
+
+    >>> rows_from_text("3-5,9").tolist()
+    [3, 4, 5, 9]
+    """
+    out = []
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        a, b = int(first), int(last or first)
+        if a < 0 or b < a or b - a > 100_000_000:
+            raise ValueError(part)
+        out.append(np.arange(a, b + 1))
+    return np.unique(np.concatenate(out)).astype(np.int64) if out else np.array([], dtype=np.int64)
+
+
+def _region_text(regions) -> str:
+    return json.dumps([[r["kind"], r["xref"], [float(f"{v:.6g}") for v in r["x"]], [float(f"{v:.6g}") for v in r["y"]]]
+                       for r in regions], separators=(",", ":"))
+
+
+def link_params() -> dict:
+    """The selection's part of the link: ``sel`` (its rows) or ``sel_chart`` and ``sel_region``; {} for none."""
+    sel = _stored()
+    if not sel or not sel["rows"]:
+        return {}
+    if len(sel["rows"]) > LINK_MAX_ROWS and sel.get("regions"):
+        return {_CHART: sel["from"], _REGIONS: _region_text(sel["regions"])}
+    return {_ROWS: rows_text(sel["rows"])}
+
+
+def link_values(query_params) -> dict:
+    """The selection's parameters of a link (for :func:`restore_from_link` once its table is loaded)."""
+    return {name: query_params[name] for name in (_ROWS, _CHART, _REGIONS) if name in query_params}
+
+
+def restore_from_link(values: dict, table_key: str, n_rows: int) -> str | None:
+    """Select the link's rows in the table ``table_key`` of ``n_rows`` rows, or keep its box or lasso for
+    the chart it was drawn on (applied when that chart is drawn); what to say when it cannot be."""
+    if not values:
+        return None
+    if _ROWS in values:
+        try:
+            selected = rows_from_text(values[_ROWS])
+        except ValueError:
+            return f"Ignored sel={values[_ROWS]!r} from the link: not a list of row numbers."
+        outside = selected[selected >= n_rows]
+        selected = selected[selected < n_rows]
+        if selected.size:
+            st.session_state[K.SELECTION] = {"table": table_key, "rows": selected.tolist(), "from": "link",
+                                             "fresh": False}
+        if outside.size:
+            return (f"The link's selection names {outside.size} rows beyond the {n_rows:,} rows of the data "
+                    f"(row {int(outside[0])} and on): " + ("the other rows are selected." if selected.size else
+                                                           "nothing is selected."))
+        return None
+    try:
+        raw = json.loads(values.get(_REGIONS, ""))
+        regions = selection_regions({kind: [{"xref": xref, "x": x, "y": y} for k, xref, x, y in raw if k == kind]
+                                     for kind in ("box", "lasso")})
+    except (ValueError, TypeError):
+        regions = []
+    if not regions or _CHART not in values:
+        return f"Ignored the link's selection (sel_region={values.get(_REGIONS, '')!r}): not a box or lasso."
+    st.session_state[K.SELECTION_PENDING] = {"table": table_key, "from": values[_CHART], "regions": regions}
+    return None
+
+
+def _figure_panels(fig) -> dict:
+    """``{xref: (x, y, row_ids)}`` of a figure's 2-D point traces whose customdata starts with row numbers."""
+    found: dict = {}
+    for trace in fig.data:
+        if trace.type not in ("scatter", "scattergl") or trace.customdata is None or trace.x is None:
+            continue
+        custom = np.asarray(trace.customdata, dtype=object)
+        first = custom[:, 0] if custom.ndim == 2 else custom.ravel()
+        try:
+            ids = np.asarray(first, dtype=np.float64)
+        except (TypeError, ValueError):
+            continue
+        xs, ys, rs = found.setdefault(trace.xaxis or "x", ([], [], []))
+        xs.append(np.asarray(trace.x, dtype=np.float64))
+        ys.append(np.asarray(trace.y, dtype=np.float64))
+        rs.append(ids.astype(np.int64))
+    return {ax: tuple(np.concatenate(part) for part in parts) for ax, parts in found.items()}
+
+
+def _restore_region(fig, key: str, panels) -> None:
+    """Select the rows inside a link's box or lasso, when the chart it was drawn on is drawn (same settings,
+    same rows); the page then reruns so that every chart shows them."""
+    pending = st.session_state.get(K.SELECTION_PENDING)
+    if not pending or pending["from"] != key:
+        return
+    st.session_state.pop(K.SELECTION_PENDING)
+    if pending["table"] != tables.table_id():
+        return
+    regions = {kind: [r for r in pending["regions"] if r["kind"] == kind] for kind in ("box", "lasso")}
+    selected = rows_in_regions(regions, panels if panels else _figure_panels(fig))
+    if selected.size:
+        st.session_state[K.SELECTION] = {"table": pending["table"], "rows": selected.tolist(), "from": key,
+                                         "fresh": False, "regions": pending["regions"]}
+        st.rerun()

@@ -22,6 +22,7 @@ from streamlit.errors import StreamlitAPIException
 from rskpca.data.datasets import Dataset
 from rskpca.ui import keys as K
 from rskpca.ui.keys import KEYS
+from rskpca.ui.link import refresh_link
 
 __all__ = ["Settings", "setting", "fragment", "persist_widget_values", "row_choice", "cv_requested",
            "request_cv", "timing_round", "next_timing_round"]
@@ -124,6 +125,7 @@ def fragment(body):
                 _keep_widget_values()
                 ss[K.KEPT_FRESH] = ss.get(K.KEPT_FRESH, set()) | changed
                 _assign_kept_values_outside_the_fragment(kept)
+                refresh_link()  # the sidebar, which writes the link, does not run in a fragment's run
 
     return st.fragment(run)
 

@@ -21,6 +21,7 @@ from rskpca.ui import compute
 from rskpca.ui import keys as K
 from rskpca.ui.app_file import FILE, app_file, file_key, file_table, file_title
 from rskpca.ui.keys import NO_LABEL, UPLOAD
+from rskpca.ui import link
 
 __all__ = ["accept_upload", "handle_upload", "current_table", "build_dataset", "column_options",
            "table_not_in_use", "upload_error", "table_id", "shown_upload", "shown_title", "source_title"]
@@ -147,6 +148,7 @@ def build_dataset():
             ss["label_column"] = guess_label_column(df) or NO_LABEL
             ss["standardize"] = bool(source_key.startswith("sample:") and
                                      source_key[7:] in ("wine", "breast_cancer"))
+            link.apply_table_link(ss["source"], source_key, df)  # a link's column choices, once its table is here
         if K.LINK_STANDARDIZE in ss and source_key.startswith("sample:"):
             ss["standardize"] = ss.pop(K.LINK_STANDARDIZE)
         label = ss.get("label_column")

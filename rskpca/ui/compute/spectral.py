@@ -41,6 +41,11 @@ __all__ = ["SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "
 #: The page's methods: key -> what the page calls it.
 SPECTRAL_METHODS = {"diffusion": "Diffusion map", "eigenmaps": "Laplacian eigenmaps",
                     "clustering": "Spectral clustering"}
+#: The affinities between centers (and rows) the page offers, as the estimators name them.
+AFFINITIES = {"landmark": "rows to their nearest centers (LSC / U-SPEC)", "local_scaling": "local scaling (self-tuning)",
+              "gaussian": "Gaussian, one global sigma"}
+#: The center budget: "auto" the estimators' default, "ell" the sidebar's ell (no budget), or at most this many.
+CENTER_BUDGETS = ("auto", "ell", 500, 1000, 2000, 5000)
 #: The exact method (every row a center) solves an n x n problem: on at most this many rows (its kernel
 #: matrix is 72 MB at 3,000 rows and ARPACK takes about a second; at pendigits' 10,992 it would be 1 GB).
 SPECTRAL_EXACT_MAX_ROWS = 3000
