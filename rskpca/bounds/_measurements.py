@@ -23,8 +23,8 @@ from numbers import Integral
 import numpy as np
 from scipy.linalg import eigh, eigvalsh
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
-from sklearn.utils import check_random_state
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import RadialKernel, get_kernel, kernel_matrix
@@ -258,7 +258,7 @@ def prepare_sample(X, shadow, *, sigma, kernel, max_exact, random_state) -> Samp
     n = X.shape[0]
     rows = np.arange(n)
     if n > max_exact:
-        rows = np.sort(check_random_state(random_state).choice(n, size=max_exact, replace=False))
+        rows = uniform_rows(n, max_exact, random_state)
     used, local_labels = np.unique(shadow.labels[rows], return_inverse=True)
     # Every row's residual in H (O(n)): the a-posteriori values of Theorems 5.1-5.3 use all n of them.
     residuals = np.sqrt(2.0 * kern.kappa * kappa_minus_phi(kern, (dist / sigma) ** kern.p))

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import eigvalsh
-from sklearn.utils import check_random_state
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.bounds._measurements import check_int, prepare_sample
 from rskpca.bounds._closed_form import BoundValue
 from rskpca.bounds._theorem_values import _eigenvalues, _hs, _mmd, _projection
@@ -256,7 +256,7 @@ def eigengap(X, *, sigma: float, kernel="gaussian", n_components=5, max_exact=40
     max_exact = check_int(max_exact, "max_exact", 1)
     n = X.shape[0]
     if n > max_exact:
-        X = X[np.sort(check_random_state(random_state).choice(n, size=max_exact, replace=False))]
+        X = X[uniform_rows(n, max_exact, random_state)]
     if D > X.shape[0]:
         return 0.0
     X = X - X.mean(axis=0)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import qr
 
+from rskpca.core.row_draws import uniform_rows
+
 __all__ = ["block_krylov", "block_width", "pivoted_start", "START_PIVOTS_PER_COLUMN"]
 
 #: Pivots of :func:`pivoted_start` per column of the Krylov block: a start read off the
@@ -43,7 +45,7 @@ def block_krylov(op, k, rng, *, tol_of, hopeless=None, max_steps=12, start=None,
     # of them) are never touched, so their pages are never faulted in.
     B, AB = np.zeros((m, width), order="F"), np.empty((m, width), order="F")
     if start is None:
-        cols = np.sort(rng.choice(m, size=b, replace=False))
+        cols = uniform_rows(m, b, rng)
         B[cols, np.arange(b)] = 1.0
         AB[:, :b] = op.columns(cols)
     else:

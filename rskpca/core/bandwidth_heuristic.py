@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.validation import check_positive
 from rskpca.core.radial_kernels import squared_distances
 
@@ -31,7 +32,7 @@ def median_heuristic(X, *, max_samples: int = 1000, random_state=0) -> float:
     n = X.shape[0]
     if n > max_samples:  # index before converting: a lazy (dask) X only reads the sampled rows
         rng = np.random.default_rng(random_state)
-        X = X[np.sort(rng.choice(n, size=max_samples, replace=False))]
+        X = X[uniform_rows(n, max_samples, rng)]
     X = np.asarray(X, dtype=np.float64)
     D2 = squared_distances(X, X)
     iu = np.triu_indices(X.shape[0], k=1)

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
 
@@ -81,7 +82,7 @@ def uniform_rsde(X, m: int, *, random_state=None, return_indices: bool = False):
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
     m = _check_m(m, n)
-    idx = np.sort(check_random_state(random_state).choice(n, size=m, replace=False))
+    idx = uniform_rows(n, m, random_state)
     if return_indices:
         return X[idx].copy(), np.full(m, n / m), idx
     return X[idx].copy(), np.full(m, n / m)
@@ -101,7 +102,7 @@ def herding_rsde(X, m: int, *, sigma: float, kernel: str = "gaussian", random_st
     n = X.shape[0]
     m = _check_m(m, n)
     rng = check_random_state(random_state)
-    rows = np.arange(n) if n <= max_candidates else np.sort(rng.choice(n, max_candidates, replace=False))
+    rows = np.arange(n) if n <= max_candidates else uniform_rows(n, max_candidates, rng)
     cand = X[rows]
     mean_embedding = kernel_row_means(cand, X, sigma=sigma, kernel=kernel)
     running = np.zeros(cand.shape[0])

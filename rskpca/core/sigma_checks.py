@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from rskpca.core.radial_kernels import get_kernel, squared_distances
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.threads import map_row_blocks
 from rskpca.core.validation import check_positive, column_extremes
 
@@ -100,7 +101,7 @@ def neighbour_distance(arr: np.ndarray, *, max_rows: int = 1000, random_state=0)
         raise ValueError(f"the distance to the nearest other row needs at least 2 rows; got {n}.")
     if n > _TREE_MAX_ROWS:  # each asking row is compared with every row: a budget of pairs, not of rows
         max_rows = min(max_rows, max(_MIN_ASKING_ROWS, _PAIR_BUDGET // n))
-    rows = np.random.default_rng(random_state).choice(n, size=min(max_rows, n), replace=False)
+    rows = uniform_rows(n, min(max_rows, n), np.random.default_rng(random_state))  # a median: order is moot
     if n <= _TREE_MAX_ROWS:
         dist, _ = NearestNeighbors(n_neighbors=2).fit(arr).kneighbors(arr[rows])
         return float(np.median(dist[:, 1]))

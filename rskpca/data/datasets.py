@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.validation import MIN_SPREAD, column_extremes, overflowing_columns, underflowing_spread
 from rskpca.data.input_columns import (NEEDS_NUMBERS, _example_bad_value, column_summary, guess_label_column, numeric_columns,
                                  stray_text_as_missing, stray_text_cells)
@@ -204,7 +205,7 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 2:
             raise DataError(f"The row cap must be an integer of at least 2; got {max_rows!r}.")
         if len(X) > max_rows:
-            keep = np.sort(np.random.default_rng(random_state).choice(len(X), size=int(max_rows), replace=False))
+            keep = uniform_rows(len(X), max_rows, np.random.default_rng(random_state))
             notes.append(f"Kept a random sample of {max_rows} of {len(X)} rows (seed {random_state}).")
             X, row_ids, table = X[keep], row_ids[keep], table.iloc[keep]
     if len(X) < 2:

@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.decomposition.base import (
     COMMON_CONSTRAINTS,
     _EIGEN,
@@ -196,7 +197,7 @@ class NystromKPCA(_NystromBase):
 
     def _landmarks(self, X, rng):
         m = m_from_shadow(self, X)
-        idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
+        idx = uniform_rows(X.shape[0], m, rng)
         self.landmark_indices_ = idx
         return X[idx].copy(), np.full(m, X.shape[0] / m)
 

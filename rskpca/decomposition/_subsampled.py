@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import _fit_context
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.decomposition.base import _M_OR_ELL, m_from_shadow
 from rskpca.decomposition._reduced_set import _WeightedCentersKPCA
 
@@ -87,7 +88,7 @@ class SubsampledKPCA(_WeightedCentersKPCA):
 
     def _centers_and_weights(self, X, rng):
         m = m_from_shadow(self, X)
-        idx = np.sort(rng.choice(X.shape[0], size=m, replace=False))
+        idx = uniform_rows(X.shape[0], m, rng)
         self.center_indices_ = idx
         return np.asarray(X[idx], dtype=np.float64), np.ones(m)
 
