@@ -52,8 +52,17 @@ def _check_kernel_budget(m: int) -> None:
 
 def check_n_components(est, m: int, what: str) -> None:
     """A ``ValueError`` in the user's words (rank r, sigma, ell, m) if ``n_components > m``."""
-    r = est.n_components
-    if r is None or r <= m:
+    check_rank(est, est.n_components, m, what)
+
+
+def check_rank(est, asked, m: int, what: str, *, parameter: str = "n_components") -> None:
+    """The one rank check: a ``ValueError`` in the user's words if ``asked > m`` (None asks for nothing).
+
+    ``parameter`` names what was asked: ``"n_components"`` (kernel PCA on m points has at most m
+    components) or ``"n_clusters"`` (k clusters need k centers). The message says where m came
+    from (the shadow at sigma and ell, or m asked) and what to change.
+    """
+    if asked is None or asked <= m:
         return
     if what == "training points":
         size, source, fix = f"n={m}", "", "pass more rows"
@@ -65,11 +74,14 @@ def check_n_components(est, m: int, what: str) -> None:
             fix += ", or give a larger m"
     else:
         size, source, fix = f"m={m}", f" (m={est.m} asked)", "raise m"
-    raise ValueError(
-        f"n_components={r} (the rank r) exceeds the number of {what} {size}{source}: kernel PCA "
-        f"on {m} {what} has at most {m} components ({max(m - 1, 0)} informative ones when "
-        f"centered). Lower n_components to at most {m}, or {fix}."
-    )
+    if parameter == "n_components":
+        head = f"n_components={asked} (the rank r)"
+        why = (f"kernel PCA on {m} {what} has at most {m} components ({max(m - 1, 0)} informative ones when "
+               "centered)")
+    else:
+        head, why = f"{parameter}={asked}", f"{asked} clusters need at least {asked} {what}"
+    raise ValueError(f"{head} exceeds the number of {what} {size}{source}: {why}. Lower {parameter} to at most "
+                     f"{m}, or {fix}.")
 
 
 class KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -84,7 +96,7 @@ class KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             check_distance_range(arr, extremes=extremes)
             check_not_constant(arr, extremes=extremes)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
-        self.sigma_ = resolve_sigma(self.sigma, X, self.random_state)
+        self.sigma_ = resolve_sigma(self.sigma, X)
         if extremes is not None:
             check_kernel_spread(X, self.sigma_, power=get_kernel(self.kernel).p, extremes=extremes)
         return X
