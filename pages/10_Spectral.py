@@ -9,7 +9,8 @@ from rskpca.ui import (compute, download_csv, reduction_note, selection, setting
                        start_page, warn_if_kernel_is_identity)
 from rskpca.ui.compute import spectral as sp
 from rskpca.ui.compute.all_rows_fits import ALL_ROWS_ASK_S, embedding_cost_message
-from rskpca.ui.spectral import last_good, remember_good
+from rskpca.evaluation.clustering_scores import matched_labels
+from rskpca.ui.spectral import last_good, remember_good, show_cluster_table
 
 settings = start_page("Spectral methods on the shadow")
 ds = settings.dataset
@@ -128,17 +129,22 @@ def _value(x, fmt="{:.3g}"):
 
 
 rows = f"on all n = {n} rows"
+scored = scored_exact = None
 if clustering:
-    ari_reduced = sp.ari(y, reduced.clusters)
-    ari_exact = None if exact is None else sp.ari(y, exact.clusters)
-    no_label = "no label column" if y is None else "the label is not a class label"
-    cols[1].metric("ARI vs label, reduced set", _value(ari_reduced), rows, delta_color="off", delta_arrow="off",
-                   help="Adjusted Rand index of the clusters against the data's label column (1: the same partition, "
-                        "0: chance)." + ("" if ari_reduced is not None else f" n/a: {no_label}."))
-    cols[2].metric("ARI vs label, exact", _value(ari_exact), rows, delta_color="off", delta_arrow="off",
-                   help="n/a: " + (skip or no_label) if ari_exact is None else "The exact method's clusters.")
-    cols[3].metric("ARI reduced vs exact", _value(cmp["cluster_ari"]), rows, delta_color="off", delta_arrow="off",
-                   help="Agreement of the two clusterings (1: the same partition)." if exact is not None else skip)
+    unscored = sp.label_problem(y)
+    scored = sp.label_scores(y, reduced.clusters)
+    scored_exact = None if exact is None else sp.label_scores(y, exact.clusters)
+    on_rows = rows if scored is None or scored.rows == n else f"on the {scored.rows:,} rows with a label"
+    for col, name, what in ((cols[1], "NMI", "Normalized mutual information (0: independent, 1: the same partition)"),
+                            (cols[2], "CA", "Clustering accuracy: the share of rows whose cluster, matched one-to-one "
+                                            "to a class (Hungarian matching), is their class"),
+                            (cols[3], "ARI", "Adjusted Rand index (0: chance, 1: the same partition)")):
+        value = None if scored is None else scored.scores.as_dict()[name]
+        exact_value = None if scored_exact is None else scored_exact.scores.as_dict()[name]
+        col.metric(f"{name} vs label, reduced set", _value(value), on_rows, delta_color="off", delta_arrow="off",
+                   help=f"{what}, of the clusters against the label column {label_name!r}."
+                        + (f" n/a: {unscored}." if value is None else "")
+                        + ("" if exact_value is None else f" The exact method's: {exact_value:.3g}."))
 else:
     cols[1].metric("rows embedded", n if embedded else 0, "every row, through the m centers" if embedded else
                    f"of {n}: waiting for your go-ahead (above)", delta_color="off", delta_arrow="off")
@@ -159,22 +165,37 @@ if clustering:
     coords = ds.X if flat else compute.principal_axes(ds.digest, ds.X)[0]
     titles = [str(f) for f in ds.feature_names] if flat else ("PC1", "PC2")
     views = st.columns(2) if exact is not None else [st.container()]
+    hover = plots.hover_columns(ds.X, ds.feature_names, label=y, label_name=label_name)
     with views[0]:
         selection.show_selectable(plots.data_figure(
-            coords, y=reduced.clusters + 1, label_name="cluster", row_ids=ds.row_ids, axis_titles=titles,
-            selected_rows=selection.rows(), title=f"Clusters on the data: {reduced_name}"),
+            coords, y=reduced.clusters + 1, label_name="cluster", continuous=False, row_ids=ds.row_ids,
+            hover_data=hover, axis_titles=titles, selected_rows=selection.rows(),
+            title=f"Clusters on the data: {reduced_name}"),
             key="sp_cluster_view", filename="spectral_clusters")
     if exact is not None:
         with views[1]:
             selection.show_selectable(plots.data_figure(
-                coords, y=sp.matched_labels(reduced.clusters, exact.clusters) + 1, label_name="cluster",
-                row_ids=ds.row_ids, axis_titles=titles, selected_rows=selection.rows(),
+                coords, y=matched_labels(reduced.clusters, exact.clusters) + 1, label_name="cluster",
+                continuous=False, row_ids=ds.row_ids, hover_data=hover, axis_titles=titles,
+                selected_rows=selection.rows(),
                 title=f"Clusters on the data: {exact_name}"), key="sp_exact_cluster_view",
                 filename="spectral_exact_clusters")
     st.caption(("The data on its first two principal axes. " if not flat else "")
                + "Each row takes the cluster of its shadow center."
                + (" The exact clusters are renumbered to match the reduced ones, so one cluster has one colour in "
                   "both views." if exact is not None else ""))
+    scores = {"reduced set": scored, "exact (every row a center)": scored_exact}
+    table = sp.scores_table(scores, agreement=cmp["cluster_ari"])
+    if table is not None:
+        st.subheader("Clusters against the label")
+        show_table(table, key="sp_scores", filename="spectral_scores")
+        show_cluster_table(scored.table, key="sp_cluster_label", filename="spectral_clusters_by_label")
+        st.caption(f"Rows of each cluster (reduced set) in each class of {label_name!r}, shaded by the share of the "
+                   "cluster's rows; clusters matched one-to-one to classes (as for CA) come first, so the matched "
+                   "counts run down the diagonal." + ("" if scored.rows == n else
+                                                      f" Rows without a label ({n - scored.rows:,}) are left out."))
+    else:
+        st.caption(f"Clusters are not scored against the label: {sp.label_problem(y)}.")
 
 if embedded:
     panels = {reduced_name: cmp["embedding"]}
@@ -182,7 +203,10 @@ if embedded:
         panels[exact_name] = exact.embedding
     color, color_name = (reduced.clusters + 1, "cluster") if clustering else (y, label_name)
     errors = None if cmp["alignment_error"] is None else {reduced_name: cmp["alignment_error"]}
-    selection.show_selectable(plots.embedding_figure(panels, y=color, label_name=color_name, row_ids=ds.row_ids,
+    selection.show_selectable(plots.embedding_figure(panels, y=color, label_name=color_name,
+                                                     continuous=False if clustering else None, row_ids=ds.row_ids,
+                                                     hover_data=plots.hover_columns(ds.X, ds.feature_names, label=y,
+                                                                                    label_name=label_name),
                                                      errors=errors, selected_rows=selection.rows()),
                               key="sp_embedding", filename=f"spectral_{request.method}_embedding")
 if request.method == "diffusion":
@@ -190,8 +214,9 @@ if request.method == "diffusion":
 elif request.method == "eigenmaps":
     what = "Laplacian eigenmaps (the random-walk eigenvectors psi)"
 else:
-    what = (f"the eigenvectors k-means clusters (its first k - 1 = {request.n_clusters - 1}; two are drawn at "
-            "k = 2)")
+    k = request.n_clusters
+    what = ("the eigenvector k-means clusters at k = 2 (the next one drawn beside it)" if k == 2 else
+            f"the first two of the {k - 1} eigenvectors k-means clusters")
 st.caption((f"Every one of the {n} rows, in {what}, components 1 and 2." if embedded else
             f"The embedding of every one of the {n} rows, in {what}, waits for your go-ahead (above).")
            + (" The reduced-set embedding is drawn after the least-squares map onto the exact one "

@@ -86,8 +86,12 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
     assert chart_keys(at) == ["sp_cluster_view", "sp_exact_cluster_view", "sp_embedding", "sp_eigenvalues"]
     view = chart_specs(at)[0]
     assert [t["name"] for t in view["data"]] == ["1", "2"]  # k = 2 clusters on the data view
-    assert float(_metric(at, "ARI vs label, reduced set")) > 0.95
-    assert float(_metric(at, "ARI reduced vs exact")) > 0.95
+    assert "label" in view["data"][0]["hovertemplate"]  # hover gives each row's label beside its cluster
+    for score in ("NMI", "CA", "ARI"):
+        assert float(_metric(at, f"{score} vs label, reduced set")) > 0.95, score
+    scores = next(df.value for df in at.dataframe if "CA" in df.value.columns)
+    assert scores["clusters"].tolist() == ["reduced set", "exact (every row a center)"]
+    assert scores["ARI vs the reduced set"].iloc[1] > 0.95 and (scores["rows scored"] == 1000).all()
     # every number says the rows it was computed on
     deltas = {m.label: m.delta for m in at.main.get("metric")}
     assert deltas["shadow centers m"] == "34.1% of all n = 1000 rows"
@@ -111,8 +115,32 @@ def test_too_many_clusters_is_a_message_and_the_last_good_result_stays():
     at.slider(key="ell").set_value(10.0).run()
     _ok(at, "ell = 10")
     assert not _errors(at)
-    (points,) = chart_specs(at)[0]["data"]  # more clusters than colours: a colour scale over 1..60
-    assert np.unique(_array(points["marker"]["color"])).tolist() == list(range(1, 61))
+    # clusters are categories, never a colour scale: one trace (a legend entry) per cluster
+    assert [t["name"] for t in chart_specs(at)[0]["data"]] == [str(c) for c in range(1, 61)]
+
+
+def test_a_text_label_of_26_classes_is_scored_with_nmi_ca_ari_and_a_cluster_by_label_table():
+    """Issue 38: 26 letters as the label (25+ classes crashed the page); the clusters are scored against them."""
+    rng = np.random.default_rng(0)
+    letters = np.array([chr(ord("A") + i) for i in range(26)])
+    centers = rng.normal(0, 6, size=(26, 4))
+    codes = rng.integers(0, 26, size=520)
+    X = np.rint(centers[codes] + rng.normal(size=(520, 4)))  # integer-valued, with ties
+    rows = "\n".join(",".join(f"{v:g}" for v in x) + f",{letters[c]}" for x, c in zip(X, codes))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/1_Data.py").run()
+    at.file_uploader(key="uploader").set_value(("letters.csv", ("a,b,c,d,letter\n" + rows).encode(), "text/csv")).run()
+    at.switch_page(PAGE).run()
+    at.radio(key="sp_method").set_value("clustering").run()
+    at.number_input(key="sp_clusters").set_value(26).run()
+    _ok(at, "26 letters")
+    assert not _errors(at)
+    for score in ("NMI", "CA", "ARI"):
+        assert 0.3 < float(_metric(at, f"{score} vs label, reduced set")) <= 1.0, score
+    table = next(df.value for df in at.dataframe if "A" in df.value.columns)
+    assert table.shape == (26, 26) and table.to_numpy().sum() == 520
+    # the view keeps 26 clusters apart: one legend entry each
+    assert len(chart_specs(at)[0]["data"]) == 26
 
 
 def test_a_rank_the_centers_cannot_give_is_a_message_in_the_sidebars_words():
@@ -157,16 +185,14 @@ def test_the_learn_page_explains_the_extension_and_links_to_the_page():
 # ---------------------------------------------------------------------------
 
 
-def test_matched_labels_renames_clusters_to_the_reference_and_keeps_extra_ones_apart():
-    assert sp.matched_labels([0, 0, 1, 1], [1, 1, 0, 0]).tolist() == [0, 0, 1, 1]
-    out = sp.matched_labels([0, 0, 0, 1], [3, 3, 5, 7])
-    assert out[0] == out[1] == 0 and out[3] == 1 and out[2] not in (0, 1)
-
-
-def test_ari_needs_a_class_label():
-    assert sp.ari(None, [0, 1]) is None
-    assert sp.ari(np.linspace(0, 1, sp.MAX_LABEL_CLASSES + 1), np.zeros(sp.MAX_LABEL_CLASSES + 1)) is None
-    assert sp.ari(np.array(["a", "a", "b"]), [1, 1, 0]) == 1.0
+def test_clusters_are_scored_against_a_class_label_only():
+    assert sp.label_problem(None) == "no label column"
+    assert "distinct numbers" in sp.label_problem(np.linspace(0, 1, sp.MAX_LABEL_CLASSES + 1))
+    assert sp.label_scores(np.linspace(0, 1, 500), np.zeros(500, dtype=int)) is None
+    assert sp.label_problem(np.array([None, None], dtype=object)) == "every label is missing"
+    found = sp.label_scores(np.array(["a", "a", "b", np.nan], dtype=object), np.array([1, 1, 0, 0]))
+    assert found.rows == 3 and found.scores.as_dict() == {"NMI": 1.0, "CA": 1.0, "ARI": 1.0}
+    assert found.table.index.tolist() == [2, 1]  # numbered from 1 as drawn, matched to "a" then "b"
 
 
 def test_exact_fit_is_every_row_a_center_and_the_reduced_fit_embeds_every_row():

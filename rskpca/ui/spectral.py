@@ -1,4 +1,5 @@
-"""The Spectral page's session: the last settings whose fit succeeded, shown again when new ones cannot be fitted.
+"""The Spectral page's session and tables: the last settings whose fit succeeded, shown again when new ones
+cannot be fitted; the cluster x label table as a heat map.
 
 A bad setting (more clusters than shadow centers, a rank the centers cannot give) is said on the page,
 and the page goes on showing the last good result for the same data instead of going blank, as the
@@ -7,11 +8,14 @@ sidebar keeps the last usable sigma.
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from rskpca.ui import keys as K
+from rskpca.ui.widgets import download_csv
 
-__all__ = ["remember_good", "last_good"]
+__all__ = ["remember_good", "last_good", "heat_colours", "show_cluster_table"]
 
 
 def remember_good(digest: str, request) -> None:
@@ -23,3 +27,29 @@ def last_good(digest: str):
     """The last request fitted on the data of ``digest``, or None."""
     kept = st.session_state.get(K.SPECTRAL_GOOD)
     return kept[1] if kept and kept[0] == digest else None
+
+
+def heat_colours(table: pd.DataFrame) -> pd.DataFrame:
+    """CSS backgrounds for the cluster x label table: each cell shaded by its share of its cluster's rows,
+    so the classes a cluster holds stand out whatever the cluster's size.
+
+    >>> heat_colours(pd.DataFrame([[3, 1], [0, 0]])).iloc[0].tolist()
+    ['background-color: rgba(59, 91, 219, 0.75)', 'background-color: rgba(59, 91, 219, 0.25)']
+    """
+    values = table.to_numpy(dtype=np.float64)
+    share = values / np.maximum(values.sum(axis=1, keepdims=True), 1.0)
+    # the theme's primary colour (.streamlit/config.toml), its alpha the share
+    css = np.vectorize(lambda a: f"background-color: rgba(59, 91, 219, {a:.2f})")(share)
+    return pd.DataFrame(css, index=table.index, columns=table.columns)
+
+
+def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> None:
+    """The cluster x label table (:func:`rskpca.evaluation.clustering_scores.cluster_class_table`) as a heat
+    map of counts, the matched class of each cluster on the diagonal, with a CSV download. Class names
+    are shown as text (they are the user's)."""
+    shown = table.copy()
+    shown.columns = [str(c) for c in shown.columns]
+    shown.index = [f"cluster {c}" for c in shown.index]
+    st.dataframe(shown.style.apply(heat_colours, axis=None), key=key, width="stretch",
+                 height=min(420, 38 + 35 * shown.shape[0]))
+    download_csv(lambda: table.reset_index(), key=key, filename=filename)

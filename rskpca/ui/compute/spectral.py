@@ -21,13 +21,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 import streamlit as st
-from scipy.optimize import linear_sum_assignment
-from sklearn.metrics import adjusted_rand_score
 
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.core.metrics import align, alignment_error
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import transform_in_blocks
+from rskpca.evaluation.clustering_scores import ClusteringScores, cluster_class_table, clustering_scores, matched_labels
 from rskpca.evaluation.units import bytes_text
 from rskpca.plotting import shadow_centers_text
 from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store, with_progress
@@ -35,7 +34,7 @@ from rskpca.ui.compute.shadow_cache import shadow
 
 __all__ = ["SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "SpectralFit", "SpectralRequest",
            "rank_problem", "exact_skip_reason", "embedding_seconds", "stored_reduced_fit", "reduced_fit", "centers_fit",
-           "exact_fit", "matched_labels", "ari",
+           "exact_fit", "LabelScores", "label_problem", "label_scores", "scores_table",
            "comparison", "eigenvalue_table", "rows_table"]
 
 #: The page's methods: key -> what the page calls it.
@@ -49,7 +48,7 @@ CENTER_BUDGETS = ("auto", "ell", 500, 1000, 2000, 5000)
 #: The exact method (every row a center) solves an n x n problem: on at most this many rows (its kernel
 #: matrix is 72 MB at 3,000 rows and ARPACK takes about a second; at pendigits' 10,992 it would be 1 GB).
 SPECTRAL_EXACT_MAX_ROWS = 3000
-#: The ARI against the label column is computed when the label has at most this many values (a class).
+#: Clusters are scored against a numeric label with at most this many distinct values (more: a measurement).
 MAX_LABEL_CLASSES = 100
 #: k-means and ARPACK start from this seed: the same settings give the same clusters on every rerun.
 SEED = 0
@@ -238,34 +237,73 @@ def exact_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> SpectralF
     return _exact_fit(digest, X, replace(request, ell=0.0))
 
 
-def matched_labels(reference, labels) -> np.ndarray:
-    """``labels`` renamed to agree with ``reference`` as far as they can (Hungarian matching on the
-    contingency table), so that one cluster has one colour in both views.
+@dataclass(frozen=True)
+class LabelScores:
+    """A clustering against the label column (:func:`label_scores`): NMI, CA, ARI and the cluster x label table,
+    on ``rows`` rows (those with a label)."""
 
-    >>> matched_labels([0, 0, 1, 1, 2], [2, 2, 0, 0, 1]).tolist()
-    [0, 0, 1, 1, 2]
+    scores: ClusteringScores
+    table: pd.DataFrame
+    rows: int
+
+
+def label_problem(y) -> str | None:
+    """Why clusters cannot be scored against the label ``y``, or None when they can.
+
+    >>> label_problem(None)
+    'no label column'
+    >>> label_problem(np.linspace(0, 1, MAX_LABEL_CLASSES + 1))
+    'the label has 101 distinct numbers, a measurement rather than classes'
     """
-    ref, lab = np.asarray(reference), np.asarray(labels)
-    ref_values, ref_codes = np.unique(ref, return_inverse=True)
-    lab_values, lab_codes = np.unique(lab, return_inverse=True)
-    table = np.zeros((lab_values.size, ref_values.size))
-    np.add.at(table, (lab_codes, ref_codes), 1)
-    rows, cols = linear_sum_assignment(-table)
-    new = {int(r): ref_values[c] for r, c in zip(rows, cols)}
-    spare = iter(v for v in range(int(max(ref_values.max(initial=0), lab_values.max(initial=0))) + 1, 1 << 30))
-    mapping = np.array([new[i] if i in new else next(spare) for i in range(lab_values.size)])
-    return mapping[lab_codes]
-
-
-def ari(y, labels) -> float | None:
-    """Adjusted Rand index of ``labels`` against the label column ``y``, or None when ``y`` is no class label
-    (missing, or more than :data:`MAX_LABEL_CLASSES` values: a continuous label)."""
     if y is None:
+        return "no label column"
+    y = np.asarray(y)
+    present = y[~_missing(y)]
+    if present.size == 0:
+        return "every label is missing"
+    if y.dtype.kind in "iuf" and np.unique(present).size > MAX_LABEL_CLASSES:
+        return f"the label has {np.unique(present).size} distinct numbers, a measurement rather than classes"
+    return None
+
+
+def _missing(y: np.ndarray) -> np.ndarray:
+    return pd.isna(pd.Series(y)).to_numpy()
+
+
+def label_scores(y, clusters) -> LabelScores | None:
+    """NMI, CA and ARI of ``clusters`` against the label ``y``, and the cluster x label table
+    (:mod:`rskpca.evaluation.clustering_scores`), on the rows with a label; None when :func:`label_problem`
+    says the label is no class label. Clusters are numbered from 1, as the page draws them.
+
+    >>> s = label_scores(np.array(["a", "a", "b", None], dtype=object), np.array([0, 0, 1, 1]))
+    >>> s.rows, s.scores.ca, s.table.index.tolist()
+    (3, 1.0, [1, 2])
+    """
+    if label_problem(y) is not None:
         return None
     y = np.asarray(y)
-    if np.unique(y.astype(str) if y.dtype.kind in "OUSb" else y).size > MAX_LABEL_CLASSES:
+    keep = ~_missing(y)
+    labels, found = y[keep], np.asarray(clusters)[keep] + 1
+    return LabelScores(clustering_scores(labels, found), cluster_class_table(labels, found), int(keep.sum()))
+
+
+def scores_table(scores, *, agreement: float | None = None) -> pd.DataFrame | None:
+    """One row per clustering (``{name: LabelScores or None}``, the first the reduced set's): NMI, CA and ARI
+    against the label and the rows scored, with ``agreement`` (the ARI between the reduced and the exact
+    clusters) beside the others; None when the first is not scored.
+
+    >>> s = label_scores(np.array(["a", "a", "b"]), np.array([1, 1, 0]))
+    >>> scores_table({"reduced": s, "exact": s}, agreement=1.0).columns.tolist()
+    ['clusters', 'NMI', 'CA', 'ARI', 'rows scored', 'ARI vs the reduced set']
+    """
+    first = next(iter(scores.values()), None)
+    if first is None:
         return None
-    return float(adjusted_rand_score(y.astype(str), labels))
+    rows = [{"clusters": name, **found.scores.as_dict(), "rows scored": found.rows,
+             "ARI vs the reduced set": 1.0 if i == 0 else agreement}
+            for i, (name, found) in enumerate(scores.items()) if found is not None]
+    table = pd.DataFrame(rows)
+    return table if len(rows) > 1 else table.drop(columns="ARI vs the reduced set")
 
 
 def comparison(reduced: SpectralFit, exact: SpectralFit | None) -> dict:
@@ -282,8 +320,8 @@ def comparison(reduced: SpectralFit, exact: SpectralFit | None) -> dict:
     return {"embedding": align(exact.embedding, reduced.embedding) if embedded else None,
             "alignment_error": alignment_error(exact.embedding, reduced.embedding) if embedded else None,
             "eigenvalue_error": float(np.linalg.norm(reduced.eigenvalues[:k] - exact.eigenvalues[:k])),
-            "cluster_ari": None if reduced.clusters is None else float(adjusted_rand_score(exact.clusters,
-                                                                                         reduced.clusters))}
+            "cluster_ari": None if reduced.clusters is None else clustering_scores(exact.clusters,
+                                                                                   reduced.clusters).ari}
 
 
 def eigenvalue_table(spectra) -> pd.DataFrame:
