@@ -12,12 +12,14 @@ from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
                        without_slow_methods)
-from rskpca.ui.compute import exact_on_request
+from rskpca.ui import exact_all_rows
+from rskpca.ui.compute.exact_on_request import exact_all_rows_cost
 from rskpca.ui.compute.all_rows_fits import (ALL_ROWS_ASK_S, ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, all_rows_cost,
                                              compare_on_all_rows, embedding_cost_message)
 from rskpca.ui.compute.exact_plan import exact_rows, exact_rows_note
 from rskpca.ui.ell_scrubber import show_scrubber
 from rskpca.ui.state import setting
+from rskpca.ui.widgets import centers_toggle, colour_choice
 
 settings = start_page("Embeddings")
 ds, sigma, ell, kernel, r = settings.dataset, settings.sigma, settings.ell, settings.kernel, settings.r
@@ -40,7 +42,7 @@ run_anyway = setting("emb_run_heavy")
 # RSKPCA on every row, predicted above ALL_ROWS_ASK_S, waits for this (then runs with a progress bar).
 embed_all = setting("embed_all_rows")
 # Exact KPCA on all n rows, matrix-free, where the reader ran it (exact_on_request): the page's exact KPCA.
-matrix_free = None if plan.all_rows else exact_on_request.stored(ds, sigma, kernel, r)
+matrix_free = None if plan.all_rows else exact_all_rows.stored(ds, sigma, kernel, r)
 # One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
 # they are the Speedups page's.
 comparison = compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
@@ -60,7 +62,8 @@ fitted_on = (f"on all {ds.n:,} rows, every row embedded" if plan.all_rows else
              f"on all {ds.n:,} rows, every row embedded; exact KPCA on all {ds.n:,} rows, matrix-free (Lanczos on "
              f"kernel blocks, run on request: {exact.train_s:.3g} s). Alignment errors and spectra compare on all "
              f"{ds.n:,} rows" if everywhere else
-             f"on all {ds.n:,} rows, every row embedded; {exact_rows_note(plan, sample_exact.train_s)}. Alignment "
+             f"on all {ds.n:,} rows, every row embedded; "
+             f"{exact_rows_note(plan, exact_all_rows_cost(ds, sigma, kernel, r).seconds)}. Alignment "
              f"errors and spectra compare on those {k_rows:,} rows")
 st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({shadow.m / ds.n:.1%}), as in the "
            f"sidebar. RSKPCA and the O(nm) baselines are fitted {fitted_on}."
@@ -75,7 +78,7 @@ if comparison.awaiting is not None or (embed_all and "rskpca" in names and rskpc
                 "sample stands in for it); everything else below is.", icon=":material/timer:")
     st.toggle(f"Embed every row with RSKPCA even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a "
               "setting stops it)", key="embed_all_rows")
-request = exact_on_request.offer(ds, plan, sigma=sigma, kernel=kernel, r=r, done=matrix_free)
+request = exact_all_rows.offer(ds, plan, sigma=sigma, kernel=kernel, r=r, done=matrix_free)
 held = st.container()  # drawn either way (positions stay put)
 if comparison.held_back or run_anyway:
     with held:
@@ -111,7 +114,13 @@ notes.update({label: f"{'a seeded sample of' if everywhere else 'exact KPCA' + c
 # A fragment: switching 2-D/3-D redraws this chart only, without rerunning the page (and its fits).
 @fragment
 def embedding_view(emb: dict, errors: dict) -> None:
-    dims = 3 if st.segmented_control("View", ["2-D", "3-D"], key="emb_dims") == "3-D" else 2
+    view, colour_slot, centers_slot = st.columns([1, 2, 1], vertical_alignment="bottom")
+    with view:
+        dims = 3 if st.segmented_control("View", ["2-D", "3-D"], key="emb_dims") == "3-D" else 2
+    with colour_slot:
+        colour = colour_choice(ds)
+    with centers_slot:
+        show_centers = centers_toggle()
     if dims == 3 and r < 3:
         st.warning("3-D needs r >= 3; showing 2-D.")
         dims = 2
@@ -122,16 +131,18 @@ def embedding_view(emb: dict, errors: dict) -> None:
                        f"ShDE + RSKPCA and the two others with the lowest alignment error (err). Left out: "
                        f"{', '.join(left_out)}; the 2-D view shows every method.")
         emb = {k: emb[k] for k in drawn}
-    fig = plots.embedding_figure(emb, y=ds.y, label_name=str(ds.label_name or "label"), row_ids=ds.row_ids,
-                                 dims=dims, errors=errors, selected_rows=selection.rows(), rows=panel_rows,
-                                 centers=(shadow.center_indices, shadow.weights), panel_notes=notes,
-                                 max_points=plots.POINT_BUDGET)
+    fig = plots.embedding_figure(emb, y=colour.values, label_name=colour.name, continuous=colour.continuous,
+                                 hover_data=colour.hover, row_ids=ds.row_ids, dims=dims, errors=errors,
+                                 selected_rows=selection.rows(), rows=panel_rows,
+                                 centers=(shadow.center_indices, shadow.weights) if show_centers else None,
+                                 panel_notes=notes, max_points=plots.POINT_BUDGET)
     st.caption("Each approximation is drawn after the least-squares map onto exact KPCA "
                "(argmin_A ||O - O~ A||_F, Section 6, fitted on exact KPCA's rows and applied to every row), so "
                "signs and rotations do not flicker as ell moves."
                + (" In 3-D the axes c1, c2, c3 are components 1-3, on one scale in every view." if dims == 3 else "")
-               + (" Above the point budget a panel draws the density of its rows (its title says so): a box or "
-                  "lasso selects every row inside it." if fig.layout.title.text else ""))
+               + (" Where points would hide one another (and always above the point budget) a panel draws the "
+                  "density of its rows in the column's colours (the title says so): a box or lasso selects every "
+                  "row inside it." if fig.layout.title.text else ""))
     selection.show_selectable(fig, key="emb_scatter", filename="embeddings",
                               panels=plots.embedding_panels(emb, ds.row_ids, panel_rows) if dims == 2 else None)
 
@@ -185,4 +196,4 @@ with scrubber_slot:
                         "rows. Lower the rank r or sigma.")
 
 # Last: the sampled view above stays in sight while exact KPCA runs on all rows, if the reader asked.
-exact_on_request.run_if_asked(request, ds, sample_exact)
+exact_all_rows.run_if_asked(request, ds, sample_exact)

@@ -12,6 +12,7 @@ from rskpca.evaluation.scaling import PREDICTED, ScalingBudget
 from rskpca.evaluation.units import bytes_text, seconds_text
 from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, show_errors, show_figure,
                        show_table, start_page, stop_unless_rank_fits, without_slow_methods)
+from rskpca.ui.compute.exact_on_request import exact_all_rows_cost
 from rskpca.ui.compute.scaling import scaling
 from rskpca.ui.state import next_timing_round, setting, timing_round
 
@@ -23,10 +24,12 @@ st.subheader(f"At the size of the data in use: n = {ds.n:,} rows")
 st.caption("ShDE + RSKPCA is timed on all n rows (the shadow's selection included). Exact KPCA needs an n x n "
            "matrix, so it is timed on seeded nested samples of growing size (500, 1,000, 2,000, ... rows: each "
            "contains the smaller ones) until the next size would break the budget below; a power law t = a n^b, "
-           "fitted by least squares on log t against log n, predicts its time at the full n, and its memory there is "
-           "the n x n float64 matrix's, 8 n^2 bytes. Projection: the same seeded rows, projected as new points by "
-           "every fit. Every fit on one BLAS and OpenMP thread; times cached per data, sigma, ell and rank r; Time "
-           "again (below) takes new ones.")
+           "fitted by least squares on log t against log n, describes how its time grows. Its fit time at the full n "
+           "is the one prediction every page quotes (Lanczos products with the n x n kernel matrix, each timed from "
+           "one kernel block of this data), and its memory there is the n x n float64 matrix's, 8 n^2 bytes. "
+           "Projection: the same seeded rows, projected as new points by every fit. Every fit on one BLAS and "
+           "OpenMP thread, timed once per change; Time again (below) takes the best of three. Exact KPCA's times "
+           "are cached per data, sigma and rank r (they do not depend on ell), RSKPCA's per ell too.")
 budget_cols = st.columns([2, 2, 1], vertical_alignment="bottom")
 budget_s = budget_cols[0].select_slider(
     "Exact KPCA: the most seconds one fit may take", [0.15, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0], key="speed_budget_s",
@@ -43,7 +46,8 @@ budget = ScalingBudget(max_fit_s=float(budget_s), max_matrix_bytes=int(budget_mb
 all_rows_m = compute.shadow(ds.digest, ds.X, sigma, ell, kernel).m  # the sidebar's m
 # r above m or n - 1 fails every fit of the ladder the same way: the section below says it once.
 at_scale = (scaling(ds.digest, ds.X, sigma=sigma, ell=ell, kernel=kernel, r=r, budget=budget,
-                    timing_round=timing_round()) if r <= min(all_rows_m, ds.n - 1) else None)
+                    timing_round=timing_round(), exact_full_s=lambda: exact_all_rows_cost(ds, sigma, kernel, r).seconds)
+            if r <= min(all_rows_m, ds.n - 1) else None)
 if at_scale is None:
     st.info(f"Not timed at this size: rank r = {r} needs at least r shadow centers and r + 1 rows (here "
             f"m = {all_rows_m:,} of {ds.n:,} rows); the message below says what to change.")
@@ -55,18 +59,20 @@ if at_scale is not None and at_scale.rows:
     exact_word = "predicted" if full["exact_kpca"] == PREDICTED else "measured"
     c = st.columns(4)
     if rs_full is not None:
-        c[0].metric(f"ShDE + RSKPCA fit, all {ds.n:,} rows", seconds_text(rs_full.fit_s),
+        c[0].metric("RSKPCA fit, all rows", seconds_text(rs_full.fit_s),
                     help=f"m = {rs_full.matrix_points:,} shadow centers of all {ds.n:,} rows; its m x m matrix takes "
                          f"{bytes_text(full['rskpca_matrix_MB'] * 1e6)}. Measured.")
-    c[1].metric(f"exact KPCA fit at n = {ds.n:,} ({exact_word})", seconds_text(full["exact_fit_s"]),
-                help=("Predicted by the power law fitted on the sizes measured (the table)."
-                      if exact_word == "predicted" else "Measured on all rows."))
-    c[2].metric(f"exact KPCA's n x n matrix ({'8 n^2 bytes' if exact_word == 'predicted' else 'measured n'})",
-                bytes_text(full["exact_matrix_MB"] * 1e6),
-                help=f"8 n^2 bytes at n = {ds.n:,}: what exact KPCA must hold to fit on all rows.")
+    c[1].metric(f"Exact KPCA fit, {exact_word}", seconds_text(full["exact_fit_s"]),
+                help=(f"Exact KPCA on all {ds.n:,} rows, predicted: the one prediction the Embeddings page quotes "
+                      "too (Lanczos products with the n x n kernel matrix, each timed from one kernel block of this "
+                      "data)." if exact_word == "predicted" else f"Measured on all {ds.n:,} rows."))
+    c[2].metric("Exact KPCA's n x n matrix", bytes_text(full["exact_matrix_MB"] * 1e6),
+                help=f"8 n^2 bytes at n = {ds.n:,}: what exact KPCA must hold to fit on all rows"
+                     + (" (predicted)." if exact_word == "predicted" else "."))
     if not math.isnan(full["fit_speedup"]):
-        c[3].metric(f"RSKPCA fit speedup at n = {ds.n:,} ({exact_word})", f"{full['fit_speedup']:.3g}x",
-                    help="Exact KPCA's fit time at the full n over ShDE + RSKPCA's, measured on all rows.")
+        c[3].metric(f"Fit speedup, {exact_word}", f"{full['fit_speedup']:.3g}x",
+                    help=f"Exact KPCA's fit time at n = {ds.n:,} ({exact_word}) over ShDE + RSKPCA's, measured on "
+                         "all rows.")
     measured = at_scale.exact.measured_n
     law, plaw = at_scale.fit_law, at_scale.project_law
     words = [f"Exact KPCA measured on seeded nested samples of {', '.join(f'{k:,}' for k in measured)} rows"
@@ -107,8 +113,8 @@ st.caption(f"Every method is trained on the same {rows_idx.size:,} rows"
               "timed on it, so every method is too; the section above is on all rows)")
            + "; test time = projecting those rows as new "
            "points. Speedup = exact time / method time. Timings are wall-clock on this server and vary from run to "
-           "run: each is the best of up to three calls (exact KPCA's of two), all on one BLAS and OpenMP thread, "
-           "which a busy core slows less. They are cached per ell; Time again takes new ones.")
+           "run: one call per change (exact KPCA's the best of two), all on one BLAS and OpenMP thread, which a busy "
+           "core slows less; Time again takes the best of up to three. They are cached per ell.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
 reduction_note(shadow.m, shadow.n, ds.d)
@@ -132,11 +138,11 @@ by_name = {row["name"]: row for row in now}
 
 fastest = min(exact.solver_train_s, key=exact.solver_train_s.get)
 c = st.columns(4)
-c[0].metric(f"exact KPCA training, {exact.n_train:,} rows", seconds_text(exact.train_s),
-            help=f"scikit-learn's KernelPCA, {fastest} solver")
-c[1].metric(f"exact KPCA test, {exact.n_train:,} rows", seconds_text(exact.test_s), help="Projecting the compared rows as new points with the fitted "
-            "exact KPCA (a kernel row against every training row per point)")
-c[2].metric(f"data retained m/n, {shadow.n:,} rows", f"{shadow.m / shadow.n:.1%}", help=f"m = {shadow.m} of the {shadow.n} rows compared")
+c[0].metric("Exact KPCA training", seconds_text(exact.train_s),
+            help=f"scikit-learn's KernelPCA, {fastest} solver, on {exact.n_train:,} rows")
+c[1].metric("Exact KPCA test", seconds_text(exact.test_s), help=f"Projecting the {exact.n_train:,} compared rows as "
+            "new points with the fitted exact KPCA (a kernel row against every training row per point)")
+c[2].metric("Data retained m/n", f"{shadow.m / shadow.n:.1%}", help=f"m = {shadow.m:,} of the {shadow.n:,} rows compared")
 if "rskpca" in by_name:
     speedup = by_name["rskpca"]["train_speedup"]
     why = ("Two things make RSKPCA faster: it solves an m x m problem instead of n x n, and its solver is faster "
@@ -145,8 +151,8 @@ if "rskpca" in by_name:
            "Below 1, RSKPCA took longer than exact KPCA here: on few rows exact KPCA's n x n problem is itself "
            "cheap, and the shadow scan and the set-up cost about as much; or this call was slowed by other work "
            "on the machine (Time again takes new times).")
-    c[3].metric(f"RSKPCA training speedup, {exact.n_train:,} rows", f"{speedup:.3g}x",  # as the bars write it
-                help=f"Exact KPCA's training time over ShDE + RSKPCA's, on the same rows. {why}")
+    c[3].metric("RSKPCA training speedup", f"{speedup:.3g}x",  # as the bars write it
+                help=f"Exact KPCA's training time over ShDE + RSKPCA's, on the same {exact.n_train:,} rows. {why}")
 others = "; ".join(f"{name} {seconds_text(t)}" for name, t in sorted(exact.solver_train_s.items()) if name != fastest)
 st.caption(f"Baseline: exact KPCA with scikit-learn's KernelPCA, {fastest} solver, trained in "
            f"{seconds_text(exact.train_s)}"

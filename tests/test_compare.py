@@ -74,7 +74,7 @@ def test_a_method_that_cannot_run_gives_a_row_with_the_reason(data, exact):
 def test_method_sweep_reports_progress(data):
     seen = []
     rows = sweeps.method_sweep(data, ells=[2.0, 4.0, 6.0], methods=["rskpca", "subsampled"], n_components=2,
-                               sigma=2.0, progress=seen.append)
+                               sigma=2.0, progress=lambda fraction, message: seen.append(fraction))
     assert seen == pytest.approx([1 / 3, 2 / 3, 1.0])
     assert [r["ell"] for r in rows] == [2.0, 2.0, 4.0, 4.0, 6.0, 6.0]
 

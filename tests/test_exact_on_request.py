@@ -1,4 +1,5 @@
-"""Exact KPCA on all n rows, matrix-free, on request (rskpca/ui/compute/exact_on_request.py, Embeddings page).
+"""Exact KPCA on all n rows, matrix-free, on request (rskpca/ui/compute/exact_on_request.py computes,
+rskpca/ui/exact_all_rows.py offers it and keeps the run; Embeddings page).
 
 Above EMBED_EXACT_MAX_ROWS the page fits exact KPCA on a seeded sample and offers the run on all rows with
 its predicted time and memory; clicked, it runs and the page then says exact KPCA is on all n rows; a run
@@ -87,11 +88,11 @@ def test_the_run_on_all_rows_is_offered_and_once_run_exact_kpca_is_on_all_rows(m
 
 
 def test_a_stopped_run_is_said_and_the_sampled_view_stays(mixture_npy):
-    from rskpca.ui.compute import exact_on_request
+    from rskpca.ui import exact_all_rows
 
     at = _embeddings(mixture_npy)
     # What a Stop leaves behind: Streamlit ends the script at the bar's update, so the run's marker stays.
-    at.session_state[exact_on_request._RUNNING] = {"n": N, "products": 7.4, "seconds": 3.2, "expected": 30}
+    at.session_state[exact_all_rows._RUNNING] = {"n": N, "products": 7.4, "seconds": 3.2, "expected": 30}
     at.run()
     assert not at.exception
     (warning,) = [w.value for w in at.warning if "stopped" in w.value]
@@ -107,7 +108,9 @@ def test_a_run_ended_at_an_update_stores_nothing_and_is_said_next_time(mixture_n
     # progress update after two products (st.stop's exception: the script ends there, as on a Stop).
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
+    import rskpca.ui.progress as progress
     from rskpca.decomposition.iterative import IterativeKPCA
+    from rskpca.ui import exact_all_rows
     from rskpca.ui.compute import exact_on_request
 
     def stopping(**params):
@@ -120,12 +123,12 @@ def test_a_run_ended_at_an_update_stores_nothing_and_is_said_next_time(mixture_n
         return IterativeKPCA(**params, progress=progress)
 
     monkeypatch.setattr(exact_on_request, "IterativeKPCA", stopping)
-    monkeypatch.setattr(exact_on_request, "UPDATE_S", 0.0)
+    monkeypatch.setattr(progress, "UPDATE_S", 0.0)
     at = _embeddings(mixture_npy)
     _offer(at)[0].click().run()
     assert not at.exception
-    assert at.session_state[exact_on_request._RUNNING]["products"] >= 2
-    assert exact_on_request._STORED not in at.session_state
+    assert at.session_state[exact_all_rows._RUNNING]["products"] >= 2
+    assert exact_all_rows._STORED not in at.session_state
     at.run()
     assert [w for w in at.warning if "was stopped after 2 of about" in w.value]
     assert "seeded sample of 2,000 rows" in _captions(at) and _offer(at)

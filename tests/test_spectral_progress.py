@@ -37,9 +37,9 @@ def bars(monkeypatch):
     drawn = []
 
     class Bar(fits._ProgressBar):
-        def __init__(self, label, m, total):
+        def __init__(self, label, m, total, predicted_s=None):
             drawn.append((label, m, total))
-            super().__init__(label, m, total)
+            super().__init__(label, m, total, predicted_s)
 
     monkeypatch.setattr(fits, "_ProgressBar", Bar)
     return drawn
@@ -97,7 +97,8 @@ def test_a_stopped_embedding_stores_nothing(monkeypatch):
     request = sp.SpectralRequest.of("eigenmaps", sigma=1.0, ell=3.0, kernel="gaussian", r=2, k=2, alpha=0.5, t=1.0)
     calls = []
 
-    def stop(self, done, total, seconds):
+    def stop(self, fraction, message):  # the one progress protocol: (fraction done, message)
+        done = round(fraction * 400)
         calls.append(done)
         if done >= 200:
             raise KeyboardInterrupt  # as Streamlit's stop, raised at the bar's update

@@ -1,4 +1,8 @@
-"""Progress on stderr and the ell-list argument, shared by the ``rskpca`` subcommands."""
+"""Progress on stderr and the ell-list argument, shared by the ``rskpca`` subcommands.
+
+:class:`ProgressBar` is the command line's renderer of the one progress protocol,
+``progress(fraction, message)`` (:mod:`rskpca.core.progress`).
+"""
 
 from __future__ import annotations
 
@@ -8,34 +12,42 @@ import time
 
 import numpy as np
 
+from rskpca.core.progress import TimeLeft
+from rskpca.evaluation.units import seconds_text
+
 __all__ = ["ProgressBar", "parse_ells"]
 
 
 class ProgressBar:
-    """A one-line progress bar on a stream (stderr by default); call it as ``bar(done, total, label)``.
+    """A one-line progress bar on a stream (stderr by default); call it as ``bar(fraction, message)``.
+
+    ``predicted_s``: the computation's predicted seconds, if known; the time left blends it with the
+    pace measured so far (:class:`~rskpca.core.progress.TimeLeft`).
 
     >>> import io
     >>> out = io.StringIO()
     >>> bar = ProgressBar(stream=out, width=10)
-    >>> bar(2, 4, "step")
-    >>> "2/4" in out.getvalue() and "#####....." in out.getvalue()
+    >>> bar(0.5, "2/4 step")
+    >>> "2/4 step" in out.getvalue() and "#####....." in out.getvalue()
     True
     """
 
-    def __init__(self, stream=None, width: int = 30):
+    def __init__(self, stream=None, width: int = 30, predicted_s: float | None = None):
         self.stream = sys.stderr if stream is None else stream
         self.width = width
         self.start = time.perf_counter()
+        self.time_left = TimeLeft(predicted_s)
 
-    def __call__(self, done: int, total: int, label: str = "") -> None:
-        frac = done / total if total else 1.0
+    def __call__(self, fraction: float, message: str = "") -> None:
+        frac = min(max(float(fraction), 0.0), 1.0)
         filled = int(round(frac * self.width))
         elapsed = time.perf_counter() - self.start
-        eta = f"~{elapsed / frac - elapsed:5.0f}s left" if frac > 0 else "  ?   left"
-        line = (f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} "
-                f"{elapsed:6.1f}s elapsed, {eta}  {label[:50]:<50}")
+        left = self.time_left.seconds_left(frac, elapsed)
+        eta = f"~{seconds_text(left)} left" if left is not None else "? left"
+        line = (f"\r[{'#' * filled}{'.' * (self.width - filled)}] {frac:4.0%} "
+                f"{elapsed:6.1f}s elapsed, {eta:<14}  {message[:50]:<50}")
         self.stream.write(line)
-        if done >= total:
+        if frac >= 1.0:
             self.stream.write("\n")
         self.stream.flush()
 

@@ -153,6 +153,28 @@ class IterativeCost:
         """...with :attr:`most_products`."""
         return self.seconds_for(self.most_products)
 
+    def fraction_done(self, done: float) -> tuple[float, int]:
+        """``(fraction, products)``: the share of the fit's predicted time that ``done`` products take, and the
+        products now expected (past the expected ones, ARPACK needs at least one more restart).
+
+        A fraction of time, not of products: the first product evaluates every kernel block and the later
+        ones mostly multiply kept blocks, so a count of products would say the fit is further along than it
+        is early on. It is what a progress callback ``progress(fraction, message)`` reports.
+
+        >>> cost = IterativeCost(10_000, 5, 36, 96, 1.0, first_s=1.0, later_s=0.1, memory_bytes=0,
+        ...                      restart_products=15)
+        >>> cost.fraction_done(1)   # the first product is 1.0 s of the predicted 4.5 s
+        (0.2222222222222222, 36)
+        >>> cost.fraction_done(40)[1]  # past 36: one more restart of 15
+        51
+        """
+        done = max(float(done), 0.0)
+        total = self.products
+        while total <= done:
+            total += self.restart_products
+        whole = self.seconds_for(total)
+        return (min(self.seconds_for(done) / whole, 1.0) if whole > 0 else 0.0), total
+
     def seconds_left(self, done: float, elapsed: float, *, first_s: float | None = None) -> tuple[float, int]:
         """``(seconds, products)`` still expected after ``done`` products took ``elapsed`` seconds.
 

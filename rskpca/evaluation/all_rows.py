@@ -9,7 +9,6 @@ into exact KPCA's frame on every row.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,10 +62,10 @@ def transform_in_blocks(estimator, X, *, dtype=np.float64, progress=None) -> np.
     dtype : numpy dtype, default=np.float64
         The precision of the rows as projected, and of the result.
     progress : callable, default=None
-        Called after each block of :data:`_EMBED_BLOCK_ROWS` rows as ``progress(rows_done, rows_total,
-        seconds)`` (seconds since the first block began), the last call with ``rows_done == rows_total``:
-        a caller can show how far a long embedding has come, or stop it by raising (nothing is returned
-        then).
+        Called after each block of :data:`_EMBED_BLOCK_ROWS` rows as ``progress(fraction, message)``
+        (:mod:`rskpca.core.progress`: the share of the rows embedded, and how many), the last call with
+        ``fraction == 1``: a caller can show how far a long embedding has come, or stop it by raising
+        (nothing is returned then).
 
     Returns
     -------
@@ -77,21 +76,21 @@ def transform_in_blocks(estimator, X, *, dtype=np.float64, progress=None) -> np.
     >>> X = np.random.default_rng(0).normal(size=(50, 2))
     >>> est = ReducedSetKPCA(n_components=2, sigma=1.0, ell=2.0).fit(X)
     >>> seen = []
-    >>> Z = transform_in_blocks(est, X, dtype=np.float32, progress=lambda done, total, s: seen.append((done, total)))
+    >>> Z = transform_in_blocks(est, X, dtype=np.float32, progress=lambda fraction, message: seen.append(fraction))
     >>> Z.dtype, bool(np.allclose(Z, est.transform(X), atol=1e-5)), seen
-    (dtype('float32'), True, [(50, 50)])
+    (dtype('float32'), True, [1.0])
     """
     X = np.asarray(X)
     n = X.shape[0]
     Z = None
-    start_s = time.perf_counter()
     for start in range(0, n, _EMBED_BLOCK_ROWS):
         Zb = estimator.transform(X[start:start + _EMBED_BLOCK_ROWS].astype(dtype))
         if Z is None:
             Z = np.empty((n, Zb.shape[1]), dtype=dtype)
         Z[start:start + Zb.shape[0]] = Zb
         if progress is not None:
-            progress(start + Zb.shape[0], n, time.perf_counter() - start_s)
+            done = start + Zb.shape[0]
+            progress(done / n, f"{done:,} of {n:,} rows embedded")
     return Z
 
 

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import time
 import tracemalloc
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from rskpca.core.bandwidth_heuristic import median_heuristic
+from rskpca.core.progress import ProgressCallback
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import NystromKPCA, ReducedSetKPCA
 from rskpca.evaluation.compare import compare, sweep_point
@@ -38,7 +39,6 @@ from rskpca.evaluation.timing import Timing, best_time
 __all__ = ["gaussian_mixture", "gemm_rate", "shadow_floor_flops", "exact_baseline", "bench_case", "run_bench",
            "methods_benchmark", "METHODS_BENCH_DEFAULT"]
 
-Progress = Callable[[int, int, str], None]
 
 #: Mode ``methods``: exact KPCA (two ways), RSKPCA, Nystrom and the other speed-ups.
 METHODS_BENCH_DEFAULT = ("exact", "exact_iterative", "rskpca", "nystrom", "rs_construction", "gram_sparsified",
@@ -210,7 +210,7 @@ def bench_case(X, X_test, *, ell: float, sigma: float, n_components: int = 5, da
 
 def run_bench(X_sets, *, ells: Sequence[float], sigma: float | None = None, n_components: int = 5,
               exact_max_n: int = 12_000, timing: Timing = Timing(repeats=2, warmup=1),
-              progress: Progress | None = None) -> list[dict]:
+              progress: ProgressCallback | None = None) -> list[dict]:
     """:func:`bench_case` for every data set in ``X_sets`` and every ell (exact KPCA once per data set).
 
     ``X_sets`` is a sequence of ``(name, X_train, X_test)``; sigma is the median heuristic
@@ -231,15 +231,15 @@ def run_bench(X_sets, *, ells: Sequence[float], sigma: float | None = None, n_co
         s = median_heuristic(X) if sigma is None else float(sigma)
         small = X.shape[0] <= exact_max_n
         if progress is not None:
-            progress(len(rows), total, f"{name} n={X.shape[0]} d={X.shape[1]}: exact KPCA")
+            progress(len(rows) / total, f"{len(rows)}/{total} {name} n={X.shape[0]} d={X.shape[1]}: exact KPCA")
         exact = exact_baseline(X, X_test, n_components=n_components, sigma=s, timing=timing) if small else None
         for ell in ells:
             if progress is not None:
-                progress(len(rows), total, f"{name} n={X.shape[0]} d={X.shape[1]} ell={ell}")
+                progress(len(rows) / total, f"{len(rows)}/{total} {name} n={X.shape[0]} d={X.shape[1]} ell={ell}")
             rows.append(bench_case(X, X_test, ell=float(ell), sigma=s, n_components=n_components, dataset=name,
                                    exact=exact, timing=timing, gemm_flops=rate, nystrom=small))
     if progress is not None:
-        progress(total, total, "done")
+        progress(1.0, f"{total}/{total} done")
     return rows
 
 

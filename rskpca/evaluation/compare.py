@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import time
 from enum import Enum
-from typing import Callable
 
 import numpy as np
 
+from rskpca.core.progress import ProgressCallback
 from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.metrics import align, alignment_error, eigenvalue_deviation
 from rskpca.core.shadow import shadow_centers
@@ -173,10 +173,10 @@ def sweep_point(X_train, X_eval, exact: MethodResult, *, ell: float, methods, n_
 
 def method_sweep(X_train, X_eval=None, *, ells, methods, n_components: int, sigma: float, kernel: str = "gaussian",
                  random_state=0, timing: Timing = Timing(),
-                 progress: Callable[[float], None] | None = None) -> list[dict]:
+                 progress: ProgressCallback | None = None) -> list[dict]:
     """:func:`sweep_point` over every ell in ``ells`` (exact KPCA fitted once).
 
-    ``progress(fraction)`` is called after each ell.
+    ``progress(fraction, message)`` (:mod:`rskpca.core.progress`) is called after each ell.
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(40, 2))
@@ -194,7 +194,7 @@ def method_sweep(X_train, X_eval=None, *, ells, methods, n_components: int, sigm
         rows += sweep_point(X_train, X_eval, exact, ell=float(ell), methods=methods, n_components=n_components,
                             sigma=sigma, kernel=kernel, random_state=random_state, timing=timing)
         if progress is not None:
-            progress((i + 1) / len(ells))
+            progress((i + 1) / len(ells), f"ell = {float(ell):g} done")
     return rows
 
 

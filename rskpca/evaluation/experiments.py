@@ -21,13 +21,13 @@ fewer centers than components) gives a row with its ``error`` instead of stoppin
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from rskpca.core.bandwidth_heuristic import median_heuristic
+from rskpca.core.progress import ProgressCallback, counted
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.classify import fit_predict
@@ -61,7 +61,6 @@ EMBEDDING_METHODS = ("rskpca", "subsampled", "nystrom", "wnystrom")
 #: Figures 7-8: RSKPCA with other reduced-set density estimators at the shadow's m.
 RSDE_METHODS = ("rskpca", "rskpca_kmeans", "rskpca_uniform", "rskpca_herding")
 
-Progress = Callable[[int, int, str], None]
 
 
 def load_labeled_csv(path, *, max_rows: int | None = None, random_state=0):
@@ -108,20 +107,14 @@ def _reference(est, X_eval, n_train: int) -> MethodResult:
                         test_s=float("nan"), stored_points=n_train, train_parts={})
 
 
-def _ticker(progress: Progress | None, total: int):
-    state = {"done": 0}
-
-    def tick(label: str) -> None:
-        state["done"] += 1
-        if progress is not None:
-            progress(state["done"], total, label)
-    return tick
+def _ticker(progress: ProgressCallback | None, total: int):
+    return counted(progress, total)
 
 
 def embedding_experiment(X, *, sigma: float, dataset: str = "data", ells=PAPER_ELLS,
                          methods=EMBEDDING_METHODS, n_components: int = 5, n_repeats: int = 50,
                          test_size: float = 0.2, random_state: int = 0, timing: Timing = Timing(),
-                         progress: Progress | None = None) -> list[dict]:
+                         progress: ProgressCallback | None = None) -> list[dict]:
     """Figures 2-3 (and 6): eigenvalues and test embeddings against exact KPCA, per ell.
 
     Parameters
@@ -141,7 +134,7 @@ def embedding_experiment(X, *, sigma: float, dataset: str = "data", ells=PAPER_E
     random_state : int, default=0
     timing : Timing, default=Timing()
         Warm-up and repeats of every timed call, exact KPCA's included.
-    progress : callable (done, total, label) or None
+    progress : callable (fraction, message) or None (:mod:`rskpca.core.progress`)
 
     Returns
     -------
@@ -185,7 +178,7 @@ def embedding_experiment(X, *, sigma: float, dataset: str = "data", ells=PAPER_E
 def classification_experiment(X, y, *, sigma: float, dataset: str = "data", ells=PAPER_ELLS,
                               methods=EMBEDDING_METHODS, n_components: int = 5, n_folds: int = 10,
                               n_neighbors: int = 3, random_state: int = 0, timing: Timing = Timing(),
-                              progress: Progress | None = None) -> list[dict]:
+                              progress: ProgressCallback | None = None) -> list[dict]:
     """Figures 4-5 and 7-8: k-NN accuracy on the embedding under k-fold CV, per ell.
 
     Parameters
@@ -202,7 +195,7 @@ def classification_experiment(X, y, *, sigma: float, dataset: str = "data", ells
     n_neighbors : int, default=3
     random_state : int, default=0
     timing : Timing, default=Timing()
-    progress : callable (done, total, label) or None
+    progress : callable (fraction, message) or None (:mod:`rskpca.core.progress`)
 
     Returns
     -------
@@ -316,7 +309,7 @@ def summarize(rows, *, ells=None, methods=None) -> dict[tuple[str, str, str], pd
 
 
 def retained_grid(X, *, sigma: float, ells=PAPER_ELLS, scales=(1.0,), dataset: str = "data",
-                  progress: Progress | None = None) -> list[dict]:
+                  progress: ProgressCallback | None = None) -> list[dict]:
     """The shadow's retained fraction m / n when every feature is multiplied by each of ``scales``.
 
     The shadow absorbs a point within ``eps = sigma / ell`` of a center, so scaling the data

@@ -36,14 +36,15 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from rskpca.core.progress import ProgressCallback
 from rskpca.evaluation.fitting import fit_exact, fit_method
 from rskpca.evaluation.timing import Timing
-from rskpca.evaluation.units import bytes_text
+from rskpca.evaluation.units import bytes_text, seconds_text
 
 __all__ = [
     "EVAL_ROWS", "MEASURED", "PREDICTED", "ScalingBudget", "PowerLaw", "LadderStep", "Ladder", "size_ladder",
     "kernel_matrix_bytes", "nested_rows", "eval_rows", "fit_power_law", "lookahead_s", "run_ladder", "time_exact_at",
-    "time_rskpca_at", "scaling_table", "SCALING_COLUMNS",
+    "time_rskpca_at", "scaling_table", "with_exact_fit", "SCALING_COLUMNS",
 ]
 
 #: How many rows are projected as new points, for every fit (exact at each size, RSKPCA).
@@ -257,7 +258,7 @@ def lookahead_s(steps: Sequence[LadderStep], size: int) -> float:
 
 
 def run_ladder(measure: Callable[[int], LadderStep], sizes: Sequence[int], budget: ScalingBudget = ScalingBudget(),
-               on_step: Callable[[int, int, int, float], None] | None = None) -> Ladder:
+               progress: ProgressCallback | None = None) -> Ladder:
     """Time ``measure(size)`` at each size, in order, until the next would break ``budget``.
 
     Before each size: if its n x n matrix is over ``budget.max_matrix_bytes`` the ladder stops
@@ -265,8 +266,8 @@ def run_ladder(measure: Callable[[int], LadderStep], sizes: Sequence[int], budge
     predicted to (the last time scaled by the size ratio to the power max(b, 2), b fitted on the sizes
     so far), it stops ("time"). The first size is always timed (unless over the memory budget).
 
-    ``on_step(i, size, total, predicted_s)`` is called before size i is timed (for a progress bar;
-    ``predicted_s`` is its fit's predicted time, NaN for the first size).
+    ``progress(fraction, message)`` (:mod:`rskpca.core.progress`) is called before each size is timed,
+    the message naming the size and its fit's predicted time (none for the first size).
 
     >>> times = {1000: 0.1, 2000: 0.4, 4000: 1.6, 8000: 6.4}
     >>> lad = run_ladder(lambda k: LadderStep(k, times[k], 0.01, k), [1000, 2000, 4000, 8000])
@@ -284,8 +285,10 @@ def run_ladder(measure: Callable[[int], LadderStep], sizes: Sequence[int], budge
             if max(s.fit_s for s in steps) > budget.max_fit_s or predicted > budget.max_fit_s:
                 return Ladder(tuple(steps), tuple(sizes), budget, stopped_at=size, reason="time",
                               predicted_s=predicted)
-        if on_step is not None:
-            on_step(i, size, len(sizes), predicted)
+        if progress is not None:
+            guess = "" if math.isnan(predicted) else f", predicted {seconds_text(predicted)}"
+            progress(i / len(sizes), f"exact KPCA on a seeded sample of {size:,} rows (size {i + 1} of at most "
+                                     f"{len(sizes)}{guess})")
         steps.append(measure(size))
     return Ladder(tuple(steps), tuple(sizes), budget)
 
@@ -322,7 +325,8 @@ def time_rskpca_at(X: np.ndarray, size: int, *, n_components: int, sigma: float,
 SCALING_COLUMNS = {
     "n": "training rows",
     "rows": "which rows: a seeded nested subsample, or all rows of the data in use",
-    "exact_kpca": f"exact KPCA's numbers at this n: {MEASURED}, or {PREDICTED} (the power law; memory 8 n^2 bytes)",
+    "exact_kpca": f"exact KPCA's numbers at this n: {MEASURED}, or {PREDICTED} (the fit time: the one prediction of "
+                  "exact KPCA on all rows; the projection: the power law; memory 8 n^2 bytes)",
     "exact_fit_s": "exact KPCA's fit, seconds",
     "exact_matrix_MB": "exact KPCA's n x n float64 kernel matrix, 8 n^2 bytes, in MB (10^6 bytes)",
     "exact_project_s": "exact KPCA projecting the new rows (a kernel row against n training rows each), seconds",
@@ -358,6 +362,19 @@ def scaling_table(n: int, exact: Ladder, rskpca: Sequence[LadderStep]) -> list[d
         rows.append(_row(n, n, PREDICTED, fit_law.predict(n) if fit_law else float("nan"),
                          project_law.predict(n) if project_law else float("nan"), by_n.get(n)))
     return rows
+
+
+def with_exact_fit(row: dict, fit_s: float) -> dict:
+    """A table row with exact KPCA's fit time set to ``fit_s`` (a prediction from another model, say) and
+    its fit speedup recomputed.
+
+    >>> row = {"exact_fit_s": 1.0, "rskpca_fit_s": 0.5, "fit_speedup": 2.0}
+    >>> with_exact_fit(row, 3.0)["fit_speedup"]
+    6.0
+    """
+    rs = row.get("rskpca_fit_s", float("nan"))
+    speedup = float(fit_s) / max(rs, 1e-9) if rs == rs else float("nan")
+    return {**row, "exact_fit_s": float(fit_s), "fit_speedup": speedup}
 
 
 def _row(size: int, n: int, status: str, fit_s: float, project_s: float, rs: LadderStep | None) -> dict:

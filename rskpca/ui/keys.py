@@ -19,12 +19,14 @@ from __future__ import annotations
 from rskpca.evaluation.row_cap import DEFAULT_ROW_CAP
 
 __all__ = ["KEYS", "APP_KEYS", "COLUMN_CHOICE_KEYS", "ELL_RANGE", "ELL_STEP", "RANK_RANGE", "DEFAULT_SAMPLE",
-           "DEFAULT_ELL", "DEFAULT_RANK", "DEFAULT_MAX_ROWS", "UPLOAD", "NO_LABEL"]
+           "DEFAULT_ELL", "DEFAULT_RANK", "DEFAULT_MAX_ROWS", "UPLOAD", "NO_LABEL", "LABEL_COLOUR"]
 
 #: The source key of an uploaded file (sample names are the other sources).
 UPLOAD = "__upload__"
 #: The label selectbox's "no label" choice.
 NO_LABEL = "(no label column)"
+#: The "Colour rows by" choice that follows the label column, whichever it is (its default).
+LABEL_COLOUR = "(the label column)"
 DEFAULT_SAMPLE = "two_moons"
 DEFAULT_ELL = 4.0
 DEFAULT_RANK = 5
@@ -48,6 +50,9 @@ KEYS = {
     # Data page
     "feature_columns": None,
     "label_column": None,
+    # the row charts (Data, Shadow centers, Embeddings): the column they colour by, and the centers toggle
+    "colour_column": LABEL_COLOUR,
+    "show_centers": True,
     "standardize": False,
     "max_rows": DEFAULT_MAX_ROWS,
     "drop_missing": False,
@@ -93,7 +98,7 @@ KEYS = {
 }
 
 #: Keys that depend on the columns of the current table (reset when it changes).
-COLUMN_CHOICE_KEYS = ("feature_columns", "label_column", "kde_line_a", "kde_line_b")
+COLUMN_CHOICE_KEYS = ("feature_columns", "label_column", "kde_line_a", "kde_line_b", "colour_column")
 
 # App-owned keys (no widget owns them).
 UPLOADED = "_upload"                  # {"name", "digest", "bytes"} of the accepted upload
@@ -127,6 +132,7 @@ KEPT_FRESH = "_kept_from_fragments"   # keys of KEPT_VALUES that a fragment's wi
 SPECTRAL_GOOD = "_spectral_good"      # Spectral: (data digest, request) of the last fit that succeeded
 EXACT_ALL_ROWS = "_exact_all_rows"    # Embeddings: {(digest, sigma, kernel, rank): exact KPCA on all rows, matrix-free}
 EXACT_ALL_ROWS_RUNNING = "_exact_all_rows_running"  # Embeddings: the matrix-free run in progress (a stop leaves it)
+STOPPED_WORK = "_stopped_work"        # tokens of long work the user stopped with a progress bar's Stop button
 
 APP_KEYS = {
     UPLOADED: "the accepted upload", UPLOAD_FILE_ID: "the upload already handled",
@@ -151,4 +157,5 @@ APP_KEYS = {
     SPECTRAL_GOOD: "the Spectral page's last settings that could be fitted",
     EXACT_ALL_ROWS: "finished runs of exact KPCA on all rows, matrix-free",
     EXACT_ALL_ROWS_RUNNING: "the matrix-free run in progress, or stopped",
+    STOPPED_WORK: "long work stopped with its Stop button (not restarted until resumed)",
 }

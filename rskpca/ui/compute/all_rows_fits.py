@@ -17,69 +17,29 @@ import numpy as np
 import streamlit as st
 
 from rskpca.core.threads import native_threads_off
+from rskpca.evaluation._measured_costs import SECONDS_PER_NM
 from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows
+from rskpca.evaluation.costs import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, AllRowsCost, all_rows_cost
 from rskpca.evaluation.methods import METHODS, perturbs_gram
 from rskpca.ui.compute.exact_plan import exact_rows
 from rskpca.ui.compute.fits import _first_components, computed_rank, exact_embedding, method_result, rank_message
 from rskpca.ui.compute.shadow_cache import shadow
 from rskpca.ui.keys import ELL_RANGE
+from rskpca.ui.progress import ProgressPanel
 
 __all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "ALL_ROWS_METHODS", "AllRowsCost",
            "ALL_ROWS_PROGRESS_S", "ALL_ROWS_ASK_S", "all_rows_cost", "progress_text", "embedding_cost_message",
            "AllRowsComparison", "compare_on_all_rows", "all_rows_store", "with_progress"]
 
 
-#: Seconds per (row x center) for fitting each O(nm) method on all n rows and embedding every row, on the
-#: 2 threads of this machine (1,000,000 x 10 and 200,000 x 10 mixtures, m = 1,008 to 1,658): the prediction
-#: that decides, before running, whether a method runs live (:data:`ALL_ROWS_LIVE_S`). RSKPCA, Subsampled
-#: KPCA and KDE paring embed every row through m points in float32 kernel blocks (RSKPCA on 1,000,000 x 10,
-#: m = 1,514: 0.81-0.85 s); k-means (density-weighted Nystrom's landmarks) iterates over the n x m
-#: distances; Nystrom holds its n x m kernel block.
-ALL_ROWS_SECONDS_PER_NM = {"rskpca": 5.5e-10, "subsampled": 5.5e-10, "nystrom": 2.5e-8, "wnystrom": 3e-7}
-#: Bytes per (row x center) a method holds while fitting on all rows (Nystrom's float64 n x m kernel block
-#: and its centered copy; the others embed in blocks).
-_BYTES_PER_NM = {"nystrom": 16, "wnystrom": 16}
 #: The methods fitted on all n rows (each embeds a row through its m points, or, Nystrom, by the extension
 #: its fit computes): O(nm). The others the Embeddings page offers (Gram sampling, reduced-set
 #: construction, exact KPCA by Lanczos) need the n x n kernel and run on exact KPCA's rows, said in their panels.
 ALL_ROWS_METHODS = ("rskpca", "subsampled", "nystrom", "wnystrom", "rskpca_uniform", "rskpca_kmeans",
                     "rskpca_herding", "random_fourier")
-for _name, _per in (("rskpca_uniform", 5.5e-10), ("random_fourier", 5e-9), ("rskpca_kmeans", 3e-7),
-                    ("rskpca_herding", 3e-7)):
-    ALL_ROWS_SECONDS_PER_NM[_name] = _per
-#: A baseline predicted to take longer than this on all rows runs only when the user asks (the page says
-#: so): each one runs on every ell change, after RSKPCA's own embedding of every row.
-ALL_ROWS_LIVE_S = 0.5
-#: ...or to hold more than this.
-ALL_ROWS_MAX_BYTES = 2 * 1024**3
-
-
-@dataclass(frozen=True)
-class AllRowsCost:
-    """A method's predicted cost on all n rows (:func:`all_rows_cost`)."""
-
-    name: str
-    seconds: float
-    bytes: int
-
-    @property
-    def live(self) -> bool:
-        """Within :data:`ALL_ROWS_LIVE_S` and :data:`ALL_ROWS_MAX_BYTES`: runs on every change."""
-        return self.seconds <= ALL_ROWS_LIVE_S and self.bytes <= ALL_ROWS_MAX_BYTES
-
-
-def all_rows_cost(name: str, n: int, m: int) -> AllRowsCost:
-    """Predicted seconds and bytes of fitting ``name`` on n rows with m centers and embedding every row.
-
-    >>> c = all_rows_cost("nystrom", 1_000_000, 1000)
-    >>> round(c.seconds), c.bytes // 10**9, c.live
-    (25, 16, False)
-    >>> all_rows_cost("rskpca", 10_000, 300).live
-    True
-    """
-    nm = float(n) * float(max(m, 1))
-    per = ALL_ROWS_SECONDS_PER_NM.get(name, ALL_ROWS_SECONDS_PER_NM["nystrom"])
-    return AllRowsCost(name, per * nm, int(_BYTES_PER_NM.get(name, 0) * nm))
+#: Seconds per (row x center) of each method on all rows: the one cost model's constants
+#: (:func:`rskpca.evaluation.costs.all_rows_cost`), named here for the pages that quote them.
+ALL_ROWS_SECONDS_PER_NM = SECONDS_PER_NM
 
 
 def embedding_cost_message(n: int, m: int, seconds: float) -> str:
@@ -153,48 +113,34 @@ def all_rows_store(name: str, max_entries: int) -> _Store:
     return _Store(max_entries)
 
 
-def progress_text(label: str, m: int, done: int, total: int, seconds: float) -> str:
-    """The progress bar's words while every row is embedded.
+def progress_text(label: str, m: int) -> str:
+    """The progress bar's label while every row is embedded (the bar adds the rows done and the time left).
 
-    >>> progress_text("RSKPCA", 2330, 3_145_728, 10_000_000, 4.1)
-    'RSKPCA: embedding every row through m = 2,330 centers: 3,145,728 of 10,000,000 rows, 4.1 s so far, about 9 s left'
-    >>> progress_text("RSKPCA", 2330, 0, 10_000_000, 0.0)
-    'RSKPCA: embedding every row through m = 2,330 centers: 0 of 10,000,000 rows'
+    >>> progress_text("RSKPCA", 2330)
+    'RSKPCA: embedding every row through m = 2,330 centers'
     """
-    text = f"{label}: embedding every row through m = {m:,} centers: {done:,} of {total:,} rows"
-    if done <= 0:
-        return text
-    left = seconds * (total - done) / done
-    return text + f", {seconds:.2g} s so far" + (f", about {left:.0f} s left" if left >= 1 else f", about {left:.1g} s left" if done < total else "")
+    return f"{label}: embedding every row through m = {m:,} centers"
 
 
-class _ProgressBar:
-    """An ``st.progress`` drawn (in its own placeholder) while one method embeds every row, emptied after.
+class _ProgressBar(ProgressPanel):
+    """A :class:`~rskpca.ui.progress.ProgressPanel` while one method embeds every row, emptied after.
 
     Its updates are where Streamlit stops a run the user overtook with a new setting."""
 
-    def __init__(self, label: str, m: int, total: int) -> None:
-        self._label, self._m, self._total = label, int(m), int(total)
-        self._slot = st.empty()
-        self._slot.progress(0.0, text=progress_text(label, m, 0, total, 0.0))
-
-    def __call__(self, done: int, total: int, seconds: float) -> None:
-        self._slot.progress(min(done / max(total, 1), 1.0), text=progress_text(self._label, self._m, done, total,
-                                                                              seconds))
-
-    def close(self) -> None:
-        self._slot.empty()
+    def __init__(self, label: str, m: int, total: int, predicted_s: float | None = None) -> None:
+        super().__init__(progress_text(label, m), predicted_s=predicted_s)
 
 
 def with_progress(label: str, m: int, total: int, seconds: float, run, spinner: str):
-    """``run(progress)``: with a progress bar (:func:`progress_text`) when ``seconds`` (predicted, e.g.
-    :func:`all_rows_cost`) is above :data:`ALL_ROWS_PROGRESS_S`, ``progress`` its update for
+    """``run(progress)``: with a progress bar (:func:`progress_text`, the prediction ``seconds`` said on it and
+    blended into the time left) when ``seconds`` (predicted, e.g. :func:`all_rows_cost`) is above
+    :data:`ALL_ROWS_PROGRESS_S`, ``progress`` its ``(fraction, message)`` callback for
     :func:`~rskpca.evaluation.all_rows.transform_in_blocks`; else with the ``spinner`` text and
     ``progress`` None. Call it outside any ``st.cache_*`` function (the bar's updates would be recorded
     for replay there). The bar is emptied however ``run`` ends, a stop (a new setting, raised at the
     bar's next update) included, and the exception goes on."""
     if seconds > ALL_ROWS_PROGRESS_S:
-        bar = _ProgressBar(label, m, total)
+        bar = _ProgressBar(label, m, total, predicted_s=seconds)
         waiting = contextlib.nullcontext()
     else:
         bar = None
@@ -204,8 +150,7 @@ def with_progress(label: str, m: int, total: int, seconds: float, run, spinner: 
             return run(bar)
     finally:
         if bar is not None:
-            with contextlib.suppress(Exception):
-                bar.close()
+            bar.close()
 
 
 def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, rank: int, ell: float,

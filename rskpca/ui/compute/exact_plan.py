@@ -30,12 +30,15 @@ def exact_rows(ds) -> tuple[ExactPlan, np.ndarray, str]:
     return plan, ds.X[plan.rows], f"{ds.digest}:rows{plan.rows.size}"
 
 
-def exact_rows_note(plan: ExactPlan, exact_s: float | None = None) -> str:
-    """Which rows exact KPCA ran on and why, in the page's words.
+def exact_rows_note(plan: ExactPlan, predicted_s: float | None = None) -> str:
+    """Which rows exact KPCA ran on and why, in the page's words; ``predicted_s``: exact KPCA on all rows,
+    the one prediction (:func:`~rskpca.ui.compute.exact_on_request.exact_all_rows_cost`).
 
     >>> from rskpca.evaluation.all_rows import plan_exact
-    >>> exact_rows_note(plan_exact(1_000_000, 2000), 0.07)[:96]
+    >>> exact_rows_note(plan_exact(1_000_000, 2000), 17_500.0)[:96]
     'exact KPCA on a seeded sample of 2,000 rows: on all 1,000,000 rows its kernel matrix alone would'
+    >>> exact_rows_note(plan_exact(1_000_000, 2000), 17_500.0)[-60:]
+    'ed 8 TB (8 n^2 bytes); matrix-free it takes about 4.86 hours'
     >>> exact_rows_note(plan_exact(500, 2000))
     'exact KPCA on all 500 rows'
     """
@@ -43,7 +46,7 @@ def exact_rows_note(plan: ExactPlan, exact_s: float | None = None) -> str:
         return f"exact KPCA on all {plan.n:,} rows"
     k = plan.rows.size
     when = ""
-    if exact_s is not None and np.isfinite(exact_s) and exact_s > 0:
-        when = f" and take about {seconds_text(exact_s * (plan.n / k) ** 2)} (its time here x (n / {k:,})^2)"
+    if predicted_s is not None and np.isfinite(predicted_s) and predicted_s > 0:
+        when = f"; matrix-free it takes about {seconds_text(predicted_s)}"
     return (f"exact KPCA on a seeded sample of {k:,} rows: on all {plan.n:,} rows its kernel matrix alone would "
             f"need {bytes_text(plan.memory_bytes)} (8 n^2 bytes){when}")

@@ -122,8 +122,9 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
 
     With ``gram_error``, methods that perturb the Gram matrix also get its
     spectral-norm error measured (seconds: the page asks first). ``timed``: its times
-    are shown, so they are taken with :data:`APP_TIMING`; otherwise one call. A new
-    ``timing_round`` (a timed fit only) fits and times it again.
+    are shown: one call on a change of a setting (timing round 0, so that an ell change stays live),
+    :data:`APP_TIMING`'s best of several in a new ``timing_round`` (a timed fit only: "Time again" fits
+    and times it again); untimed, one call.
 
     On one BLAS and OpenMP thread, as every fit of the app's: the browser shares the machine, and
     the libraries' threads wait for each other when it holds a core (measured in
@@ -137,7 +138,7 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
     selected = shadow(digest, _X, sigma, ell, kernel) if name == "rskpca" and not timed else None
     with native_threads_off():
         return fit_method(name, _X, n_components=r, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                          timing=APP_TIMING if timed else Timing(), measure_gram_error=gram_error,
+                          timing=APP_TIMING if timed and timing_round else Timing(), measure_gram_error=gram_error,
                           shadow=selected)
 
 

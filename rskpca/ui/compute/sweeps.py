@@ -18,6 +18,7 @@ from rskpca.ui.compute.app_timing import APP_TIMING
 from rskpca.ui.compute.bounds_at_ell import bounds_rows
 from rskpca.ui.compute.shadow_cache import timed_shadow
 from rskpca.ui.keys import ELL_RANGE
+from rskpca.ui.progress import ProgressPanel
 
 __all__ = ["sweep_rows", "ell_curve", "shadow_rows", "bounds_sweep"]
 
@@ -39,28 +40,23 @@ def _shadow_point(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: f
 def _with_progress(label: str, ells, point):
     """Call ``point(ell)`` for every ell (each call cached), with a progress bar while anything runs.
 
-    The bar says how many points are done and estimates the time left from the
-    points computed so far (cached ones cost nothing and are not counted). Any
-    widget change, or the app's Stop control, interrupts the loop; the points
-    already computed stay cached, so the next run resumes where this one stopped.
+    The bar (:class:`~rskpca.ui.progress.ProgressPanel`) appears at the first point that computes
+    (cached ones cost nothing) and estimates the time left from the points computed since. Any
+    widget change interrupts the loop; the points already computed stay cached, so the next run
+    resumes where this one stopped.
     """
     rows: list[dict] = []
     # One slot either way, so the elements after it keep their places whether or not a bar shows: a bar
     # that comes and goes shifts them, and the charts after it can be left blank.
-    slot, bar = st.empty(), None
-    computed, spent = 0, 0.0
+    slot, bar, first = st.empty(), None, 0
     for i, ell in enumerate(ells):
         t0 = time.perf_counter()
         rows += point(float(ell))
-        took = time.perf_counter() - t0
-        if took > 0.05:  # a cache miss: work was done
-            computed, spent = computed + 1, spent + took
-        if bar is None and took > 0.05:  # only show a bar when work is being done
-            bar = slot.progress(0.0, text=label)
+        if bar is None and time.perf_counter() - t0 > 0.05:  # a cache miss: show a bar from here on
+            bar, first = ProgressPanel(label, slot=slot, started=t0), i
         if bar is not None:
-            left = (len(ells) - i - 1) * spent / max(computed, 1)
-            bar.progress((i + 1) / len(ells), text=f"{label} ({i + 1}/{len(ells)}, about {left:.0f} s left; "
-                                                    "cached as it goes, so stopping loses nothing)")
+            bar((i + 1 - first) / max(len(ells) - first, 1),
+                f"{i + 1}/{len(ells)} values of ell; cached as it goes, so stopping loses nothing")
     slot.empty()
     return rows
 
