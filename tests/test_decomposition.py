@@ -372,3 +372,12 @@ def test_nystrom_landmark_problem_on_the_fast_path_matches_the_dense_one(cls):
     assert fast.m_ > 500 and fast.eigen_solver_ != "dense"
     np.testing.assert_allclose(fast.eigenvalues_, dense.eigenvalues_, rtol=1e-4)
     assert alignment_error(dense.transform(X), fast.transform(X)) < 1e-3
+
+
+def test_nystrom_accepts_every_solver_of_the_weighted_problem_it_shares_with_rskpca():
+    # the landmarks' m x m problem is kpca_on_centers', so it takes the same solvers ("block" included)
+    X = _data(600, d=3)
+    dense = NystromKPCA(n_components=3, sigma=1.0, m=300, eigen_solver="dense", random_state=0).fit(X)
+    block = NystromKPCA(n_components=3, sigma=1.0, m=300, eigen_solver="block", random_state=0).fit(X)
+    assert block.eigen_solver_.startswith("block")
+    np.testing.assert_allclose(block.eigenvalues_, dense.eigenvalues_, rtol=1e-6)

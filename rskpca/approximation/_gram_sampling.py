@@ -44,9 +44,11 @@ class SampledGramKPCA(KPCAMixin):
     ----------
     n_components : int, default=2
     sigma : float or "median", default="median"
-        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or
-        ``exp(-||x-y|| / sigma)`` (Laplacian), resolved on the original inputs.
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's ``gamma = 1 / sigma**2``) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise distance on a seeded subsample (see
+        ``sigma_``).
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+        The radial kernel (:mod:`rskpca.core.radial_kernels`); the Laplacian's distance is Euclidean.
     p : float in (0, 1] or None, default=None
         Keep-probability of each Gram entry. None: ``m / n``, the budget of a
         Nystrom method with m landmarks (about m kernel values per row).
@@ -65,11 +67,15 @@ class SampledGramKPCA(KPCAMixin):
         Budget used by ``p=None`` and ``expansion_terms="m"``; None uses the m the
         shadow gives at ``ell``.
     ell : float, default=4.0
+        Only used when ``m=None``: m is then the number of shadow centers at radius ``eps = sigma / ell``
+        (larger gives more).
     solver : {"lanczos", "orthogonal"}, default="lanczos"
     tol : float, default=1e-8
         Eigensolver tolerance (see :func:`rskpca.decomposition.iterative.top_eigenpairs`).
     max_iter : int or None, default=None
     random_state : int, RandomState instance or None, default=None
+        Seeds the fit's random choices (rows or landmarks drawn, k-means starts, solver start vectors); an int
+        makes fits repeatable.
 
     Attributes
     ----------

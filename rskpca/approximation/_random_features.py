@@ -83,15 +83,20 @@ class RandomFourierKPCA(KPCAMixin):
     n_components : int or None, default=None
         Components kept; None keeps all with a positive eigenvalue (at most m).
     sigma : float or "median", default="median"
-        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's
-        ``gamma = 1/sigma**2``) or ``exp(-||x-y|| / sigma)`` (Laplacian).
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's ``gamma = 1 / sigma**2``) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise distance on a seeded subsample (see
+        ``sigma_``).
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+        The radial kernel (:mod:`rskpca.core.radial_kernels`); the Laplacian's distance is Euclidean.
     m : int or None, default=None
         Number of random features (the budget: a new point costs O(m d), as
         RSKPCA with m centers). None uses the m the shadow gives at ``ell``.
     ell : float, default=4.0
-        Only used to pick m when ``m=None``.
+        Only used when ``m=None``: m is then the number of shadow centers at radius ``eps = sigma / ell``
+        (larger gives more).
     random_state : int, RandomState instance or None, default=None
+        Seeds the fit's random choices (rows or landmarks drawn, k-means starts, solver start vectors); an int
+        makes fits repeatable.
 
     Attributes
     ----------

@@ -187,13 +187,17 @@ class ReducedSetConstructionKPCA(KPCAMixin):
     n_components : int, default=2
         Eigenvectors q to approximate.
     sigma : float or "median", default="median"
-        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or
-        ``exp(-||x-y|| / sigma)`` (Laplacian).
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's ``gamma = 1 / sigma**2``) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise distance on a seeded subsample (see
+        ``sigma_``).
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+        The radial kernel (:mod:`rskpca.core.radial_kernels`); the Laplacian's distance is Euclidean.
     m : int or None, default=None
         Constructed points (evaluation costs m kernel values). None uses the m
         the shadow gives at ``ell``.
     ell : float, default=4.0
+        Only used when ``m=None``: m is then the number of shadow centers at radius ``eps = sigma / ell``
+        (larger gives more).
     preimage : {"auto", "fixed_point", "training_points"}, default="auto"
         "auto": fixed-point iteration for the Gaussian kernel, training points
         for the Laplacian.
@@ -208,6 +212,8 @@ class ReducedSetConstructionKPCA(KPCAMixin):
         Stop constructing once the summed squared residual is below ``tol``
         times the summed squared norms of the vectors.
     random_state : int, RandomState instance or None, default=None
+        Seeds the fit's random choices (rows or landmarks drawn, k-means starts, solver start vectors); an int
+        makes fits repeatable.
 
     Attributes
     ----------

@@ -27,16 +27,22 @@ class KernelPCA(_PreimageMixin, KPCAMixin):
     ----------
     n_components : int or None, default=None
     sigma : float or "median", default="median"
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's ``gamma = 1 / sigma**2``) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise distance on a seeded subsample (see
+        ``sigma_``).
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+        The radial kernel (:mod:`rskpca.core.radial_kernels`); the Laplacian's distance is Euclidean.
     eigen_solver : {"auto", "dense", "arpack", "randomized"}, default="auto"
         Passed to scikit-learn ("randomized" is usually fastest for few
         components of a large matrix).
     random_state : int, RandomState instance or None, default=None
+        Seeds the fit's random choices (rows or landmarks drawn, k-means starts, solver start vectors); an int
+        makes fits repeatable.
     fit_inverse_transform : bool, default=False
         Learn ``inverse_transform`` by kernel ridge on all n rows (an n x n
         solve), exactly as scikit-learn's ``KernelPCA(fit_inverse_transform=True)``.
     alpha : float, default=1.0
-        Ridge penalty of that regression.
+        Ridge penalty of the ``inverse_transform`` regression (scikit-learn's ``alpha``).
 
     Attributes
     ----------

@@ -133,20 +133,36 @@ class NystromKPCA(_NystromBase):
     ----------
     n_components : int or None, default=None
     sigma : float or "median", default="median"
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's ``gamma = 1 / sigma**2``) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise distance on a seeded subsample (see
+        ``sigma_``).
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+        The radial kernel (:mod:`rskpca.core.radial_kernels`); the Laplacian's distance is Euclidean.
     m : int or None, default=None
         Landmarks; None uses the m the shadow gives at ``ell``.
     ell : float, default=4.0
+        Only used when ``m=None``: m is then the number of shadow centers at radius ``eps = sigma / ell``
+        (larger gives more).
     center : bool, default=True
-    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
-        The landmarks' m x m problem is solved as :class:`ReducedSetKPCA` solves its
-        centers' ("auto": a float32 matrix kept only with its accuracy certificate).
+        Center the kernel in feature space, as every kernel PCA; False solves the uncentered problem (for
+        :class:`ReducedSetKPCA`, Algorithm 1 literally).
+    eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
+        Solver of the weighted m x m problem (:func:`rskpca.core.eigen.kpca_on_centers`). "auto": dense up to
+        ``rskpca.core.eigen.DENSE_MAX_M`` points or for many components; above it the weighted matrix is built
+        once in float32 (Gaussian, fewer than ``FLOAT32_MAX_COMPONENTS`` components) and solved by ARPACK, or by
+        block Krylov from ``BLOCK_MIN_M``, kept only if provably within 1e-3 (subspace sine) of the float64
+        answer, else refined by block Krylov steps on the float64 matrix under the same check, else exact
+        float64 ARPACK. Above ``DENSE_MAX_M`` a fit is thus certified to 1e-3, not exact to rounding, and with
+        ``random_state=None`` two fits need not agree to the bit (the partial solvers start from random
+        vectors).
     random_state : int, RandomState instance or None, default=None
+        Seeds the fit's random choices (rows or landmarks drawn, k-means starts, solver start vectors); an int
+        makes fits repeatable.
     fit_inverse_transform : bool, default=False
         Learn ``inverse_transform`` by kernel ridge on the m landmarks, each
         counting with its weight (an m x m solve; see :class:`ReducedSetKPCA`).
     alpha : float, default=1.0
-        Ridge penalty of that regression.
+        Ridge penalty of the ``inverse_transform`` regression (scikit-learn's ``alpha``).
 
     Attributes
     ----------
@@ -213,20 +229,36 @@ class DensityWeightedNystromKPCA(_NystromBase):
     ----------
     n_components : int or None, default=None
     sigma : float or "median", default="median"
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's ``gamma = 1 / sigma**2``) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise distance on a seeded subsample (see
+        ``sigma_``).
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+        The radial kernel (:mod:`rskpca.core.radial_kernels`); the Laplacian's distance is Euclidean.
     m : int or None, default=None
         k-means clusters; None uses the m the shadow gives at ``ell``.
     ell : float, default=4.0
+        Only used when ``m=None``: m is then the number of shadow centers at radius ``eps = sigma / ell``
+        (larger gives more).
     center : bool, default=True
-    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
-        The landmarks' m x m problem is solved as :class:`ReducedSetKPCA` solves its
-        centers' ("auto": a float32 matrix kept only with its accuracy certificate).
+        Center the kernel in feature space, as every kernel PCA; False solves the uncentered problem (for
+        :class:`ReducedSetKPCA`, Algorithm 1 literally).
+    eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
+        Solver of the weighted m x m problem (:func:`rskpca.core.eigen.kpca_on_centers`). "auto": dense up to
+        ``rskpca.core.eigen.DENSE_MAX_M`` points or for many components; above it the weighted matrix is built
+        once in float32 (Gaussian, fewer than ``FLOAT32_MAX_COMPONENTS`` components) and solved by ARPACK, or by
+        block Krylov from ``BLOCK_MIN_M``, kept only if provably within 1e-3 (subspace sine) of the float64
+        answer, else refined by block Krylov steps on the float64 matrix under the same check, else exact
+        float64 ARPACK. Above ``DENSE_MAX_M`` a fit is thus certified to 1e-3, not exact to rounding, and with
+        ``random_state=None`` two fits need not agree to the bit (the partial solvers start from random
+        vectors).
     random_state : int, RandomState instance or None, default=None
+        Seeds the fit's random choices (rows or landmarks drawn, k-means starts, solver start vectors); an int
+        makes fits repeatable.
     fit_inverse_transform : bool, default=False
         Learn ``inverse_transform`` by kernel ridge on the m landmarks, each
         counting with its weight (an m x m solve; see :class:`ReducedSetKPCA`).
     alpha : float, default=1.0
-        Ridge penalty of that regression.
+        Ridge penalty of the ``inverse_transform`` regression (scikit-learn's ``alpha``).
 
     Attributes
     ----------

@@ -130,14 +130,16 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         Number of components; None keeps all with a positive eigenvalue.
         More than the number of centers m is an error.
     sigma : float or "median", default="median"
-        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or
-        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise
-        distance on a seeded subsample (see ``sigma_``).
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's ``gamma = 1 / sigma**2``) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise distance on a seeded subsample (see
+        ``sigma_``).
     ell : float, default=4.0
         Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers.
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+        The radial kernel (:mod:`rskpca.core.radial_kernels`); the Laplacian's distance is Euclidean.
     center : bool, default=True
-        Center in feature space (as every KPCA); False is Algorithm 1 literally.
+        Center the kernel in feature space, as every kernel PCA; False solves the uncentered problem (for
+        :class:`ReducedSetKPCA`, Algorithm 1 literally).
     rsde : {"shadow", "kmeans", "uniform", "herding"}, default="shadow"
         Reduced-set density estimator. The others need ``m``; when ``m=None``
         they use the m the shadow gives at ``ell``.
@@ -146,16 +148,17 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
     order : {"input", "random"}, default="input"
         Visiting order of the shadow scan.
     eigen_solver : {"auto", "dense", "arpack", "block"}, default="auto"
-        "auto": dense up to m = 250 (``rskpca.core.eigen.DENSE_MAX_M``) or for many
-        components; above it the weighted
-        matrix is built once in float32 (Gaussian, below 40 components) and solved by
-        ARPACK, or by block Krylov from m = 2,000 (``BLOCK_MIN_M``), kept only if provably
-        within 1e-3 (subspace sine) of the float64 answer, else refined by block Krylov
-        steps on the float64 matrix under the same check, else exact float64 ARPACK
-        (``rskpca.core.eigen.kpca_on_centers``). Above ``DENSE_MAX_M`` a fit is thus
-        certified to 1e-3, not exact to rounding, and with ``random_state=None`` two fits
-        need not agree to the bit (the partial solvers start from random vectors).
+        Solver of the weighted m x m problem (:func:`rskpca.core.eigen.kpca_on_centers`). "auto": dense up to
+        ``rskpca.core.eigen.DENSE_MAX_M`` points or for many components; above it the weighted matrix is built
+        once in float32 (Gaussian, fewer than ``FLOAT32_MAX_COMPONENTS`` components) and solved by ARPACK, or by
+        block Krylov from ``BLOCK_MIN_M``, kept only if provably within 1e-3 (subspace sine) of the float64
+        answer, else refined by block Krylov steps on the float64 matrix under the same check, else exact
+        float64 ARPACK. Above ``DENSE_MAX_M`` a fit is thus certified to 1e-3, not exact to rounding, and with
+        ``random_state=None`` two fits need not agree to the bit (the partial solvers start from random
+        vectors).
     random_state : int, RandomState instance or None, default=None
+        Seeds the fit's random choices (rows or landmarks drawn, k-means starts, solver start vectors); an int
+        makes fits repeatable.
     fit_inverse_transform : bool, default=False
         Learn ``inverse_transform`` (pre-images) as scikit-learn's ``KernelPCA``
         does: kernel ridge regression from the embeddings of the centers back
@@ -163,7 +166,7 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
         center counting ``weights_[j]`` times (an m x m solve; equal to
         scikit-learn's on ``np.repeat(centers_, weights_, axis=0)``).
     alpha : float, default=1.0
-        Ridge penalty of that regression (scikit-learn's ``alpha``).
+        Ridge penalty of the ``inverse_transform`` regression (scikit-learn's ``alpha``).
 
     Attributes
     ----------

@@ -20,6 +20,7 @@ from rskpca.core.validation import check_positive
 from rskpca.core.validation import (as_numeric_2d, check_distance_range, check_finite, check_not_constant,
                                      column_extremes)
 from rskpca.core.bandwidth_heuristic import resolve_sigma
+from rskpca.core.eigen import EIGEN_SOLVERS
 from rskpca.core.radial_kernels import KERNELS, get_kernel
 from rskpca.core.shadow import shadow_centers
 
@@ -29,7 +30,9 @@ COMMON_CONSTRAINTS = {
     "kernel": [StrOptions(set(KERNELS))],
     "random_state": ["random_state"],
 }
-_EIGEN = {"eigen_solver": [StrOptions({"auto", "dense", "arpack"})]}
+#: The solvers of the weighted m x m problem (rskpca.core.eigen.kpca_on_centers), for every estimator
+#: that solves one (reduced-set KPCA, subsampled KPCA, both Nystroms).
+_EIGEN = {"eigen_solver": [StrOptions(set(EIGEN_SOLVERS))]}
 _M_OR_ELL = {
     "m": [Interval(Integral, 1, None, closed="left"), None],
     "ell": [Interval(Real, 0, None, closed="neither")],

@@ -146,9 +146,11 @@ class IterativeKPCA(KPCAMixin):
     n_components : int, default=2
         Leading components computed (an iterative solver wants a small number).
     sigma : float or "median", default="median"
-        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or
-        ``exp(-||x-y|| / sigma)`` (Laplacian).
+        Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian; scikit-learn's ``gamma = 1 / sigma**2``) or
+        ``exp(-||x-y|| / sigma)`` (Laplacian). "median": the median pairwise distance on a seeded subsample (see
+        ``sigma_``).
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+        The radial kernel (:mod:`rskpca.core.radial_kernels`); the Laplacian's distance is Euclidean.
     solver : {"lanczos", "orthogonal"}, default="lanczos"
     tol : float, default=1e-8
         Stated accuracy: Lanczos, relative accuracy of the eigenvalues (ARPACK);
@@ -163,7 +165,8 @@ class IterativeKPCA(KPCAMixin):
         scikit-learn does; beyond it the remaining blocks are recomputed per product, so
         memory stays at ``cache_bytes`` plus one block. 0 recomputes every block.
     random_state : int, RandomState instance or None, default=None
-        Seeds the start vector(s) and the median heuristic's subsample.
+        Seeds the fit's random choices (rows or landmarks drawn, k-means starts, solver start vectors); an int
+        makes fits repeatable.
     progress : callable or None, default=None
         Called as ``progress(products, seconds)`` after every row block of every product
         with the kernel matrix (see
