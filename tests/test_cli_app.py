@@ -181,21 +181,58 @@ def test_a_large_npy_of_objects_is_refused_from_its_header(tmp_path, monkeypatch
     assert not started
 
 
-def test_a_wheel_without_the_app_says_what_to_run_instead(monkeypatch, csv_file, capsys, started, tmp_path):
-    assert find_app() == REPO / "app.py"
-    assert find_app([tmp_path]) is None  # a site-packages folder: the package, no app.py and pages/
+def test_a_checkout_runs_its_own_app_and_an_install_the_copy_its_wheel_carries(tmp_path):
+    assert find_app() == REPO / "app.py"  # these tests import rskpca from the checkout
+    installed = tmp_path / "site-packages" / "rskpca" / "_app"
+    (installed / "pages").mkdir(parents=True)
+    (installed / "app.py").write_text("from rskpca.ui import sidebar\n")
+    checkout_of_nothing = tmp_path / "site-packages"  # a wheel's rskpca/ has no app.py beside it
+    assert find_app([checkout_of_nothing, installed]) == installed / "app.py"
+    assert find_app([REPO, installed]) == REPO / "app.py"
+    (installed / "app.py").write_text("import streamlit\n")  # someone else's app.py
+    assert find_app([installed]) is None
+    assert app_cli.INSTALLED_APP == Path(app_cli.rskpca.__file__).resolve().parent / "_app"
+
+
+def test_an_install_without_the_app_says_how_to_get_it(monkeypatch, csv_file, capsys, started):
     monkeypatch.setattr(app_cli, "find_app", lambda: None)
-    _refused(capsys, [str(csv_file)], "a wheel of rskpca holds the library only", "pip install -e .",
-             "streamlit run app.py -- FILE")
+    _refused(capsys, [str(csv_file)], "app.py and pages/", '"rskpca[app]"', 'pip install -e ".[app]"')
     assert not started
 
 
-def test_the_app_is_found_in_the_current_folder_of_a_checkout(tmp_path, monkeypatch):
-    (tmp_path / "pages").mkdir()
-    (tmp_path / "app.py").write_text("from rskpca.ui import sidebar\n")
-    assert find_app([tmp_path / "site-packages", tmp_path]) == tmp_path / "app.py"
-    (tmp_path / "app.py").write_text("import streamlit\n")  # someone else's app.py
-    assert find_app([tmp_path]) is None
+def test_without_the_app_extra_it_says_which_extra_to_install(monkeypatch, csv_file, capsys, started):
+    """`pip install rskpca` has no Streamlit: the command says what to install, before reading FILE."""
+    monkeypatch.setattr(app_cli, "APP_PACKAGES", ("json", "no_such_streamlit", "no_such_plotly"))
+    monkeypatch.setattr(app_cli, "check_data_file", lambda path: pytest.fail("FILE checked first"))
+    err = _refused(capsys, [str(csv_file)], 'the app needs `pip install "rskpca[app]"`')
+    assert "missing here: no_such_streamlit, no_such_plotly" in err
+    assert not started
+
+
+def test_missing_app_packages_counts_a_refusing_finder_as_missing(monkeypatch):
+    class Refuse:
+        def find_spec(self, name, path=None, target=None):
+            if name == "refused_pkg":
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    monkeypatch.setattr(sys, "meta_path", [Refuse(), *sys.meta_path])
+    assert app_cli.missing_app_packages(["refused_pkg", "json"]) == ["refused_pkg"]
+    assert app_cli.missing_app_packages() == []  # this environment has the test extra, which holds the app's
+
+
+def test_a_large_files_head_of_one_row_is_no_reason_to_refuse_it_but_no_numbers_is(started, tmp_path, monkeypatch,
+                                                                                     capsys):
+    """The kind of unusable table decides (Unusable.TOO_FEW_ROWS), not the message's wording."""
+    monkeypatch.setattr(app_cli, "FULL_CHECK_BYTES", 0)  # every file is "large": only its head is read
+    monkeypatch.setattr("rskpca.data.table_head.HEAD_BYTES", 30)
+    long_rows = tmp_path / "long_rows.csv"
+    long_rows.write_text("a,b\n1.2500000,2.5000000\n3.7500000,4.5000000\n5,6\n")  # 30 bytes: header, 1 row
+    assert main(["app", str(long_rows)]) == 0
+    words = tmp_path / "words.csv"
+    words.write_text("name,city\nann,oslo\nbob,rome\n")  # 30 bytes: all of it
+    _refused(capsys, [str(words)], "no column of numbers")
+    assert len(started) == 1
 
 
 def test_streamlit_command_without_a_file_has_no_separator():

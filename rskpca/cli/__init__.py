@@ -36,7 +36,7 @@ from rskpca.cli._cluster import add_cluster_parser
 from rskpca.cli._experiment import _experiment, _retained, markdown_table
 from rskpca.cli._progress import ProgressBar, parse_ells
 
-__all__ = ["main", "build_parser", "ProgressBar", "parse_ells", "markdown_table"]
+__all__ = ["main", "build_parser", "ProgressBar", "parse_ells", "markdown_table", "missing_package_text"]
 
 
 def _positive_int(text: str) -> int:
@@ -201,6 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
 #: anything after the output (``embed --save``) was not done, and a script can tell.
 EXIT_BROKEN_PIPE = 141
 
+#: The extra of pyproject.toml that brings each optional package a command may import (``pip install rskpca``
+#: is the library alone): a missing one is named with what to install, not shown as a traceback.
+EXTRA_OF_PACKAGE = {"streamlit": "app", "plotly": "app", "pyarrow": "parquet", "dask": "dask",
+                    "distributed": "dask", "skops": "skops"}
+
 #: Modes of ``rskpca bench``; a bare ``rskpca bench`` (or one followed by options) means ``fit``.
 BENCH_MODES = ("fit", "methods", "distributed")
 
@@ -249,6 +254,24 @@ def main(argv=None) -> int:
     except (ValueError, OSError) as exc:  # DataError is a ValueError; OSError: unwritable output, full disk
         print(f"rskpca {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    except ImportError as exc:  # an optional package (`rskpca experiment` draws with Plotly, ...)
+        print(f"rskpca {args.command}: error: {missing_package_text(exc)}", file=sys.stderr)
+        return 2
+
+
+def missing_package_text(exc: ImportError) -> str:
+    """What to install for a missing optional package: its extra when :data:`EXTRA_OF_PACKAGE` knows it.
+
+    Examples
+    --------
+    >>> missing_package_text(ModuleNotFoundError("No module named 'plotly'", name="plotly.graph_objects"))
+    'this command needs plotly, which `pip install rskpca` leaves out: pip install "rskpca[app]"'
+    """
+    package = (getattr(exc, "name", None) or "").split(".")[0]
+    if isinstance(exc, ModuleNotFoundError) and package in EXTRA_OF_PACKAGE:
+        return (f"this command needs {package}, which `pip install rskpca` leaves out: "
+                f'pip install "rskpca[{EXTRA_OF_PACKAGE[package]}]"')
+    return " ".join(str(exc).split())
 
 
 if __name__ == "__main__":  # pragma: no cover

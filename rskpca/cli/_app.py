@@ -5,36 +5,39 @@ Runs ``python -m streamlit run <app.py> [streamlit options] -- FILE`` in the app
 ``streamlit run app.py -- FILE`` does the same. Before Streamlit starts, FILE is checked here: a
 missing, unreadable or foreign file, or one that would not fit in memory, is refused with exit status 2.
 
-The app is ``app.py`` with ``pages/`` beside the package, as in a source checkout (README: ``pip install
--e .``). A wheel holds the library only (``rskpca*``); moving the app into the package would move
-``pages/``, whose place Streamlit's page discovery and the product fix. Without the app's files, the
-command says where to get them and what to run instead.
+The app is ``app.py`` with ``pages/`` beside it: the source checkout's top level when the package is
+imported from one (``pip install -e .``), else the copy the wheel carries in ``rskpca/_app/`` (the build
+configuration in pyproject.toml puts it there). The app needs the ``app`` extra (Streamlit, Plotly,
+pyarrow); without it the command says what to install, and nothing else of ``rskpca`` needs it.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
+import importlib.util
 import os
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
-import numpy as np
-
 import rskpca
-from rskpca.data.input_columns import unusable_reason
+from rskpca.data.input_columns import Unusable, UnusableTableError, check_usable
 from rskpca.data.memory_estimate import check_fits_in_memory
 from rskpca.data.readers import DataError, read_table
+from rskpca.data.table_head import HEAD_BYTES, read_table_head
 
 __all__ = ["add_app_parser", "app_command", "find_app", "split_app_args", "streamlit_command", "check_data_file",
-           "FULL_CHECK_BYTES"]
+           "missing_app_packages", "FULL_CHECK_BYTES", "APP_PACKAGES", "NEEDS_APP_EXTRA"]
 
 #: Files up to this size are read in full before Streamlit starts (under a second); larger ones have their
 #: leading rows (text), metadata (Parquet) or header (NPY) checked, and are read once, by the server.
 FULL_CHECK_BYTES = 16 << 20
-_HEAD_BYTES = 1 << 16
+#: What the app imports beyond the library: the ``app`` extra (pyproject.toml), checked before Streamlit starts.
+APP_PACKAGES = ("streamlit", "plotly", "pyarrow")
+#: What to do when one of them is missing.
+NEEDS_APP_EXTRA = 'the app needs `pip install "rskpca[app]"`'
+#: Where the wheel carries the app inside the package (pyproject.toml's [tool.hatch.build.targets.wheel]).
+INSTALLED_APP = Path(rskpca.__file__).resolve().parent / "_app"
 #: Whether Streamlit replaces this process (POSIX exec) instead of running as its child.
 _EXEC = os.name == "posix"
 
@@ -88,9 +91,13 @@ def split_app_args(args: list[str]) -> tuple[str | None, list[str]]:
 
 
 def find_app(search=None) -> Path | None:
-    """``app.py`` of the RSKPCA app (with ``pages/`` beside it): beside the package, as in a source checkout
-    or an editable install, else in the current folder; None when neither holds it."""
-    places = search if search is not None else (Path(rskpca.__file__).resolve().parent.parent, Path.cwd())
+    """``app.py`` of the RSKPCA app (with ``pages/`` beside it), or None when it is not there.
+
+    Looked for in the source checkout the package is imported from (its top level, beside ``rskpca/``),
+    then in the copy the wheel installs (:data:`INSTALLED_APP`): a checkout runs its own app, an installed
+    wheel the app built with it. ``search`` replaces those folders (tests).
+    """
+    places = search if search is not None else (Path(rskpca.__file__).resolve().parent.parent, INSTALLED_APP)
     for folder in places:
         app = Path(folder) / "app.py"
         if app.is_file() and (Path(folder) / "pages").is_dir() and "rskpca.ui" in app.read_text(errors="replace"):
@@ -98,10 +105,30 @@ def find_app(search=None) -> Path | None:
     return None
 
 
-#: What to do when the app's files are not installed (a wheel holds the library only).
-NO_APP = ("the app's files (app.py and pages/) are not installed: a wheel of rskpca holds the library only. "
-          "Get the source (the folder with app.py, pages/ and pyproject.toml), install it with `pip install -e .` "
-          "and run `rskpca app FILE` (or, in that folder, `streamlit run app.py -- FILE`).")
+#: What to do when neither place holds the app (a wheel built without the app's files, or a damaged install).
+NO_APP = (f"the app's files (app.py and pages/) are not in this install of rskpca (looked in {INSTALLED_APP}): "
+          'reinstall it with `pip install --force-reinstall "rskpca[app]"`, or run the app from a source '
+          "checkout: `pip install -e \".[app]\"`, then `rskpca app FILE` there.")
+
+
+def missing_app_packages(names=None) -> list[str]:
+    """Those of ``names`` (default :data:`APP_PACKAGES`) that cannot be imported here, found without importing
+    them (importing Streamlit takes a second).
+
+    Examples
+    --------
+    >>> missing_app_packages(["json", "no_such_package_here"])
+    ['no_such_package_here']
+    """
+    missing = []
+    for name in APP_PACKAGES if names is None else names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a finder that refuses the name, or a broken half-import
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
 
 
 def streamlit_command(app: Path, file: Path | None, options: list[str]) -> list[str]:
@@ -129,70 +156,29 @@ def check_data_file(path: Path) -> None:
         raise DataError(f"{path} is not a file.")
     try:
         with open(path, "rb") as fh:
-            head = fh.read(_HEAD_BYTES)
+            head = fh.read(HEAD_BYTES)
     except OSError as exc:
         raise DataError(f"{path} cannot be read: {exc.strerror or exc}.") from None
     if not head.strip():
         raise DataError(f"{path} is empty: the app needs a table with a header row and at least two data rows.")
     check_fits_in_memory(path)
     size = path.stat().st_size
-    if size <= FULL_CHECK_BYTES:
-        table = read_table(path.read_bytes(), path.name)
-    elif head.startswith(b"PAR1"):
-        table = _parquet_head(path)
-    elif head.startswith(b"\x93NUMPY"):
-        table = _npy_head(path)
-    else:
-        table = read_table(_text_head(head, path), path.name.removesuffix(".gz"))
-    reason = unusable_reason(table)
-    if reason and not (size > FULL_CHECK_BYTES and reason.startswith("it has")):  # (a head may hold one row)
-        raise DataError(f"{path.name} cannot be used: {reason}")
-
-
-def _parquet_head(path: Path):
+    whole = size <= FULL_CHECK_BYTES
+    table = read_table(path.read_bytes(), path.name) if whole else read_table_head(path)
     try:
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(path)
-        if pf.metadata.num_rows == 0:
-            raise DataError(f"{path.name} has no data rows.")
-        return pf.read_row_group(0).slice(0, 100).to_pandas()
-    except DataError:
-        raise
-    except Exception:  # pyarrow's own error types
-        raise DataError(f"{path.name} could not be read as Parquet: the file is incomplete or is not a Parquet "
-                        "file. Save the table again (DataFrame.to_parquet) or as CSV.") from None
-
-
-def _npy_head(path: Path):
-    try:
-        arr = np.load(path, mmap_mode="r", allow_pickle=False)
-    except ValueError as exc:
-        raise DataError(f"{path.name} is not a numeric NPY array ({exc}); save one with np.save(path, "
-                        "X.astype(float)).") from None
-    except (OSError, EOFError) as exc:
-        raise DataError(f"{path.name} is not a readable NPY array ({exc}); it may be truncated.") from None
-    if arr.ndim not in (1, 2):
-        raise DataError(f"{path.name} holds a {arr.ndim}-D array of shape {arr.shape}; the app needs a 2-D array "
-                        "(rows x features).")
-    buf = io.BytesIO()
-    np.save(buf, np.ascontiguousarray(arr[:100]))
-    return read_table(buf.getvalue(), path.name)
-
-
-def _text_head(head: bytes, path: Path) -> bytes:
-    """The leading complete lines of a text file (decompressed first if it is gzip)."""
-    if head.startswith(b"\x1f\x8b"):
-        try:
-            head = zlib.decompressobj(wbits=31).decompress(head, _HEAD_BYTES)
-        except zlib.error as exc:
-            raise DataError(f"{path.name} looks gzip-compressed but cannot be decompressed ({exc}).") from None
-    cut = head.rfind(b"\n")
-    return head[:cut + 1] if cut > 0 else head
+        check_usable(table, path.name)
+    except UnusableTableError as exc:
+        if whole or exc.kind is not Unusable.TOO_FEW_ROWS:  # a head's few rows say nothing of the file's
+            raise
 
 
 def app_command(args) -> int:
-    """Check FILE, then run Streamlit on the app (2 for a refused file; else Streamlit's exit status)."""
+    """Check the app's packages and FILE, then run Streamlit on the app (2 for either missing or a refused file;
+    else Streamlit's exit status)."""
+    missing = missing_app_packages()
+    if missing:
+        print(f"rskpca app: error: {NEEDS_APP_EXTRA} (missing here: {', '.join(missing)}).", file=sys.stderr)
+        return 2
     app = find_app()
     if app is None:
         print(f"rskpca app: error: {NO_APP}", file=sys.stderr)

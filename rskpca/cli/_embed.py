@@ -19,7 +19,7 @@ import pandas as pd
 
 from rskpca.cli._models import check_can_save, load_model, save_model
 from rskpca.data.datasets import DataError, guess_label_column, prepare
-from rskpca.data.readers import read_table
+from rskpca.data.readers import read_table, require_pyarrow
 from rskpca.decomposition import ReducedSetDiffusionMap, ReducedSetKPCA, ReducedSetSpectralEmbedding
 
 __all__ = ["read_data_file", "write_table", "embed_command", "transform_command", "OUTPUT_SUFFIXES",
@@ -61,6 +61,7 @@ def write_table(table: pd.DataFrame, output: str) -> str:
         raise DataError(f"cannot write {output!r}: the folder {str(path.parent)!r} does not exist.")
     kind = OUTPUT_SUFFIXES.get(path.suffix.lower(), "csv")
     if kind == "parquet":
+        require_pyarrow(f"writing {path.name}")
         table.to_parquet(path, index=False)
     elif kind == "npy":
         text = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]

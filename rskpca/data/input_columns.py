@@ -5,16 +5,19 @@ Pure pandas/numpy (no Streamlit); :mod:`rskpca.data.datasets` re-exports these.
 
 from __future__ import annotations
 
+import enum
 import warnings
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
 
-__all__ = ["numeric_columns", "guess_label_column", "column_summary", "stray_text_cells", "stray_text_as_missing",
-           "STRAY_TEXT_SHARE", "unusable_reason", "NEEDS_NUMBERS"]
+from rskpca.data.readers import DataError
 
-#: What to do about a table without numbers: said by :func:`unusable_reason` at upload and by the data
+__all__ = ["numeric_columns", "guess_label_column", "column_summary", "stray_text_cells", "stray_text_as_missing",
+           "STRAY_TEXT_SHARE", "check_usable", "Unusable", "UnusableTableError", "NEEDS_NUMBERS"]
+
+#: What to do about a table without numbers: said by :func:`check_usable` at upload and by the data
 #: set builder (``rskpca.data.datasets``) when a choice of columns leaves none.
 NEEDS_NUMBERS = "kernel PCA needs numbers: upload numeric data or convert the columns."
 
@@ -36,28 +39,51 @@ def numeric_columns(df: pd.DataFrame) -> list[str]:
             if (is_numeric_dtype(df[c]) or is_bool_dtype(df[c])) and not is_complex_dtype(df[c])]
 
 
-def unusable_reason(df: pd.DataFrame) -> str | None:
-    """Why no choice on the Data page can make a data set of ``df`` (None when one can).
+class Unusable(enum.Enum):
+    """Why no choice of columns can make a data set of a table (:func:`check_usable`)."""
+
+    #: Fewer than two rows. A file's leading rows alone may be this short, so a check of a head reads the kind.
+    TOO_FEW_ROWS = "too few rows"
+    #: No column of numbers (numeric, or numbers with a few stray text cells).
+    NO_NUMBERS = "no column of numbers"
+
+
+class UnusableTableError(DataError):
+    """A table that no choice on the Data page can use; :attr:`kind` says why, the message says it in words."""
+
+    def __init__(self, message: str, kind: Unusable):
+        super().__init__(message)
+        self.kind = kind
+
+
+def check_usable(df: pd.DataFrame, name: str) -> None:
+    """Raise :class:`UnusableTableError` when no choice on the Data page can make a data set of ``df``.
 
     Fewer than two rows, or no column of numbers (numeric, or numbers with a few stray text cells,
-    which the Data page can use): the app refuses such a file when it is uploaded, as it refuses one
-    it cannot read, instead of selecting a table it can never use.
+    which the Data page can use): the app refuses such a file when it is uploaded or named on the
+    command line, as it refuses one it cannot read, instead of selecting a table it can never use.
+    ``name`` (the file's name) starts the message.
 
     Examples
     --------
-    >>> unusable_reason(pd.DataFrame({"a": [1.0, 2.0]})) is None
-    True
-    >>> unusable_reason(pd.DataFrame({"a": [1.0]}))
-    'it has 1 row; kernel PCA needs at least 2.'
-    >>> unusable_reason(pd.DataFrame({"name": ["ann", "bob"]}))
-    "it has no column of numbers (only text columns ['name']); kernel PCA needs numbers: upload numeric data or convert the columns."
+    >>> check_usable(pd.DataFrame({"a": [1.0, 2.0]}), "ok.csv")
+    >>> try:
+    ...     check_usable(pd.DataFrame({"a": [1.0]}), "one.csv")
+    ... except UnusableTableError as err:
+    ...     print(err.kind, "|", err)
+    Unusable.TOO_FEW_ROWS | one.csv cannot be used: it has 1 row; kernel PCA needs at least 2.
+    >>> check_usable(pd.DataFrame({"name": ["ann", "bob"]}), "names.csv")
+    Traceback (most recent call last):
+    ...
+    rskpca.data.input_columns.UnusableTableError: names.csv cannot be used: it has no column of numbers (only text columns ['name']); kernel PCA needs numbers: upload numeric data or convert the columns.
     """
     if len(df) < 2:
-        return f"it has {len(df)} row{'s' if len(df) != 1 else ''}; kernel PCA needs at least 2."
+        raise UnusableTableError(f"{name} cannot be used: it has {len(df)} row{'s' if len(df) != 1 else ''}; "
+                                 "kernel PCA needs at least 2.", Unusable.TOO_FEW_ROWS)
     if not numeric_columns(df) and not stray_text_cells(df, max_cells=0):
         text = [str(c) for c in df.columns][:10]
-        return f"it has no column of numbers (only text columns {text}); {NEEDS_NUMBERS}"
-    return None
+        raise UnusableTableError(f"{name} cannot be used: it has no column of numbers (only text columns "
+                                 f"{text}); {NEEDS_NUMBERS}", Unusable.NO_NUMBERS)
 
 
 def guess_label_column(df: pd.DataFrame) -> str | None:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rskpca.data.readers import MAX_DECOMPRESSED_BYTES, _GZIP_MAGIC, _NPY_MAGIC, _PARQUET_MAGIC, DataError
+from rskpca.data.file_format import MAGIC_BYTES, FileFormat, sniff_format
+from rskpca.data.readers import MAX_DECOMPRESSED_BYTES, DataError
 
 __all__ = ["memory_to_read", "available_memory", "check_fits_in_memory"]
 
@@ -44,8 +45,8 @@ def memory_to_read(path) -> tuple[int, str]:
     path = Path(path)
     size = path.stat().st_size
     with open(path, "rb") as fh:
-        head = fh.read(8)
-        if head.startswith(_PARQUET_MAGIC):
+        sniffed = sniff_format(fh.read(MAGIC_BYTES))
+        if sniffed is FileFormat.PARQUET:
             try:
                 import pyarrow.parquet as pq
 
@@ -55,7 +56,7 @@ def memory_to_read(path) -> tuple[int, str]:
                 columns = 3 * size
             return int(size + _PARQUET_FACTOR * columns), (f"a Parquet file of {_size(size)} holding "
                                                            f"{_size(columns)} of columns")
-        if head.startswith(_NPY_MAGIC):
+        if sniffed is FileFormat.NPY:
             fh.seek(0)
             try:
                 version = np.lib.format.read_magic(fh)
@@ -67,7 +68,7 @@ def memory_to_read(path) -> tuple[int, str]:
                 array = size
             return int(_NPY_FACTOR * array), f"an NPY array of {_size(array)}, about {_NPY_FACTOR:g} times that"
         text = size
-        if head.startswith(_GZIP_MAGIC):
+        if sniffed is FileFormat.GZIP:
             fh.seek(-4, os.SEEK_END)  # ISIZE: the uncompressed length modulo 2**32 (RFC 1952)
             stored = struct.unpack("<I", fh.read(4))[0]
             text = min(MAX_DECOMPRESSED_BYTES, max(stored, size))

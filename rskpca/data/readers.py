@@ -20,7 +20,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
-__all__ = ["DataError", "MissingValuesError", "read_table", "read_notes", "MAX_DECOMPRESSED_BYTES"]
+from rskpca.data.file_format import SUPPORTED_FORMATS, FileFormat, foreign_format, sniff_format
+
+__all__ = ["DataError", "MissingValuesError", "read_table", "read_notes", "require_pyarrow", "MAX_DECOMPRESSED_BYTES"]
 
 # A gzip upload may expand to at most this many bytes (guards against zip bombs).
 MAX_DECOMPRESSED_BYTES = 1 << 30
@@ -41,26 +43,6 @@ class DataError(ValueError):
 
 class MissingValuesError(DataError):
     """Missing values in the columns used: an app can name its own control for dropping those rows."""
-
-
-# Leading bytes of formats people upload by mistake, with what to tell them.
-_FOREIGN_MAGIC = [
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"),
-    (b"%PDF", "a PDF document"),
-    (b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook is one)"),
-    (b"\xd0\xcf\x11\xe0", "an old Office document (.xls/.doc)"),
-    (b"\x7fELF", "an executable program"),
-    (b"\x80\x02", "a Python pickle"),
-    (b"\x80\x03", "a Python pickle"),
-    (b"\x80\x04", "a Python pickle"),
-    (b"\x80\x05", "a Python pickle"),
-]
-_NPY_MAGIC = b"\x93NUMPY"
-_PARQUET_MAGIC = b"PAR1"
-_GZIP_MAGIC = b"\x1f\x8b"
-_SUPPORTED = "CSV, TSV, Parquet or NPY (CSV/TSV may be gzip-compressed)"
 
 
 def read_table(data: bytes, filename: str) -> pd.DataFrame:
@@ -111,7 +93,7 @@ def read_table(data: bytes, filename: str) -> pd.DataFrame:
     ext = Path(name.lower()).suffixes
     if not data or not data.strip():
         raise DataError(f"{name} is empty: upload a file with a header row and at least two data rows.")
-    if data.startswith(_GZIP_MAGIC):
+    if sniff_format(data) is FileFormat.GZIP:
         data = _gunzip(data, name)
         ext = [e for e in ext if e != ".gz"]
     notes: list[str] = []
@@ -190,24 +172,22 @@ def _gunzip(data: bytes, name: str) -> bytes:
 
 def _sniff_kind(data: bytes, name: str, ext: str) -> str:
     """'npy', 'parquet', 'tsv' or 'csv', from the magic bytes first, then the extension."""
-    if data.startswith(_NPY_MAGIC):
-        return "npy"
-    if data.startswith(_PARQUET_MAGIC):
-        return "parquet"
-    for magic, what in _FOREIGN_MAGIC:
-        if data.startswith(magic):
-            raise DataError(f"{name} looks like {what}, not a table. Upload {_SUPPORTED}.")
+    sniffed = sniff_format(data)
+    if sniffed in (FileFormat.NPY, FileFormat.PARQUET):
+        return sniffed.value
+    if sniffed is FileFormat.FOREIGN:
+        raise DataError(f"{name} looks like {foreign_format(data)}, not a table. Upload {SUPPORTED_FORMATS}.")
     if ext == ".npy":
         raise DataError(f"{name} has the .npy extension but is not a NumPy array file (no NPY header).")
     if ext in (".parquet", ".pq"):
         raise DataError(f"{name} has a Parquet extension but is not a Parquet file (no PAR1 header).")
     if ext in (".xlsx", ".xls", ".json", ".npz", ".pkl", ".pickle", ".h5", ".hdf5", ".feather"):
-        raise DataError(f"{name}: {ext} files are not supported. Upload {_SUPPORTED}.")
+        raise DataError(f"{name}: {ext} files are not supported. Upload {SUPPORTED_FORMATS}.")
     head = data[:8192]
     # Text tables have no NUL bytes and few control characters; binary files have many.
     controls = sum(b < 32 and b not in (9, 10, 13) for b in head)
     if b"\x00" in head or controls > len(head) // 100:
-        raise DataError(f"{name} is a binary file, not a text table. Upload {_SUPPORTED}.")
+        raise DataError(f"{name} is a binary file, not a text table. Upload {SUPPORTED_FORMATS}.")
     return "tsv" if ext in (".tsv", ".tab") else "csv"
 
 
@@ -236,7 +216,21 @@ def _read_npy(data: bytes, name: str) -> pd.DataFrame:
     return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
 
 
+def require_pyarrow(what: str) -> None:
+    """Raise a :class:`DataError` that says which extra to install when pyarrow, the Parquet engine, is missing.
+
+    ``pip install rskpca`` leaves it out (the app's extra brings it); ``what`` names what needs it.
+    """
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise DataError(f'{what} needs pyarrow, which `pip install rskpca` leaves out: install it with '
+                        '`pip install "rskpca[parquet]"` (the app\'s extra, rskpca[app], includes it), '
+                        'or use CSV or NPY.') from None
+
+
 def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
+    require_pyarrow(f"{name} is a Parquet file: reading it")
     try:
         return pd.read_parquet(io.BytesIO(data))
     except Exception:  # pyarrow raises many types (ArrowInvalid, OSError, ...), in its own words
@@ -324,7 +318,7 @@ def _check_looks_numeric(lines: list[str], sep: str, name: str) -> None:
     first = lines[0].strip()
     first = first if len(first) <= 40 else first[:37] + "..."
     raise DataError(f"{name} does not look like a table of numbers: {shape}, and {numbers} of its {len(cells)} "
-                    f"values are numbers (it starts {first!r}). Upload {_SUPPORTED}: a header row, then one "
+                    f"values are numbers (it starts {first!r}). Upload {SUPPORTED_FORMATS}: a header row, then one "
                     "row of numbers per sample, with the same delimiter between every field.")
 
 

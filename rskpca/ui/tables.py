@@ -14,7 +14,7 @@ import hashlib
 
 import streamlit as st
 
-from rskpca.data.input_columns import unusable_reason
+from rskpca.data.input_columns import check_usable
 from rskpca.data.datasets import SAMPLES, DataError, guess_label_column
 from rskpca.data.readers import MissingValuesError
 from rskpca.ui import compute
@@ -57,9 +57,7 @@ def accept_upload(data: bytes, filename: str) -> None:
     table = compute.read_upload(digest, data, filename)  # raises DataError: the caller shows it
     # A table no Data page choice can use (one row, no column of numbers) is refused here, as an unreadable
     # file is, so the sidebar never names an upload while it shows the earlier data.
-    reason = unusable_reason(table)
-    if reason:
-        raise DataError(f"{filename} cannot be used: {reason}")
+    check_usable(table, filename)
     ss = st.session_state
     ss[K.UPLOADED] = {"name": filename, "digest": digest, "bytes": data}
     # The source selectbox is already drawn in this run: switch to the upload on the next one.

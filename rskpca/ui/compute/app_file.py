@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from rskpca.data.input_columns import unusable_reason
+from rskpca.data.input_columns import check_usable
 from rskpca.data.memory_estimate import check_fits_in_memory
 from rskpca.data.readers import DataError, read_table
 
@@ -34,9 +34,7 @@ def read_app_file(path: str, mtime_ns: int, size: int) -> FileTable:
     try:
         check_fits_in_memory(file)
         table = read_table(file.read_bytes(), file.name)
-        reason = unusable_reason(table)
-        if reason:
-            raise DataError(f"{file.name} cannot be used: {reason}")
+        check_usable(table, file.name)
     except DataError as exc:
         return FileTable(None, str(exc))
     except (OSError, MemoryError) as exc:
