@@ -7,6 +7,7 @@ from rskpca import plotting as plots
 from rskpca.data.datasets import SAMPLES, DataError, numeric_columns, stray_text_cells
 from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S, larger_cap_costs, row_cap_cost_text
 from rskpca.ui import compute, selection, show_error, show_table, show_text_list, start_page
+from rskpca.ui.widgets import colour_choice
 from rskpca.ui.tables import column_options, current_table, handle_upload, table_not_in_use, upload_error
 
 settings = start_page("Data", needs_data=False)
@@ -71,15 +72,19 @@ if settings.source in SAMPLES:  # (not an upload, nor the file the app was start
 st.subheader("Data view")
 flat = ds.d <= 2  # else its first two principal axes
 coords = ds.X if flat else compute.principal_axes(ds.digest, ds.X)[0]
-dense = ds.n > plots.POINT_BUDGET  # the figure draws the rows' density, not points
-if dense:
-    st.caption(f"Above {plots.POINT_BUDGET:,} rows the chart draws the density of all of them (its title says so), "
-               "without the label's colours: a box or lasso selects every row inside it.")
-selection.show_selectable(plots.data_figure(
-    coords, y=ds.y, label_name=str(ds.label_name or "label"), row_ids=ds.row_ids, selected_rows=selection.rows(),
+colour = colour_choice(ds)
+fig = plots.data_figure(
+    coords, y=colour.values, label_name=colour.name, continuous=colour.continuous, hover_data=colour.hover,
+    row_ids=ds.row_ids, selected_rows=selection.rows(),
     axis_titles=[str(f) for f in ds.feature_names] if flat else ("PC1", "PC2"),
-    title="The data" if flat else "The data on its first two principal axes"), key="data_scatter", filename="data_view",
-    panels=plots.data_panels(coords, ds.row_ids) if dense else None)
+    title="The data" if flat else "The data on its first two principal axes")
+dense = plots.draws_density(fig)  # the rows' density, not points: above the point budget, or crowded
+if dense:
+    st.caption(f"Where points would hide one another (and always above {plots.POINT_BUDGET:,} rows) the chart draws "
+               "the density of all the rows in the column's colours (its title says so): a box or lasso selects "
+               "every row inside it.")
+selection.show_selectable(fig, key="data_scatter", filename="data_view",
+                          panels=plots.data_panels(coords, ds.row_ids) if dense else None)
 selection.selected_table(ds)
 
 # After a refused table the pages keep the last good data: say which table the preview is.

@@ -7,6 +7,7 @@ from rskpca.evaluation.shadow_tables import assignment_table, centers_table
 from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page
 from rskpca.ui.heavy import grid_work_allowed
 from rskpca.ui.ell_scrubber import show_scrubber
+from rskpca.ui.widgets import centers_toggle, colour_choice
 
 settings = start_page("Shadow centers")
 ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, settings.kernel
@@ -28,13 +29,21 @@ else:
     titles = [f"PC{i + 1} ({s:.0%} of variance)" for i, s in enumerate(share)]
     st.caption(f"The data have d = {ds.d} features: shown on their first two principal axes. "
                "Shadows are balls in the full space, so sets may overlap in this view; no eps-discs.")
+left, right = st.columns([3, 1], vertical_alignment="bottom")
+with left:
+    colour = colour_choice(ds)
+with right:
+    show_centers = centers_toggle()
+# Without a colour column the rows take their shadow set's colour.
 fig = plots.shadow_figure(coords, shadow.labels, shadow.center_indices, shadow.weights, eps=shadow.eps,
                           projected=projected, axis_titles=titles, row_ids=ds.row_ids,
-                          selected_rows=selection.rows())
-dense = ds.n > plots.POINT_BUDGET  # the figure draws the rows' density with the centers on top
+                          selected_rows=selection.rows(), y=colour.values, label_name=colour.name,
+                          continuous=colour.continuous, hover_data=colour.hover, show_centers=show_centers)
+dense = plots.draws_density(fig)  # the rows' density with the centers on top: above the point budget, or crowded
 if dense:
-    st.caption(f"Above {plots.POINT_BUDGET:,} rows the chart draws the density of all of them with the centers on "
-               "top (its title says so): a box or lasso selects every row inside it.")
+    st.caption(f"Where points would hide one another (and always above {plots.POINT_BUDGET:,} rows) the chart draws "
+               "the density of all the rows with the centers on top (its title says so): a box or lasso selects "
+               "every row inside it.")
 selection.show_selectable(fig, key="shadow_scatter", filename="shadow_centers",
                           panels=plots.data_panels(coords, ds.row_ids) if dense else None)
 selection.selected_table(ds)

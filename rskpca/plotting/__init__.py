@@ -83,7 +83,7 @@ from rskpca.plotting._selection import (
     rows_in_regions,
     selection_regions,
 )
-from rskpca.plotting._spectral import spectral_eigenvalues_figure
+from rskpca.plotting._spectral import cluster_class_figure, cluster_figure, spectral_eigenvalues_figure
 from rskpca.plotting._style import (
     METHOD_COLORS,
     PALETTE,
@@ -154,4 +154,6 @@ __all__ = [
     "denoise_figure",
     "scaling_figure",
     "spectral_eigenvalues_figure",
+    "cluster_figure",
+    "cluster_class_figure",
 ]

@@ -275,10 +275,11 @@ def _escaped(values: np.ndarray) -> np.ndarray:
 
 
 def row_hover(row_ids, colour: Colouring | None, hover_data: Mapping | None = None, *, class_index=None,
-              extra: Mapping | None = None):
+              extra: Mapping | None = None, rows=None):
     """``(customdata, hovertemplate)`` for the rows of one trace: the row first (what a selection reads),
     the colour column's value (the class name in the template for a class trace), ``extra`` lines
-    (e.g. the shadow set), then the ``hover_data`` columns. All arrays are already the trace's rows.
+    (e.g. the shadow set), then the ``hover_data`` columns. All arrays are already the trace's rows, but
+    ``colour``'s, which are of all rows: ``rows`` (a mask or positions) picks the trace's.
 
     Numbers travel as float64 (a typed array); any text column makes ``customdata`` an object array,
     each text escaped (:func:`user_text`).
@@ -304,11 +305,14 @@ def row_hover(row_ids, colour: Colouring | None, hover_data: Mapping | None = No
             spec = "" if values.dtype.kind in "biu" else ":.4g"
             lines.append(f"{user_text(name)} %{{customdata[{k}]{spec}}}")
 
+    def pick(a):
+        return a if rows is None else a[rows]
+
     if colour is not None:
         if colour.continuous:
-            add(colour.name, colour.values if class_index is None else colour.values)
+            add(colour.name, pick(colour.values))
         elif class_index is not None and colour.row_text is not None and colour.classes[class_index] == OTHER:
-            add(colour.name, colour.row_text)
+            add(colour.name, pick(colour.row_text))
         elif class_index is not None:
             lines.append(f"{user_text(colour.name)} {user_text(colour.classes[class_index])}")
     for name, values in (extra or {}).items():

@@ -115,7 +115,7 @@ def _point_traces(X2, rid, colour, hover_data, ref: dict, *, extra=None) -> list
     scatter = _scatter_type(n)
 
     def trace(mask, marker, name, class_index=None, showlegend=True):
-        custom, tpl = row_hover(rid[mask], colour, {k: v[mask] for k, v in hover_data.items()},
+        custom, tpl = row_hover(rid[mask], colour, {k: v[mask] for k, v in hover_data.items()}, rows=mask,
                                 class_index=class_index, extra={k: v[mask] for k, v in (extra or {}).items()})
         return scatter(x=X2[mask, 0].astype(np.float32), y=X2[mask, 1].astype(np.float32), mode="markers",
                        marker=marker, customdata=custom, hovertemplate=tpl, name=name, showlegend=showlegend,
@@ -138,8 +138,10 @@ def legend_key(colour, ref: dict | None = None) -> list:
     if colour is None or colour.continuous:
         return []
     ref = ref or {}
-    return [go.Scatter(x=[None], y=[None], mode="markers", name=user_text(name), legendgroup=user_text(name),
-                       marker=dict(color=colour.colors[k], symbol=colour.symbols[k], size=8), hoverinfo="skip", **ref)
+    kind, empty = (go.Scatter3d, dict(z=[None])) if "scene" in ref else (go.Scatter, {})
+    return [kind(x=[None], y=[None], mode="markers", name=user_text(name), legendgroup=user_text(name),
+                 marker=dict(color=colour.colors[k], symbol=colour.symbols[k], size=8), hoverinfo="skip", **empty,
+                 **ref)
             for k, name in enumerate(colour.classes)]
 
 

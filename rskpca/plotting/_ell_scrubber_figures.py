@@ -26,7 +26,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, cyclic_color_marker, shadow_centers_text,
+from rskpca.plotting._colouring import center_sizes, colouring
+from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, class_color_marker, shadow_centers_text,
                                     signed_sqrt_colorscale, user_text)
 
 __all__ = ["subsample_rows", "shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
@@ -216,7 +217,7 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
             raise ValueError(f"frame at ell = {fr['ell']:g}: center_indices and weights differ in length.")
         keep = np.argsort(-w, kind="stable")[:max_centers] if idx.size > max_centers else slice(None)
         shown = idx[keep]
-        size = 5.0 + 20.0 * np.sqrt(w[keep] / w.max()) if w.size else w
+        size = center_sizes(w[keep])  # as in the Shadow centers chart: bounded, smaller when many
         data.append([dict(type="scattergl", x=_f32(X2[shown, 0]), y=_f32(X2[shown, 1]), marker=dict(size=_f32(size)))])
         capped = f"the {max_centers} heaviest centers drawn" if idx.size > max_centers else ""
         # What was drawn goes on a second, smaller line, so that the title fits a half-width chart
@@ -349,11 +350,13 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     E = _as_2d(exact, "exact")
     if E.shape[1] < 2:
         raise ValueError("exact needs at least 2 components to draw an embedding.")
-    if y is None:
+    colour = None if y is None else colouring(y)
+    if colour is None:
         color = dict(color="#3b5bdb")
-    else:
-        _, codes = np.unique(np.asarray(y).astype(str), return_inverse=True)
-        color = cyclic_color_marker(codes)
+    elif colour.continuous:
+        color = dict(color=colour.values.astype(np.float32), colorscale="Viridis")
+    else:  # the classes' colours of every other row chart (rskpca.plotting.colouring)
+        color = class_color_marker(colour.codes, colour.colors)
     layout = copy.deepcopy(_subplot_layout(True))
     layout["annotations"][1]["text"] = method_label  # the second panel's title
     marker = dict(size=4, opacity=0.7, **color)

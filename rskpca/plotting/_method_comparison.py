@@ -215,7 +215,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
             if not mask.any():
                 continue
             custom, hover = row_hover(panel_ids[mask], colour, {c: v[mask] for c, v in panel_hover.items()},
-                                      class_index=k)
+                                      class_index=k, rows=mask if pos is None else pos[mask])
             gname = name if k is None else user_text(colour.classes[k])
             trace = dict(type=scatter, mode="markers", marker={**marker, **style}, customdata=custom,
                          hovertemplate=hover, name=gname, legendgroup=gname,

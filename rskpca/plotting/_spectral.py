@@ -1,7 +1,7 @@
-"""Figures of the Spectral page: the eigenvalues of the diffusion operator, reduced set beside exact.
+"""Figures of the Spectral page: the eigenvalues of the diffusion operator, reduced set beside exact; the
+clusters on the data (always categorical, hover naming row, cluster and label); the cluster x class table.
 
-The embeddings themselves are drawn by :func:`rskpca.plotting.embedding_figure` and the clusters
-on the data by :func:`rskpca.plotting.data_figure`, as on the other pages.
+The embeddings themselves are drawn by :func:`rskpca.plotting.embedding_figure`, as on the other pages.
 """
 
 from __future__ import annotations
@@ -11,9 +11,55 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
+from rskpca.plotting._colouring import hover_columns
+from rskpca.plotting._data_view import data_figure
 from rskpca.plotting._style import PALETTE, _integer_step, user_text
 
-__all__ = ["spectral_eigenvalues_figure"]
+__all__ = ["spectral_eigenvalues_figure", "cluster_figure", "cluster_class_figure"]
+
+
+def cluster_figure(X2, clusters, *, label=None, label_name: str = "label", features=None, feature_names=(),
+                   **kwargs) -> go.Figure:
+    """The rows coloured by cluster (:func:`data_figure`), always as classes, never a colour scale:
+    clusters are numbered 1..k, their hover names the row, the cluster, the label (when there is
+    one) and the first features.
+
+    ``kwargs`` go to :func:`data_figure` (``row_ids``, ``axis_titles``, ``title``, ``selected_rows``).
+
+    >>> import numpy as np
+    >>> fig = cluster_figure(np.zeros((30, 2)), np.arange(30), label=np.array(["a"] * 30), label_name="class")
+    >>> len(fig.data), fig.data[0].name, "class %{customdata[1]}" in fig.data[0].hovertemplate
+    (30, '1', True)
+    """
+    clusters = np.asarray(clusters).astype(np.int64) + 1
+    X2 = np.asarray(X2, dtype=np.float64)
+    hover = hover_columns(np.zeros((X2.shape[0], 0)) if features is None else features,
+                          [] if features is None else feature_names, label=label, label_name=label_name)
+    return data_figure(X2, y=clusters, label_name="cluster", continuous=False, hover_data=hover, **kwargs)
+
+
+def cluster_class_figure(table, *, title: str = "Clusters x classes (rows of each cluster in each class)") -> go.Figure:
+    """The cluster x class table (:func:`rskpca.evaluation.clustering_scores.cluster_class_table`) as a
+    heatmap with its counts written in the cells: matched clusters down the diagonal, so a good
+    clustering is a dark diagonal.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame([[5, 0], [1, 4]], index=pd.Index([1, 0], name="cluster"), columns=["<a>", "b"])
+    >>> fig = cluster_class_figure(t)
+    >>> fig.data[0].z.tolist(), list(fig.data[0].x), list(fig.data[0].y)
+    ([[5, 0], [1, 4]], ['&lt;a&gt;', 'b'], ['cluster 1', 'cluster 0'])
+    """
+    z = np.asarray(table.to_numpy(), dtype=np.int64)
+    classes = [user_text(c) for c in table.columns]
+    clusters = [f"cluster {user_text(c)}" for c in table.index]
+    big = z.shape[0] * z.shape[1] > 900  # numbers in the cells only where they fit
+    fig = go.Figure(go.Heatmap(z=z, x=classes, y=clusters, colorscale="Blues", showscale=False,
+                               texttemplate=None if big else "%{z}", hovertemplate=(
+                                   "%{y}<br>class %{x}<br>%{z} rows<extra></extra>")))
+    fig.update_layout(title=title, margin=dict(l=80, r=10, t=50, b=40), height=max(300, 22 * len(clusters) + 120))
+    fig.update_xaxes(title="class", side="top", type="category", automargin=True)
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return fig
 
 
 def spectral_eigenvalues_figure(spectra: Mapping[str, np.ndarray], *,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -11,13 +13,17 @@ import streamlit as st
 from rskpca.evaluation.methods import METHODS
 from rskpca.plotting import figure_html, shadow_centers_text
 from rskpca.evaluation.methods import SLOW_AT_LARGE_M
+from rskpca import plotting as plots
+from rskpca.data.datasets import DataError
 from rskpca.ui import compute
+from rskpca.ui.keys import LABEL_COLOUR
 from rskpca.ui.live_chart import live_chart
 
 __all__ = ["PLOTLY_CONFIG", "METHOD_GROUPS", "DEFAULT_GROUPS", "choose_methods",
            "without_slow_methods", "show_figure", "show_table", "download_csv", "reduction_note",
            "show_text_list", "slug", "plain", "show_error", "comparison_note", "show_errors",
-           "stop_unless_rank_fits", "warn_if_kernel_is_identity"]
+           "stop_unless_rank_fits", "warn_if_kernel_is_identity", "LABEL_COLOUR", "ColourChoice", "colour_choice",
+           "centers_toggle"]
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; "$" (LaTeX) and ":" (emoji and
 # colour directives) matter to Streamlit's markdown too.
@@ -197,3 +203,66 @@ def without_slow_methods(names, m: int) -> list[str]:
         return list(names)
     slot.caption(f"Skipped at m = {m} > {compute.SLOW_M} to keep the page live: {labels}.")
     return [name for name in names if name not in slow]
+
+
+@dataclass(frozen=True)
+class ColourChoice:
+    """What the row charts colour by (:func:`colour_choice`): pass ``values`` as ``y``, ``name`` as
+    ``label_name``, ``continuous`` as ``continuous`` and ``hover`` as ``hover_data``."""
+
+    values: np.ndarray | None
+    name: str
+    continuous: bool | None
+    hover: dict
+
+
+def colour_choice(ds, container=st) -> ColourChoice:
+    """The page-level "Colour rows by" choice (kept in ``st.session_state["colour_column"]``, one value
+    for every page): the label column (the default), a feature, or any other column of the table in use.
+
+    A feature's values come from the table (not standardised), so the legend reads as the file does.
+    A numeric column with more distinct values than :data:`rskpca.plotting.MAX_CLASSES` is drawn on a
+    colour scale; the label and text columns as classes (:func:`rskpca.plotting.colouring`).
+    """
+    from rskpca.ui import tables  # (tables draws with these widgets: imported when first needed)
+
+    table = None
+    if not tables.table_not_in_use():
+        try:
+            table = tables.current_table()[1]
+        except DataError:
+            table = None
+    by_name = {LABEL_COLOUR: None}
+    by_name.update((str(f), ("feature", j)) for j, f in enumerate(ds.feature_names))
+    if table is not None:
+        by_name.update((str(c), ("table", c)) for c in table.columns
+                       if str(c) not in by_name and c != ds.label_name)
+    if st.session_state.get("colour_column") not in by_name:
+        st.session_state["colour_column"] = LABEL_COLOUR
+    label = "no colours (no label column)" if ds.label_name is None else f"the label ({ds.label_name})"
+    chosen = container.selectbox("Colour rows by", list(by_name), key="colour_column",
+                                 format_func=lambda c: label if c == LABEL_COLOUR else c,
+                                 help="The column the charts of rows colour by (one choice for every page). "
+                                      "Classes each get a colour (a legend click hides one, a double click "
+                                      "isolates it); a numeric column with many values gets a colour scale.")
+    hover = plots.hover_columns(ds.X, ds.feature_names, label=ds.y, label_name=ds.label_name)
+    where = by_name[chosen]
+    if where is None:
+        return ColourChoice(ds.y, str(ds.label_name or "label"), None, hover)
+    kind, col = where
+    if kind == "table":
+        values = table[col].to_numpy()[ds.row_ids]
+    elif table is not None and ds.feature_names[col] in table.columns:
+        values = table[ds.feature_names[col]].to_numpy()[ds.row_ids]
+    else:  # (the table is not at hand: the feature as in use)
+        values = ds.X[:, col]
+    numeric = values.dtype.kind in "biuf"
+    many = numeric and pd.Series(values).nunique() > plots.MAX_CLASSES
+    return ColourChoice(values, chosen, True if many else None, hover)
+
+
+def centers_toggle(container=st) -> bool:
+    """The "Show shadow centers" toggle (one setting for the Shadow centers and Embeddings pages)."""
+    return container.toggle("Show shadow centers", key="show_centers",
+                            help="The centers are drawn as small outlined markers sized by weight; hide them to "
+                                 "see the rows underneath.")

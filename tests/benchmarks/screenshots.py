@@ -17,7 +17,17 @@ click on its link to its last event) are printed, and the sidebar's "n = ... row
 screenshot taken at the wrong size shows up.
 
 ``--generate N`` writes a seeded N x 10 Gaussian mixture (plus a ``label`` column, its component)
-as Parquet at ``--data`` first, if that file is missing.
+as Parquet at ``--data`` first, if that file is missing; ``--letters N`` a realistic labelled file
+instead: N rows of 16 integer-valued features (0..15, many ties) and a text label of 26 classes
+"A".."Z" (26 Gaussian blobs rounded to integers). ``--charts`` saves each chart of a page on its own
+(``OUT/PREFIX_<page>_chart<i>.png``) beside or instead of the whole page (``--no-page``).
+
+The row charts on the 26-class file at 1,000, 20,000 and 1,000,000 rows (issue 38):
+
+    for rows in 1000 20000 1000000; do
+      python tests/benchmarks/screenshots.py --data /tmp/letters_1m.parquet --letters 1000000 --rows $rows \
+          --pages Data "Shadow centers" Embeddings --charts --no-page --prefix letters_$rows
+    done
 
 Before the scale work (commit fc3186c):
 
@@ -88,6 +98,39 @@ def generate(path: Path, n: int, seed: int = 0) -> None:
     df["label"] = label
     path.parent.mkdir(parents=True, exist_ok=True)
     df.to_parquet(path, index=False)
+
+
+def generate_letters(path: Path, n: int, seed: int = 0) -> None:
+    """A realistic labelled file at ``path`` (Parquet): ``n`` rows, 16 integer features 0..15 and a text label
+    "A".."Z" (26 Gaussian blobs, rounded and clipped to integers, so many rows tie)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    means = rng.uniform(3.0, 12.0, size=(26, 16))
+    lab = rng.integers(0, 26, size=n)
+    X = np.clip(np.rint(means[lab] + rng.normal(scale=1.5, size=(n, 16))), 0, 15).astype(np.int64)
+    df = pd.DataFrame(X, columns=[f"f{j}" for j in range(16)])
+    df["letter"] = np.array([chr(ord("A") + i) for i in range(26)])[lab]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df.to_parquet(path, index=False)
+
+
+def shoot_charts(page, out_stem: Path) -> list[Path]:
+    """Each live chart of the page (its iframe) as a PNG of its own: ``<out_stem>_chart<i>.png``."""
+    frames = page.locator("iframe[src*='rskpca_live_chart']")
+    saved = []
+    for i in range(frames.count()):
+        frame = frames.nth(i)
+        frame.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        box = frame.bounding_box()
+        if not box or box["height"] < 50:
+            continue
+        path = out_stem.parent / f"{out_stem.name}_chart{i}.png"
+        frame.screenshot(path=str(path), animations="disabled")
+        saved.append(path)
+    return saved
 
 
 def server_env(app_dir: Path) -> dict:
@@ -195,6 +238,10 @@ def main(argv=None) -> int:
     ap.add_argument("--prefix", default="after", help="file name prefix: OUT/PREFIX_<page>.png")
     ap.add_argument("--generate", type=int, metavar="N",
                     help="write a seeded N x 10 Gaussian mixture as Parquet at --data first, if it is missing")
+    ap.add_argument("--letters", type=int, metavar="N",
+                    help="write a realistic N-row file (16 integer features, a 26-class text label) at --data first")
+    ap.add_argument("--charts", action="store_true", help="also save each chart of a page as a PNG of its own")
+    ap.add_argument("--no-page", action="store_true", help="no screenshot of the whole page (with --charts)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds a page may take to settle")
     ap.add_argument("--max-kb", type=int, default=400, help="a larger PNG is reduced to 256 colours")
     args = ap.parse_args(argv)
@@ -202,6 +249,10 @@ def main(argv=None) -> int:
     app_dir = args.app_dir.resolve()
     if not (app_dir / "app.py").is_file():
         ap.error(f"{app_dir} holds no app.py")
+    if args.letters and not args.data.exists():
+        t0 = time.monotonic()
+        generate_letters(args.data, args.letters)
+        print(f"generated {args.data} ({args.letters} rows, 26 classes) in {time.monotonic() - t0:.1f} s", flush=True)
     if args.generate and not args.data.exists():
         t0 = time.monotonic()
         generate(args.data, args.generate)
@@ -238,10 +289,16 @@ def main(argv=None) -> int:
                     if exc:
                         print(f"  warning: {label} shows an exception: {exc}", flush=True)
                     out = args.out / (args.prefix + "_" + re.sub(r"\W+", "_", label) + ".png")
-                    height = shoot(session, out, args.max_kb)
                     settle_s[label] = settled
-                    print(f"{label}: settled in {settled:.1f} s ({wall:.1f} s wall); "
-                          f"{out} ({out.stat().st_size / 1024:.0f} KB, {WIDTH} x {height})", flush=True)
+                    if args.charts:
+                        wait_for_charts(session.page)
+                        session.page.wait_for_timeout(1000)
+                        for path in shoot_charts(session.page, out.with_suffix("")):
+                            print(f"  {path} ({path.stat().st_size / 1024:.0f} KB)", flush=True)
+                    if not args.no_page:
+                        height = shoot(session, out, args.max_kb)
+                        print(f"{label}: settled in {settled:.1f} s ({wall:.1f} s wall); "
+                              f"{out} ({out.stat().st_size / 1024:.0f} KB, {WIDTH} x {height})", flush=True)
                 session.close()
             finally:
                 browser.close()
