@@ -359,7 +359,7 @@ class ReducedSetKPCA(_WeightedCentersKPCA):
             )
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=stream is None)
         if stream is None:
-            self.sigma_ = resolve_sigma(self.sigma, X, self.random_state)
+            self.sigma_ = resolve_sigma(self.sigma, X)
             stream = self._stream = StreamingShadow(sigma=self.sigma_, ell=self.ell, kernel=self.kernel)
         stream.update(np.asarray(X, dtype=np.float64))
         self.__dict__.pop("labels_", None)  # labels of earlier rows are not kept while streaming

@@ -22,8 +22,8 @@ __all__ = ["fit", "transform"]
 def fit(estimator, X):
     """Fit ``estimator`` (a ``ReducedSetKPCA``) on a dask ``X``; rows stay on the workers.
 
-    ``sigma="median"`` reads only the seeded sample of rows the in-memory fit
-    would use (same seed, same rows, same value).
+    ``sigma="median"`` reads only the sample of rows the in-memory fit would
+    use (same rows, same value).
     """
     if estimator.rsde != "shadow":
         raise ValueError(
@@ -36,7 +36,7 @@ def fit(estimator, X):
             "cluster); shuffle the chunks beforehand if needed and use order='input'."
         )
     X = as_row_chunked_array(X, min_samples=2)
-    sigma = resolve_sigma(estimator.sigma, X, estimator.random_state)
+    sigma = resolve_sigma(estimator.sigma, X)
     if not np.isfinite(sigma):
         raise ValueError(
             "X contains NaN or infinite value(s) in the rows sampled for sigma='median'; drop or "

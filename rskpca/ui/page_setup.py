@@ -46,7 +46,7 @@ def default_sigma(source: str, ds: Dataset, median: float) -> tuple[float, str]:
         return info.sigma, (f"Default for {info.title}: sigma = {info.sigma:g}, the bandwidth at which kernel PCA's "
                             "first two components separate the sample's classes best (the median heuristic, "
                             f"{median:.3g}, blurs them into one blob).")
-    return float(f"{median:.4g}"), "Default: the median heuristic (median distance between rows)."
+    return median, "Default: the median heuristic (median distance between rows)."
 
 
 def _sync_sigma(ds: Dataset, median: float) -> None:
@@ -71,7 +71,7 @@ def _set_sigma_from_slider() -> None:
 
 
 def _set_sigma(value: float) -> None:
-    st.session_state["sigma"] = float(f"{value:.4g}")
+    st.session_state["sigma"] = float(value)
 
 
 def sigma_slider_range(sigma: float, median: float) -> tuple[float, float]:

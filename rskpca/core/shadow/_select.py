@@ -79,9 +79,8 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
         naming the fix.
     sigma : float or "median"
         Kernel bandwidth (``k = exp(-||x-y||^2 / sigma^2)`` for the Gaussian).
-        "median": the median pairwise distance on a subsample seeded by
-        ``random_state``, as the estimators' ``sigma="median"`` (the result's
-        ``sigma`` holds the value).
+        "median": :func:`~rskpca.median_heuristic`, the value the estimators'
+        ``sigma="median"`` take (the result's ``sigma`` holds it).
     ell : float
         Shadow parameter; the radius is ``sigma / ell``. Larger ell gives more centers.
     kernel : {"gaussian", "laplacian"}, default="gaussian"
@@ -90,7 +89,7 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
         Visit points in input order (the paper) or in a random order drawn from
         ``random_state``. Indices and labels always refer to the original rows.
     random_state : int, RandomState instance or None, default=None
-        Seed for ``order="random"`` and ``sigma="median"``.
+        Seed for ``order="random"``.
     algorithm : {"auto", "compiled", "blas"}, default="auto"
         How candidate pairs are found; the result is identical. "compiled" is the
         in-order loop compiled with numba, candidates from a grid over the leading
@@ -116,7 +115,7 @@ def shadow_centers(X, *, sigma: float | str, ell: float, kernel: str = "gaussian
     ('compiled', [0, 0, 1, 1, 2])
     """
     X = check_array_2d(X, name="X")
-    sigma = resolve_sigma(sigma, X, random_state)
+    sigma = resolve_sigma(sigma, X)
     ell = check_positive(ell, "ell")
     get_kernel(kernel)
     eps = sigma / ell
