@@ -25,6 +25,8 @@ from rskpca.core.metrics import alignment_error
 from test_bad_input import FIT_CASES
 
 ESTIMATORS = [ReducedSetDiffusionMap, ReducedSetSpectralEmbedding, ReducedSetSpectralClustering]
+#: The clustering's settings before issue 37: the global Gaussian on the plain shadow at sigma / ell.
+GLOBAL = dict(affinity="gaussian", max_centers=None, lloyd_steps=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,7 +192,7 @@ def test_every_point_its_own_center_agrees_with_sklearn_spectral_embedding(seed)
 ])
 def test_spectral_clustering_recovers_circles_and_moons(make, sigma, ell):
     X, y = make(3000, 0)
-    sc = ReducedSetSpectralClustering(n_clusters=2, sigma=sigma, ell=ell, random_state=0).fit(X)
+    sc = ReducedSetSpectralClustering(n_clusters=2, sigma=sigma, ell=ell, random_state=0, **GLOBAL).fit(X)
     assert sc.m_ < 3000 / 2
     assert adjusted_rand_score(y, sc.labels_) >= 0.99
     assert sc.labels_.shape == (3000,) and set(np.unique(sc.labels_)) == {0, 1}
@@ -200,10 +202,25 @@ def test_spectral_clustering_recovers_circles_and_moons(make, sigma, ell):
     np.testing.assert_array_equal(sc.fit_predict(X), sc.labels_)
 
 
+@pytest.mark.parametrize("make", [
+    lambda n, s: make_circles(n, noise=0.05, factor=0.5, random_state=s),
+    lambda n, s: make_moons(n, noise=0.05, random_state=s),
+])
+def test_the_defaults_recover_circles_and_moons_and_predict_agrees(make):
+    # no sigma, no ell: the landmark graph on about 1,000 refined centers at the median sigma
+    X, y = make(3000, 0)
+    sc = ReducedSetSpectralClustering(n_clusters=2, random_state=0).fit(X)
+    assert 500 < sc.m_ <= 1000 and sc.eps_ > 0
+    assert adjusted_rand_score(y, sc.labels_) == 1.0
+    np.testing.assert_array_equal(sc.predict(X), sc.labels_)  # a training row's z(x) is its own
+    X_new, y_new = make(1000, 1)
+    assert adjusted_rand_score(y_new, sc.predict(X_new)) == 1.0
+
+
 def test_clustering_weights_the_centers_in_kmeans():
     # k-means on the centers with sample_weight = weights_ is k-means on the quantized data
     X, _ = make_moons(500, noise=0.05, random_state=0)
-    sc = ReducedSetSpectralClustering(n_clusters=3, sigma=0.3, ell=2.0, random_state=0).fit(X)
+    sc = ReducedSetSpectralClustering(n_clusters=3, sigma=0.3, ell=2.0, random_state=0, **GLOBAL).fit(X)
     E = sc.embedding_
     for c in range(3):
         members = sc.center_labels_ == c
@@ -213,7 +230,8 @@ def test_clustering_weights_the_centers_in_kmeans():
 
 def test_uniform_landmarks_run_through_the_same_code():
     X, y = make_moons(2000, noise=0.05, random_state=0)
-    sc = ReducedSetSpectralClustering(n_clusters=2, sigma=0.2, ell=3.0, rsde="uniform", random_state=0).fit(X)
+    sc = ReducedSetSpectralClustering(n_clusters=2, sigma=0.2, ell=3.0, rsde="uniform", random_state=0,
+                                      **GLOBAL).fit(X)
     assert sc.m_ == sc.shadow_m_ and np.allclose(sc.weights_, 2000 / sc.m_)
     assert not hasattr(sc, "shadow_labels_")
     np.testing.assert_array_equal(sc.labels_, sc.predict(X))
@@ -251,13 +269,13 @@ def _blobs(n=60):
 def test_n_components_at_least_m_is_refused_in_words(Est):
     est = Est(n_components=5, sigma=3.0, ell=1.0)
     with pytest.raises(ValueError, match=r"n_components=5 needs 5 nontrivial eigenvectors, but the shadow gives "
-                                         r"m=\d centers at sigma=3, ell=1.*raise ell or lower sigma"):
+                                         r"m=\d centers at sigma=3, ell=1.*raise ell or max_centers, or lower sigma"):
         est.fit(_blobs())
 
 
 def test_n_clusters_above_m_is_refused_in_words():
     with pytest.raises(ValueError, match=r"n_clusters=9 exceeds the number of centers: the shadow gives m=\d"):
-        ReducedSetSpectralClustering(n_clusters=9, sigma=3.0, ell=1.0).fit(_blobs())
+        ReducedSetSpectralClustering(n_clusters=9, sigma=3.0, ell=1.0, **GLOBAL).fit(_blobs())
 
 
 @pytest.mark.parametrize("params", [{"alpha": -0.1}, {"alpha": 1.5}, {"t": -1}, {"n_components": 0},
@@ -279,7 +297,8 @@ def test_bad_data_gets_the_package_messages(Est, case):
 def test_far_points_get_the_limit_never_nan():
     X = _blobs(200)
     for Est in ESTIMATORS:
-        est = Est(n_components=2, sigma=0.5, ell=2.0, random_state=0).fit(X)
+        extra = GLOBAL if Est is ReducedSetSpectralClustering else {}
+        est = Est(n_components=2, sigma=0.5, ell=2.0, random_state=0, **extra).fit(X)
         far = np.array([[1e3, 0.0], [0.0, -1e4], [40.0, 40.0]])  # every kernel value underflows
         Z = est.transform(far)
         assert np.all(np.isfinite(Z))
@@ -301,8 +320,9 @@ def test_a_disconnected_graph_is_a_stated_result():
     side = dm.centers_[:, 0] > 50
     first = dm.embedding_[:, 0]
     assert np.ptp(first[side]) < 1e-8 and np.ptp(first[~side]) < 1e-8 and abs(first[side][0] - first[~side][0]) > 1
-    sc = ReducedSetSpectralClustering(n_clusters=2, sigma=1.0, ell=2.0, random_state=0).fit(X)
-    assert adjusted_rand_score(np.r_[np.zeros(50), np.ones(50)], sc.labels_) == 1.0
+    for extra in (GLOBAL, {}):  # the old global Gaussian, and the defaults
+        sc = ReducedSetSpectralClustering(n_clusters=2, sigma=1.0, ell=2.0, random_state=0, **extra).fit(X)
+        assert adjusted_rand_score(np.r_[np.zeros(50), np.ones(50)], sc.labels_) == 1.0
 
 
 @pytest.mark.parametrize("Est", ESTIMATORS)

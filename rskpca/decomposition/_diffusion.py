@@ -95,10 +95,12 @@ def _symmetric_operator(K: np.ndarray, w: np.ndarray, alpha: float):
 
 
 def diffusion_on_centers(C, w, n_components: int, *, sigma: float, kernel="gaussian", alpha: float = 1.0,
-                         eigen_solver: str = "auto", random_state=None) -> DiffusionEigen:
+                         eigen_solver: str = "auto", random_state=None, affinity=None) -> DiffusionEigen:
     """The top ``n_components`` nontrivial eigenpairs of ``P`` on centers ``C`` with weights ``w``.
 
-    ``n_components`` must be below m (P has m - 1 nontrivial eigenvectors).
+    ``n_components`` must be below m (P has m - 1 nontrivial eigenvectors). ``affinity``: an
+    m x m symmetric matrix with unit diagonal used in place of the kernel matrix (local
+    scaling, :mod:`rskpca.decomposition._local_scaling`); it is overwritten.
 
     >>> import numpy as np
     >>> C = np.array([[0.0], [1.0], [3.0]])
@@ -112,7 +114,7 @@ def diffusion_on_centers(C, w, n_components: int, *, sigma: float, kernel="gauss
     k = int(n_components)
     if not 1 <= k < m:
         raise ValueError(f"n_components={k} must be between 1 and m - 1 = {m - 1} (m={m} centers).")
-    K = kernel_matrix(C, sigma=sigma, kernel=kernel)
+    K = kernel_matrix(C, sigma=sigma, kernel=kernel) if affinity is None else np.asarray(affinity, dtype=np.float64)
     S, q, d, v0 = _symmetric_operator(K, w, alpha)
     # Deflate the trivial pair: S v0 = v0 exactly, so S - v0 v0' keeps every other pair. A kernel
     # graph cut into blocks (kernel values that underflow between them) has eigenvalue 1 more

@@ -12,6 +12,7 @@ import numpy as np
 
 from rskpca.core.rsde import herding_rsde, kmeans_rsde, uniform_rsde
 from rskpca.core.shadow import shadow_centers
+from rskpca.decomposition._center_budget import shadow_within_budget
 
 __all__ = ["select_reduced_set"]
 
@@ -19,16 +20,25 @@ __all__ = ["select_reduced_set"]
 def select_reduced_set(est, X, rng):
     """``(centers, weights, shadow labels or None)`` for ``est.rsde`` (sets ``shadow_m_``, ``center_indices_``).
 
-    ``est`` carries ``rsde``, ``m``, ``sigma_``, ``ell``, ``kernel`` and ``order``. Stale
+    ``est`` carries ``rsde``, ``m``, ``sigma_``, ``ell``, ``kernel`` and ``order``; an estimator
+    with a ``max_centers`` budget gets the shadow widened to fit it
+    (:func:`~rskpca.decomposition._center_budget.shadow_within_budget`) and ``eps_``. Stale
     ``shadow_m_`` / ``center_indices_`` from an earlier fit with other settings are removed.
     """
     for stale in ("shadow_m_", "center_indices_"):  # from an earlier fit with other settings
         est.__dict__.pop(stale, None)
     X64 = np.asarray(X, dtype=np.float64)
     if est.rsde == "shadow" or est.m is None:
-        s = shadow_centers(X64, sigma=est.sigma_, ell=est.ell, kernel=est.kernel, order=est.order,
-                           random_state=rng)
+        budget = getattr(est, "max_centers", None)
+        if budget is None:
+            s = shadow_centers(X64, sigma=est.sigma_, ell=est.ell, kernel=est.kernel, order=est.order,
+                               random_state=rng)
+        else:
+            s = shadow_within_budget(X64, sigma=est.sigma_, ell=est.ell, max_centers=budget, kernel=est.kernel,
+                                     order=est.order, random_state=rng)
         est.shadow_m_ = s.m
+        if hasattr(est, "max_centers"):
+            est.eps_ = float(s.eps)
         if est.rsde == "shadow":
             est.center_indices_ = s.center_indices
             return s.centers, s.weights.astype(np.float64), s.labels

@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from rskpca.core.radial_kernels import get_kernel
 from rskpca.core.rsde import RSDE_ESTIMATORS
 from rskpca.decomposition._array_backends import distributed_backend
-from rskpca.decomposition._reduced_set_choice import select_reduced_set
+from rskpca.decomposition._spectral_affinities import AFFINITY_CONSTRAINTS, _AffinityMixin
 from rskpca.decomposition._diffusion import (diffusion_coefficients, diffusion_coordinates, diffusion_on_centers,
                                              diffusion_transform)
 from rskpca.decomposition.base import (COMMON_CONSTRAINTS, _M_OR_ELL, KPCAMixin, _check_kernel_budget,
@@ -31,7 +31,7 @@ from rskpca.decomposition.base import (COMMON_CONSTRAINTS, _M_OR_ELL, KPCAMixin,
 __all__ = ["ReducedSetDiffusionMap", "ReducedSetSpectralEmbedding"]
 
 
-class _ReducedSetDiffusion(KPCAMixin):
+class _ReducedSetDiffusion(_AffinityMixin, KPCAMixin):
     """Shared fit and transform: reduced set, the m x m diffusion problem, Nystrom extension.
 
     Subclasses give ``_diffusion_parameters() -> (alpha, t)`` and ``_n_eigen() -> k``.
@@ -44,18 +44,26 @@ class _ReducedSetDiffusion(KPCAMixin):
         "rsde": [StrOptions(set(RSDE_ESTIMATORS))],
         "order": [StrOptions({"input", "random"})],
         "eigen_solver": [StrOptions({"auto", "dense", "arpack"})],
+        **AFFINITY_CONSTRAINTS,
     }
 
     def _n_eigen(self) -> int:
         return int(self.n_components)
 
     def _fit_rows(self, X):
-        """Validate X, select the reduced set, solve; the shadow labels of the rows (or None)."""
+        """Validate X, select the centers, solve: ``(row labels or None, row coordinates or None)``.
+
+        The row labels are each row's center (the shadow's, or the nearest after refinement);
+        the "landmark" affinity gives the rows' own coordinates instead.
+        """
         X = self._validate_fit_input(X)
         rng = check_random_state(self.random_state)
-        C, w, labels = select_reduced_set(self, X, rng)
+        C, w, labels = self._select_centers(X, rng)
+        if self.affinity == "landmark":
+            self._check_rank(C.shape[0])
+            return None, self._solve_landmark(X, C, rng)
         self._solve(C, w, rng)
-        return labels
+        return labels, None
 
     def _check_rank(self, m: int) -> None:
         k = self._n_eigen()
@@ -63,8 +71,8 @@ class _ReducedSetDiffusion(KPCAMixin):
             return
         name = "n_clusters" if hasattr(self, "n_clusters") and self.n_components is None else "n_components"
         if self.rsde == "shadow" or self.m is None:
-            source = f"the shadow gives m={m} centers at sigma={self.sigma_:.4g}, ell={self.ell:g}"
-            fix = "raise ell or lower sigma for more centers"
+            source = self._shadow_source(m)
+            fix = "raise ell or max_centers, or lower sigma, for more centers"
         else:
             source = f"m={m} centers"
             fix = "raise m"
@@ -79,8 +87,9 @@ class _ReducedSetDiffusion(KPCAMixin):
         self._check_rank(m)
         _check_kernel_budget(m)
         alpha, t = self._diffusion_parameters()
+        affinity = self._local_scaling_affinity(C) if self.affinity == "local_scaling" else None
         eig = diffusion_on_centers(C, w, self._n_eigen(), sigma=self.sigma_, kernel=self.kernel, alpha=alpha,
-                                   eigen_solver=self.eigen_solver, random_state=rng)
+                                   eigen_solver=self.eigen_solver, random_state=rng, affinity=affinity)
         self.centers_ = C
         self.weights_ = w
         self.m_ = int(m)
@@ -112,7 +121,14 @@ class _ReducedSetDiffusion(KPCAMixin):
         self : object
         """
         C, w = reduced_set_input(self, centers, weights, sigma, center_indices)
-        return self._solve(C, w, check_random_state(self.random_state))
+        for stale in ("eps_", "bandwidth_", "scales_"):
+            self.__dict__.pop(stale, None)
+        rng = check_random_state(self.random_state)
+        if self.affinity == "landmark":  # the quantized rows: each center w times (exact, see _landmark_graph)
+            self._check_rank(C.shape[0])
+            self._solve_landmark(C, C, rng, row_weights=w)
+            return self
+        return self._solve(C, w, rng)
 
     def transform(self, X):
         """Coordinates of new rows through the m centers (Nystrom): O(m d) per row.
@@ -134,6 +150,10 @@ class _ReducedSetDiffusion(KPCAMixin):
         if backend is not None:  # lazy, block by block
             return backend.transform(self, X)
         X = self._validate_transform_input(X)
+        if self.affinity == "landmark":
+            return self._landmark_transform(X).astype(X.dtype, copy=False)
+        if self.affinity == "local_scaling":
+            return self._local_scaling_transform(X).astype(X.dtype, copy=False)
         gaussian = get_kernel(self.kernel).p == 2
         Z = diffusion_transform(X, self.centers_, self._coef, self._denominator, sigma=self.sigma_,
                                 kernel=self.kernel, dtype=np.float32 if X.dtype == np.float32 and gaussian
@@ -161,7 +181,7 @@ class _TransformerFit:
         if backend is not None:  # rows stay where Dask keeps them
             return backend.fit(self, X)
         self.__dict__.pop("labels_", None)
-        labels = self._fit_rows(X)
+        labels, _ = self._fit_rows(X)
         if labels is not None:
             self.labels_ = labels
         return self
@@ -193,6 +213,22 @@ class ReducedSetDiffusionMap(_TransformerFit, _ReducedSetDiffusion):
     t : float >= 0, default=1
         Diffusion time: coordinates are ``lambda^t psi``.
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+    affinity : {"gaussian", "landmark", "local_scaling"}, default="gaussian"
+        "gaussian": ``kernel`` with the global ``sigma`` on the centers, exact on the quantized
+        data (the paper's Section 3). "landmark": every row linked to its ``n_neighbors``
+        nearest centers by a local Gaussian whose bandwidth is the rows' mean distance to them
+        (Cai & Chen 2015), solved through the centers (``alpha`` has no effect: the graph is
+        already degree-normalised). "local_scaling": ``exp(-d^2 / (s_i s_j))`` on the centers
+        with ``s`` the distance to the ``n_neighbors``-th nearest center (Zelnik-Manor & Perona
+        2004). See :mod:`rskpca.decomposition._spectral_affinities`.
+    n_neighbors : int, default=5
+        K of the "landmark" and "local_scaling" affinities (ignored by "gaussian").
+    max_centers : int or None, default=None
+        Ceiling on m: the shadow's eps is widened from ``sigma / ell`` until m fits (see
+        ``eps_``). None: the shadow at ``sigma / ell``, whatever its size.
+    lloyd_steps : int, default=0
+        Lloyd steps that move the centers to the means of their nearest rows (seeded by the
+        reduced set); each row then belongs to its nearest center.
     rsde : {"shadow", "kmeans", "uniform", "herding"}, default="shadow"
         Reduced-set density estimator; the others need ``m`` (``m=None``: the shadow's m).
     m : int or None, default=None
@@ -274,8 +310,13 @@ class ReducedSetDiffusionMap(_TransformerFit, _ReducedSetDiffusion):
     }
 
     def __init__(self, n_components=2, *, sigma="median", ell=4.0, alpha=1.0, t=1, kernel="gaussian",
-                 rsde="shadow", m=None, order="input", eigen_solver="auto", random_state=None):
+                 affinity="gaussian", n_neighbors=5, max_centers=None, lloyd_steps=0, rsde="shadow", m=None,
+                 order="input", eigen_solver="auto", random_state=None):
         self.n_components = n_components
+        self.affinity = affinity
+        self.n_neighbors = n_neighbors
+        self.max_centers = max_centers
+        self.lloyd_steps = lloyd_steps
         self.sigma = sigma
         self.ell = ell
         self.alpha = alpha
@@ -310,6 +351,22 @@ class ReducedSetSpectralEmbedding(_TransformerFit, _ReducedSetDiffusion):
     ell : float, default=4.0
         Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers.
     kernel : {"gaussian", "laplacian"}, default="gaussian"
+    affinity : {"gaussian", "landmark", "local_scaling"}, default="gaussian"
+        "gaussian": ``kernel`` with the global ``sigma`` on the centers, exact on the quantized
+        data (the paper's Section 3). "landmark": every row linked to its ``n_neighbors``
+        nearest centers by a local Gaussian whose bandwidth is the rows' mean distance to them
+        (Cai & Chen 2015), solved through the centers (``alpha`` has no effect: the graph is
+        already degree-normalised). "local_scaling": ``exp(-d^2 / (s_i s_j))`` on the centers
+        with ``s`` the distance to the ``n_neighbors``-th nearest center (Zelnik-Manor & Perona
+        2004). See :mod:`rskpca.decomposition._spectral_affinities`.
+    n_neighbors : int, default=5
+        K of the "landmark" and "local_scaling" affinities (ignored by "gaussian").
+    max_centers : int or None, default=None
+        Ceiling on m: the shadow's eps is widened from ``sigma / ell`` until m fits (see
+        ``eps_``). None: the shadow at ``sigma / ell``, whatever its size.
+    lloyd_steps : int, default=0
+        Lloyd steps that move the centers to the means of their nearest rows (seeded by the
+        reduced set); each row then belongs to its nearest center.
     rsde : {"shadow", "kmeans", "uniform", "herding"}, default="shadow"
     m : int or None, default=None
         Number of centers for the non-shadow estimators (ignored by "shadow").
@@ -355,9 +412,14 @@ class ReducedSetSpectralEmbedding(_TransformerFit, _ReducedSetDiffusion):
     (300, 2)
     """
 
-    def __init__(self, n_components=2, *, sigma="median", ell=4.0, kernel="gaussian", rsde="shadow", m=None,
-                 order="input", eigen_solver="auto", random_state=None):
+    def __init__(self, n_components=2, *, sigma="median", ell=4.0, kernel="gaussian", affinity="gaussian",
+                 n_neighbors=5, max_centers=None, lloyd_steps=0, rsde="shadow", m=None, order="input",
+                 eigen_solver="auto", random_state=None):
         self.n_components = n_components
+        self.affinity = affinity
+        self.n_neighbors = n_neighbors
+        self.max_centers = max_centers
+        self.lloyd_steps = lloyd_steps
         self.sigma = sigma
         self.ell = ell
         self.kernel = kernel

@@ -15,6 +15,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import ClusterMixin, _fit_context
 from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
@@ -23,6 +24,15 @@ from rskpca.decomposition._array_backends import distributed_backend
 from rskpca.decomposition._spectral import _ReducedSetDiffusion
 
 __all__ = ["ReducedSetSpectralClustering"]
+
+#: The "landmark" k-means sees at most this many rows (seeded); the others take the nearest of its centers.
+KMEANS_MAX_ROWS = 20_000
+
+
+def _unit_rows(E):
+    """``[1, E]`` scaled to unit length per row (the constant column is the trivial eigenvector)."""
+    F = np.column_stack([np.ones(E.shape[0]), E])
+    return F / np.linalg.norm(F, axis=1, keepdims=True)
 
 
 class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
@@ -104,16 +114,21 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
     _parameter_constraints: dict = {
         **_ReducedSetDiffusion._parameter_constraints,
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "ell": [Interval(Real, 0, None, closed="neither"), None],
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "alpha": [Interval(Real, 0, 1, closed="both")],
         "t": [Interval(Real, 0, None, closed="left")],
         "n_init": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, n_clusters=8, *, n_components=None, sigma="median", ell=4.0, alpha=0.0, t=0,
-                 kernel="gaussian", rsde="shadow", m=None, order="input", eigen_solver="auto", n_init=10,
-                 random_state=None):
+    def __init__(self, n_clusters=8, *, n_components=None, sigma="median", ell=None, alpha=0.0, t=0,
+                 kernel="gaussian", affinity="landmark", n_neighbors=5, max_centers=1000, lloyd_steps=3,
+                 rsde="shadow", m=None, order="input", eigen_solver="auto", n_init=10, random_state=None):
         self.n_clusters = n_clusters
+        self.affinity = affinity
+        self.n_neighbors = n_neighbors
+        self.max_centers = max_centers
+        self.lloyd_steps = lloyd_steps
         self.n_components = n_components
         self.sigma = sigma
         self.ell = ell
@@ -134,9 +149,11 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
         return int(self.n_components) if self.n_components is not None else max(1, int(self.n_clusters) - 1)
 
     def _check_rank(self, m: int) -> None:
+        if self.max_centers is not None and self.max_centers < self.n_clusters:
+            raise ValueError(f"max_centers={self.max_centers} is below n_clusters={self.n_clusters}: each cluster "
+                             f"needs a center. Raise max_centers (the default is 1000) or lower n_clusters.")
         if self.n_clusters > m:
-            source = (f"the shadow gives m={m} centers at sigma={self.sigma_:.4g}, ell={self.ell:g}"
-                      if self.rsde == "shadow" or self.m is None else f"m={m} centers")
+            source = self._shadow_source(m) if self.rsde == "shadow" or self.m is None else f"m={m} centers"
             raise ValueError(
                 f"n_clusters={self.n_clusters} exceeds the number of centers: {source}. Lower n_clusters to "
                 f"at most {m}, or get more centers (raise ell or lower sigma, or raise m)."
@@ -150,6 +167,49 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
         km.fit(self.embedding_, sample_weight=w)
         self.cluster_centers_ = km.cluster_centers_
         self.center_labels_ = km.labels_.astype(np.intp)
+        return self
+
+    def _cluster_rows(self, E, rng, sample_weight=None):
+        """The "landmark" affinity's k-means: on the rows' unit-length ``[1, coordinates]``.
+
+        Ng, Jordan & Weiss (2001) cluster the unit rows of the top eigenvectors (the constant
+        one included, as LSC does); a seeded subsample of ``KMEANS_MAX_ROWS`` stands for more rows.
+        """
+        F = _unit_rows(E)
+        if F.shape[0] > KMEANS_MAX_ROWS:
+            pick = np.sort(rng.choice(F.shape[0], KMEANS_MAX_ROWS, replace=False))
+            F = F[pick]
+            sample_weight = None if sample_weight is None else sample_weight[pick]
+        km = KMeans(n_clusters=self.n_clusters, n_init=self.n_init, random_state=rng.randint(2**31 - 1))
+        km.fit(F, sample_weight=sample_weight)
+        self.n_components_ = E.shape[1]
+        self.cluster_centers_ = km.cluster_centers_
+        self.center_labels_ = self._nearest_cluster(self.embedding_)
+
+    def _nearest_cluster(self, Z):
+        if self.affinity == "landmark":
+            Z = _unit_rows(Z)
+        return np.argmin(squared_distances(Z, self.cluster_centers_), axis=1).astype(np.intp)
+
+    def fit_reduced_set(self, centers, weights, *, sigma=None, center_indices=None):
+        """Fit on a reduced set computed elsewhere; see :meth:`ReducedSetDiffusionMap.fit_reduced_set`.
+
+        With ``affinity="landmark"`` the rows are the quantized data (each center ``w`` times).
+
+        Parameters
+        ----------
+        centers : array-like of shape (m, n_features)
+        weights : array-like of shape (m,)
+        sigma : float or None, default=None
+        center_indices : array-like of shape (m,) or None, default=None
+
+        Returns
+        -------
+        self : ReducedSetSpectralClustering
+        """
+        super().fit_reduced_set(centers, weights, sigma=sigma, center_indices=center_indices)
+        if self.affinity == "landmark":
+            self._cluster_rows(self.embedding_, check_random_state(self.random_state), sample_weight=self.weights_)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -171,8 +231,11 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
             backend.fit(self, X)
             self.labels_ = self._lazy_predict(X)
             return self
-        shadow_labels = self._fit_rows(X)
-        if shadow_labels is not None:
+        shadow_labels, row_coordinates = self._fit_rows(X)
+        if row_coordinates is not None:  # "landmark": k-means on the rows' own coordinates
+            self._cluster_rows(row_coordinates, check_random_state(self.random_state))
+            self.labels_ = self._nearest_cluster(row_coordinates)
+        elif shadow_labels is not None:
             self.shadow_labels_ = shadow_labels
             self.labels_ = self.center_labels_[shadow_labels]
         else:
@@ -197,5 +260,4 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
         check_is_fitted(self)
         if distributed_backend(X) is not None:
             return self._lazy_predict(X)
-        Z = np.asarray(self.transform(X), dtype=np.float64)
-        return np.argmin(squared_distances(Z, self.cluster_centers_), axis=1).astype(np.intp)
+        return self._nearest_cluster(np.asarray(self.transform(X), dtype=np.float64))

@@ -1,0 +1,161 @@
+"""The row-landmark bipartite graph, solved through the landmarks' side (LSC / transfer cut).
+
+Landmark-based spectral clustering (Cai & Chen 2015, LSC) and U-SPEC (Huang et al. 2020) link
+each row ``x_i`` to its ``K`` nearest landmarks ``c_j`` only, with a *local* Gaussian::
+
+    Z_ij = exp(-||x_i - c_j||^2 / (2 h^2)) / sum_{l in N_K(i)} exp(-||x_i - c_l||^2 / (2 h^2))
+
+for ``c_j`` among the K nearest, 0 elsewhere (rows of Z sum to 1), with ``h`` the mean distance
+of the rows to their K nearest landmarks (Cai & Chen's choice: one bandwidth set by the
+landmark spacing, not by the data's diameter as the median heuristic is). The row affinity is
+``W = Z D_c^-1 Z'`` with ``D_c = diag(Z' r)`` the landmarks' degrees (``r`` the rows'
+multiplicities, 1 for rows). Its rows sum to 1 -- the graph is already degree-normalised, so
+the normalized cut's eigenvectors are W's own. With ``Zh = R^1/2 Z D_c^-1/2``::
+
+    W' = Zh Zh'  (n x n)  and  G = Zh' Zh  (m x m)
+
+share their nonzero eigenvalues, and ``u = Zh b / sqrt(lambda)`` for ``G b = lambda b``: an
+m x m problem after the O(n K) graph. The top eigenvalue is 1 with ``u`` constant.
+
+A row's coordinates are ``u(x) = z(x) @ L`` with ``L = D_c^-1/2 B Lambda^-1/2`` -- a convex
+combination of the landmarks' rows of L, weighted by the row's own ``z(x)``. A new row is
+embedded by the same formula through its K nearest landmarks, so ``transform`` on a training
+row returns exactly its training coordinates.
+
+Rows with multiplicities (each center of a reduced set standing for its ``w`` rows) give the
+exact answer on the quantized data ``np.repeat(C, w)``: the row of a repeated point is the
+same each time, and ``R^1/2`` makes ``G`` the quantized data's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import eigh
+from scipy.sparse.linalg import LinearOperator, eigsh
+from sklearn.metrics._pairwise_distances_reduction import ArgKmin
+
+from rskpca.core.eigen import column_signs
+
+__all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
+           "landmark_transform"]
+
+#: Up to this many landmarks the m x m problem is solved densely; above, by ARPACK on the sparse G.
+DENSE_MAX_M = 300
+
+
+@dataclass(frozen=True)
+class LandmarkGraphEigen:
+    """The top eigenpairs of the row affinity ``W = Z D_c^-1 Z'``, through the landmarks.
+
+    Attributes
+    ----------
+    eigenvalues : ndarray of shape (k,)
+        Nontrivial, descending, in [0, 1] (below 1e-12 set to 0).
+    coef : ndarray of shape (m, k)
+        ``L = D_c^-1/2 B Lambda^-1/2``: a row's unit-norm eigenvector entries are ``z(x) @ L``
+        (0 in a column whose eigenvalue is 0).
+    bandwidth : float
+        ``h`` of the local Gaussian.
+    degrees : ndarray of shape (m,)
+        ``D_c``, the landmarks' degrees ``Z' r``.
+    solver : str
+    """
+
+    eigenvalues: np.ndarray
+    coef: np.ndarray
+    bandwidth: float
+    degrees: np.ndarray
+    solver: str
+
+
+def nearest_centers(X, C, n_neighbors: int):
+    """``(indices, distances)`` of each row's ``n_neighbors`` nearest centers, nearest first, exact.
+
+    scikit-learn's chunked, threaded ``ArgKmin`` (no n x m matrix is held); the distances of the
+    chosen pairs are recomputed directly, so near-duplicate rows get exact small distances.
+
+    >>> import numpy as np
+    >>> idx, dist = nearest_centers(np.array([[0.0], [2.9]]), np.array([[0.0], [1.0], [3.0]]), 2)
+    >>> idx.tolist(), np.round(dist, 3).tolist()
+    ([[0, 1], [2, 1]], [[0.0, 1.0], [0.1, 1.9]])
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
+    idx = ArgKmin.compute(X, C, k=int(n_neighbors), metric="sqeuclidean", chunk_size=256,
+                          return_distance=False, strategy="auto")
+    diff = X[:, None, :] - C[idx]
+    dist = np.sqrt(np.einsum("ikd,ikd->ik", diff, diff))
+    order = np.argsort(dist, axis=1, kind="stable")  # ties keep the lower center index first
+    return np.take_along_axis(idx, order, 1).astype(np.intp), np.take_along_axis(dist, order, 1)
+
+
+def landmark_rows(dist, idx, m: int, bandwidth: float) -> sp.csr_matrix:
+    """The row-stochastic ``Z`` (n x m, K entries a row) for distances to the K nearest centers."""
+    dist = np.asarray(dist, dtype=np.float64)
+    n, K = dist.shape
+    # Relative to the nearest: exp(-(d^2 - d_1^2) / 2h^2) has the same row-normalised values and
+    # never underflows to an all-zero row for a row far from every landmark.
+    logits = -(dist**2 - dist[:, :1] ** 2) / (2.0 * bandwidth**2)
+    V = np.exp(logits)
+    V /= V.sum(axis=1, keepdims=True)
+    return sp.csr_matrix((V.ravel(), np.asarray(idx).ravel(), np.arange(0, n * K + 1, K)), shape=(n, m))
+
+
+def local_bandwidth(dist) -> float:
+    """``h``: the mean distance of the rows to their K nearest landmarks (Cai & Chen 2015).
+
+    0 only when every row sits on its K landmarks; then 1 (any value gives equal weights).
+    """
+    h = float(np.mean(dist))
+    return h if h > 0 else 1.0
+
+
+def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, bandwidth: float,
+                         random_state=None) -> LandmarkGraphEigen:
+    """Top ``n_eigen`` nontrivial eigenpairs of ``W = Z D_c^-1 Z'`` via the m x m ``G``.
+
+    The trivial pair is known in closed form (``G sqrt(d_c) = sqrt(d_c)``: u constant) and
+    deflated before the solve, as :func:`~rskpca.decomposition._diffusion.diffusion_on_centers`
+    does; a graph in several pieces keeps its further eigenvalue-1 vectors, which tell the
+    pieces apart. ``n_eigen`` must be below the number of landmarks some row links to.
+    """
+    n, m = Z.shape
+    r = np.ones(n) if row_weights is None else np.asarray(row_weights, dtype=np.float64)
+    degrees = np.asarray(Z.T @ r).ravel()
+    used = np.flatnonzero(degrees > 0)  # a landmark no row links to is isolated: no part of W
+    k, p = int(n_eigen), used.size
+    if not 1 <= k < p:
+        raise ValueError(f"{k} nontrivial eigenvectors asked of a landmark graph with {p} linked landmarks; "
+                         f"at most {p - 1}.")
+    Zh = sp.diags(np.sqrt(r)) @ Z[:, used] @ sp.diags(1.0 / np.sqrt(degrees[used]))
+    G = (Zh.T @ Zh).tocsr()  # K^2 entries a row at most: sparse when the landmarks are many
+    b0 = np.sqrt(degrees[used])
+    b0 /= np.linalg.norm(b0)
+    if p <= DENSE_MAX_M or k >= p // 2:
+        vals, B = eigh(G.toarray() - np.outer(b0, b0), subset_by_index=[p - k, p - 1], overwrite_a=True,
+                       check_finite=False)
+        solver = "dense"
+    else:
+        rng = random_state if isinstance(random_state, np.random.RandomState) \
+            else np.random.RandomState(random_state)
+        deflated = LinearOperator((p, p), matvec=lambda v: G @ v - b0 * (b0 @ v), dtype=np.float64)
+        vals, B = eigsh(deflated, k=k, which="LA", v0=rng.uniform(-1.0, 1.0, p), tol=0.0)
+        solver = "arpack"
+    order = np.argsort(vals)[::-1]
+    vals, B = np.clip(vals[order], 0.0, 1.0), B[:, order]
+    vals = np.where(vals < 1e-12, 0.0, vals)
+    coef = np.zeros((m, k))
+    scale = np.where(vals > 0, 1.0 / np.sqrt(np.where(vals > 0, vals, 1.0)), 0.0)
+    coef[used] = B / np.sqrt(degrees[used])[:, None] * scale[None, :]
+    coef *= column_signs(coef)
+    return LandmarkGraphEigen(vals, coef, float(bandwidth), degrees, solver)
+
+
+def landmark_transform(X, C, coef, *, n_neighbors: int, bandwidth: float) -> np.ndarray:
+    """``z(x) @ coef`` for rows X through their ``n_neighbors`` nearest of the centers C."""
+    idx, dist = nearest_centers(X, C, n_neighbors)
+    return np.asarray(landmark_rows(dist, idx, C.shape[0], bandwidth) @ coef)
+
