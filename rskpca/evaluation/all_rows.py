@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.validation import check_array_2d
 from rskpca.evaluation.fitting import MethodResult, _result
 from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
@@ -114,12 +115,12 @@ def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: st
     ((60, 2), 20, 60)
     """
     check_methods([name])
-    if METHODS[name].group == "exact" or name == "exact_iterative":
+    if METHODS[name].exact_kpca:
         raise ValueError(f"{name!r} is exact KPCA: fit it on the rows plan_exact gives, with fit_exact.")
     X = check_array_2d(X, name="X", min_samples=2)
     est = make_estimator(name, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
                          random_state=random_state)
-    if name == "rskpca" and shadow is not None:
+    if METHODS[name].fits_on_shadow and shadow is not None:
         if shadow.n != X.shape[0]:
             raise ValueError(f"shadow is of {shadow.n} rows, X has {X.shape[0]}: pass X's own shadow.")
         est = est.fit_reduced_set(shadow.centers, shadow.weights, center_indices=shadow.center_indices)
@@ -179,8 +180,8 @@ class ExactPlan:
 def plan_exact(n: int, max_rows: int, *, seed: int = 0) -> ExactPlan:
     """Exact KPCA on all n rows when n <= ``max_rows``, else on a seeded sample of ``max_rows`` rows.
 
-    The same sample for a given (n, max_rows, seed): ``np.random.default_rng(seed).choice(n, max_rows,
-    replace=False)``, sorted.
+    The same sample for a given (n, max_rows, seed):
+    ``uniform_rows(n, max_rows, np.random.default_rng(seed))`` (:mod:`rskpca.core.row_draws`).
 
     >>> plan = plan_exact(10_000, 2000)
     >>> plan.all_rows, plan.rows.size, plan.memory_bytes
@@ -194,5 +195,5 @@ def plan_exact(n: int, max_rows: int, *, seed: int = 0) -> ExactPlan:
     if n <= max_rows:
         rows = np.arange(n)
     else:
-        rows = np.sort(np.random.default_rng(seed).choice(n, size=max_rows, replace=False))
+        rows = uniform_rows(n, max_rows, np.random.default_rng(seed))
     return ExactPlan(rows=rows, n=n, all_rows=n <= max_rows, max_rows=max_rows, memory_bytes=exact_memory_bytes(n))

@@ -33,7 +33,7 @@ from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import NystromKPCA, ReducedSetKPCA
 from rskpca.evaluation.compare import compare, sweep_point
 from rskpca.evaluation.fitting import EXACT_SOLVERS, fit_exact
-from rskpca.evaluation.methods import check_methods
+from rskpca.evaluation.methods import REFERENCE, check_methods, methods_in
 from rskpca.evaluation.timing import Timing, best_time
 
 __all__ = ["gaussian_mixture", "gemm_rate", "shadow_floor_flops", "exact_baseline", "bench_case", "run_bench",
@@ -41,8 +41,7 @@ __all__ = ["gaussian_mixture", "gemm_rate", "shadow_floor_flops", "exact_baselin
 
 
 #: Mode ``methods``: exact KPCA (two ways), RSKPCA, Nystrom and the other speed-ups.
-METHODS_BENCH_DEFAULT = ("exact", "exact_iterative", "rskpca", "nystrom", "rs_construction", "gram_sparsified",
-                         "gram_quantized", "random_fourier")
+METHODS_BENCH_DEFAULT = methods_in("methods_bench")
 
 
 def gaussian_mixture(n: int, d: int, *, n_clusters: int = 10, separation: float = 5.0,
@@ -260,7 +259,7 @@ def methods_benchmark(X_train, X_eval, *, methods=METHODS_BENCH_DEFAULT, n_compo
     sigma = median_heuristic(X_train) if sigma is None else float(sigma)
     exact = fit_exact(X_train, X_eval, n_components=n_components, sigma=sigma, random_state=random_state,
                       timing=timing)
-    rows = [compare(exact, exact)] if "exact" in methods else []
+    rows = [compare(exact, exact)] if REFERENCE.name in methods else []
     rows += sweep_point(X_train, X_eval, exact, ell=ell, methods=methods, n_components=n_components, sigma=sigma,
                         random_state=random_state, timing=timing, measure_gram_error=True)
     return [{**row, "sigma": sigma, "repeats": timing.repeats, "warmup": timing.warmup} for row in rows]

@@ -27,7 +27,7 @@ from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.metrics import align, alignment_error, eigenvalue_deviation
 from rskpca.core.shadow import shadow_centers
 from rskpca.evaluation.fitting import EXACT_SOLVERS, MethodResult, fit_exact, fit_method
-from rskpca.evaluation.methods import METHODS, SLOW_ABOVE_M, check_methods
+from rskpca.evaluation.methods import METHODS, REFERENCE, SLOW_ABOVE_M, check_methods
 from rskpca.evaluation.timing import Timing
 
 __all__ = ["Outcome", "compare", "failed_row", "sweep_point", "method_sweep", "shadow_sweep", "ell_grid",
@@ -154,7 +154,7 @@ def sweep_point(X_train, X_eval, exact: MethodResult, *, ell: float, methods, n_
     rows = []
     for name in check_methods(methods):
         method = METHODS[name]
-        if method.group == "exact":
+        if method is REFERENCE:
             continue
         if skip_slow and method.slow_at(m):
             rows.append(failed_row(name, ell=ell, m=m, n_train=n, outcome=Outcome.SKIPPED,

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rskpca.decomposition.iterative_cost import IterativeCost, KernelCost, predict_iterative_cost
-from rskpca.evaluation._measured_costs import SECONDS_PER_NM
+from rskpca.evaluation.methods import METHODS, check_methods
 
 __all__ = ["KEPT_BLOCK_BYTES", "exact_kpca_cost", "lanczos_progress", "AllRowsCost", "all_rows_cost",
            "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES"]
@@ -44,9 +44,10 @@ KEPT_BLOCK_BYTES = 2 * 1024**3
 ALL_ROWS_LIVE_S = 0.5
 #: ...nor one that would hold more than this.
 ALL_ROWS_MAX_BYTES = KEPT_BLOCK_BYTES
-#: Bytes per (row x center) a method holds while fitting on all rows (Nystrom's float64 n x m kernel
-#: block and its centered copy; the others embed in blocks).
-_BYTES_PER_NM = {"nystrom": 16, "wnystrom": 16}
+#: A method without a measured all-rows rate is costed at the slowest rate measured among the fast
+#: cost class (Nystrom's, which projects through all n rows as the unmeasured methods do).
+_UNMEASURED_SECONDS_PER_NM = max(m.seconds_per_nm for m in METHODS.values()
+                                 if m.seconds_per_nm is not None and m.cost == "fast")
 
 
 def exact_kpca_cost(n: int, n_components: int, unit: KernelCost, *, d: int = 0,
@@ -117,8 +118,9 @@ class AllRowsCost:
 def all_rows_cost(name: str, n: int, m: int) -> AllRowsCost:
     """Predicted seconds and bytes of fitting ``name`` on n rows with m centers and embedding every row.
 
-    Seconds per (row x center) from :mod:`rskpca.evaluation._measured_costs` (a method not measured
-    is costed as Nystrom, the slowest of the O(nm) embeddings there).
+    Seconds per (row x center) and bytes per (row x center) are the registered method's
+    (:attr:`~rskpca.evaluation.methods.Method.seconds_per_nm`, measured; a method not measured is
+    costed as the slowest measured method of the fast cost class).
 
     >>> c = all_rows_cost("nystrom", 1_000_000, 1000)
     >>> c.bytes // 10**9, c.live
@@ -127,5 +129,6 @@ def all_rows_cost(name: str, n: int, m: int) -> AllRowsCost:
     True
     """
     nm = float(n) * float(max(m, 1))
-    per = SECONDS_PER_NM.get(name, SECONDS_PER_NM["nystrom"])
-    return AllRowsCost(name, per * nm, int(_BYTES_PER_NM.get(name, 0) * nm))
+    method = METHODS[check_methods([name])[0]]
+    per = _UNMEASURED_SECONDS_PER_NM if method.seconds_per_nm is None else method.seconds_per_nm
+    return AllRowsCost(name, per * nm, int(method.all_rows_bytes_per_nm * nm))

@@ -28,13 +28,14 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from rskpca.core.bandwidth_heuristic import median_heuristic
 from rskpca.core.progress import ProgressCallback, counted
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.shadow import shadow_centers
 from rskpca.decomposition import KernelPCA
 from rskpca.evaluation.classify import fit_predict
 from rskpca.evaluation.result_columns import successful
 from rskpca.evaluation.compare import Outcome, failed_row, sweep_point
 from rskpca.evaluation.fitting import EXACT_SOLVERS, MethodResult, fit_exact
-from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
+from rskpca.evaluation.methods import METHODS, REFERENCE, check_methods, make_estimator, methods_in
 from rskpca.evaluation.timing import Timing
 
 __all__ = [
@@ -57,9 +58,9 @@ DATASET_KNN_RANK = {"german": 5, "pendigits": 5, "usps": 15, "yale": 10}
 #: ell from 3.0 to 5.0 in steps of 0.1 (Section 6).
 PAPER_ELLS = tuple(np.round(np.arange(3.0, 5.0 + 1e-9, 0.1), 1).tolist())
 #: Figures 2-5: shadow RSKPCA against subsampled KPCA, Nystrom and density-weighted Nystrom.
-EMBEDDING_METHODS = ("rskpca", "subsampled", "nystrom", "wnystrom")
+EMBEDDING_METHODS = methods_in("paper_embeddings")
 #: Figures 7-8: RSKPCA with other reduced-set density estimators at the shadow's m.
-RSDE_METHODS = ("rskpca", "rskpca_kmeans", "rskpca_uniform", "rskpca_herding")
+RSDE_METHODS = methods_in("paper_rsde")
 
 
 
@@ -93,7 +94,7 @@ def load_labeled_csv(path, *, max_rows: int | None = None, random_state=0):
     if not np.isfinite(X).all():
         raise ValueError(f"{path.name} has NaN or infinite feature values; drop or impute them first.")
     if max_rows is not None and X.shape[0] > max_rows:
-        keep = np.sort(np.random.default_rng(random_state).choice(X.shape[0], max_rows, replace=False))
+        keep = uniform_rows(X.shape[0], max_rows, np.random.default_rng(random_state))
         X, y = X[keep], y[keep]
     name = path.name.split(".")[0]
     return X, y, name
@@ -101,8 +102,8 @@ def load_labeled_csv(path, *, max_rows: int | None = None, random_state=0):
 
 def _reference(est, X_eval, n_train: int) -> MethodResult:
     """Exact KPCA fitted on the whole data set, evaluated on ``X_eval``: the accuracy reference."""
-    return MethodResult(name="exact", label=METHODS["exact"].label, group="exact", ell=float("nan"), m=n_train,
-                        n_train=n_train, embedding=est.transform(X_eval),
+    return MethodResult(name=REFERENCE.name, label=REFERENCE.label, group=REFERENCE.group, ell=float("nan"),
+                        m=n_train, n_train=n_train, embedding=est.transform(X_eval),
                         normalized_eigenvalues=est.normalized_eigenvalues_, train_s=float("nan"),
                         test_s=float("nan"), stored_points=n_train, train_parts={})
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from rskpca.core.validation import check_array_2d
 from rskpca.decomposition import KernelPCA
-from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
+from rskpca.evaluation.methods import METHODS, REFERENCE, check_methods, make_estimator
 from rskpca.evaluation.timing import Timing, best_time
 
 __all__ = ["MethodResult", "EXACT_SOLVERS", "fit_method", "fit_exact"]
@@ -162,7 +162,7 @@ def fit_method(name: str, X_train, X_eval=None, *, n_components: int, sigma: flo
                          random_state=random_state)
     if shadow is not None and shadow.n != X_train.shape[0]:
         raise ValueError(f"shadow is of {shadow.n} rows, X_train has {X_train.shape[0]}: pass X_train's own shadow.")
-    if name != "rskpca":
+    if not METHODS[name].fits_on_shadow:
         shadow = None
     return _fit_and_time(name, est, X_train, X_eval, ell=ell, timing=timing,
                          measure_gram_error=measure_gram_error, shadow=shadow, shadow_s=shadow_s)
@@ -191,7 +191,7 @@ def fit_exact(X_train, X_eval=None, *, n_components: int, sigma: float, kernel: 
     for solver in solvers:
         est = KernelPCA(n_components=n_components, sigma=sigma, kernel=kernel, eigen_solver=solver,
                         random_state=random_state)
-        results[solver] = _fit_and_time("exact", est, X_train, X_eval, ell=float("nan"), timing=timing,
+        results[solver] = _fit_and_time(REFERENCE.name, est, X_train, X_eval, ell=float("nan"), timing=timing,
                                         measure_gram_error=False, project=project)
     per_solver = {solver: res.train_s for solver, res in results.items()}
     return replace(results[solvers[0]], train_s=min(per_solver.values()), solver_train_s=per_solver)

@@ -4,8 +4,12 @@ Each entry builds an unfitted estimator from the shared settings and declares wh
 comparisons need to know about it, so nothing downstream inspects a fitted estimator to
 guess: which fitted attribute holds the reduced set (and so m), whether new points are
 projected through the whole training set, whether it perturbs the Gram matrix (and so has
-``gram_error``), and its cost class. Adding a method here makes it appear everywhere that
-iterates over :data:`METHODS`.
+``gram_error``), its cost class and its measured cost on all rows, whether it is exact KPCA or
+fits on a precomputed shadow, and which of the named comparisons (:data:`ROLES`) it belongs to.
+Adding a method here makes it appear everywhere that iterates over :data:`METHODS`; the rest of
+the package asks the registry (:data:`REFERENCE`, :data:`SHADOW_METHOD`, :func:`methods_in`)
+rather than spelling a method's name (``tests/test_method_names.py`` fails on a name spelled
+elsewhere).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from rskpca.approximation import RandomFourierKPCA, ReducedSetConstructionKPCA, SampledGramKPCA
+from rskpca.evaluation._measured_costs import SECONDS_PER_NM
 from rskpca.decomposition import (
     DensityWeightedNystromKPCA,
     IterativeKPCA,
@@ -23,13 +28,20 @@ from rskpca.decomposition import (
     SubsampledKPCA,
 )
 
-__all__ = ["Method", "METHODS", "SLOW_ABOVE_M", "SLOW_AT_LARGE_M", "make_estimator", "method_names",
-           "check_methods", "perturbs_gram"]
+__all__ = ["Method", "METHODS", "ROLES", "REFERENCE", "SHADOW_METHOD", "SLOW_ABOVE_M", "SLOW_AT_LARGE_M",
+           "make_estimator", "method_names", "methods_in", "check_methods", "perturbs_gram"]
 
 #: Above this m the methods of cost class "slow_at_large_m" take seconds (k-means and herding
 #: iterate over n x m distances; reduced-set construction searches a pre-image over all n rows for
 #: each of its m points): the app runs them only when asked.
 SLOW_ABOVE_M = 400
+
+#: The named comparisons a method can belong to (:attr:`Method.roles`), each listed by :func:`methods_in`.
+ROLES = {
+    "paper_embeddings": "the paper's Figures 2-5: shadow RSKPCA against its Section 6 baselines",
+    "paper_rsde": "the paper's Figures 7-8: RSKPCA with other reduced-set density estimators at the shadow's m",
+    "methods_bench": "rskpca bench --mode methods by default: exact KPCA two ways, RSKPCA, Nystrom, the speed-ups",
+}
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,19 @@ class Method:
         ``"fast"``, or ``"slow_at_large_m"`` (training grows like n m iterations).
     reports_train_parts : bool
         The fitted estimator has ``fit_time_breakdown_`` (seconds per part of its fit).
+    exact_kpca : bool
+        It is exact kernel PCA (the reference, however solved): fitted on the rows an exact plan
+        allows, never on all rows of a large data set.
+    fits_on_shadow : bool
+        Its reduced set is the shadow itself, so a shadow computed once (``ShadowResult``) can be
+        passed to its fit instead of being computed again.
+    embeds_all_rows : bool
+        Fitting on all n rows and embedding every row costs O(n m) (the app offers it on all rows);
+        the others need the n x n kernel.
+    all_rows_bytes_per_nm : int
+        Bytes per (row x center) it holds while fitting on all rows (0: it embeds in blocks).
+    roles : tuple of str
+        The named comparisons of :data:`ROLES` it belongs to.
     """
 
     name: str
@@ -74,6 +99,17 @@ class Method:
     perturbs_gram: bool = False
     cost: str = "fast"
     reports_train_parts: bool = False
+    exact_kpca: bool = False
+    fits_on_shadow: bool = False
+    embeds_all_rows: bool = False
+    all_rows_bytes_per_nm: int = 0
+    roles: tuple[str, ...] = ()
+
+    @property
+    def seconds_per_nm(self) -> float | None:
+        """Seconds per (row x center) of fitting on all rows and embedding every row, as measured
+        (``tests/benchmarks/bench_costs.py --write``); None where it was not (no O(nm) all-rows fit)."""
+        return SECONDS_PER_NM.get(self.name) if self.embeds_all_rows else None
 
     def reduced_size(self, estimator, n_train: int) -> int:
         """Points (or features) the eigenproblem was solved on: m, or n for exact KPCA."""
@@ -143,46 +179,61 @@ def _random_fourier(n_components, sigma, kernel, ell, m, random_state):
 
 
 _CENTERS = ("centers_", 0)
+#: Nystrom on all rows holds its float64 n x m kernel block and its centered copy.
+_NYSTROM_BYTES_PER_NM = 16
 _LANDMARKS = ("landmarks_", 0)
 
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("exact", "Exact KPCA", _exact, "exact", "Kernel PCA on all n points.",
-           projects_through_training_set=True),
+           projects_through_training_set=True, exact_kpca=True, roles=("methods_bench",)),
     Method("rskpca", "ShDE + RSKPCA", _rskpca("shadow"), "rskpca",
-           "Shadow centers weighted by absorbed points; projects through m centers.", reduced_set=_CENTERS),
+           "Shadow centers weighted by absorbed points; projects through m centers.", reduced_set=_CENTERS,
+           fits_on_shadow=True, embeds_all_rows=True, roles=("paper_embeddings", "paper_rsde", "methods_bench")),
     Method("subsampled", "Subsampled KPCA", _with_m(SubsampledKPCA), "baseline",
-           "KPCA on m uniform rows, unweighted.", reduced_set=_CENTERS),
+           "KPCA on m uniform rows, unweighted.", reduced_set=_CENTERS, embeds_all_rows=True,
+           roles=("paper_embeddings",)),
     Method("nystrom", "Nystrom", _with_m(NystromKPCA), "baseline",
            "m uniform landmarks extended to the n training points.", reduced_set=_LANDMARKS,
-           projects_through_training_set=True),
+           projects_through_training_set=True, embeds_all_rows=True, all_rows_bytes_per_nm=_NYSTROM_BYTES_PER_NM,
+           roles=("paper_embeddings", "methods_bench")),
     Method("wnystrom", "Density-weighted Nystrom", _with_m(DensityWeightedNystromKPCA), "baseline",
            "k-means landmarks weighted by cluster size (Zhang & Kwok 2010).", reduced_set=_LANDMARKS,
-           projects_through_training_set=True, cost="slow_at_large_m"),
+           projects_through_training_set=True, cost="slow_at_large_m", embeds_all_rows=True,
+           all_rows_bytes_per_nm=_NYSTROM_BYTES_PER_NM, roles=("paper_embeddings",)),
     Method("rskpca_kmeans", "RSKPCA (k-means)", _rskpca("kmeans"), "rsde",
-           "RSKPCA with k-means centers and cluster sizes.", reduced_set=_CENTERS, cost="slow_at_large_m"),
+           "RSKPCA with k-means centers and cluster sizes.", reduced_set=_CENTERS, cost="slow_at_large_m",
+           embeds_all_rows=True, roles=("paper_rsde",)),
     Method("rskpca_uniform", "RSKPCA (KDE paring)", _rskpca("uniform"), "rsde",
-           "RSKPCA with m uniform rows weighted n/m.", reduced_set=_CENTERS),
+           "RSKPCA with m uniform rows weighted n/m.", reduced_set=_CENTERS, embeds_all_rows=True,
+           roles=("paper_rsde",)),
     Method("rskpca_herding", "RSKPCA (kernel herding)", _rskpca("herding"), "rsde",
-           "RSKPCA with kernel-herding super-samples.", reduced_set=_CENTERS, cost="slow_at_large_m"),
+           "RSKPCA with kernel-herding super-samples.", reduced_set=_CENTERS, cost="slow_at_large_m",
+           embeds_all_rows=True, roles=("paper_rsde",)),
     Method("exact_iterative", "Exact KPCA (Lanczos, blocked)", _iterative_exact, "extra",
            "Exact KPCA by Lanczos on kernel blocks recomputed per multiply: no n x n matrix held.",
-           projects_through_training_set=True),
+           projects_through_training_set=True, exact_kpca=True, roles=("methods_bench",)),
     Method("rs_construction", "Reduced-set construction", _reduced_set_construction, "extra",
            "Exact KPCA, then eigenvectors rebuilt from m constructed points (Burges 1996; Schoelkopf et "
            "al. 1999). Faster evaluation only: training costs exact KPCA plus the construction.",
-           reduced_set=("reduced_set_", 0), reports_train_parts=True, cost="slow_at_large_m"),
+           reduced_set=("reduced_set_", 0), reports_train_parts=True, cost="slow_at_large_m",
+           roles=("methods_bench",)),
     Method("gram_sparsified", "Sparsified Gram matrix", _gram_sampling(False), "extra",
            "Gram entries kept with probability m/n (scaled 1/p), Lanczos on the sparse matrix, "
            "expansion rounded to m terms (Achlioptas, McSherry & Schoelkopf 2001).",
-           reduced_set=("expansion_points_", 0), perturbs_gram=True),
+           reduced_set=("expansion_points_", 0), perturbs_gram=True, roles=("methods_bench",)),
     Method("gram_quantized", "Quantized Gram matrix (1 bit)", _gram_sampling(True), "extra",
            "Gram entries rounded at random to +-1 (unbiased), expansion rounded to m terms "
            "(Achlioptas, McSherry & Schoelkopf 2001).",
-           reduced_set=("expansion_points_", 0), perturbs_gram=True),
+           reduced_set=("expansion_points_", 0), perturbs_gram=True, roles=("methods_bench",)),
     Method("random_fourier", "Random Fourier features + PCA", _random_fourier, "extra",
            "Linear PCA on m random Fourier features of the kernel (Rahimi & Recht 2007).",
-           reduced_set=("random_weights_", 1)),
+           reduced_set=("random_weights_", 1), embeds_all_rows=True, roles=("methods_bench",)),
 )}
+
+#: Exact KPCA: the reference every comparison measures against.
+REFERENCE = METHODS["exact"]
+#: The paper's method: shadow (ShDE) centers and reduced-set KPCA.
+SHADOW_METHOD = METHODS["rskpca"]
 
 #: Names of the methods whose cost class is "slow_at_large_m".
 SLOW_AT_LARGE_M = tuple(name for name, method in METHODS.items() if method.cost == "slow_at_large_m")
@@ -191,6 +242,17 @@ SLOW_AT_LARGE_M = tuple(name for name, method in METHODS.items() if method.cost 
 def method_names(*groups: str) -> list[str]:
     """Names of the registered methods in the given groups (all if none given)."""
     return [k for k, v in METHODS.items() if not groups or v.group in groups]
+
+
+def methods_in(role: str) -> tuple[str, ...]:
+    """Names of the registered methods in one of the named comparisons of :data:`ROLES`, in registry order.
+
+    >>> methods_in("paper_embeddings")
+    ('rskpca', 'subsampled', 'nystrom', 'wnystrom')
+    """
+    if role not in ROLES:
+        raise ValueError(f"Unknown role {role!r}; roles: {sorted(ROLES)}.")
+    return tuple(name for name, method in METHODS.items() if role in method.roles)
 
 
 def check_methods(names: Sequence[str]) -> list[str]:
