@@ -1,4 +1,5 @@
-"""Denoise: noisy images mapped back through linear PCA, exact KPCA, RSKPCA and Nystrom pre-images."""
+"""Denoise: noisy images (or feature vectors) mapped back through linear PCA, exact KPCA, RSKPCA and Nystrom
+pre-images."""
 
 import numpy as np
 import pandas as pd
@@ -7,7 +8,8 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.evaluation.denoising import DENOISERS, MIN_IMAGE_PIXELS, NOISE_KINDS, check_image_shape
 from rskpca.ui import setting, show_error, show_figure, show_table, start_page, warn_if_kernel_is_identity
-from rskpca.ui.denoise import MAX_TRAIN, denoised, init_image_shape, remember_image_shape
+from rskpca.ui.compute.denoising import MAX_TRAIN, denoised, images_reason
+from rskpca.ui.denoise import init_image_shape, remember_image_shape
 
 settings = start_page("Denoise: pre-images of noisy images")
 ds = settings.dataset
@@ -51,6 +53,15 @@ except ValueError as exc:
 if ds.n < 10:
     show_error(f"Denoising needs at least 10 images; this data set has {ds.n} rows.")
     st.stop()
+why_not = images_reason(ds.digest, ds.X, h, w)
+not_images = bool(why_not) and not st.toggle("Draw the rows as images anyway", key="dn_as_images",
+                                             help="The check looks at the data, not at what they mean: if these "
+                                                  "are pictures, draw them.")
+if why_not:
+    st.info(f"These rows do not look like {h} x {w} images: {why_not}. Denoising still applies to any feature "
+            "vectors: each method below reconstructs the noisy rows from its r components, and the rows are "
+            "drawn as profiles over their features instead of as pictures"
+            + (" (switched off: drawn as images)." if not not_images else "."), icon=":material/info:")
 preimage = setting("dn_preimage") if gaussian else "ridge"
 try:
     clean, results, n_train = denoised(ds.digest, ds.X, setting("dn_noise"), float(setting("dn_level")),
@@ -75,5 +86,11 @@ if all(r["mse"] > noisy_mse for r in results[1:]):
             f"at this noise level r = {settings.r} components drop more of the images than of the noise. Raise "
             "the rank r in the sidebar or the noise level above to see where denoising pays.",
             icon=":material/info:")
-show_figure(plots.denoise_figure(results, clean, (h, w)), key="dn_images", filename="denoise")
+if not_images:
+    show_figure(plots.denoise_profiles_figure(results, clean, ds.feature_names), key="dn_profiles",
+                filename="denoise_profiles")
+    st.caption("Each panel is one test row: its value at every feature, clean, noisy and as each method "
+               "reconstructs it (the legend gives each method's mean squared error over all test rows).")
+else:
+    show_figure(plots.denoise_figure(results, clean, (h, w)), key="dn_images", filename="denoise")
 show_table(table, key="dn_table", filename="denoise")

@@ -93,3 +93,43 @@ def test_the_page_says_why_when_every_method_is_worse_than_its_input(digits_page
     assert mse["noisy input"] == 0.0 and all(v > 0 for k, v in mse.items() if k != "noisy input")
     notes = [i.value for i in at.info if "further from the clean images" in i.value]
     assert notes and "r = 10 components" in notes[0], [i.value for i in at.info]
+
+
+def test_sixteen_tabular_features_are_said_not_to_be_images_and_drawn_as_profiles():
+    # issue 38 item 9: 16 integer features of a table (a letter-recognition-like file) drawn as 4 x 4 "images"
+    import hashlib
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    from rskpca.ui.keys import UPLOAD, UPLOADED
+
+    # (the check is statistical: of 40 such random tables, 1 passes for images; the toggle below is the way out)
+    rng = np.random.default_rng(1)
+    X = np.clip(np.round(rng.normal(size=(600, 3)) @ rng.normal(size=(3, 16)) + 7), 0, 15)
+    df = pd.DataFrame(X.astype(int), columns=[f"f{i}" for i in range(16)])
+    df["label"] = rng.choice(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), size=len(df))
+    data = df.to_csv(index=False).encode()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[UPLOADED] = {"name": "letters.csv", "digest": hashlib.sha256(data).hexdigest(), "bytes": data}
+    at.session_state["source"] = UPLOAD
+    at.run()
+    at.switch_page(PAGE).run()
+    _ok(at, "letters")
+    (info,) = [i.value for i in at.info if "do not look like 4 x 4 images" in i.value]
+    assert "profiles over their features" in info
+    (spec,) = chart_specs(at)
+    assert not [t for t in spec["data"] if t["type"] == "heatmap"]  # no 4 x 4 pictures
+    assert {t["name"].split(" (")[0] for t in spec["data"]} >= {"clean", "noisy input", "RSKPCA"}
+    # the user who knows better draws them as images
+    at.toggle(key="dn_as_images").set_value(True).run()
+    _ok(at, "as images")
+    (spec,) = chart_specs(at)
+    assert [t for t in spec["data"] if t["type"] == "heatmap"]
+
+
+def test_digits_are_images():
+    at = _page(dataset="digits", ell=2)
+    _ok(at, "digits")
+    assert not [i for i in at.info if "do not look like" in i.value]

@@ -36,6 +36,7 @@ style (``_style``). Import them from here.
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
 from rskpca.plotting._bounds import bounds_curves_figure, bounds_figure, lines_over_ell
 from rskpca.plotting._denoise import denoise_figure
+from rskpca.plotting._denoise_profiles import denoise_profiles_figure
 from rskpca.plotting._data import shadow_figure, weight_histogram
 from rskpca.plotting._densities import (
     density_curve_figure,
@@ -152,6 +153,7 @@ __all__ = [
     "density_scrubber_figure",
     "embedding_scrubber_figure",
     "denoise_figure",
+    "denoise_profiles_figure",
     "scaling_figure",
     "spectral_eigenvalues_figure",
     "cluster_figure",

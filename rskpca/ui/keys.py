@@ -88,6 +88,7 @@ KEYS = {
     "dn_preimage_laplacian": "ridge",  # the Laplacian's one choice: a widget of its own keeps dn_preimage
     "dn_alpha": 1e-3,
     "dn_fit_noisy": False,
+    "dn_as_images": False,  # Denoise: draw rows that do not look like images as images anyway
     # Spectral page
     "sp_method": "diffusion",
     "sp_alpha": 1.0,
