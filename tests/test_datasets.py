@@ -540,3 +540,12 @@ def test_prepare_says_which_columns_it_leaves_out_and_what_constant_ones_do():
     assert any("['const']" in note and "change no distance" in note for note in ds.notes), ds.notes
     labelled = prepare(df, label_column="name")  # the label is not "left out"
     assert not any("are not features" in note for note in labelled.notes), labelled.notes
+
+
+def test_a_sample_says_it_wants_standardising_exactly_when_its_column_scales_differ_a_thousandfold():
+    # the app reads SampleInfo.standardize for its default; no caller keys that on a sample's name
+    for name, info in SAMPLES.items():
+        df = pd.read_csv(SAMPLE_DIR / info.filename).drop(columns=[info.label])
+        spread = df.std().to_numpy()
+        spread = spread[spread > 0]
+        assert info.standardize == (spread.max() / spread.min() > 1000), name

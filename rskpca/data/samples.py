@@ -49,6 +49,10 @@ class SampleInfo:
         Default bandwidth on the raw features, for samples made to show a
         nonlinear structure (:mod:`rskpca.data.bandwidth` says how it is
         chosen); None: the median heuristic.
+    standardize : bool
+        Whether its features should be standardised before a kernel sees them by
+        default: their units differ by orders of magnitude, so one Gaussian bandwidth
+        would see only the largest-scale columns.
     """
 
     name: str
@@ -59,6 +63,7 @@ class SampleInfo:
     d: int
     label: str = "label"
     sigma: float | None = None
+    standardize: bool = False
 
 
 SAMPLES: dict[str, SampleInfo] = {
@@ -75,11 +80,11 @@ SAMPLES: dict[str, SampleInfo] = {
         SampleInfo("wine", "Wine recognition",
                    "178 wines from three cultivars, 13 chemical measurements on very different "
                    "scales: standardise first (scikit-learn's load_wine).",
-                   "wine.csv", 178, 13),
+                   "wine.csv", 178, 13, standardize=True),
         SampleInfo("breast_cancer", "Breast cancer (Wisconsin)",
                    "569 tumours, 30 features of cell nuclei, labelled malignant or benign; "
                    "standardise first (scikit-learn's load_breast_cancer).",
-                   "breast_cancer.csv", 569, 30),
+                   "breast_cancer.csv", 569, 30, standardize=True),
         SampleInfo("two_moons", "Two moons",
                    "1000 points on two interleaving half circles with Gaussian noise 0.08 "
                    "(make_moons, seed 0).",
