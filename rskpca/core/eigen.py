@@ -40,16 +40,14 @@ EIGEN_SOLVERS = ("auto", "dense", "arpack", "block")
 #: tests/benchmarks/bench_speed.py --pendigits PATH``, rows "dense -> partial").
 DENSE_MAX_M = 250
 #: Up to this m the eigenproblem runs on one BLAS thread. LAPACK and ARPACK gain little from
-#: threads at these sizes, and on a busy machine the threads wait on each other. Measured on
-#: the 2-core development machine under load: m = 234 dense took 0.08 s on 2 threads and
-#: 0.014 s on 1; m = 2607 (pendigits, ell = 4) ARPACK took 0.33 s vs 0.23 s, dense 17.8 s vs 2.1 s.
+#: threads at these sizes, and on a busy machine a BLAS pool's threads wait for each other (spin
+#: and yield) far longer than the work takes (the runs: tests/benchmarks/RESULTS.md, *Thresholds in the code*).
 SINGLE_THREAD_MAX_M = 20_000
 #: ...except the block solver's passes over the whole m x m matrix from this m on: their
 #: row blocks go to threads (:func:`~rskpca.core.threads.map_row_blocks`, which never
-#: waits for a thread the machine is too busy to run, unlike a BLAS pool). pendigits
-#: (m = 2949, float32) on the 2-core machine, quiet: one product with 12 vectors 7.0 ms on
-#: one thread, 3.3 ms on two. ARPACK's single-vector products stay whole: split, its solve
-#: took 64 ms against 63 ms.
+#: waits for a thread the machine is too busy to run, unlike a BLAS pool): a block of vectors
+#: gives each thread a GEMM worth its start. ARPACK's single-vector products stay whole: split,
+#: they gain nothing (the runs: tests/benchmarks/RESULTS.md, *Thresholds in the code*).
 PARALLEL_PASS_MIN_M = 1_000
 
 
@@ -72,21 +70,17 @@ class WeightedEigen:
 SUBSPACE_TOL = 1e-3
 #: "auto" solves the float32 matrix first only below this many components. With many, the
 #: eigengap between component r and r + 1 is small and the float32 answer fails its accuracy
-#: certificate; block steps from its vectors on the float64 matrix then certify it. On
-#: pendigits (m = 2949) float32 first took 142 / 196 / 495 ms against float64 ARPACK's
-#: 225 / 343 / 481 ms at r = 16 / 30 / 50 (``python tests/benchmarks/bench_speed.py``,
-#: rows "r = ...: float64 -> float32 first").
+#: certificate; block steps from its vectors on the float64 matrix then certify it, which
+#: around this rank costs more than float64 ARPACK saves (``python tests/benchmarks/bench_speed.py``,
+#: rows "r = ...: float64 -> float32 first"; the runs: tests/benchmarks/RESULTS.md, *Thresholds in the code*).
 FLOAT32_MAX_COMPONENTS = 40
 #: "auto" solves a float32 problem with the block solver from this m on, ARPACK below it.
 #: ARPACK streams the matrix once per product; the block solver reads the lower half of it
 #: (:class:`~rskpca.core.weighted_kernel.SymmetricBlocks`, half built) once per block of
 #: products (:func:`~rskpca.core._block_krylov.block_width`), on threads. Below this m, ARPACK's
-#: single products of a cache-resident matrix are cheaper. Measured with blocks of 16 (the
-#: narrower blocks since are cheaper still: the rows show where the crossover is today).
-#: pendigits, r = 5, kernel matrix included, median of 15 on the 2-core machine:
-#: m = 1,426 ARPACK 8.2 ms, block 10.8; m = 1,803 (5,000 rows) 11.6, 14.3; m = 2,146 22.8, 18.8;
-#: m = 2,607 (the training file) 41.7, 27.6; it was 2,900 before the half-built matrix
-#: (``python tests/benchmarks/bench_speed.py``, "arpack -> block" rows: ell = 3 and 3.5).
+#: single products of a cache-resident matrix are cheaper than a block's extra columns
+#: (``python tests/benchmarks/bench_speed.py``, "arpack -> block" rows at ell = 3 and 3.5, which
+#: show where the crossover is on the machine at hand; the runs: tests/benchmarks/RESULTS.md, *Thresholds in the code*).
 BLOCK_MIN_M = 2_000
 # ARPACK's relative Ritz accuracy on a float32 matrix: its products carry ~1e-7 relative
 # rounding, so asking for less than ~1e-6 only adds restarts.

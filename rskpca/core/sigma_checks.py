@@ -109,8 +109,8 @@ def neighbour_distance(arr: np.ndarray, *, max_rows: int = 1000, random_state=0)
 
 
 #: Up to this many rows a tree answers :func:`neighbour_distance`; above, building the tree over every row
-#: costs more than comparing the few asking rows with every row by GEMM (the crossover is near 250,000 rows
-#: of 10 features on a 2-core machine).
+#: costs more than comparing the few asking rows with every row by GEMM (a tree's build is O(n log n) with a
+#: large constant, the GEMM O(n * asking rows) at BLAS speed; the crossover: tests/benchmarks/RESULTS.md, *Thresholds in the code*).
 _TREE_MAX_ROWS = 250_000
 #: ...where at most this many pairs are compared, and at least this many rows ask: the median of their
 #: distances decides an order of magnitude (kernel_identity), which a few hundred rows settle.
