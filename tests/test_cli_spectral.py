@@ -6,6 +6,8 @@ import pytest
 
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.cli import main
+from rskpca.cli._cluster import MAX_TABLE_CLASSES, scores_text
+from rskpca.evaluation.clustering_scores import cluster_class_table, clustering_scores
 
 
 @pytest.fixture
@@ -21,16 +23,58 @@ def labeled_csv(tmp_path):
 
 def test_cluster_writes_each_rows_cluster_center_and_label(labeled_csv, tmp_path, capsys):
     out = tmp_path / "labels.csv"
-    assert main(["cluster", str(labeled_csv), "-k", "3", "--sigma", "3", "--ell", "3", "-o", str(out)]) == 0
-    err = capsys.readouterr().err
-    assert "shadow kept m =" in err and "adjusted Rand index against 'label': 1.0000" in err
+    assert main(["cluster", str(labeled_csv), "-k", "3", "--sigma", "3", "--ell", "3", "--affinity", "gaussian",
+                 "--max-centers", "none", "--lloyd-steps", "0", "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "shadow kept m =" in captured.err
+    assert "against the label column 'label' (3 classes, 150 rows): NMI 1.0000  CA 1.0000  ARI 1.0000" in captured.out
     table = pd.read_csv(out)
     assert list(table.columns) == ["cluster", "center", "center_row", "label"]
     X = pd.read_csv(labeled_csv)[["a", "b", "c"]]
-    est = ReducedSetSpectralClustering(n_clusters=3, sigma=3.0, ell=3.0, random_state=0).fit(X)
+    est = ReducedSetSpectralClustering(n_clusters=3, sigma=3.0, ell=3.0, affinity="gaussian", max_centers=None,
+                                       lloyd_steps=0, random_state=0).fit(X)
     np.testing.assert_array_equal(table["cluster"], est.labels_)
     np.testing.assert_array_equal(table["center"], est.shadow_labels_)
     assert (np.linalg.norm(X.to_numpy() - X.to_numpy()[table["center_row"]], axis=1) < 1.0).all()
+
+
+@pytest.mark.parametrize("affinity", ["landmark", "local_scaling", "gaussian"])
+def test_cluster_affinity_and_budget_are_the_estimators(affinity, labeled_csv, tmp_path, capsys):
+    """--affinity and --max-centers reach the estimator: the clusters are its clusters, and the scores printed
+    are clustering_scores of them, with the cluster x class table."""
+    out = tmp_path / "labels.csv"
+    assert main(["cluster", str(labeled_csv), "-k", "3", "--sigma", "2", "--affinity", affinity,
+                 "--max-centers", "40", "--neighbors", "4", "-q", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    X, y = pd.read_csv(labeled_csv)[["a", "b", "c"]], pd.read_csv(labeled_csv)["label"]
+    est = ReducedSetSpectralClustering(n_clusters=3, sigma=2.0, affinity=affinity, max_centers=40, n_neighbors=4,
+                                       random_state=0).fit(X)
+    assert est.m_ <= 40
+    table = pd.read_csv(out)
+    np.testing.assert_array_equal(table["cluster"], est.labels_)
+    s = clustering_scores(y, est.labels_)
+    assert f"NMI {s.nmi:.4f}  CA {s.ca:.4f}  ARI {s.ari:.4f}" in printed
+    assert cluster_class_table(y, est.labels_).to_string() in printed
+
+
+def test_cluster_scores_go_to_stderr_when_the_table_goes_to_stdout(labeled_csv, capsys):
+    assert main(["cluster", str(labeled_csv), "-k", "3", "--sigma", "3", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0] == "cluster,label" or captured.out.startswith("cluster,")
+    assert "NMI" not in captured.out and "against the label column 'label'" in captured.err
+
+
+def test_cluster_without_a_label_prints_no_scores(labeled_csv, tmp_path, capsys):
+    assert main(["cluster", str(labeled_csv), "-k", "3", "--sigma", "3", "--label", "none", "-q",
+                 "-o", str(tmp_path / "out.csv")]) == 0
+    assert capsys.readouterr().out == ""
+    assert "label" not in pd.read_csv(tmp_path / "out.csv").columns
+
+
+def test_scores_text_of_a_wide_label_leaves_the_table_out():
+    y = np.arange(MAX_TABLE_CLASSES + 1)
+    text = scores_text(y, np.zeros_like(y), "id")
+    assert f"{MAX_TABLE_CLASSES + 1} classes" in text and "table left out" in text and "cluster\n" not in text
 
 
 @pytest.mark.parametrize("method, cls, prefix", [("diffusion", ReducedSetDiffusionMap, "dc"),
@@ -54,11 +98,23 @@ def test_embed_method_diffusion_and_spectral_round_trip(method, cls, prefix, lab
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-k", "500"], "n_clusters=500 exceeds the number of centers"),
+    (["-k", "500", "--affinity", "gaussian", "--ell", "4", "--max-centers", "none"],
+     "n_clusters=500 exceeds the number of centers"),
     (["-k", "2", "--alpha", "2"], "--alpha 2 is outside [0, 1]"),
+    (["-k", "5", "--max-centers", "3"], "--max-centers 3 is below -k 5"),
+    (["-k", "2", "--affinity", "cosine"], "argument --affinity: invalid choice: 'cosine'"),
+    (["-k", "2", "--max-centers", "0"], "argument --max-centers: expected a positive integer, got '0'"),
+    (["-k", "2", "--max-centers", "lots"], "argument --max-centers: expected a positive integer, got 'lots'"),
+    (["-k", "2", "--lloyd-steps", "-1"], "--lloyd-steps -1 is negative"),
+    (["-k", "2", "--ell", "auto", "--max-centers", "none"], "--ell auto picks the radius from --max-centers"),
+    (["-k", "2", "--ell", "0"], "argument --ell: expected a positive number, got '0'"),
 ])
 def test_cluster_errors_are_one_clear_line(argv, message, labeled_csv, capsys):
-    assert main(["cluster", str(labeled_csv), *argv]) == 2
+    try:
+        status = main(["cluster", str(labeled_csv), *argv])
+    except SystemExit as stop:  # argparse's own refusals, after the usage
+        status = stop.code
+    assert status == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.startswith("rskpca cluster: error:") and message in last
 

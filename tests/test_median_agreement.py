@@ -58,7 +58,7 @@ def test_every_estimator_seed_takes_the_one_median(features):
 
 def _cli_sigma(path: Path, capsys) -> float:
     assert main(["cluster", str(path), "-k", "2", "--ell", "1.5", "-o", str(path.with_suffix(".out.csv"))]) == 0
-    found = re.search(r"sigma_ = (\S+)", capsys.readouterr().err)
+    found = re.search(r"sigma_ = ([0-9.e+-]+)", capsys.readouterr().err)
     assert found, "rskpca cluster no longer logs sigma_"
     return float(found.group(1))
 
