@@ -9,7 +9,8 @@ from hypothesis.extra.numpy import arrays
 from reference import literal_shadow
 from rskpca import shadow_centers
 from rskpca.core.shadow import _compiled as _shadow_compiled
-from rskpca.core.shadow._compiled import compiled_scan, exact_squared_distance
+from rskpca.core.shadow._compiled import compiled_earliest_center, compiled_scan, exact_squared_distance
+from rskpca.core.shadow._screen import blas_earliest_center
 from rskpca.core.shadow import exact_squared_distances
 
 
@@ -72,6 +73,23 @@ def test_compiled_with_few_cells_allowed(monkeypatch):
 def test_compiled_equals_literal_on_tie_heavy_inputs(X, eps):
     # Dyadic coordinates: distances hit eps exactly all the time, in up to 10 dimensions.
     _same(X, eps)
+
+
+@pytest.mark.parametrize("max_cells", [None, 50])
+def test_compiled_screen_equals_the_gemm_screen(monkeypatch, max_cells):
+    # The distributed shadow's screen step: each row's earliest center within eps, against the
+    # first shadow centers and against arbitrary rows (some within eps of each other, duplicates).
+    if max_cells:
+        monkeypatch.setattr(_shadow_compiled, "_MAX_CELLS", max_cells)
+    rng = np.random.default_rng(7)
+    for d in (2, 9, 16):
+        X = np.concatenate([rng.normal(c, 1.0, size=(400, d)) for c in (0.0, 3.0, 9.0)])
+        eps = 0.8 * np.sqrt(d)
+        first = shadow_centers(X[:500], sigma=eps, ell=1.0).centers
+        for C in (first, X[rng.integers(0, X.shape[0], 60)]):
+            got = compiled_earliest_center(X, C, eps)
+            np.testing.assert_array_equal(got, blas_earliest_center(X, C, eps))
+            assert (got == -1).any() and (got >= 0).any()
 
 
 def test_compiled_refuses_data_it_cannot_project():

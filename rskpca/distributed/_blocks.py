@@ -109,9 +109,9 @@ def concat_pieces(pieces) -> Piece:
 def prefix_shadow(pieces, eps: float):
     """Shadow of the round's prefix: ``(centers, global indices, weights)`` -- no labels travel."""
     prefix = concat_pieces(pieces)
-    # eps / 1.0 == eps exactly. The screen, not the compiled scan: numba's runtime adds over a
-    # hundred MB to a worker process, whose memory is what this path budgets (same result either way).
-    s = shadow_centers(prefix.rows, sigma=eps, ell=1.0, algorithm="blas")
+    # eps / 1.0 == eps exactly; "auto" is the single machine's own choice of path (the same
+    # result on any path, and the same speed as one machine's fit).
+    s = shadow_centers(prefix.rows, sigma=eps, ell=1.0)
     return s.centers, prefix.index[s.center_indices], s.weights.astype(np.int64)
 
 

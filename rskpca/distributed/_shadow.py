@@ -17,7 +17,8 @@ the rows still undecided held as pieces in input order (at first, X's chunks):
    ``prefix_rows`` rows: centers ``C_k``, their indices and weights;
 2. *screen*: every later piece, in parallel, gives each row its earliest
    ``C_k`` center within eps (:func:`rskpca.core.shadow.earliest_center_within`,
-   the scan's own GEMM screen and exact float64 predicate) -- the center
+   the scan's own grid, or GEMM screen above ``COMPILED_MAX_DIM`` features, and exact
+   float64 predicate) -- the center
    Algorithm 2 gives it, since every later center comes after ``C_k`` -- and
    returns per-center counts plus only its uncovered rows;
 3. the uncovered rows, still in input order, are a shadow problem of their
@@ -29,6 +30,12 @@ Every round is exact, so centers, indices, weights and (lazily recomputed)
 labels equal :func:`rskpca.shadow_centers` on the whole array, bit for bit,
 whatever the chunking. Per round only ``C_k`` (``m_k x d``) goes out to the
 tasks and only uncovered rows and ``m_k``-vectors of counts come back.
+
+The tasks take the paths one machine takes ("auto": the compiled loop up to
+``COMPILED_MAX_DIM`` features), so a worker runs as fast per row as one machine.
+Its compiled code comes from numba's disk cache on the worker's machine; the
+driver loads it first (:func:`rskpca.core.shadow.load_compiled_kernels`), so
+that workers started on the driver's machine load it rather than each compile it.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ import dask.array as da
 from rskpca.core.threads import one_thread_per_task
 from rskpca.core.validation import check_positive, shadow_radius
 from rskpca.core.radial_kernels import get_kernel
-from rskpca.core.shadow import ShadowResult
+from rskpca.core.shadow import ShadowResult, load_compiled_kernels
 from rskpca.distributed._blocks import (
     as_row_chunked_array,
     check_chunk,
@@ -213,6 +220,7 @@ def distributed_shadow(X, *, sigma: float, ell: float, kernel: str = "gaussian",
     pieces = [dask.delayed(check_chunk, pure=True)(b, int(a), (r, d))
               for b, a, r in zip(X.to_delayed().ravel(), starts, row_chunks) if r > 0]
     sizes = [r for r in row_chunks if r > 0]
+    load_compiled_kernels()  # once per process: the disk cache that workers on this machine read
 
     # One BLAS thread per task and no block threads: Dask's local threads already use every
     # core, and BLAS pools called from several threads at once oversubscribe them, each thread

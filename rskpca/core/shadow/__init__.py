@@ -22,11 +22,14 @@ project. Where shadows are needed at many radii, :class:`EarlierDistances` compu
 to earlier rows once and :func:`shadow_centers_from_table` reads each shadow off them;
 :class:`StreamingShadow` takes the rows batch by batch. Both give the scan's result to the bit.
 
-Modules: ``_select`` (the entry point's checks and choice of path), ``_result``
+:func:`earliest_center_within` (each row's earliest center among given ones, by either path) is
+the step that makes the distributed shadow exact.
+
+Modules: ``_select`` (the entry points' checks and choice of path), ``_result``
 (:class:`ShadowResult`), ``_predicate``, ``_compiled`` and ``_compiled_kernels`` (the compiled
-loop), ``_screen`` (the GEMM screen, :func:`earliest_center_within`), ``_in_order`` (points no
-older center covers, decided among themselves in visiting order: the step the screen and the table
-share), ``_earlier_distances`` (the table) and ``_streaming``.
+loop), ``_screen`` (the GEMM screen), ``_in_order`` (points no older center covers, decided
+among themselves in visiting order: the step the screen and the table share),
+``_earlier_distances`` (the table) and ``_streaming``.
 
 Examples
 --------
@@ -38,16 +41,17 @@ Examples
 ([0, 2, 3], [0, 0, 1, 2], [2, 1, 1])
 """
 
+from rskpca.core.shadow._compiled import load_compiled_kernels
 from rskpca.core.shadow._earlier_distances import EarlierDistances
 from rskpca.core.shadow._earlier_distances import pays_off as table_pays_off
 from rskpca.core.shadow._predicate import exact_squared_distances
 from rskpca.core.shadow._result import ShadowResult
-from rskpca.core.shadow._screen import SCREEN_REL_MARGIN, earliest_center_within
+from rskpca.core.shadow._screen import SCREEN_REL_MARGIN
 from rskpca.core.shadow._select import (
-    COMPILED_MAX_DIM, SHADOW_ALGORITHMS, shadow_centers, shadow_centers_from_table,
+    COMPILED_MAX_DIM, SHADOW_ALGORITHMS, earliest_center_within, shadow_centers, shadow_centers_from_table,
 )
 from rskpca.core.shadow._streaming import StreamingShadow
 
 __all__ = ["ShadowResult", "shadow_centers", "shadow_centers_from_table", "EarlierDistances", "table_pays_off",
            "exact_squared_distances", "earliest_center_within", "SHADOW_ALGORITHMS", "COMPILED_MAX_DIM",
-           "SCREEN_REL_MARGIN", "StreamingShadow"]
+           "SCREEN_REL_MARGIN", "StreamingShadow", "load_compiled_kernels"]

@@ -70,8 +70,33 @@ def _build_kernels():
     if _kernels is None:
         from rskpca.core.shadow import _compiled_kernels as kernels
 
-        _kernels = {"scan": kernels.scan, "squared_distance": kernels.squared_distance, "cells": kernels.cells}
+        _kernels = {"scan": kernels.scan, "screen": kernels.screen, "squared_distance": kernels.squared_distance,
+                    "cells": kernels.cells}
     return _kernels
+
+
+def load_compiled_kernels() -> dict:
+    """Load (or, the first time on a machine, compile) every compiled loop; ``{name: "cache" | "compiled"}``.
+
+    numba keeps the machine code on disk (``cache=True``: beside this package's sources, or in
+    ``NUMBA_CACHE_DIR``), so only the first process on a machine compiles and every later one
+    (a Dask worker, an app server) loads. A process that calls this before starting workers on
+    its machine leaves them the cache to load, instead of each compiling the same code at once.
+    An empty dict without numba.
+
+    Examples
+    --------
+    >>> sorted(load_compiled_kernels())
+    ['cells', 'scan', 'screen', 'squared_distance']
+    """
+    if not compiled_available():  # pragma: no cover - numba is a dependency
+        return {}
+    X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    compiled_scan(X, 0.5)
+    compiled_earliest_center(X, X[:1], 0.5)
+    exact_squared_distance(X[0], X[1])
+    return {name: "cache" if sum(f.stats.cache_hits.values()) else "compiled" if f.signatures else "not loaded"
+            for name, f in _build_kernels().items()}
 
 
 def exact_squared_distance(x: np.ndarray, c: np.ndarray) -> float:
@@ -149,6 +174,22 @@ def _grid(P: np.ndarray, side: float, d: int):
     return cell_of, cell_start, offsets.astype(np.int64)
 
 
+def _prepared(X: np.ndarray, eps: float):
+    """``(P, cell_of, cell_start, offsets, eps2, bound2)`` for the compiled loops on X, or None.
+
+    None when the principal frame is not finite (data near the float64 range).
+    """
+    P, rounding = _principal_frame(X)
+    if not (np.isfinite(rounding) and np.all(np.isfinite(P))):
+        return None
+    # A pair the exact predicate puts inside has a distance below eps (1 + d 2^-53); its
+    # projected difference is shorter still, up to twice the coordinates' rounding each.
+    reach = eps * (1.0 + 1e-9) + 2.0 * math.sqrt(LOWER_BOUND_AXES) * rounding
+    bound2 = reach * reach * (1.0 + 1e-9)
+    cell_of, cell_start, offsets = _grid(P, reach * _SIDE_FACTOR, X.shape[1])
+    return P, cell_of, cell_start, offsets, eps * eps, bound2
+
+
 def compiled_scan(X: np.ndarray, eps: float):
     """Algorithm 2 on float64 X in visiting order: ``(center_rows, labels)``, or None.
 
@@ -156,14 +197,25 @@ def compiled_scan(X: np.ndarray, eps: float):
     screen, which scales its coordinates, takes those.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
-    P, rounding = _principal_frame(X)
-    if not (np.isfinite(rounding) and np.all(np.isfinite(P))):
+    prepared = _prepared(X, eps)
+    if prepared is None:
         return None
-    eps2 = eps * eps
-    # A pair the exact predicate puts inside has a distance below eps (1 + d 2^-53); its
-    # projected difference is shorter still, up to twice the coordinates' rounding each.
-    reach = eps * (1.0 + 1e-9) + 2.0 * math.sqrt(LOWER_BOUND_AXES) * rounding
-    bound2 = reach * reach * (1.0 + 1e-9)
-    cell_of, cell_start, offsets = _grid(P, reach * _SIDE_FACTOR, X.shape[1])
-    rows, labels = _build_kernels()["scan"](X, P, cell_of, cell_start, offsets, eps2, bound2)
+    rows, labels = _build_kernels()["scan"](X, *prepared)
     return rows.astype(np.intp, copy=False), labels.astype(np.intp, copy=False)
+
+
+def compiled_earliest_center(X: np.ndarray, centers: np.ndarray, eps: float):
+    """Per row of X, the first row of ``centers`` strictly within eps (-1 if none), or None.
+
+    The scan's loop with the centers filed first and no row becoming a center: the rows and
+    the centers share one principal frame and grid, and every decision is the exact
+    predicate's, so the labels are the GEMM screen's
+    (:func:`~rskpca.core.shadow.earliest_center_within`) to the bit. None where the frame is
+    not finite, as for :func:`compiled_scan`.
+    """
+    C = np.ascontiguousarray(centers, dtype=np.float64)
+    Z = np.concatenate([C, np.asarray(X, dtype=np.float64)])
+    prepared = _prepared(Z, eps)
+    if prepared is None:
+        return None
+    return _build_kernels()["screen"](Z, *prepared, C.shape[0]).astype(np.intp, copy=False)

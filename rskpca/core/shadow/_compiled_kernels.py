@@ -12,7 +12,7 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["scan", "squared_distance", "cells"]
+__all__ = ["scan", "screen", "squared_distance", "cells"]
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -100,6 +100,40 @@ def squared_distance(X, i, Y, j):
 
 
 @nb.njit(cache=True, nogil=True)
+def earliest_filed(X, i, P, home, cell_start, offsets, filled, slot_center, slot_P, center_rows, m, eps2, bound2):
+    # The earliest of the m filed centers within eps of row i (m if none): each cell holds its
+    # centers in creation order, so a cell is read up to its first center inside or the first
+    # one younger than the best so far.
+    K = P.shape[1]
+    best = m
+    for o in range(offsets.size):
+        cell = home + offsets[o]
+        s0 = cell_start[cell]
+        for s in range(s0, s0 + filled[cell]):
+            j = slot_center[s]
+            if j >= best:
+                break
+            bound = 0.0
+            for k in range(K):
+                t = slot_P[s, k] - P[i, k]
+                bound += t * t
+            if bound < bound2 and squared_distance(X, i, X, center_rows[j]) < eps2:
+                best = j
+                break
+    return best
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _file(i, j, P, home, cell_start, filled, slot_center, slot_P):
+    # center j (row i) goes to the next free slot of its cell
+    s = cell_start[home] + filled[home]
+    filled[home] += 1
+    slot_center[s] = j
+    for k in range(P.shape[1]):
+        slot_P[s, k] = P[i, k]
+
+
+@nb.njit(cache=True, nogil=True)
 def scan(X, P, cell_of, cell_start, offsets, eps2, bound2):
     n, K = X.shape[0], P.shape[1]
     filled = np.zeros(cell_start.size - 1, np.int64)
@@ -110,31 +144,39 @@ def scan(X, P, cell_of, cell_start, offsets, eps2, bound2):
     m = 0
     for i in range(n):
         home = cell_of[i]
-        best = m  # "none yet": every existing center is older
-        for o in range(offsets.size):
-            cell = home + offsets[o]
-            s0 = cell_start[cell]
-            for s in range(s0, s0 + filled[cell]):
-                j = slot_center[s]
-                if j >= best:
-                    break  # the rest of this cell is younger than the best so far
-                bound = 0.0
-                for k in range(K):
-                    t = slot_P[s, k] - P[i, k]
-                    bound += t * t
-                if bound < bound2 and squared_distance(X, i, X, center_rows[j]) < eps2:
-                    best = j
-                    break
+        best = earliest_filed(X, i, P, home, cell_start, offsets, filled, slot_center, slot_P, center_rows, m,
+                              eps2, bound2)
         if best == m:
-            s = cell_start[home] + filled[home]
-            filled[home] += 1
-            slot_center[s] = m
-            for k in range(K):
-                slot_P[s, k] = P[i, k]
+            _file(i, m, P, home, cell_start, filled, slot_center, slot_P)
             center_rows[m] = i
             m += 1
         labels[i] = best
     return center_rows[:m].copy(), labels
+
+
+@nb.njit(cache=True, nogil=True)
+def screen(X, P, cell_of, cell_start, offsets, eps2, bound2, m):
+    # rows [0, m) of X are the centers, filed in order; each later row gets the earliest of them
+    # within eps, or -1 (no row becomes a center)
+    n, K = X.shape[0], P.shape[1]
+    filled = np.zeros(cell_start.size - 1, np.int64)
+    slot_center = np.empty(m, np.int64)
+    slot_P = np.empty((m, K))
+    # (slots are numbered over all n rows' cells; only the centers' are used, so compact them)
+    center_start = np.zeros(cell_start.size, np.int64)
+    for j in range(m):
+        center_start[cell_of[j] + 1] += 1
+    for c in range(1, center_start.size):
+        center_start[c] += center_start[c - 1]
+    center_rows = np.arange(m)
+    for j in range(m):
+        _file(j, j, P, cell_of[j], center_start, filled, slot_center, slot_P)
+    labels = np.empty(n - m, np.int64)
+    for i in range(m, n):
+        best = earliest_filed(X, i, P, cell_of[i], center_start, offsets, filled, slot_center, slot_P,
+                              center_rows, m, eps2, bound2)
+        labels[i - m] = best if best < m else -1
+    return labels
 
 
 @nb.njit(cache=True, nogil=True)

@@ -192,36 +192,14 @@ def _point_rows(Xs: np.ndarray, sq: np.ndarray, eps2: float) -> np.ndarray:
     return Pa
 
 
-def earliest_center_within(X, centers, eps: float) -> np.ndarray:
-    """Per row of X, the first row of ``centers`` strictly within ``eps`` (-1 if none).
+def blas_earliest_center(X, centers, eps: float) -> np.ndarray:
+    """Per row of X, the first row of ``centers`` strictly within ``eps`` (-1 if none), by GEMMs.
 
-    The screen of the shadow scan (one GEMM per column chunk of centers, rows
-    leaving as soon as a chunk covers them, pairs within the rounding margin
-    re-decided with :func:`exact_squared_distances`), so the decision is the
-    shadow's own float64 predicate ``sum((c - x) ** 2) < eps ** 2``. With
-    ``centers`` the first shadow centers of a data set in creation order,
-    a row that gets ``j >= 0`` is labelled ``j`` by Algorithm 2 and a row
-    that gets -1 is not covered by any of them: the step that makes the
-    streaming (:class:`~rskpca.core.shadow.StreamingShadow`) and distributed shadows
-    exact.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-    centers : ndarray of shape (m, d)
-    eps : float
-
-    Returns
-    -------
-    ndarray of shape (n,), int
-
-    Examples
-    --------
-    Ties at exactly eps are outside (strict ``<``): 2.0 lies exactly 1 from 1.0 and from 3.0.
-
-    >>> X, C = np.array([[0.5], [1.9], [2.0], [9.0]]), np.array([[0.0], [1.0], [3.0]])
-    >>> earliest_center_within(X, C, 1.0).tolist()
-    [0, 1, -1, -1]
+    The "blas" path of :func:`~rskpca.core.shadow.earliest_center_within` (its parameters and
+    result) and the screen of :class:`~rskpca.core.shadow.StreamingShadow`: one GEMM per column
+    chunk of centers, rows leaving as soon as a chunk covers them, pairs within the rounding
+    margin re-decided with :func:`exact_squared_distances`, so the decision is the shadow's own
+    float64 predicate ``sum((c - x) ** 2) < eps ** 2``.
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     C = np.ascontiguousarray(centers, dtype=np.float64)

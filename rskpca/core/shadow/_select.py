@@ -14,12 +14,13 @@ from rskpca.core.threads import blas_threads
 from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.bandwidth_heuristic import resolve_sigma
 from rskpca.core.radial_kernels import get_kernel
-from rskpca.core.shadow._compiled import compiled_available, compiled_scan
+from rskpca.core.shadow._compiled import compiled_available, compiled_earliest_center, compiled_scan
 from rskpca.core.shadow._earlier_distances import EarlierDistances
 from rskpca.core.shadow._result import ShadowResult, shadow_result
-from rskpca.core.shadow._screen import _blas_scan
+from rskpca.core.shadow._screen import _blas_scan, blas_earliest_center
 
-__all__ = ["shadow_centers", "shadow_centers_from_table", "SHADOW_ALGORITHMS", "COMPILED_MAX_DIM"]
+__all__ = ["shadow_centers", "shadow_centers_from_table", "earliest_center_within", "SHADOW_ALGORITHMS",
+           "COMPILED_MAX_DIM"]
 
 #: Accepted values of ``shadow_centers(..., algorithm=)``.
 SHADOW_ALGORITHMS = ("auto", "compiled", "blas")
@@ -46,18 +47,28 @@ def _shadow_scan(X: np.ndarray, eps: float, algorithm: str = "auto"):
 
 def _dispatch_backend(X: np.ndarray, eps: float, algorithm: str):
     """Run the compiled scan or the BLAS screen, as ``algorithm`` asks and the data allows."""
-    if algorithm == "compiled" or (algorithm == "auto" and X.shape[1] <= COMPILED_MAX_DIM and compiled_available()):
-        if not compiled_available():
-            raise ValueError("algorithm='compiled' needs numba, which could not be imported; "
-                             "reinstall rskpca (numba is a dependency) or use algorithm='blas'.")
-        found = compiled_scan(X, eps)
-        if found is not None:
-            return (*found, "compiled")
-        if algorithm == "compiled":
-            raise ValueError("algorithm='compiled' cannot project this data (values near the float64 range); "
-                             "use algorithm='blas' (or 'auto', which picks it).")
-        # data near the float64 range: the screen rescales its coordinates
+    found = _compiled_if_chosen(lambda: compiled_scan(X, eps), X.shape[1], algorithm)
+    if found is not None:
+        return (*found, "compiled")
     return (*_blas_scan(X, eps), "blas")
+
+
+def _compiled_if_chosen(run, d: int, algorithm: str):
+    """``run()`` (a compiled path) where ``algorithm`` and d choose it; None where the BLAS path is to run.
+
+    None also where "auto" chose the compiled path and ``run`` found the data near the float64
+    range, which the screen takes by rescaling its coordinates.
+    """
+    if not (algorithm == "compiled" or (algorithm == "auto" and d <= COMPILED_MAX_DIM and compiled_available())):
+        return None
+    if not compiled_available():
+        raise ValueError("algorithm='compiled' needs numba, which could not be imported; "
+                         "reinstall rskpca (numba is a dependency) or use algorithm='blas'.")
+    found = run()
+    if found is None and algorithm == "compiled":
+        raise ValueError("algorithm='compiled' cannot project this data (values near the float64 range); "
+                         "use algorithm='blas' (or 'auto', which picks it).")
+    return found
 
 
 def _check_algorithm(algorithm: str) -> None:
@@ -164,3 +175,49 @@ def shadow_centers_from_table(table: EarlierDistances, *, sigma: float, ell: flo
     if found is None:
         return None
     return shadow_result(table.X, *found, sigma, ell, kernel, "table", lazy=True)
+
+
+def earliest_center_within(X, centers, eps: float, *, algorithm: str = "auto") -> np.ndarray:
+    """Per row of X, the first row of ``centers`` strictly within ``eps`` (-1 if none).
+
+    The decision is the shadow's own float64 predicate ``sum((c - x) ** 2) < eps ** 2``
+    (:func:`exact_squared_distances`), whichever path finds the candidates. With ``centers``
+    the first shadow centers of a data set in creation order, a row that gets ``j >= 0`` is
+    labelled ``j`` by Algorithm 2 and a row that gets -1 is not covered by any of them: the
+    step that makes the distributed shadow (:mod:`rskpca.distributed`) exact.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    centers : ndarray of shape (m, d)
+    eps : float
+    algorithm : {"auto", "compiled", "blas"}, default="auto"
+        As for :func:`shadow_centers`, with the same result: "compiled" files the centers in
+        the compiled scan's grid and looks each row up there; "blas" screens blocks of rows
+        against the centers with GEMMs; "auto" picks "compiled" up to ``COMPILED_MAX_DIM``
+        features (and "blas" for data near the float64 range).
+
+    Returns
+    -------
+    ndarray of shape (n,), int
+
+    Examples
+    --------
+    Ties at exactly eps are outside (strict ``<``): 2.0 lies exactly 1 from 1.0 and from 3.0.
+
+    >>> X, C = np.array([[0.5], [1.9], [2.0], [9.0]]), np.array([[0.0], [1.0], [3.0]])
+    >>> earliest_center_within(X, C, 1.0).tolist()
+    [0, 1, -1, -1]
+    >>> earliest_center_within(X, C, 1.0, algorithm="blas").tolist()
+    [0, 1, -1, -1]
+    """
+    _check_algorithm(algorithm)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    C = np.ascontiguousarray(centers, dtype=np.float64)
+    if X.ndim != 2 or C.ndim != 2 or X.shape[1] != C.shape[1]:
+        raise ValueError(f"X and centers must be 2-D with the same number of columns; got shapes {X.shape} "
+                         f"and {C.shape}.")
+    if C.shape[0] == 0 or X.shape[0] == 0:
+        return np.full(X.shape[0], -1, dtype=np.intp)
+    found = _compiled_if_chosen(lambda: compiled_earliest_center(X, C, eps), X.shape[1], algorithm)
+    return found if found is not None else blas_earliest_center(X, C, eps)

@@ -26,7 +26,7 @@ import numpy as np
 
 from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.shadow._result import ShadowResult
-from rskpca.core.shadow._screen import earliest_center_within
+from rskpca.core.shadow._screen import blas_earliest_center
 from rskpca.core.shadow._select import shadow_centers
 
 __all__ = ["StreamingShadow", "screen_then_residue"]
@@ -60,7 +60,7 @@ def screen_then_residue(X: np.ndarray, centers: np.ndarray, eps: float):
     if m == 0:  # the first batch: every row is residue (no screen, no copy of X)
         s = shadow_centers(X, sigma=eps, ell=1.0)
         return s.labels, s.center_indices
-    labels = earliest_center_within(X, centers, eps)
+    labels = blas_earliest_center(X, centers, eps)
     residue = np.flatnonzero(labels < 0)
     if residue.size == 0:
         return labels, residue
