@@ -13,12 +13,12 @@ import json
 import subprocess
 import sys
 import textwrap
-import venv
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from wheel_venv import installed_packages, library_venv
 
 REPO = Path(__file__).resolve().parent.parent
 APP_PACKAGES = ("streamlit", "plotly", "pyarrow")
@@ -132,39 +132,10 @@ def test_the_import_hook_really_blocks_the_app_packages():
 # ---------------------------------------------------------------------------
 
 
-def build_wheel(out: Path) -> Path:
-    """This checkout's wheel, built into ``out`` (pip builds it in an isolated environment with hatchling)."""
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out),
-                           str(REPO)], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    [wheel] = out.glob("rskpca-*.whl")
-    return wheel
-
-
-def fresh_venv(folder: Path, requirement: str) -> Path:
-    """A new virtualenv at ``folder`` with ``requirement`` pip-installed; its python.
-
-    The dependencies come from the package index or pip's cache, as a user gets them.
-    """
-    venv.create(folder, with_pip=True, symlinks=True)
-    python = folder / "bin" / "python"
-    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", requirement], capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return python
-
-
-@pytest.fixture(scope="session")
-def rskpca_wheel(tmp_path_factory) -> Path:
-    return build_wheel(tmp_path_factory.mktemp("wheel"))
-
-
 @pytest.mark.e2e
-def test_a_fresh_virtualenv_with_the_wheel_alone_runs_the_library_without_the_app(rskpca_wheel, tmp_path):
-    python = fresh_venv(tmp_path / "venv", str(rskpca_wheel))
-    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True,
-                            check=True).stdout
-    installed = {p["name"].lower() for p in json.loads(listed)}
+def test_a_fresh_virtualenv_with_the_wheel_alone_runs_the_library_without_the_app(tmp_path):
+    python = library_venv()
+    installed = installed_packages(python)
     assert "rskpca" in installed and not installed & set(APP_PACKAGES), sorted(installed)
     (tmp_path / "data").mkdir()
     folder = _data_folder(tmp_path / "data")
@@ -177,7 +148,7 @@ def test_a_fresh_virtualenv_with_the_wheel_alone_runs_the_library_without_the_ap
     _check_report(report, folder)
     where = subprocess.run([str(python), "-c", "import rskpca; print(rskpca.__file__)"], capture_output=True,
                            text=True, cwd=folder, check=True).stdout
-    assert str(tmp_path / "venv") in where
-    console = subprocess.run([str(tmp_path / "venv" / "bin" / "rskpca"), "app"], capture_output=True, text=True,
-                             cwd=folder, timeout=120)
+    assert where.startswith(str(python.parent.parent)), where
+    console = subprocess.run([str(python.parent / "rskpca"), "app"], capture_output=True, text=True, cwd=folder,
+                             timeout=120)
     assert console.returncode == 2 and '"rskpca[app]"' in console.stderr, console.stderr

@@ -147,7 +147,7 @@ def test_readme_test_command_is_what_ci_runs():
     setup = README.read_text(encoding="utf-8").split("## Set up", 1)[1].split("\n## ", 1)[0]
     readme_test = next(text for text in setup.splitlines() if ".[test]" in text)
     assert re.fullmatch(r'pip install -e "\.\[test\]" && pytest', readme_test.strip()), readme_test
-    assert re.search(r"pip install -e \. && streamlit run app\.py", setup)
+    assert re.search(r'pip install -e "\.\[app\]" && streamlit run app\.py', setup)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     installs = [text for text in ci if "pip install" in text and ".[test]" in text]
     runs = [shlex.split(text) for text in ci if "pytest" in text and not text.lstrip().startswith("#")]
