@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
-from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table
+from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 
 __all__ = ["shadow_within_budget", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER"]
 
@@ -32,8 +32,6 @@ BISECTION_ROWS_PER_CENTER = 4
 DEFAULT_ELL = 4.0
 #: The full scans stop when the radius is known to this ratio.
 FULL_SCAN_TOLERANCE = 1.1
-#: The bisection reads its shadows off a distance table up to this many sampled rows.
-TABLE_MAX_ROWS = 8_000
 #: Lloyd steps see at most this many rows per center: the means settle long before every row is seen.
 SUBSAMPLE_PER_CENTER = 50
 
@@ -106,10 +104,11 @@ def _bisect_subsample(S, eps0: float, budget: int, *, floor: float | None = None
 
     The search starts at ``eps0``; with a ``floor`` it never goes below it (and returns it when
     it fits). The subsample's m is at most about the full data's at the same eps, so this eps
-    is where the full scans start. The shadows at every trial radius are read off one table of
-    distances between the subsample's rows (:class:`~rskpca.core.shadow.EarlierDistances`).
+    is where the full scans start. Where it pays (wide data) the shadows at every trial radius
+    are read off one table of distances between the subsample's rows
+    (:class:`~rskpca.core.shadow.EarlierDistances`); else each is a scan.
     """
-    table = EarlierDistances(S) if S.shape[0] <= TABLE_MAX_ROWS else None
+    table = EarlierDistances(S) if table_pays_off(*S.shape) else None
     eps, m = eps0, _subsample_m(table, S, eps0)
     if m <= budget and floor is not None:
         return eps, float(S.shape[1])

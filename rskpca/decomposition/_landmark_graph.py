@@ -42,6 +42,8 @@ from rskpca.core.eigen import column_signs
 __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
            "landmark_transform"]
 
+#: Candidates beyond the K asked for, so that ties at the K-th distance resolve by index.
+TIE_MARGIN = 8
 #: Up to this many landmarks the m x m problem is solved densely; above, by ARPACK on the sparse G.
 DENSE_MAX_M = 300
 
@@ -74,8 +76,11 @@ class LandmarkGraphEigen:
 def nearest_centers(X, C, n_neighbors: int):
     """``(indices, distances)`` of each row's ``n_neighbors`` nearest centers, nearest first, exact.
 
-    scikit-learn's chunked, threaded ``ArgKmin`` (no n x m matrix is held); the distances of the
-    chosen pairs are recomputed directly, so near-duplicate rows get exact small distances.
+    Candidates come from scikit-learn's chunked, threaded ``ArgKmin`` (no n x m matrix is
+    held), ``TIE_MARGIN`` more than asked; their distances are recomputed directly (GEMM
+    distances round, so near-equal ones may swap), and ties go to the lower center index. A row
+    whose tie at the K-th distance reaches past the candidates is redone against every center,
+    so the choice is the one a literal sort by (distance, index) makes.
 
     >>> import numpy as np
     >>> idx, dist = nearest_centers(np.array([[0.0], [2.9]]), np.array([[0.0], [1.0], [3.0]]), 2)
@@ -84,12 +89,28 @@ def nearest_centers(X, C, n_neighbors: int):
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
-    idx = ArgKmin.compute(X, C, k=int(n_neighbors), metric="sqeuclidean", chunk_size=256,
-                          return_distance=False, strategy="auto")
-    diff = X[:, None, :] - C[idx]
+    K, m = int(n_neighbors), C.shape[0]
+    k = min(m, K + TIE_MARGIN)
+    cand = ArgKmin.compute(X, C, k=k, metric="sqeuclidean", chunk_size=256, return_distance=False,
+                           strategy="auto")
+    idx, dist, farthest = _exact_first(X, C, cand, K)
+    if k < m:
+        spill = np.flatnonzero(dist[:, -1] >= farthest)  # the K-th ties with a candidate's farthest
+        if spill.size:
+            every = np.broadcast_to(np.arange(m), (spill.size, m))
+            idx[spill], dist[spill], _ = _exact_first(X[spill], C, every, K)
+    return idx, dist
+
+
+def _exact_first(X, C, cand, K):
+    """The K candidates nearest each row by exact distance, ties to the lower index; and the farthest."""
+    diff = X[:, None, :] - C[cand]
     dist = np.sqrt(np.einsum("ikd,ikd->ik", diff, diff))
-    order = np.argsort(dist, axis=1, kind="stable")  # ties keep the lower center index first
-    return np.take_along_axis(idx, order, 1).astype(np.intp), np.take_along_axis(dist, order, 1)
+    by_index = np.argsort(cand, axis=1, kind="stable")  # two stable sorts: by (distance, index)
+    cand, dist = np.take_along_axis(cand, by_index, 1), np.take_along_axis(dist, by_index, 1)
+    order = np.argsort(dist, axis=1, kind="stable")[:, :K]
+    return (np.take_along_axis(cand, order, 1).astype(np.intp), np.take_along_axis(dist, order, 1),
+            dist.max(axis=1))
 
 
 def landmark_rows(dist, idx, m: int, bandwidth: float) -> sp.csr_matrix:

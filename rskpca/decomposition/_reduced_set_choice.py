@@ -29,13 +29,12 @@ def select_reduced_set(est, X, rng):
         est.__dict__.pop(stale, None)
     X64 = np.asarray(X, dtype=np.float64)
     if est.rsde == "shadow" or est.m is None:
-        budget = getattr(est, "max_centers", None)
-        if budget is None:
+        if not hasattr(est, "max_centers"):
             s = shadow_centers(X64, sigma=est.sigma_, ell=est.ell, kernel=est.kernel, order=est.order,
                                random_state=rng)
         else:
-            s = shadow_within_budget(X64, sigma=est.sigma_, ell=est.ell, max_centers=budget, kernel=est.kernel,
-                                     order=est.order, random_state=rng)
+            s = shadow_within_budget(X64, sigma=est.sigma_, ell=est.ell, max_centers=est.max_centers,
+                                     kernel=est.kernel, order=est.order, random_state=rng)
         est.shadow_m_ = s.m
         if hasattr(est, "max_centers"):
             est.eps_ = float(s.eps)

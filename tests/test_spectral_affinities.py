@@ -1,0 +1,138 @@
+"""The landmark and local-scaling affinities against the dense n x n methods built literally (issue 37).
+
+Oracles (tests/reference.py): the landmark graph W = Z D_c^-1 Z' of Cai & Chen (2015) written row
+by row, and Zelnik-Manor & Perona's (2004) self-tuning affinity on every row; the reduced methods
+must give their eigenvalues to 1e-8 -- with every row its own center, with fewer centers
+(the m x m identity of the landmark graph), and on the quantized data (each center w times).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
+from sklearn.utils._param_validation import InvalidParameterError
+
+from reference import literal_landmark_graph, literal_local_scaling, random_walk_eigenvalues
+from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
+from rskpca.core.metrics import alignment_error
+
+EVERY_ROW = 1e12  # ell so large that eps is below every distance between distinct rows: m = n
+
+
+def _rows(n=40, d=3, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, d))
+
+
+@pytest.mark.parametrize("ell", [EVERY_ROW, 1.5])
+def test_landmark_eigenvalues_equal_the_dense_graph_on_the_rows(ell):
+    # every row a landmark (m = n), and fewer landmarks (m < n): the m x m problem is exact both ways
+    X = _rows()
+    k = 4
+    se = ReducedSetSpectralEmbedding(n_components=k, sigma=1.0, ell=ell, affinity="landmark", n_neighbors=5).fit(X)
+    assert (se.m_ == 40) == (ell == EVERY_ROW)
+    W = literal_landmark_graph(X, se.centers_, 5)
+    vals, vecs = np.linalg.eigh(W)
+    vals, vecs = vals[::-1], vecs[:, ::-1]
+    np.testing.assert_allclose(vals[0], 1.0, atol=1e-12)
+    np.testing.assert_allclose(se.eigenvalues_, vals[1:k + 1], atol=1e-8)
+    # the rows' coordinates are W's unit eigenvectors times sqrt(n) (unit in the uniform measure)
+    assert alignment_error(vecs[:, 1:k + 1] * np.sqrt(40), se.transform(X)) < 1e-8
+
+
+def test_landmark_fit_reduced_set_is_exact_on_the_quantized_data():
+    X = _rows(60)
+    a = ReducedSetSpectralEmbedding(n_components=3, sigma=1.0, ell=2.0).fit(X)
+    C, w = a.centers_, a.weights_
+    b = ReducedSetDiffusionMap(n_components=3, sigma=1.0, affinity="landmark", n_neighbors=4,
+                               t=1).fit_reduced_set(C, w)
+    Xq = np.repeat(C, w.astype(int), axis=0)
+    vals = np.linalg.eigvalsh(literal_landmark_graph(Xq, C, 4))[::-1]
+    np.testing.assert_allclose(b.eigenvalues_, vals[1:4], atol=1e-8)
+    np.testing.assert_allclose(np.sort(b.weights_), np.sort(w))
+
+
+@pytest.mark.parametrize("ell", [EVERY_ROW, 2.0])
+def test_local_scaling_equals_the_dense_self_tuning_method_on_the_quantized_data(ell):
+    X = _rows(50)
+    k = 3
+    se = ReducedSetSpectralEmbedding(n_components=k, sigma=1.0, ell=ell, affinity="local_scaling",
+                                     n_neighbors=4).fit(X)
+    Xq = np.repeat(se.centers_, se.weights_.astype(int), axis=0)
+    if ell == EVERY_ROW:
+        assert se.m_ == 50
+    vals = random_walk_eigenvalues(literal_local_scaling(Xq, 4))
+    np.testing.assert_allclose(se.eigenvalues_, vals[1:k + 1], atol=1e-8)
+    # a center's transform is its row of the embedding (the scale rule is the same for it)
+    np.testing.assert_allclose(se.transform(se.centers_), se.embedding_, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(12, 40), d=st.integers(1, 4), k=st.integers(1, 3), K=st.integers(1, 5),
+       affinity=st.sampled_from(["landmark", "local_scaling"]), seed=st.integers(0, 10_000))
+def test_integer_features_with_ties_and_duplicates_match_the_oracle(n, d, k, K, affinity, seed):
+    # small integers: many equal distances (ties) and repeated rows
+    X = np.random.default_rng(seed).integers(0, 4, size=(n, d)).astype(float)
+    m = np.unique(X, axis=0).shape[0]
+    if m < 3 or k >= m - 1 or K > m - 1:
+        return
+    se = ReducedSetSpectralEmbedding(n_components=k, sigma=1.0, ell=EVERY_ROW, affinity=affinity,
+                                     n_neighbors=K).fit(X)
+    assert se.m_ == m and se.eigenvalues_.shape == (k,) and se.transform(X).shape == (n, k)
+    if affinity == "landmark":
+        W = literal_landmark_graph(X, se.centers_, K)
+        vals = np.linalg.eigvalsh(W)[::-1]
+    else:
+        vals = random_walk_eigenvalues(literal_local_scaling(X, K))
+    # the landmark graph of duplicated rows can be in pieces: eigenvalue 1 repeats, kept as coordinates
+    np.testing.assert_allclose(se.eigenvalues_, vals[1:k + 1], atol=1e-8)
+    assert np.all(np.isfinite(se.transform(X)))
+
+
+@settings(max_examples=10, deadline=None)
+@given(k=st.integers(2, 5), seed=st.integers(0, 1000))
+def test_clustering_shapes_and_predict_equal_labels_on_training_rows(k, seed):
+    X, _ = make_blobs(300, n_features=3, centers=k, random_state=seed)
+    sc = ReducedSetSpectralClustering(n_clusters=k, max_centers=100, random_state=seed).fit(X)
+    assert sc.labels_.shape == (300,) and set(np.unique(sc.labels_)) <= set(range(k))
+    assert sc.m_ <= 100 and sc.cluster_centers_.shape == (k, k)
+    np.testing.assert_array_equal(sc.predict(X), sc.labels_)
+
+
+def test_held_out_rows_get_their_blob():
+    X, y = make_blobs(3000, n_features=5, centers=4, random_state=0)
+    sc = ReducedSetSpectralClustering(n_clusters=4, random_state=0).fit(X[:2000])
+    assert adjusted_rand_score(y[:2000], sc.labels_) == 1.0
+    assert adjusted_rand_score(y[2000:], sc.predict(X[2000:])) == 1.0
+
+
+@pytest.mark.parametrize("params, pattern", [
+    (dict(n_neighbors=0), InvalidParameterError),
+    (dict(max_centers=1), InvalidParameterError),
+    (dict(affinity="cosine"), InvalidParameterError),
+])
+def test_bad_parameters_are_refused_by_name(params, pattern):
+    with pytest.raises(pattern, match=f"'{next(iter(params))}' parameter"):
+        ReducedSetSpectralClustering(n_clusters=2, **params).fit(_rows())
+
+
+def test_bad_combinations_are_refused_in_words():
+    X = _rows(200)
+    with pytest.raises(ValueError, match=r"max_centers=3 is below n_clusters=4.*Raise max_centers"):
+        ReducedSetSpectralClustering(n_clusters=4, max_centers=3).fit(X)
+    with pytest.raises(ValueError, match=r"n_neighbors=50 exceeds the \d+ centers of this fit \(m=\d+\)"):
+        ReducedSetSpectralClustering(n_clusters=2, max_centers=30, n_neighbors=50).fit(X)
+    with pytest.raises(ValueError, match=r"n_neighbors=30 exceeds the \d+ other centers"):
+        ReducedSetSpectralClustering(n_clusters=2, max_centers=30, n_neighbors=30, affinity="local_scaling").fit(X)
+    with pytest.raises(ValueError, match=r"ell=None picks the radius from max_centers"):
+        ReducedSetSpectralClustering(n_clusters=2, max_centers=None).fit(X)
+
+
+def test_the_budget_picks_eps_and_a_number_for_ell_is_a_ceiling():
+    X = _rows(3000, d=4)
+    sc = ReducedSetSpectralClustering(n_clusters=3, max_centers=200, random_state=0).fit(X)
+    assert 150 <= sc.m_ <= sc.shadow_m_ <= 200  # refinement may drop a center no row is nearest to
+    coarse = ReducedSetSpectralClustering(n_clusters=3, sigma=1.0, ell=0.5, max_centers=200, lloyd_steps=0).fit(X)
+    assert coarse.eps_ == 2.0 and coarse.m_ < 200  # sigma / ell fits: kept
+    fine = ReducedSetSpectralClustering(n_clusters=3, sigma=1.0, ell=20.0, max_centers=200, lloyd_steps=0).fit(X)
+    assert fine.eps_ > 1.0 / 20.0 and fine.m_ <= 200  # widened to fit
