@@ -54,18 +54,13 @@ def _check_kernel_budget(m: int) -> None:
 
 
 def check_n_components(est, m: int, what: str) -> None:
-    """A ``ValueError`` in the user's words (rank r, sigma, ell, m) if ``n_components > m``."""
-    check_rank(est, est.n_components, m, what)
+    """A ``ValueError`` in the user's words (rank r, sigma, ell, m) if ``n_components > m``.
 
-
-def check_rank(est, asked, m: int, what: str, *, parameter: str = "n_components") -> None:
-    """The one rank check: a ``ValueError`` in the user's words if ``asked > m`` (None asks for nothing).
-
-    ``parameter`` names what was asked: ``"n_components"`` (kernel PCA on m points has at most m
-    components) or ``"n_clusters"`` (k clusters need k centers). The message says where m came
-    from (the shadow at sigma and ell, or m asked) and what to change.
+    The one rank check of the kernel PCA estimators (the spectral methods' own, ``k < m`` with
+    the trivial eigenvector dropped, is :mod:`rskpca.decomposition._spectral`'s).
     """
-    if asked is None or asked <= m:
+    r = est.n_components
+    if r is None or r <= m:
         return
     if what == "training points":
         size, source, fix = f"n={m}", "", "pass more rows"
@@ -77,14 +72,11 @@ def check_rank(est, asked, m: int, what: str, *, parameter: str = "n_components"
             fix += ", or give a larger m"
     else:
         size, source, fix = f"m={m}", f" (m={est.m} asked)", "raise m"
-    if parameter == "n_components":
-        head = f"n_components={asked} (the rank r)"
-        why = (f"kernel PCA on {m} {what} has at most {m} components ({max(m - 1, 0)} informative ones when "
-               "centered)")
-    else:
-        head, why = f"{parameter}={asked}", f"{asked} clusters need at least {asked} {what}"
-    raise ValueError(f"{head} exceeds the number of {what} {size}{source}: {why}. Lower {parameter} to at most "
-                     f"{m}, or {fix}.")
+    raise ValueError(
+        f"n_components={r} (the rank r) exceeds the number of {what} {size}{source}: kernel PCA "
+        f"on {m} {what} has at most {m} components ({max(m - 1, 0)} informative ones when "
+        f"centered). Lower n_components to at most {m}, or {fix}."
+    )
 
 
 class KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
