@@ -6,9 +6,11 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.data.datasets import SAMPLES, DataError, numeric_columns, stray_text_cells
 from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S, larger_cap_costs, row_cap_cost_text
+from rskpca.evaluation.units import seconds_text
 from rskpca.ui import compute, selection, show_error, show_table, show_text_list, start_page
 from rskpca.ui.widgets import colour_choice
-from rskpca.ui.tables import column_options, current_table, handle_upload, table_not_in_use, upload_error
+from rskpca.ui.tables import (column_options, current_table, handle_upload, sample_note, table_not_in_use,
+                              upload_error)
 
 settings = start_page("Data", needs_data=False)
 
@@ -43,25 +45,28 @@ c2.checkbox("Drop missing rows", key="drop_missing", help="Drop the rows with a 
 cap = int(c3.number_input(
     "Row cap (a random sample above it)", min_value=2, max_value=100_000_000, step=5_000, key="max_rows",
     help=f"Above this many rows a seeded random sample of them is used. The default is the largest size at which "
-         f"every page's first view took at most {FIRST_VIEW_BUDGET_S:g} s, measured on a 2-core machine; the line "
-         "below the boxes says what a larger cap costs before you apply it. A cap above the rows keeps them all."))
+         f"every page's first view was measured within {FIRST_VIEW_BUDGET_S:g} s (python "
+         "tests/benchmarks/bench_row_cap.py); a file named on the command line (rskpca app FILE) is used whole "
+         "unless it does not fit in memory. The line below the boxes says what a larger cap adds before you "
+         "apply it. A cap above the rows keeps them all."))
 c4.number_input("Sampling seed", min_value=0, max_value=2**31 - 1, step=1, key="row_seed")
-# What a larger cap would cost, said before it is applied: estimated from each page's first view as measured
-# at growing n (rskpca.evaluation.row_cap).
+# What a larger cap would cost, said before it is applied: each page's first view as a line in the rows
+# (rskpca.evaluation.row_cap); the slowest page's fixed part is no cost of the cap, so the added time is said.
 costs = larger_cap_costs(cap, len(df))
 if costs:
-    st.caption(f"The table has {len(df):,} rows; the cap keeps {cap:,}. A larger cap costs, in the first view of "
-               "the slowest page (estimated from times measured on a 2-core machine): "
-               + "; ".join(f"{rows:,} rows about {seconds:.1f} s ({page})" for rows, page, seconds in costs) + ".")
+    st.caption(f"The table has {len(df):,} rows; the cap keeps {cap:,} (a seeded sample). A larger cap adds to the "
+               "first view of the slowest page (estimated from times measured at growing n): "
+               + "; ".join(f"{rows:,} rows {seconds_text(added)} more ({page}, about {seconds_text(seconds)} in all)"
+                           for rows, page, seconds, added in costs) + ".")
 else:
     st.caption(f"The cap keeps all {len(df):,} rows of this table: {row_cap_cost_text(len(df))} "
-               "(estimated from times measured on a 2-core machine).")
+               "(estimated from times measured at growing n).")
 
 if settings is None:
     st.stop()
 ds = settings.dataset
 st.subheader("In use")
-st.text(f"{settings.title}: n = {ds.n} rows (of {ds.n_original}), d = {ds.d} features, "
+st.text(f"{settings.title}: n = {ds.n:,} rows ({sample_note(ds) or f'of {ds.n_original:,}'}), d = {ds.d} features, "
         f"label = {ds.label_name if ds.label_name is not None else 'none'}, "
         f"{'standardised' if ds.standardized else 'raw scale'}")
 show_text_list(ds.notes)

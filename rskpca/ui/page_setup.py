@@ -24,7 +24,7 @@ from rskpca.ui.link import KERNEL_CONVENTIONS, data_param, link_sigma_for, read_
 from rskpca.ui.nav import sidebar_menu
 from rskpca.ui.heavy import HEAVY_ROWS
 from rskpca.ui.state import Settings, persist_widget_values
-from rskpca.ui.tables import build_dataset, shown_title, shown_upload, source_title, table_id
+from rskpca.ui.tables import build_dataset, sample_note, shown_title, shown_upload, source_title, table_id
 from rskpca.ui.widgets import LITTLE_REDUCTION, plain, show_error
 
 __all__ = ["ICON", "sidebar", "start_page", "default_sigma", "sigma_slider_range"]
@@ -155,7 +155,9 @@ def _data_status(sb, ds: Dataset) -> None:
     ss = st.session_state
     sb.text(f"Showing: {shown_title()}")  # may hold a file name: text, never markdown
     label = "no label" if ds.label_name is None else "label column"
-    sb.caption(f"n = {ds.n} rows, d = {ds.d} features, {label}" + (", standardised" if ds.standardized else ""))
+    sampled = sample_note(ds)  # said in the same line as n, wherever the rows in use are a sample
+    sb.caption(f"n = {ds.n} rows, d = {ds.d} features, {label}" + (", standardised" if ds.standardized else "")
+               + (f"; n is {sampled}" if sampled else ""))
     if ss.get(K.DATA_ERROR):
         sb.warning(plain(f"The selected data ({source_title(ss['source'])}) cannot be used: see the message "
                          "on the page."), icon=":material/warning:")

@@ -24,7 +24,8 @@ from rskpca.ui.keys import NO_LABEL, UPLOAD
 from rskpca.ui import link
 
 __all__ = ["accept_upload", "handle_upload", "current_table", "build_dataset", "column_options",
-           "table_not_in_use", "upload_error", "table_id", "shown_upload", "shown_title", "source_title"]
+           "table_not_in_use", "upload_error", "table_id", "shown_upload", "shown_title", "source_title",
+           "sample_note"]
 
 
 def table_id() -> str:
@@ -144,6 +145,11 @@ def build_dataset():
                 ss.get(K.KEPT_VALUES, {}).pop(k, None)
             ss[K.COLUMNS_FOR] = source_key
             ss["label_column"] = guess_label_column(df) or NO_LABEL
+            if ss["source"] == FILE and int(ss["max_rows"]) == K.DEFAULT_MAX_ROWS:
+                # The file named on the command line is used whole (it was read, so it fits in memory): the
+                # default cap, a budget for the first views, is for tables chosen in the app. A cap the user
+                # or a link set stays.
+                ss["max_rows"] = max(K.DEFAULT_MAX_ROWS, len(df))
             ss["standardize"] = bool(source_key.startswith("sample:") and
                                      source_key[7:] in ("wine", "breast_cancer"))
             link.apply_table_link(ss["source"], source_key, df)  # a link's column choices, once its table is here
@@ -168,6 +174,18 @@ def build_dataset():
         ss[K.SHOWN_UPLOAD] = dict(ss[K.UPLOADED])  # (the same bytes object: no copy)
     ss.pop(K.DATA_ERROR, None)
     return ds
+
+
+def sample_note(ds) -> str:
+    """Said next to n wherever the rows in use are the row cap's seeded sample ("" when every row is used).
+
+    The cap's sample is the only step that leaves exactly the cap's rows out of more (dropping rows with
+    missing values leaves any number).
+    """
+    cap = int(st.session_state.get("max_rows") or 0)
+    if ds.n < ds.n_original and ds.n == cap:
+        return f"a seeded sample of the {ds.n_original:,} rows (the row cap on the Data page)"
+    return ""
 
 
 def column_options(df, numeric) -> tuple[list, list]:

@@ -84,6 +84,11 @@ def show_figure(fig: go.Figure, key: str, filename: str | None = None, *, on_sel
                        on_click="ignore", icon=":material/download:")
 
 
+#: Text cells longer than this many characters get a column as wide as their text (:func:`show_table`), at
+#: about this many pixels per character, up to a bound.
+_LONG_TEXT, _CHAR_PX, _MAX_TEXT_PX = 30, 7, 760
+
+
 def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, height="auto") -> None:
     """Show a table (cells as text, never markdown; a missing value as "n/a", not "None") with a CSV download.
 
@@ -92,8 +97,14 @@ def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, heigh
     """
     floats = {c: st.column_config.NumberColumn(format="%.4g") for c in df.columns
               if pd.api.types.is_float_dtype(df[c])}
+    # A column of sentences (the Bounds table's rows: which rows a number is on) gets the width of its text,
+    # up to a bound, not a cell cut off after a few words; longer ones show whole on hover and in the CSV.
+    lengths = {c: df[c].map(lambda v: len(v) if isinstance(v, str) else 0).max() for c in df.columns
+               if df[c].dtype == object and len(df)}
+    texts = {c: st.column_config.TextColumn(width=int(min(_CHAR_PX * chars, _MAX_TEXT_PX)))
+             for c, chars in lengths.items() if chars > _LONG_TEXT}
     st.dataframe(df, hide_index=True, width="stretch", height=height, key=key, placeholder="n/a",
-                 column_config=floats or None)
+                 column_config={**floats, **texts} or None)
     download_csv(df, key, filename)
 
 

@@ -1,14 +1,16 @@
 """Benchmark: each page's first view at growing n, the table behind the app's default row cap.
 
-``python tests/benchmarks/bench_row_cap.py [--rows 5000 20000 ...] [--repeats 2] [--dir /tmp/rskpca_row_cap]``
+``python tests/benchmarks/bench_row_cap.py [--rows 5000 20000 ...] [--repeats 2] [--dir /tmp/rskpca_row_cap] [--write]``
 
 For each n it generates a 10-d Gaussian mixture (8 components, seeded) of n rows as ``.npy`` in
 ``--dir`` (never in the repository), and for each page: clears Streamlit's caches, starts an
 ``AppTest`` of ``app.py`` with that file as the upload and the row cap at n, runs ``app.py`` once
 (the load: read, prepare, sidebar) and then the page's first run, timed. The best of ``--repeats``
-is kept (other jobs only add time). It prints one JSON line per run, then the table in the form of
-:data:`rskpca.evaluation.row_cap.FIRST_VIEW_S` and the largest n within the budget. Server side
-only: the browser's transfer and drawing are not included.
+is kept (other jobs only add time). It prints one JSON line per run, then the table (as Markdown, for
+``tests/benchmarks/RESULTS.md``), each page's line (fixed seconds + seconds per row,
+:func:`rskpca.evaluation.row_cap.fit_first_view_lines`) and the largest n within the budget; ``--write``
+writes the lines to ``rskpca/evaluation/_measured_first_views.py``, which the app's row-cap estimates
+and its default cap are read from. Server side only: the browser's transfer and drawing are not included.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ def first_view(page: str, path: Path, n: int, timeout: float = 300.0) -> tuple[f
 def main(argv=None) -> int:
     from streamlit_logs import quiet_streamlit_logs
 
-    from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S
+    from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S, fit_first_view_lines
     from rskpca.evaluation.timing import machine_load
 
     parser = argparse.ArgumentParser(prog="python tests/benchmarks/bench_row_cap.py", description=__doc__.split("\n")[0])
@@ -102,6 +104,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--pages", nargs="+", default=None, help="page files (default: app.py and every page)")
     parser.add_argument("--dir", default="/tmp/rskpca_row_cap", help="where the generated data go")
+    parser.add_argument("--write", action="store_true",
+                        help="write the pages' lines to rskpca/evaluation/_measured_first_views.py")
     args = parser.parse_args(argv)
     quiet_streamlit_logs()
     pages = args.pages or ["app.py"] + sorted((str(p.relative_to(REPO)) for p in (REPO / "pages").glob("*.py")),
@@ -131,12 +135,27 @@ def main(argv=None) -> int:
                 if not error:
                     title = page_title(page)
                     best.setdefault(title, {})[n] = min(best.get(title, {}).get(n, np.inf), seconds)
-    print(f"# {machine_load()} at end")
-    print(f"MEASURED_ROWS = {tuple(args.rows)}")
-    print("FIRST_VIEW_S = {")
+    end_load = machine_load()
+    print(f"# {end_load} at end")
+    print("| page | " + " | ".join(f"{n:,}" for n in args.rows) + " |")
+    print("|---|" + "---:|" * len(args.rows))
     for title, by_n in best.items():
-        print(f"    {title!r}: ({', '.join(f'{by_n.get(n, float(np.nan)):.2f}' for n in args.rows)}),")
-    print("}")
+        print(f"| {title} | " + " | ".join(f"{by_n.get(n, float(np.nan)):.2f}" for n in args.rows) + " |")
+    table = {title: tuple(by_n.get(n, float(np.nan)) for n in args.rows) for title, by_n in best.items()}
+    lines = fit_first_view_lines(args.rows, table)
+    print("FIRST_VIEW_LINES = " + repr({k: tuple(round(v, 12) for v in line) for k, line in lines.items()}))
+    if args.write:
+        target = REPO / "rskpca" / "evaluation" / "_measured_first_views.py"
+        target.write_text(
+            '"""Each page\'s first view as a line in the rows, measured by ``python tests/benchmarks/bench_row_cap.py '
+            '--write``,\nwhich regenerates this file. Do not edit by hand; the measured table is in '
+            '``tests/benchmarks/RESULTS.md``\nand what the numbers mean in :mod:`rskpca.evaluation.row_cap`.\n"""\n\n'
+            f"#: The row counts the first views were measured at.\nMEASURED_ROWS = {tuple(args.rows)!r}\n\n"
+            "#: ``{page: (fixed seconds, seconds per row)}``: a line fitted to each page's measured first views.\n"
+            "FIRST_VIEW_LINES = {\n"
+            + "".join(f"    {k!r}: ({fixed!r}, {per_row!r}),\n" for k, (fixed, per_row) in lines.items())
+            + "}\n")
+        print(f"# wrote {target.relative_to(REPO)}")
     within = [n for n in args.rows if all(by_n.get(n, np.inf) <= max(FIRST_VIEW_BUDGET_S, by_n.get(args.rows[0], 0))
                                           for by_n in best.values())]
     print(f"# largest n with every page within {FIRST_VIEW_BUDGET_S} s (or its time at {args.rows[0]}): "
