@@ -85,6 +85,9 @@ class Method:
         the others need the n x n kernel.
     all_rows_bytes_per_nm : int
         Bytes per (row x center) it holds while fitting on all rows (0: it embeds in blocks).
+    same_rows_as_subsampled : bool
+        It draws the same m uniform rows as subsampled KPCA for one seed, unweighted (Nystrom's
+        training embedding is then subsampled KPCA's projection of those rows: the two agree).
     roles : tuple of str
         The named comparisons of :data:`ROLES` it belongs to.
     """
@@ -103,6 +106,7 @@ class Method:
     fits_on_shadow: bool = False
     embeds_all_rows: bool = False
     all_rows_bytes_per_nm: int = 0
+    same_rows_as_subsampled: bool = False
     roles: tuple[str, ...] = ()
 
     @property
@@ -191,11 +195,11 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            fits_on_shadow=True, embeds_all_rows=True, roles=("paper_embeddings", "paper_rsde", "methods_bench")),
     Method("subsampled", "Subsampled KPCA", _with_m(SubsampledKPCA), "baseline",
            "KPCA on m uniform rows, unweighted.", reduced_set=_CENTERS, embeds_all_rows=True,
-           roles=("paper_embeddings",)),
+           same_rows_as_subsampled=True, roles=("paper_embeddings",)),
     Method("nystrom", "Nystrom", _with_m(NystromKPCA), "baseline",
            "m uniform landmarks extended to the n training points.", reduced_set=_LANDMARKS,
            projects_through_training_set=True, embeds_all_rows=True, all_rows_bytes_per_nm=_NYSTROM_BYTES_PER_NM,
-           roles=("paper_embeddings", "methods_bench")),
+           same_rows_as_subsampled=True, roles=("paper_embeddings", "methods_bench")),
     Method("wnystrom", "Density-weighted Nystrom", _with_m(DensityWeightedNystromKPCA), "baseline",
            "k-means landmarks weighted by cluster size (Zhang & Kwok 2010).", reduced_set=_LANDMARKS,
            projects_through_training_set=True, cost="slow_at_large_m", embeds_all_rows=True,
