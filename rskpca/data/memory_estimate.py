@@ -20,9 +20,9 @@ from rskpca.data.readers import MAX_DECOMPRESSED_BYTES, DataError
 
 __all__ = ["memory_to_read", "available_memory", "check_fits_in_memory"]
 
-# Peak memory of read_table over the table's size, measured on a 1,000,000 x 11 mixture
-# with read_table(Path(f).read_bytes(), f) and the peak RSS: CSV text 6.8 x the file (its bytes, the decoded
-# text and pandas' parse of it), Parquet the file plus 2.8 x its uncompressed columns, NPY 3.0 x the array.
+# Peak memory of read_table over the table's size, a measured peak with a margin: text holds its bytes, the
+# decoded text and pandas' parse of it at once; Parquet the file plus its uncompressed columns and their
+# conversion; NPY the file's bytes and the array (the runs: tests/benchmarks/RESULTS.md, *Thresholds in the code*).
 _TEXT_FACTOR = 7.5
 _PARQUET_FACTOR = 3.0
 _NPY_FACTOR = 3.2
