@@ -183,20 +183,23 @@ def colouring(values, *, name: str = "label", continuous: bool | None = None,
     if continuous and text:
         raise ValueError(f"column {name!r} holds text: it cannot be drawn on a continuous colour scale; "
                          "draw it as classes.")
-    missing = np.asarray(pd.isna(arr), dtype=bool) if arr.dtype.kind in "fcOmM" else np.zeros(arr.size, dtype=bool)
-    if text:
-        series = pd.Series(arr, dtype=object).where(~missing, None)
-        series = series.where(missing, series.astype(str))
-    else:
-        series = pd.Series(arr.astype(np.float64) if arr.dtype.kind == "O" else arr)
-    codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    values = arr.astype(np.float64) if arr.dtype.kind == "O" and not text else arr
+    try:
+        # the array as it is, missing values (None, NaN) coded -1: a million strings converted to str, or
+        # into a pandas Series (Arrow strings), would cost more than the rest together
+        codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+    except TypeError:  # text mixed with numbers: compared as text
+        known = ~np.asarray(pd.isna(arr), dtype=bool)
+        values = np.where(known, arr.astype(str), None).astype(object)
+        codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+    missing = codes < 0
     n_distinct = len(uniques)
     if continuous is None:
-        continuous = (not text and series.dtype.kind == "f" and n_distinct > CONTINUOUS_ABOVE
+        continuous = (not text and values.dtype.kind == "f" and n_distinct > CONTINUOUS_ABOVE
                       and not np.all(np.mod(np.asarray(uniques, dtype=np.float64), 1.0) == 0))
     if continuous:
         return Colouring(name=str(name), continuous=True, codes=None, classes=(), colors=(), symbols=(), counts=(),
-                         values=np.asarray(series, dtype=np.float64), row_text=None, n_distinct=n_distinct, note="")
+                         values=np.asarray(values, dtype=np.float64), row_text=None, n_distinct=n_distinct, note="")
     counts = np.bincount(codes[codes >= 0], minlength=n_distinct)
     names = [_value_text(v) for v in uniques]
     row_text = None

@@ -119,6 +119,10 @@ def generate_letters(path: Path, n: int, seed: int = 0) -> None:
 def shoot_charts(page, out_stem: Path) -> list[Path]:
     """Each live chart of the page (its iframe) as a PNG of its own: ``<out_stem>_chart<i>.png``."""
     frames = page.locator("iframe[src*='rskpca_live_chart']")
+    for _ in range(60):  # (the charts' frames come after the page's first elements)
+        if frames.count():
+            break
+        page.wait_for_timeout(500)
     saved = []
     for i in range(frames.count()):
         frame = frames.nth(i)
@@ -159,7 +163,12 @@ def upload(session, path: Path, rows: int | None) -> float:
     """Open the Data page, upload ``path`` through the file chooser, set the row cap; seconds it took."""
     page = session.page
     t0 = time.monotonic()
-    data_label = next(lab for lab in session.nav_labels() if re.search(r"data", lab, re.I))
+    labels, deadline = [], time.monotonic() + 120
+    while not labels and time.monotonic() < deadline:  # the sidebar's links come after the first script run
+        labels = session.nav_labels()
+        if not labels:
+            page.wait_for_timeout(500)
+    data_label = next(lab for lab in labels if re.search(r"data", lab, re.I))
     session.go_to(data_label)
     main = page.get_by_test_id("stMain")
     with page.expect_file_chooser() as chooser:
@@ -240,6 +249,8 @@ def main(argv=None) -> int:
                     help="write a seeded N x 10 Gaussian mixture as Parquet at --data first, if it is missing")
     ap.add_argument("--letters", type=int, metavar="N",
                     help="write a realistic N-row file (16 integer features, a 26-class text label) at --data first")
+    ap.add_argument("--serve", action="store_true",
+                    help="start the app with --data as its own file (no upload; --rows is not set)")
     ap.add_argument("--charts", action="store_true", help="also save each chart of a page as a PNG of its own")
     ap.add_argument("--no-page", action="store_true", help="no screenshot of the whole page (with --charts)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds a page may take to settle")
@@ -269,16 +280,21 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     settle_s = {}
-    server = AppServer(app_dir / "app.py", timeout=180.0)
+    # --serve: the file is the app's own data (streamlit run app.py -- FILE), no upload; the row cap stays as set
+    server = AppServer(app_dir / "app.py", timeout=180.0, script_args=[args.data.resolve()] if args.serve else ())
     try:
         url = server.__enter__()
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             try:
                 session = browser_session._Session(browser, url, width=WIDTH, height=HEIGHT)
-                took = upload(session, args.data.resolve(), args.rows)
-                print(f"row cap {args.rows}: settled after {took:.1f} s in all; {sidebar_rows(session)}", flush=True)
-                labels = session.nav_labels()
+                if not args.serve:
+                    took = upload(session, args.data.resolve(), args.rows)
+                    print(f"row cap {args.rows}: settled after {took:.1f} s in all; {sidebar_rows(session)}",
+                          flush=True)
+                labels, deadline = [], time.monotonic() + 120
+                while not labels and time.monotonic() < deadline:
+                    labels = session.nav_labels() or session.page.wait_for_timeout(500) or []
                 for label in args.pages:
                     if label not in labels:
                         raise SystemExit(f"no sidebar link {label!r}; the sidebar has {labels}")
