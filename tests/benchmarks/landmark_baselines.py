@@ -73,6 +73,18 @@ def _nearest(D: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(dist, order, axis=1)
 
 
+def _gaussian_knn_graph(idx: np.ndarray, dist: np.ndarray, p: int) -> sp.csr_matrix:
+    """The n x p graph linking each row to its neighbours ``idx`` (n x K, distances ``dist``) with Gaussian weights.
+
+    Both papers take the mean K-NN distance as the bandwidth; a weight that underflows is kept at machine
+    epsilon (Huang et al.'s code does so) so that every row keeps K edges.
+    """
+    n, K = idx.shape
+    h = max(dist.mean(), np.finfo(float).tiny)
+    w = np.maximum(np.exp(-(dist**2) / (2 * h**2)), np.finfo(float).eps)
+    return sp.csr_matrix((w.ravel(), idx.ravel(), np.arange(0, n * K + 1, K)), shape=(n, p))
+
+
 def _top_eigenpairs(S: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The k largest eigenvalues of the symmetric S, descending, and their eigenvectors.
 
@@ -115,15 +127,12 @@ def lsc_k(X, n_clusters: int, *, n_landmarks: int = 1000, n_neighbors: int = 5, 
     1.0
     """
     X, p, r = _check(X, n_clusters, n_landmarks, n_neighbors)
-    k, n = int(n_clusters), X.shape[0]
+    k = int(n_clusters)
     rng = check_random_state(random_state)
     # Cai & Chen run k-means from random rows for a handful of iterations only (5 in their experiments).
     landmarks = _kmeans_centers(X, p, max_iter=5, rng=rng, init="random")
-    idx, dist = _nearest(pairwise_distances(X, landmarks), r)
-    h = max(dist.mean(), np.finfo(float).tiny)
-    w = np.exp(-(dist**2) / (2 * h**2))
-    w /= w.sum(axis=1, keepdims=True)
-    Z = sp.csr_matrix((w.ravel(), idx.ravel(), np.arange(0, n * r + 1, r)), shape=(n, p))
+    G = _gaussian_knn_graph(*_nearest(pairwise_distances(X, landmarks), r), p)
+    Z = sp.diags(1.0 / np.asarray(G.sum(axis=1)).ravel()) @ G  # each row's weights sum to 1
     col = np.asarray(Z.sum(axis=0)).ravel()
     keep = col > 0  # a landmark no row chose carries no edge
     Z_hat = Z[:, keep] @ sp.diags(1.0 / np.sqrt(col[keep]))
@@ -198,11 +207,7 @@ def _transfer_cut(B: sp.csr_matrix, k: int, n_init: int, rng, max_iter: int = 10
 
 def _bipartite_graph(X: np.ndarray, p: int, K: int, rng) -> sp.csr_matrix:
     reps = _hybrid_representatives(X, p, rng)
-    idx, dist = _approximate_knn(X, reps, K, rng)
-    h = max(dist.mean(), np.finfo(float).tiny)  # the mean K-NN distance is the Gaussian's bandwidth
-    w = np.maximum(np.exp(-(dist**2) / (2 * h**2)), np.finfo(float).eps)
-    n = X.shape[0]
-    return sp.csr_matrix((w.ravel(), idx.ravel(), np.arange(0, n * K + 1, K)), shape=(n, reps.shape[0]))
+    return _gaussian_knn_graph(*_approximate_knn(X, reps, K, rng), reps.shape[0])
 
 
 def u_spec(X, n_clusters: int, *, n_landmarks: int = 1000, n_neighbors: int = 5, random_state=None) -> np.ndarray:
