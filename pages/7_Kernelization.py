@@ -8,6 +8,8 @@ from rskpca import plotting as plots
 from rskpca.evaluation.classify import CLASSIFIERS
 from rskpca.ui import (comparison_note, compute, reduction_note, show_error, show_figure, show_table, start_page,
                        warn_if_kernel_is_identity)
+from rskpca.evaluation.units import seconds_text
+from rskpca.ui.progress import resume_button, stopped
 from rskpca.ui.state import cv_requested, request_cv
 
 settings = start_page("Kernelization: classify on kernel PCA features")
@@ -37,8 +39,9 @@ request = (dig, clf, sigma, kernel, r, ell, folds)
 live = st.toggle(f"Cross-validate RSKPCA at every ell change ({folds} fits per change)", key="cv_live")
 if live or cv_requested(request):
     runs.append(("rskpca", "ShDE + RSKPCA", ell))
-elif st.button(f"Cross-validate RSKPCA at ell = {ell:g}", key="cv_run", type="primary",
-               icon=":material/play_arrow:"):
+elif st.button(f"Cross-validate RSKPCA at ell = {ell:g} (predicted about "
+               f"{seconds_text(compute.cross_validation_seconds(dig, Xc, 'rskpca', sigma, kernel, r, ell, folds))})",
+               key="cv_run", type="primary", icon=":material/play_arrow:"):
     request_cv(request)
     runs.append(("rskpca", "ShDE + RSKPCA", ell))
 else:
@@ -47,8 +50,13 @@ else:
             "already: it does not depend on ell.")
 results = {}
 for method, label, method_ell in runs:
+    token = ("cv", dig, method, clf, sigma, kernel, r, method_ell, folds)
+    if stopped(token):  # its Stop button was pressed: not started again until asked
+        if not resume_button(token, f"{label}'s cross-validation", key=f"cv_resume_{method}"):
+            continue
     try:
-        results[label] = compute.cross_validated(dig, Xc, yc, method, clf, sigma, kernel, r, method_ell, folds)
+        results[label] = compute.cross_validated(dig, Xc, yc, method, clf, sigma, kernel, r, method_ell, folds,
+                                                 token=token)
     except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
         show_error(compute.rank_message(r, shadow.m, rows_idx.size, ell, sigma) if method == "rskpca" and r > shadow.m
                    else f"{label}: {exc}")

@@ -80,3 +80,29 @@ def test_an_ell_change_on_speedups_does_not_time_exact_kpca_again(monkeypatch):
     _ok(at, "ell change")
     assert calls["exact"] == 0, "exact KPCA's times do not depend on ell: cached by data, sigma and rank"
     assert calls["rskpca"] > 0  # RSKPCA's do: re-timed, once per size
+
+
+def test_kernelization_says_its_prediction_and_a_stopped_cross_validation_waits_for_resume():
+    from rskpca.ui.keys import STOPPED_WORK
+
+    at = _app(data="iris")
+    at.switch_page("pages/7_Kernelization.py").run()
+    _ok(at, "kernelization")
+    (go,) = [b for b in at.button if b.key == "cv_run"]
+    assert re.search(r"\(predicted about [0-9.]+ (ms|s)\)$", go.label), go.label
+    assert [m for m in at.metric if m.label == "Exact KPCA accuracy"]
+    # what the Stop button's click leaves: the run's token marked stopped; the page does not start it again
+    at.session_state[STOPPED_WORK] = {t for t in _exact_cv_tokens(at)}
+    at.run()
+    _ok(at, "stopped")
+    assert [i for i in at.info if "Exact KPCA's cross-validation was stopped" in i.value]
+    assert not [m for m in at.metric if m.label == "Exact KPCA accuracy"]
+    at.button(key="cv_resume_exact").click().run()
+    _ok(at, "resumed")
+    assert [m for m in at.metric if m.label == "Exact KPCA accuracy"]
+
+
+def _exact_cv_tokens(at) -> list:
+    ss = at.session_state
+    ds = ss["_dataset"]
+    return [("cv", ds.digest, "exact", ss["classifier"], ss["sigma"], ss["kernel"], ss["r"], None, ss["cv_folds"])]

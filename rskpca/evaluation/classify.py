@@ -86,7 +86,7 @@ def check_labels(X, y, folds: int):
 
 def cross_validate_classifier(X, y, *, method: str, classifier: str, n_components: int, sigma: float,
                               kernel: str = "gaussian", ell: float = 4.0, folds: int = 5,
-                              random_state=0, timing: Timing = Timing()) -> dict:
+                              random_state=0, timing: Timing = Timing(), progress=None) -> dict:
     """Cross-validated accuracy of ``classifier`` on the features of a registered method.
 
     Parameters
@@ -102,6 +102,9 @@ def cross_validate_classifier(X, y, *, method: str, classifier: str, n_component
     folds : int, default=5
         Stratified folds (shuffled with ``random_state``).
     timing : Timing, default=Timing()
+    progress : callable or None, default=None
+        ``progress(fraction, message)`` before each fold and at the end (:mod:`rskpca.core.progress`);
+        raise in it to stop.
 
     Returns
     -------
@@ -128,10 +131,14 @@ def cross_validate_classifier(X, y, *, method: str, classifier: str, n_component
     make_classifier(classifier)  # a clear error before any fit
     cv = StratifiedKFold(n_splits=int(folds), shuffle=True, random_state=random_state)
     runs = []
-    for tr, te in cv.split(X, y):
+    for i, (tr, te) in enumerate(cv.split(X, y)):
+        if progress is not None:
+            progress(i / int(folds), f"fold {i + 1} of {int(folds)}")
         est = make_estimator(method, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell,
                              random_state=random_state)
         runs.append(fit_predict(est, classifier, X[tr], y[tr], X[te], y[te], timing=timing))
+    if progress is not None:
+        progress(1.0, f"{int(folds)} folds done")
     scores = [r["accuracy"] for r in runs]
     return {
         "accuracy": float(np.mean(scores)),

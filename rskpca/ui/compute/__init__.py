@@ -77,7 +77,7 @@ __all__ = [
     "rank_message", "ell_curve",
     "DENSITY_MAX_POINTS", "DENSITY_MIN_POINTS", "DENSITY_KERNEL_MAX_ELEMENTS", "kde_grid", "shde_grid", "kde_at",
     "shde_at", "shde_over_ells", "density_rows", "densities_at",
-    "bounds_rows", "bounds_sweep", "mmd", "sweep_rows", "shadow_rows", "cross_validated",
+    "bounds_rows", "bounds_sweep", "mmd", "sweep_rows", "shadow_rows", "cross_validated", "cross_validation_seconds",
     "SLOW_M", "slow_methods_cap",
     "SCRUB_ELLS", "SCRUB_EMBED_ELLS", "SCRUB_GRID", "shadow_scrubber", "density_scrubber", "embedding_scrubber",
     "suggested_ell",
@@ -180,10 +180,42 @@ def slow_methods_cap(run_slow: bool) -> int | None:
     return None if run_slow else SLOW_M
 
 
-@st.cache_data(max_entries=32, show_spinner="Cross-validating...")
-def cross_validated(digest: str, _X: np.ndarray, _y: np.ndarray, method: str, classifier: str, sigma: float,
-                    kernel: str, r: int, ell: float | None, folds: int) -> dict:
-    """Mean/std accuracy and fit/score times of Pipeline(method features, classifier)."""
-    with native_threads_off():  # see fits.method_result
-        return cross_validate_classifier(_X, _y, method=method, classifier=classifier, sigma=sigma, kernel=kernel,
-                                         n_components=r, ell=4.0 if ell is None else ell, folds=folds)
+def cross_validation_seconds(digest: str, X: np.ndarray, method: str, sigma: float, kernel: str, r: int,
+                             ell: float | None, folds: int) -> float:
+    """The predicted seconds of :func:`cross_validated`: ``folds`` fits of the method on a fold's training rows,
+    each exact KPCA's (the one model, :func:`~rskpca.evaluation.costs.exact_kpca_cost`) on those rows, or for
+    RSKPCA on its m centers there (about the shadow's m on all of X)."""
+    from rskpca.evaluation.costs import exact_kpca_cost
+    from rskpca.ui.compute.exact_on_request import kernel_unit_cost
+
+    n_train = X.shape[0] * (int(folds) - 1) // int(folds)
+    size = n_train if method == "exact" else min(n_train, shadow(digest, X, sigma, 4.0 if ell is None else ell,
+                                                                 kernel).m)
+    unit = kernel_unit_cost(digest, X, float(sigma), str(kernel))
+    return int(folds) * exact_kpca_cost(size, max(int(r), 1), unit, cache_bytes=8 * size * size).seconds
+
+
+def cross_validated(digest: str, X: np.ndarray, y: np.ndarray, method: str, classifier: str, sigma: float,
+                    kernel: str, r: int, ell: float | None, folds: int, token=None) -> dict:
+    """Mean/std accuracy and fit/score times of Pipeline(method features, classifier), stored once computed.
+
+    Above :data:`~rskpca.ui.progress.SHOW_BAR_S` predicted (:func:`cross_validation_seconds`) it runs under a
+    progress bar with its prediction and a Stop button that marks ``token`` stopped
+    (:func:`rskpca.ui.progress.stopped`: the page then offers to resume instead of running it again); the
+    result is kept in a store, not ``st.cache_data``, which would replay the bar; a stopped run stores nothing."""
+    from rskpca.ui.compute.all_rows_fits import all_rows_store
+    from rskpca.ui.progress import progress_panel
+
+    key = (digest, method, classifier, float(sigma), kernel, int(r), ell, int(folds))
+    store = all_rows_store("cross_validation", 32)
+    found = store.get(key)
+    if found is not None:
+        return found
+    predicted = cross_validation_seconds(digest, X, method, sigma, kernel, r, ell, folds)
+    label = f"Cross-validating {'exact KPCA' if method == 'exact' else 'ShDE + RSKPCA'} features ({folds} folds)"
+    with progress_panel(label, predicted, spinner="Cross-validating...", token=token) as bar, native_threads_off():
+        result = cross_validate_classifier(X, y, method=method, classifier=classifier, sigma=sigma, kernel=kernel,
+                                           n_components=r, ell=4.0 if ell is None else ell, folds=folds,
+                                           progress=bar)
+    store.put(key, result)
+    return result
