@@ -106,3 +106,15 @@ def _exact_cv_tokens(at) -> list:
     ss = at.session_state
     ds = ss["_dataset"]
     return [("cv", ds.digest, "exact", ss["classifier"], ss["sigma"], ss["kernel"], ss["r"], None, ss["cv_folds"])]
+
+
+def test_the_sidebar_says_what_a_large_m_costs(monkeypatch):
+    import rskpca.ui.page_setup as page_setup
+
+    at = _app(data="iris")
+    assert not [c for c in at.sidebar.caption if "m x m problem" in c.value]  # m small: nothing to say
+    monkeypatch.setattr(page_setup, "CENTERS_COST_SHOWN_M", 5)  # every m is large
+    at.run()
+    _ok(at, "large m")
+    (said,) = [c.value for c in at.sidebar.caption if "m x m problem" in c.value]
+    assert re.search(r"about [0-9.]+ (ms|s|minutes) per change of sigma or ell", said), said

@@ -16,7 +16,9 @@ import streamlit as st
 from rskpca.core.sigma_checks import check_kernel_spread
 from rskpca.core.radial_kernels import get_kernel
 from rskpca.data.datasets import SAMPLES, Dataset
+from rskpca.evaluation.units import bytes_text, seconds_text
 from rskpca.ui import compute, selection
+from rskpca.ui.compute.exact_on_request import CENTERS_COST_SHOWN_M, centers_solve_cost
 from rskpca.ui import keys as K
 from rskpca.ui.app_file import FILE, app_file
 from rskpca.ui.keys import DEFAULT_RANK, DEFAULT_SAMPLE, ELL_RANGE, ELL_STEP, RANK_RANGE, UPLOAD
@@ -227,6 +229,11 @@ def sidebar() -> Settings | None:
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
     sb.metric("shadow centers m (on all n rows)", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n}",
               delta_color="off", delta_arrow="off")
+    if shadow.m > CENTERS_COST_SHOWN_M:  # a large m is a cost: said where m is set
+        solve = centers_solve_cost(ds, settings.sigma, settings.kernel, settings.r, shadow.m)
+        sb.caption(f"The m x m problem on {shadow.m:,} centers: about {seconds_text(solve.seconds)} per change of "
+                   f"sigma or ell, {bytes_text(8 * shadow.m ** 2)} (predicted). Lower ell or raise sigma for fewer "
+                   "centers.")
     _suggest_ell(sb, ds, settings, shadow.m)
     selection.sync(table_id(), ds)
     up = shown_upload()

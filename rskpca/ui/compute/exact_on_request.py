@@ -30,8 +30,8 @@ from rskpca.evaluation.costs import KEPT_BLOCK_BYTES, exact_kpca_cost, lanczos_p
 from rskpca.evaluation.units import bytes_text, seconds_text
 from rskpca.ui.compute.fits import computed_rank
 
-__all__ = ["MATRIX_FREE_MAX_S", "MATRIX_FREE_CACHE_BYTES", "MATRIX_FREE_MAX_BYTES", "kernel_unit_cost",
-           "exact_all_rows_cost", "refusal", "fit_matrix_free"]
+__all__ = ["MATRIX_FREE_MAX_S", "MATRIX_FREE_CACHE_BYTES", "MATRIX_FREE_MAX_BYTES", "CENTERS_COST_SHOWN_M",
+           "kernel_unit_cost", "exact_all_rows_cost", "centers_solve_cost", "refusal", "fit_matrix_free"]
 
 #: A run predicted to take longer than this is refused (the page says why).
 MATRIX_FREE_MAX_S = 2 * 3600.0
@@ -53,6 +53,18 @@ def exact_all_rows_cost(ds, sigma: float, kernel: str, r: int) -> IterativeCost:
     the same number on every page that quotes it."""
     unit = kernel_unit_cost(ds.digest, ds.X, float(sigma), str(kernel))
     return exact_kpca_cost(ds.n, computed_rank(r, ds.n - 1), unit, d=ds.d, cache_bytes=MATRIX_FREE_CACHE_BYTES)
+
+
+#: Above this many centers the sidebar says what the m x m problem costs (each sigma or ell change solves it).
+CENTERS_COST_SHOWN_M = 2000
+
+
+def centers_solve_cost(ds, sigma: float, kernel: str, r: int, m: int) -> IterativeCost:
+    """RSKPCA's m x m problem on the shadow's m centers, predicted by the same model as exact KPCA on m points
+    (the weighted kernel matrix of the centers, all of it kept)."""
+    unit = kernel_unit_cost(ds.digest, ds.X, float(sigma), str(kernel))
+    m = max(int(m), 2)
+    return exact_kpca_cost(m, computed_rank(r, m - 1), unit, d=ds.d, cache_bytes=8 * m * m)
 
 
 def refusal(cost: IterativeCost) -> str:
