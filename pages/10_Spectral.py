@@ -10,7 +10,8 @@ from rskpca.ui import (compute, download_csv, reduction_note, selection, setting
 from rskpca.ui.compute import spectral as sp
 from rskpca.ui.compute.all_rows_fits import ALL_ROWS_ASK_S, embedding_cost_message
 from rskpca.evaluation.clustering_scores import matched_labels
-from rskpca.ui.spectral import last_good, remember_good, show_cluster_table
+from rskpca.ui.widgets import ColourChoice, colour_choice
+from rskpca.ui.spectral import last_good, remember_good, show_cluster_table, solve_waits
 
 settings = start_page("Spectral methods on the shadow")
 ds = settings.dataset
@@ -35,11 +36,25 @@ elif method == "clustering":
                          "shadow weights); every row takes its center's cluster.")
 else:
     c2.caption("Laplacian eigenmaps: the random-walk eigenvectors (alpha = 0, t = 0). Its rank is the sidebar's r.")
+default_affinity, default_budget = sp.library_defaults(method)
+c4, c5 = st.columns(2)
+c4.selectbox("Affinity", list(sp.AFFINITIES), key="sp_affinity",
+             format_func=lambda a: f"default ({sp.AFFINITIES[default_affinity]})" if a == "auto" else sp.AFFINITIES[a],
+             help="landmark: each row linked to its nearest centers by a local Gaussian, solved through the centers "
+                  "(Cai & Chen 2015; Huang et al. 2020); locally scaled: each center's own bandwidth (Zelnik-Manor "
+                  "& Perona 2004); Gaussian: one global sigma between the centers (the textbook method).")
+c5.selectbox("Centers", list(sp.CENTER_BUDGETS), key="sp_budget",
+             format_func=lambda b: ("default (" + (f"at most {default_budget:,}" if default_budget else "the sidebar's ell")
+                                    + ")" if b == "auto" else "the sidebar's ell (the shadow it shows)" if b == "ell"
+                                    else f"at most {b:,} (eps picked for it)"),
+             help="A center budget: eps is picked so that the shadow keeps at most this many centers, so wide data "
+                  "get a small m x m problem (the sidebar's ell then does not change the fit); or the shadow at the "
+                  "sidebar's ell, as every other page shows it.")
 
 request = sp.SpectralRequest.of(method, sigma=settings.sigma, ell=settings.ell, kernel=settings.kernel,
                                 r=settings.r, k=setting("sp_clusters"), alpha=setting("sp_alpha"),
-                                t=setting("sp_t"))
-shadow = compute.shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
+                                t=setting("sp_t"), affinity=setting("sp_affinity"), budget=setting("sp_budget"))
+shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)  # the sidebar's
 notes = st.container()  # drawn either way, so that the charts below keep their place when a message comes and goes
 # Embedding every row predicted above ALL_ROWS_ASK_S waits for this (one setting with the Embeddings page).
 embed_all = setting("embed_all_rows")
@@ -62,24 +77,30 @@ problem = None
 if request.n_components is not None and request.n_components < 2:
     problem = "The embedding drawn needs at least 2 components: raise the rank r in the sidebar."
 if problem is None:
-    problem = sp.rank_problem(request, shadow.m)
+    problem = sp.rank_problem(request, sp.expected_m(request, shadow.m, ds.n))
 reduced = None
-if problem is None:
+held = None  # the m x m problem waits for a click: predicted long, or stopped
+if problem is None and sp.stored_reduced_fit(ds.digest, request, embed=False) is None:
+    with notes:
+        held = solve_waits(ds, request, sp.expected_m(request, shadow.m, ds.n))
+if problem is None and held is None:
     try:
-        reduced, waiting = fit_or_wait(request, shadow.m)
+        reduced, waiting = fit_or_wait(request, sp.expected_m(request, shadow.m, ds.n))
     except (ValueError, np.linalg.LinAlgError) as exc:
         problem = f"{sp.SPECTRAL_METHODS[method]} could not be computed at these settings: {exc}"
 with notes:
-    if problem is None:
+    if problem is None and held is None:
         remember_good(ds.digest, request)
     else:
-        show_error(problem)
+        if problem is not None:
+            show_error(problem)
         kept = last_good(ds.digest)
         if kept is None:
             st.stop()
         request = kept
-        shadow = compute.shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
-        reduced, waiting = fit_or_wait(request, shadow.m)  # it was fitted before: stored
+        if request.ell is not None:
+            shadow = compute.shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
+        reduced, waiting = fit_or_wait(request, sp.expected_m(request, shadow.m, ds.n))  # fitted before: stored
         st.info(f"Still showing the last settings that could be computed: {request.describe()}.",
                 icon=":material/history:")
     clustering = request.n_clusters is not None
@@ -89,7 +110,7 @@ with notes:
         st.info(f"{sp.SPECTRAL_METHODS[request.method]}: embedding every row is waiting for your go-ahead: {waiting} "
                 "Until then the embedding of every row is not drawn and its CSV not offered (no sample stands in for "
                 f"it); {drawn} drawn below.", icon=":material/timer:")
-    if waiting is not None or (embed_all and sp.embedding_seconds(ds.n, shadow.m) > ALL_ROWS_ASK_S):
+    if waiting is not None or (embed_all and sp.embedding_seconds(ds.n, reduced.m) > ALL_ROWS_ASK_S):
         st.toggle(f"Embed every row even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a setting "
                   "stops it)", key="embed_all_rows",
                   help="One setting for the Spectral and Embeddings pages: embedding every row through the m "
@@ -97,7 +118,8 @@ with notes:
                        "kept, so returning to settings already embedded draws them at once.")
 
 n = ds.n
-reduction_note(shadow.m, shadow.n, ds.d)
+m = reduced.m  # the sidebar's shadow's, or the center budget's
+reduction_note(m, n, ds.d)
 warn_if_kernel_is_identity(ds, request.sigma, request.kernel,
                            consequence="the kernel graph links no two rows and the eigenvectors below are arbitrary")
 
@@ -110,7 +132,7 @@ if skip is None:
         skip = f"The exact method (every row its own center) could not be computed at these settings: {exc}"
 cmp = sp.comparison(reduced, exact)
 if skip is None:
-    st.caption(f"Reduced set: the m x m problem on {shadow_centers_text(shadow.m)} (of all n = {n} rows), every one "
+    st.caption(f"Reduced set: the m x m problem on {shadow_centers_text(m)} (of all n = {n} rows), every one "
                f"of the {n} rows embedded through them. Exact: every one of the {n} rows its own center (an "
                f"{n} x {n} problem, cached: ell does not change it). Every number below is on all {n} rows.")
 else:
@@ -120,7 +142,7 @@ embedded = reduced.embedding is not None  # else it waits for the toggle (said a
 y = ds.y
 label_name = str(ds.label_name or "label")
 cols = st.columns(4)
-cols[0].metric("shadow centers m", shadow.m, f"{shadow.m / n:.1%} of all n = {n} rows", delta_color="off",
+cols[0].metric("shadow centers m", m, f"{m / n:.1%} of all n = {n} rows", delta_color="off",
                delta_arrow="off")
 
 
@@ -158,7 +180,7 @@ else:
                    help="||lambda - lambda~||_2 over the leading nontrivial eigenvalues of P." if exact is not None
                    else skip)
 
-reduced_name = f"reduced set ({shadow_centers_text(shadow.m)})"
+reduced_name = f"reduced set ({shadow_centers_text(m)})"
 exact_name = f"exact (every row a center, n = {n})"
 if clustering:
     flat = ds.d <= 2  # else its first two principal axes
@@ -201,13 +223,16 @@ if embedded:
     panels = {reduced_name: cmp["embedding"]}
     if exact is not None:
         panels[exact_name] = exact.embedding
-    color, color_name = (reduced.clusters + 1, "cluster") if clustering else (y, label_name)
+    if clustering:  # clusters are always categories
+        colour = ColourChoice(reduced.clusters + 1, "cluster", False,
+                              plots.hover_columns(ds.X, ds.feature_names, label=y, label_name=label_name))
+    else:
+        colour = colour_choice(ds)
     errors = None if cmp["alignment_error"] is None else {reduced_name: cmp["alignment_error"]}
-    selection.show_selectable(plots.embedding_figure(panels, y=color, label_name=color_name,
-                                                     continuous=False if clustering else None, row_ids=ds.row_ids,
-                                                     hover_data=plots.hover_columns(ds.X, ds.feature_names, label=y,
-                                                                                    label_name=label_name),
-                                                     errors=errors, selected_rows=selection.rows()),
+    selection.show_selectable(plots.embedding_figure(panels, y=colour.values, label_name=colour.name,
+                                                     continuous=colour.continuous, row_ids=ds.row_ids,
+                                                     hover_data=colour.hover, errors=errors,
+                                                     selected_rows=selection.rows()),
                               key="sp_embedding", filename=f"spectral_{request.method}_embedding")
 if request.method == "diffusion":
     what = f"diffusion coordinates lambda^t psi (t = {request.t:g})"
@@ -232,13 +257,14 @@ with left:
     show_figure(plots.spectral_eigenvalues_figure(spectra), key="sp_eigenvalues",
                 filename=f"spectral_{request.method}_eigenvalues")
 with right:
-    short = {f"reduced set (m = {shadow.m})": reduced.eigenvalues}
+    short = {f"reduced set (m = {m})": reduced.eigenvalues}
     if exact is not None:
         short[f"exact (n = {n})"] = exact.eigenvalues
     show_table(sp.eigenvalue_table(short), key="sp_eigen_table", filename=f"spectral_{request.method}_eigenvalues")
-    st.caption(f"Eigenvalues of P on the {shadow.m} centers" + (f" and on all {n} rows (exact)" if exact else "")
+    st.caption(f"Eigenvalues of P on the {m} centers" + (f" and on all {n} rows (exact)" if exact else "")
                + ": the reduced ones are exact for the data quantized to the centers (each center repeated w times).")
-center_rows = np.asarray(ds.row_ids)[shadow.center_indices[shadow.labels]]
+# (with a center budget the centers are the library's, not the sidebar's shadow's rows)
+center_rows = np.asarray(ds.row_ids)[shadow.center_indices[shadow.labels]] if request.max_centers is None else None
 if embedded:
     download_csv(lambda: sp.rows_table(ds.row_ids, y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
                  filename=f"spectral_{request.method}_rows",

@@ -94,14 +94,15 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
     assert scores["ARI vs the reduced set"].iloc[1] > 0.95 and (scores["rows scored"] == 1000).all()
     # every number says the rows it was computed on
     deltas = {m.label: m.delta for m in at.main.get("metric")}
-    assert deltas["shadow centers m"] == "34.1% of all n = 1000 rows"
+    # the clustering's default center budget (at most 1,000) keeps every one of the 1,000 rows here
+    assert deltas["shadow centers m"] == "100.0% of all n = 1000 rows"
     assert all(deltas[label] == "on all n = 1000 rows" for label in deltas if label.startswith("ARI"))
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download every row's coordinates and cluster (CSV, 1000 rows)" in labels
 
 
 def test_too_many_clusters_is_a_message_and_the_last_good_result_stays():
-    at = _page(dataset="two_moons", ell=1)  # the shadow keeps 48 centers
+    at = _page(dataset="two_moons", ell=1, centers="ell")  # the sidebar's shadow: 48 centers
     at.radio(key="sp_method").set_value("clustering").run()
     _ok(at, "k = 2")
     good = chart_specs(at)
@@ -141,6 +142,39 @@ def test_a_text_label_of_26_classes_is_scored_with_nmi_ca_ari_and_a_cluster_by_l
     assert table.shape == (26, 26) and table.to_numpy().sum() == 520
     # the view keeps 26 clusters apart: one legend entry each
     assert len(chart_specs(at)[0]["data"]) == 26
+
+
+def test_the_affinity_and_the_center_budget_are_offered_and_change_the_fit():
+    at = _page(dataset="two_moons", ell=4)
+    at.radio(key="sp_method").set_value("clustering").run()
+    assert at.selectbox(key="sp_affinity").value == "auto" and at.selectbox(key="sp_budget").value == "auto"
+    assert _metric(at, "shadow centers m") == "1000"  # the default budget, at most 1,000 centers
+    at.selectbox(key="sp_budget").set_value(500).run()
+    _ok(at, "budget 500")
+    assert 400 <= int(_metric(at, "shadow centers m")) <= 500
+    at.selectbox(key="sp_budget").set_value("ell").run()
+    at.selectbox(key="sp_affinity").set_value("gaussian").run()
+    _ok(at, "gaussian on the sidebar's shadow")
+    assert _metric(at, "shadow centers m") == "341" and not _errors(at)
+    assert float(_metric(at, "ARI vs label, reduced set")) > 0.95
+    at.selectbox(key="sp_affinity").set_value("local_scaling").run()
+    _ok(at, "local scaling")
+    assert not _errors(at)
+
+
+def test_a_solve_predicted_long_says_so_and_waits_for_a_click(monkeypatch):
+    import streamlit as st
+
+    st.cache_resource.clear()  # (a fit stored by an earlier test would be drawn at once)
+    monkeypatch.setattr(sp, "SOLVE_S_PER_M2", 1e-4)  # 341 centers: about 12 s predicted
+    at = _page(dataset="two_moons", ell=4)
+    (info,) = [i.value for i in at.info if "waits for your go-ahead" in i.value]
+    assert "Solving the m x m problem on m = 341 centers takes about" in info
+    (solve,) = [b for b in at.button if b.key == "sp_solve"]
+    assert "about" in solve.label and not chart_specs(at)
+    solve.click().run()
+    _ok(at, "solved")
+    assert chart_keys(at) == ["sp_embedding", "sp_eigenvalues"]
 
 
 def test_a_rank_the_centers_cannot_give_is_a_message_in_the_sidebars_words():
@@ -199,9 +233,11 @@ def test_exact_fit_is_every_row_a_center_and_the_reduced_fit_embeds_every_row():
     from sklearn.datasets import make_moons
 
     X, _ = make_moons(300, noise=0.05, random_state=0)
-    request = sp.SpectralRequest.of("clustering", sigma=0.2, ell=3.0, kernel="gaussian", r=5, k=2, alpha=1.0, t=1.0)
+    request = sp.SpectralRequest.of("clustering", sigma=0.2, ell=3.0, kernel="gaussian", r=5, k=2, alpha=1.0, t=1.0,
+                                    affinity="gaussian", budget="ell")
     exact = sp._fit(request, X, np.ones(X.shape[0]), X, None)
-    est = ReducedSetSpectralClustering(2, sigma=0.2, ell=1e12, random_state=sp.SEED).fit(X)
+    est = ReducedSetSpectralClustering(2, sigma=0.2, ell=1e12, affinity="gaussian", max_centers=None, lloyd_steps=0,
+                                       random_state=sp.SEED).fit(X)
     assert exact.m == est.m_ == 300
     assert np.array_equal(exact.clusters, est.labels_)
     assert exact.embedding.shape == (300, 2)  # drawn in two components at k = 2

@@ -31,17 +31,22 @@ def bars(monkeypatch):
     """Thresholds at 0 (every embedding asks first, then runs with a bar), empty stores; the bars drawn, listed."""
     import streamlit as st
 
+    import rskpca.ui.progress as progress
+
     st.cache_resource.clear()  # a fit stored by an earlier test would skip the bar
     monkeypatch.setattr(fits, "ALL_ROWS_ASK_S", 0.0)
     monkeypatch.setattr(fits, "ALL_ROWS_PROGRESS_S", 0.0)
+    monkeypatch.setattr(progress, "SHOW_BAR_S", 0.0)
+    monkeypatch.setattr(sp, "SOLVE_S_PER_M2", 0.0)  # the m x m problem itself never asks here
+    monkeypatch.setattr(sp, "SOLVE_S_PER_M2_D", 0.0)
     drawn = []
 
-    class Bar(fits._ProgressBar):
-        def __init__(self, label, m, total, predicted_s=None):
-            drawn.append((label, m, total))
-            super().__init__(label, m, total, predicted_s)
+    class Panel(progress.ProgressPanel):
+        def __init__(self, label, **kwargs):
+            drawn.append(label)
+            super().__init__(label, **kwargs)
 
-    monkeypatch.setattr(fits, "_ProgressBar", Bar)
+    monkeypatch.setattr(progress, "ProgressPanel", Panel)
     return drawn
 
 
@@ -63,7 +68,7 @@ def test_spectral_asks_before_embedding_every_row_then_runs_with_a_bar_and_store
     assert not _waiting(at)
     assert chart_keys(at) == ["sp_embedding", "sp_eigenvalues"]
     (bar,) = bars
-    assert bar[0] == "Diffusion map" and bar[2] == N
+    assert bar.startswith("Diffusion map on m = ") and bar.endswith(f"every one of the {N:,} rows embedded")
     assert not at.get("progress"), "the progress bar is emptied after the run"
     assert at.toggle(key="embed_all_rows").value  # still offered, to turn it off
 
@@ -84,29 +89,64 @@ def test_spectral_clustering_while_waiting_draws_every_rows_cluster(bars, mixtur
     # N = 2,500: the exact method runs too (its clusters beside the reduced ones); no embedding of the rows
     assert chart_keys(at) == ["sp_cluster_view", "sp_exact_cluster_view", "sp_eigenvalues"]
     assert "and the exact method beside them" in info
-    assert not bars
+    assert not [bar for bar in bars if "rows embedded" in bar]  # (the center budget's fit on the rows may show one)
 
 
 def test_a_stopped_embedding_stores_nothing(monkeypatch):
     import streamlit as st
 
+    import rskpca.ui.progress as progress
+
     st.cache_resource.clear()
     monkeypatch.setattr(fits, "ALL_ROWS_PROGRESS_S", 0.0)
+    monkeypatch.setattr(progress, "SHOW_BAR_S", 0.0)
     monkeypatch.setattr("rskpca.evaluation.all_rows._EMBED_BLOCK_ROWS", 100)
     X = np.random.default_rng(0).normal(size=(400, 2))
     request = sp.SpectralRequest.of("eigenmaps", sigma=1.0, ell=3.0, kernel="gaussian", r=2, k=2, alpha=0.5, t=1.0)
     calls = []
 
-    def stop(self, fraction, message):  # the one progress protocol: (fraction done, message)
-        done = round(fraction * 400)
-        calls.append(done)
-        if done >= 200:
+    def stop(self, fraction, message=""):  # the one progress protocol: (fraction done, message)
+        calls.append(fraction)
+        if len(calls) >= 2:
             raise KeyboardInterrupt  # as Streamlit's stop, raised at the bar's update
 
-    monkeypatch.setattr(fits._ProgressBar, "__call__", stop)
+    monkeypatch.setattr(progress.ProgressPanel, "__call__", stop)
     with pytest.raises(KeyboardInterrupt):
         sp.reduced_fit("stop-test", X, request)
-    assert calls == [100, 200] and sp.stored_reduced_fit("stop-test", request) is None
+    assert len(calls) == 2 and calls[0] < calls[1] < 1 and sp.stored_reduced_fit("stop-test", request) is None
     monkeypatch.undo()
     fit = sp.reduced_fit("stop-test", X, request)
     assert fit.embedding.shape == (400, 2) and sp.stored_reduced_fit("stop-test", request) is fit
+
+
+def test_the_m_by_m_problem_shows_its_prediction_and_progress_while_it_solves(monkeypatch):
+    """The eigensolver reports nothing while it runs: the bar ticks on the time spent against the prediction,
+    and a stop at a tick ends the page's run (the solve left to finish on its thread, its result dropped)."""
+    import threading
+    import time
+
+    gate = threading.Event()
+    ticks = []
+    monkeypatch.setattr(sp, "_TICK_S", 0.01)
+
+    def slow():
+        gate.wait(5)
+        return "solved"
+
+    def progress(fraction, message):
+        ticks.append((fraction, message))
+        if len(ticks) == 3:
+            gate.set()
+
+    assert sp._solving(slow, progress, seconds=0.05) == "solved"
+    assert len(ticks) >= 3 and all(m == "solving the m x m problem on the centers" for _, m in ticks)
+    assert all(0 < f <= 0.95 for f, _ in ticks)
+
+    def stopping(fraction, message):
+        raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        sp._solving(lambda: time.sleep(2), stopping, seconds=1.0)
+    assert time.perf_counter() - start < 1.0  # the page's run does not wait for the solve
+    assert sp.centers_seconds(13_492, 16) > fits.ALL_ROWS_ASK_S  # the issue's m asks first

@@ -24,7 +24,7 @@ from typing import Any, Callable
 from rskpca.evaluation.classify import CLASSIFIERS
 from rskpca.evaluation.denoising import NOISE_KINDS
 from rskpca.ui.compute.spectral import AFFINITIES, CENTER_BUDGETS, SPECTRAL_METHODS
-from rskpca.ui.keys import BOUNDS_ROWS, DEFAULT_MAX_ROWS, ELL_RANGE, KEYS, NO_LABEL, RANK_RANGE
+from rskpca.ui.keys import BOUNDS_ROWS, ELL_RANGE, KEYS, LABEL_COLOUR, NO_LABEL, RANK_RANGE
 from rskpca.ui.widgets import DEFAULT_GROUPS, METHOD_GROUPS
 
 __all__ = ["Linked", "LINKED", "Clamped", "TableColumns"]
@@ -132,6 +132,12 @@ def _label_text(value) -> str:
     return "" if value == NO_LABEL else str(value)
 
 
+def _colour(text, table: TableColumns):
+    if text not in table.columns:
+        raise ValueError("the data have no column of that name")
+    return text
+
+
 def _features(texts, table: TableColumns):
     missing = [t for t in texts if t not in table.numeric]
     if missing:
@@ -157,7 +163,7 @@ _ALL = [
     Linked("r", "r", _number(int, *RANK_RANGE), lambda v: str(int(v)), default=None),
     # the Data page: the table's choices
     Linked("label_column", "label", _label, _label_text, table=True),
-    Linked("colour_column", "colour", _label, _label_text, table=True),
+    Linked("colour_column", "colour", _colour, str, default=LABEL_COLOUR, table=True),
     Linked("feature_columns", "features", _features, lambda v: [str(c) for c in v], table=True, many=True),
     Linked("max_rows", "cap", _number(int, 2, 100_000_000), lambda v: str(int(v)), default=None),
     Linked("row_seed", "seed", _number(int, 0, 2**31 - 1), lambda v: str(int(v)), default=0),

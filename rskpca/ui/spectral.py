@@ -12,10 +12,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rskpca.evaluation.units import seconds_text
 from rskpca.ui import keys as K
+from rskpca.ui.compute import all_rows_fits
+from rskpca.ui.compute import spectral as sp
+from rskpca.ui.progress import resume_button, stopped
 from rskpca.ui.widgets import download_csv
 
-__all__ = ["remember_good", "last_good", "heat_colours", "show_cluster_table"]
+__all__ = ["remember_good", "last_good", "solve_waits", "heat_colours", "show_cluster_table"]
 
 
 def remember_good(digest: str, request) -> None:
@@ -27,6 +31,32 @@ def last_good(digest: str):
     """The last request fitted on the data of ``digest``, or None."""
     kept = st.session_state.get(K.SPECTRAL_GOOD)
     return kept[1] if kept and kept[0] == digest else None
+
+
+def _allow(token) -> None:
+    st.session_state.setdefault(K.SPECTRAL_ASKED, set()).add(token)
+
+
+def solve_waits(ds, request, m: int) -> str | None:
+    """Whether the m x m problem of ``request`` on ``m`` centers waits for the user; if so, what it has said.
+
+    Predicted above :data:`~rskpca.ui.compute.all_rows_fits.ALL_ROWS_ASK_S` (the issue's sigma change gave
+    m = 13,492 centers and 28 s behind a spinner), the page says the prediction and waits for a click; a
+    solve stopped with its Stop button waits for Resume. Returns None when it may run now.
+    """
+    token = (ds.digest, request)
+    what = f"Solving the m x m problem on m = {m:,} centers"
+    if stopped(token):
+        return None if resume_button(token, what, key="sp_resume") else f"{what} was stopped."
+    seconds = sp.centers_seconds(m, ds.d)
+    if seconds <= all_rows_fits.ALL_ROWS_ASK_S or token in st.session_state.get(K.SPECTRAL_ASKED, set()):
+        return None
+    st.info(f"{what} takes about {seconds_text(seconds)} here (it grows with m squared), so it waits for your "
+            "go-ahead; a progress bar and a Stop button show while it runs. Fewer centers: lower ell or raise sigma "
+            "in the sidebar, or choose a center budget above.", icon=":material/timer:")
+    st.button(f"Solve on m = {m:,} centers (about {seconds_text(seconds)})", key="sp_solve",
+              icon=":material/play_arrow:", on_click=_allow, args=(token,))
+    return f"{what} waits for your go-ahead."
 
 
 def heat_colours(table: pd.DataFrame) -> pd.DataFrame:

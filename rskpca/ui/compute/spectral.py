@@ -16,6 +16,9 @@ would record the bar's updates for replay. Above ``ALL_ROWS_ASK_S`` the page ask
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -24,26 +27,32 @@ import streamlit as st
 
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.core.metrics import align, alignment_error
+from rskpca.core.progress import scaled
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import transform_in_blocks
 from rskpca.evaluation.clustering_scores import ClusteringScores, cluster_class_table, clustering_scores, matched_labels
 from rskpca.evaluation.units import bytes_text
 from rskpca.plotting import shadow_centers_text
-from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store, with_progress
+from rskpca.ui.compute import all_rows_fits
+from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store
+from rskpca.ui.progress import progress_panel
 from rskpca.ui.compute.shadow_cache import shadow
 
 __all__ = ["SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "SpectralFit", "SpectralRequest",
-           "rank_problem", "exact_skip_reason", "embedding_seconds", "stored_reduced_fit", "reduced_fit", "centers_fit",
+           "rank_problem", "exact_skip_reason", "embedding_seconds", "centers_seconds", "fit_seconds",
+           "stored_reduced_fit", "reduced_fit", "centers_fit", "expected_m", "library_defaults", "AFFINITIES",
+           "CENTER_BUDGETS",
            "exact_fit", "LabelScores", "label_problem", "label_scores", "scores_table",
            "comparison", "eigenvalue_table", "rows_table"]
 
 #: The page's methods: key -> what the page calls it.
 SPECTRAL_METHODS = {"diffusion": "Diffusion map", "eigenmaps": "Laplacian eigenmaps",
                     "clustering": "Spectral clustering"}
-#: The affinities between centers (and rows) the page offers, as the estimators name them.
-AFFINITIES = {"landmark": "rows to their nearest centers (LSC / U-SPEC)", "local_scaling": "local scaling (self-tuning)",
-              "gaussian": "Gaussian, one global sigma"}
-#: The center budget: "auto" the estimators' default, "ell" the sidebar's ell (no budget), or at most this many.
+#: The affinities the page offers, as the estimators name them ("auto": the library's default for the method).
+AFFINITIES = {"auto": "the library's default", "landmark": "landmark (each row to its nearest centers)",
+              "local_scaling": "locally scaled", "gaussian": "Gaussian (one global sigma)"}
+#: The center budget: "auto" the library's default for the method, "ell" the sidebar's ell (the shadow it
+#: shows), or at most this many centers (eps picked for it).
 CENTER_BUDGETS = ("auto", "ell", 500, 1000, 2000, 5000)
 #: The exact method (every row a center) solves an n x n problem: on at most this many rows (its kernel
 #: matrix is 72 MB at 3,000 rows and ARPACK takes about a second; at pendigits' 10,992 it would be 1 GB).
@@ -54,29 +63,48 @@ MAX_LABEL_CLASSES = 100
 SEED = 0
 
 
+def library_defaults(method: str) -> tuple[str, int | None]:
+    """``(affinity, max_centers)`` the library's estimator for ``method`` uses by default (read from it: one
+    source for the page's "default" choices)."""
+    est = {"diffusion": ReducedSetDiffusionMap, "eigenmaps": ReducedSetSpectralEmbedding,
+           "clustering": ReducedSetSpectralClustering}[method]()
+    return est.affinity, est.max_centers
+
+
 @dataclass(frozen=True)
 class SpectralRequest:
-    """What one fit depends on (ell only for the reduced set); the parameters a method ignores are None,
-    so that they do not split its cache."""
+    """What one fit depends on; the parameters a method ignores are None, so that they do not split its cache.
+
+    ``max_centers`` None: the shadow the sidebar computes at its ell, fitted through its centers; a number:
+    the library picks eps for at most that many centers (then ell is None: the sidebar's ell does not
+    change the fit) and fits every row itself."""
 
     method: str
     sigma: float
-    ell: float
+    ell: float | None
     kernel: str
     n_components: int | None
     n_clusters: int | None
     alpha: float | None
     t: float | None
+    affinity: str = "gaussian"
+    max_centers: int | None = None
 
     @classmethod
     def of(cls, method: str, *, sigma: float, ell: float, kernel: str, r: int, k: int, alpha: float,
-           t: float) -> "SpectralRequest":
+           t: float, affinity: str = "auto", budget="ell") -> "SpectralRequest":
+        """``affinity`` one of :data:`AFFINITIES` ("auto": the library's default for ``method``); ``budget``
+        one of :data:`CENTER_BUDGETS` ("auto": the library's default, "ell": the sidebar's shadow)."""
         if method not in SPECTRAL_METHODS:
             raise ValueError(f"method must be one of {list(SPECTRAL_METHODS)}; got {method!r}.")
+        default_affinity, default_budget = library_defaults(method)
+        affinity = default_affinity if affinity == "auto" else str(affinity)
+        max_centers = default_budget if budget == "auto" else None if budget == "ell" else int(budget)
         clustering = method == "clustering"
-        return cls(method, float(sigma), float(ell), str(kernel), None if clustering else int(r),
-                   int(k) if clustering else None, float(alpha) if method == "diffusion" else None,
-                   float(t) if method == "diffusion" else None)
+        return cls(method, float(sigma), float(ell) if max_centers is None else None, str(kernel),
+                   None if clustering else int(r), int(k) if clustering else None,
+                   float(alpha) if method == "diffusion" else None, float(t) if method == "diffusion" else None,
+                   affinity, None if max_centers is None else int(max_centers))
 
     def components(self) -> int:
         """Columns of the embedding drawn: r, or for clustering Laplacian eigenmaps' max(2, k - 1), of which
@@ -89,7 +117,9 @@ class SpectralRequest:
         if self.method == "diffusion":
             what += f" (alpha = {self.alpha:g}, t = {self.t:g})"
         knob = f"k = {self.n_clusters} clusters" if self.n_clusters is not None else f"r = {self.n_components}"
-        return f"{what}, {knob}, sigma = {self.sigma:.4g}, ell = {self.ell:g}, {self.kernel} kernel"
+        centers = (f"ell = {self.ell:g}" if self.max_centers is None else f"at most {self.max_centers:,} centers")
+        return (f"{what}, {knob}, {AFFINITIES[self.affinity]} affinity, sigma = {self.sigma:.4g}, {centers}, "
+                f"{self.kernel} kernel")
 
 
 @dataclass(frozen=True)
@@ -108,9 +138,13 @@ def rank_problem(request: SpectralRequest, m: int) -> str | None:
     P on m centers has m - 1 eigenvectors besides the trivial one; k-means on m centers finds at most m
     clusters, and the embedding drawn needs two components.
     """
-    where = (f"at sigma = {request.sigma:.4g} and ell = {request.ell:g} the shadow keeps "
-             f"{shadow_centers_text(m)}")
-    fix = "Raise ell in the sidebar (or lower sigma) for more centers"
+    if request.max_centers is None:
+        where = (f"at sigma = {request.sigma:.4g} and ell = {request.ell:g} the shadow keeps "
+                 f"{shadow_centers_text(m)}")
+        fix = "Raise ell in the sidebar (or lower sigma) for more centers"
+    else:
+        where = f"the center budget allows at most {m:,} centers on these {m:,} or more rows"
+        fix = "Choose a larger center budget"
     if request.n_clusters is not None:
         need = max(request.n_clusters, request.components() + 1)
         if m < need:
@@ -137,7 +171,12 @@ def exact_skip_reason(n: int) -> str | None:
 
 def _estimator(request: SpectralRequest, *, display: bool = False):
     """The estimator of ``request``; ``display``: clustering's embedding to draw (Laplacian eigenmaps)."""
-    common = dict(sigma=request.sigma, kernel=request.kernel, random_state=SEED)
+    common = dict(sigma=request.sigma, kernel=request.kernel, random_state=SEED, affinity=request.affinity,
+                  max_centers=request.max_centers)
+    if request.max_centers is not None:  # the library picks eps for the budget, on every row
+        common.update(ell=None)
+    else:  # fitted through given centers (fit_reduced_set: the sidebar's shadow as it is, or every row)
+        common.update(lloyd_steps=0)
     if request.method == "diffusion":
         return ReducedSetDiffusionMap(request.n_components, alpha=request.alpha, t=request.t, **common)
     if request.method == "eigenmaps" or display:
@@ -145,28 +184,75 @@ def _estimator(request: SpectralRequest, *, display: bool = False):
     return ReducedSetSpectralClustering(request.n_clusters, **common)
 
 
-def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: bool = True) -> SpectralFit:
+#: Seconds of the m x m problem per squared center, and per squared center and feature (the centers' kernel
+#: matrix, its leading eigenvectors, k-means on the centers; one thread): ``python
+#: tests/benchmarks/bench_spectral_solve.py`` (tests/benchmarks/RESULTS.md).
+SOLVE_S_PER_M2 = 2.5e-7
+SOLVE_S_PER_M2_D = 2e-9
+#: A tick of the bar while the m x m problem is solved (its eigensolver reports nothing while it runs).
+_TICK_S = 0.25
+
+
+def centers_seconds(m: int, d: int) -> float:
+    """Predicted seconds to solve the m x m problem on m centers of d features (before the rows are embedded).
+
+    >>> round(centers_seconds(13_492, 16))  # the issue's sigma change at ell 4: said before it starts
+    51
+    """
+    return float(m) * float(m) * (SOLVE_S_PER_M2 + SOLVE_S_PER_M2_D * d)
+
+
+def _solving(work, progress, seconds: float):
+    """``work()``, with ``progress`` (or None) told the time spent against the prediction ``seconds`` every
+    :data:`_TICK_S` while it runs: the eigensolver reports nothing, so it runs on a thread of its own and the
+    bar's ticks (where a Stop, or any other control, ends the page's run) go on here. A stopped solve is
+    left to finish on its thread, and its result is dropped."""
+    if progress is None:
+        return work()
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(work)
+    start = time.perf_counter()
+    try:
+        while True:
+            try:
+                return future.result(timeout=_TICK_S)
+            except FutureTimeout:
+                progress(min((time.perf_counter() - start) / max(seconds, 1e-9), 0.95),
+                         "solving the m x m problem on the centers")
+    finally:
+        pool.shutdown(wait=False)  # (a stop does not wait for the solve)
+
+
+def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: bool = True,
+         solve_share: float = 0.0) -> SpectralFit:
     """Fit on centers C with weights w; every row of X embedded (``row_centers``: each row's center, whose
-    cluster it takes; None when the rows are the centers). ``progress``: passed to
+    cluster it takes; None when the rows are the centers). ``progress``: ``(fraction, message)``, the first
+    ``solve_share`` of it the m x m problem (:func:`_solving`), the rest
     :func:`~rskpca.evaluation.all_rows.transform_in_blocks`; ``embed=False``: the rows are not embedded
     (embedding None), the rest as fitted."""
-    # One BLAS and OpenMP thread: k-means' and BLAS's threads wait for each other beside the browser or another
-    # session on the same cores (k-means on 1,756 digits centers: 3.4 s threaded on the busy 2-core machine,
-    # 0.19 s on one thread), and these fits are small (see rskpca.core.threads.native_threads_off).
-    with native_threads_off():
-        est = _estimator(request).fit_reduced_set(C, w, sigma=request.sigma)
-        clusters = None
-        if request.n_clusters is not None:
-            clusters = est.center_labels_ if row_centers is None else est.center_labels_[row_centers]
-            est = _estimator(request, display=True).fit_reduced_set(C, w, sigma=request.sigma)
-        # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
-        # form. Every row through float32 kernel blocks (drawn, not solved on): most of an ell change at scale.
-        if not embed:
-            Z = None
-        elif row_centers is None:
-            Z = est.embedding_
-        else:
-            Z = transform_in_blocks(est, X, dtype=np.float32, progress=progress)
+    def solve():
+        # One BLAS and OpenMP thread: k-means' and BLAS's threads wait for each other beside the browser or
+        # another session on the same cores (k-means on 1,756 digits centers: 3.4 s threaded on the busy 2-core
+        # machine, 0.19 s on one thread), and these fits are small (see rskpca.core.threads.native_threads_off).
+        with native_threads_off():
+            est = _estimator(request).fit_reduced_set(C, w, sigma=request.sigma)
+            clusters = None
+            if request.n_clusters is not None:
+                clusters = est.center_labels_ if row_centers is None else est.center_labels_[row_centers]
+                est = _estimator(request, display=True).fit_reduced_set(C, w, sigma=request.sigma)
+        return est, clusters
+
+    predicted = centers_seconds(C.shape[0], C.shape[1])
+    est, clusters = _solving(solve, scaled(progress, 0.0, solve_share), predicted)
+    # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
+    # form. Every row through float32 kernel blocks (drawn, not solved on): most of an ell change at scale.
+    if not embed:
+        Z = None
+    elif row_centers is None:
+        Z = est.embedding_
+    else:
+        with native_threads_off():
+            Z = transform_in_blocks(est, X, dtype=np.float32, progress=scaled(progress, solve_share, 1.0))
     fit = SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64),
                       None if Z is None else np.asarray(Z, dtype=np.float64),
                       None if clusters is None else np.asarray(clusters, dtype=np.int64))
@@ -174,6 +260,40 @@ def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: b
         if array is not None:
             array.setflags(write=False)  # shared by the sessions (reduced_fit is a resource)
     return fit
+
+
+def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
+                 solve_share: float = 0.0) -> SpectralFit:
+    """The library's own fit on every row of X, for a request with a center budget (the centers picked for
+    it, the affinity's graph from every row); ``progress`` and ``embed`` as for :func:`_fit`. Clustering
+    draws its own coordinates (k - 1 of them; at k = 2 the one, along a line)."""
+    n, d = X.shape
+
+    def solve():
+        with native_threads_off():  # (see _fit)
+            return _estimator(request).fit(X)
+
+    est = _solving(solve, scaled(progress, 0.0, solve_share), fit_seconds(n, request.max_centers, d, embed=False))
+    clusters = est.labels_ if request.n_clusters is not None else None
+    Z = None
+    if embed:
+        with native_threads_off():
+            Z = np.asarray(transform_in_blocks(est, X, dtype=np.float32, progress=scaled(progress, solve_share, 1.0)),
+                           dtype=np.float64)
+        if Z.shape[1] == 1:
+            Z = np.column_stack([Z, np.zeros(n)])
+    fit = SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64), Z,
+                      None if clusters is None else np.asarray(clusters, dtype=np.int64))
+    for array in (fit.eigenvalues, fit.embedding, fit.clusters):
+        if array is not None:
+            array.setflags(write=False)
+    return fit
+
+
+def expected_m(request: SpectralRequest, shadow_m: int, n: int) -> int:
+    """The centers the fit of ``request`` solves on, before it runs: the sidebar's shadow's, or the budget's
+    (at most, and at most the rows)."""
+    return shadow_m if request.max_centers is None else min(request.max_centers, n)
 
 
 def embedding_seconds(n: int, m: int) -> float:
@@ -186,44 +306,65 @@ def _store():
     return all_rows_store("spectral", 16)
 
 
-def stored_reduced_fit(digest: str, request: SpectralRequest) -> SpectralFit | None:
+def stored_reduced_fit(digest: str, request: SpectralRequest, *, embed: bool = True) -> SpectralFit | None:
     """:func:`reduced_fit`'s result if it is stored (nothing runs), else None."""
-    return _store().get((digest, request))
+    store = _store()
+    found = store.get((digest, request))
+    return found if found is not None or embed else store.get((digest, request, "centers"))
 
 
-def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> SpectralFit:
-    """The method of ``request`` on the shadow centers at its sigma and ell, every row embedded through them.
+def fit_seconds(n: int, m: int, d: int, *, embed: bool = True) -> float:
+    """Predicted seconds of the m x m problem, and of every row embedded through the centers."""
+    return centers_seconds(m, d) + (embedding_seconds(n, m) if embed else 0.0)
+
+
+def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest, *, embed: bool = True) -> SpectralFit:
+    """The method of ``request`` on the shadow centers at its sigma and ell, every row embedded through them
+    (``embed=False``: not embedded, ``embedding`` None: the m x m problem's eigenvalues and, for clustering,
+    every row's cluster, its center's; what the page draws while the embedding waits).
 
     Kept read-only in a store shared by the sessions (:func:`stored_reduced_fit`), not data: cached data
     would be unpickled on every rerun, its n x k embedding copied each time (at a million rows, tens of
     milliseconds of every change). On a miss, a spinner, or above ``ALL_ROWS_PROGRESS_S`` predicted
-    (:func:`embedding_seconds`) a progress bar, while it runs; a run stopped at the bar stores nothing, and
-    a hit draws nothing. Call it outside any ``st.cache_*`` function."""
-    key = (digest, request)
-    fit = _store().get(key)
-    if fit is not None:
-        return fit
+    (:func:`fit_seconds`) a progress panel (:func:`rskpca.ui.progress.progress_panel`: the prediction, the
+    time so far and left, a Stop button), while it runs; a stopped run stores nothing, and a hit draws
+    nothing. Call it outside any ``st.cache_*`` function."""
+    key = (digest, request) if embed else (digest, request, "centers")
+    found = stored_reduced_fit(digest, request, embed=embed)
+    if found is not None:
+        return found
     with _store().computing(key):  # one computation for sessions asking at once
-        fit = _store().get(key)
-        if fit is not None:
-            return fit
-        s = shadow(digest, X, request.sigma, request.ell, request.kernel)
-        C, w, labels = np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), np.asarray(s.labels)
-        n = X.shape[0]
-        fit = with_progress(SPECTRAL_METHODS[request.method], s.m, n, embedding_seconds(n, s.m),
-                            lambda progress: _fit(request, C, w, X, labels, progress=progress),
-                            "Solving the m x m problem on the shadow centers and embedding every row...")
+        found = stored_reduced_fit(digest, request, embed=embed)
+        if found is not None:
+            return found
+        n, d = X.shape
+        on_rows = request.max_centers is not None
+        if on_rows:
+            m = expected_m(request, 0, n)
+            # the budget's search and every row's graph: about two passes of the rows through the centers
+            solve_s = centers_seconds(m, d) + 2 * embedding_seconds(n, m)
+        else:
+            s = shadow(digest, X, request.sigma, request.ell, request.kernel)
+            C, w, labels = np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), np.asarray(s.labels)
+            m = s.m
+            solve_s = centers_seconds(m, d)
+        total = solve_s + (embedding_seconds(n, m) if embed else 0.0)
+        label = (f"{SPECTRAL_METHODS[request.method]} on {'at most ' if on_rows else ''}m = {m:,} centers"
+                 + (f", every one of the {n:,} rows embedded" if embed else ""))
+        bar = total > all_rows_fits.ALL_ROWS_PROGRESS_S
+        with (progress_panel(label, total, token=key) if bar else
+              st.spinner("Solving the m x m problem on the centers"
+                         + (" and embedding every row..." if embed else "..."))) as progress:
+            share = solve_s / max(total, 1e-12)
+            fit = (_fit_on_rows(request, X, progress=progress, embed=embed, solve_share=share) if on_rows else
+                   _fit(request, C, w, X, labels, progress=progress, embed=embed, solve_share=share))
         _store().put(key, fit)
     return fit
 
 
-@st.cache_resource(max_entries=16, show_spinner="Solving the m x m problem on the shadow centers...")
-def centers_fit(digest: str, _X: np.ndarray, request: SpectralRequest) -> SpectralFit:
-    """:func:`reduced_fit` without embedding the rows (``embedding`` None): the m x m problem's eigenvalues and,
-    for clustering, every row's cluster (its center's). What the page draws while the embedding waits."""
-    s = shadow(digest, _X, request.sigma, request.ell, request.kernel)
-    return _fit(request, np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), _X, np.asarray(s.labels),
-                embed=False)
+def centers_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> SpectralFit:
+    """:func:`reduced_fit` without embedding the rows."""
+    return reduced_fit(digest, X, request, embed=False)
 
 
 @st.cache_data(max_entries=8, show_spinner="Solving the exact n x n problem (every row a center; cached)...")
@@ -234,7 +375,7 @@ def _exact_fit(digest: str, _X: np.ndarray, request: SpectralRequest) -> Spectra
 def exact_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> SpectralFit:
     """The method of ``request`` with every row its own center, weight 1: the dense n x n computation
     (cached without ell, which it does not depend on)."""
-    return _exact_fit(digest, X, replace(request, ell=0.0))
+    return _exact_fit(digest, X, replace(request, ell=0.0, max_centers=None))
 
 
 @dataclass(frozen=True)
@@ -345,7 +486,8 @@ def rows_table(row_ids, y, label_name, center_rows, reduced: SpectralFit, exact:
     if y is not None:
         name = "label" if label_name is None else str(label_name)
         table[name if name != "row" else "label (row)"] = np.asarray(y)
-    table["shadow_center_row"] = np.asarray(center_rows)
+    if center_rows is not None:
+        table["shadow_center_row"] = np.asarray(center_rows)
     if reduced.clusters is not None:
         table["cluster"] = reduced.clusters + 1
         if exact is not None:
