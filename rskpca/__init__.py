@@ -10,6 +10,9 @@ checks this in the tests, see ``[tool.importlinter]`` in pyproject.toml):
 5. ``evaluation`` (method registry, comparisons, experiments, benchmarks)
 6. ``plotting``; then ``ui`` (Streamlit, the only place that imports it) and ``cli``
 
+``import rskpca`` and everything but ``plotting`` and ``ui`` need none of the app's packages (Streamlit,
+Plotly, pyarrow: ``pip install "rskpca[app]"``); nothing here imports those two at import time.
+
 Kernel convention (the paper's eq. 19): ``k(x, y) = phi(||x - y||^p / sigma^p)``;
 Gaussian ``exp(-||x-y||^2 / sigma^2)`` (scikit-learn ``gamma = 1/sigma**2``),
 Laplacian ``exp(-||x-y|| / sigma)``.

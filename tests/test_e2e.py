@@ -56,10 +56,10 @@ def app_server():
     yield from serve("server.log")
 
 
-def serve(log_name: str, **server_args):
-    """A module fixture's body: yields the URL of the app served by ``AppServer(app.py, **server_args)``,
-    then stops it and keeps its log as ``ARTIFACTS / log_name``."""
-    server = AppServer(REPO / "app.py", timeout=SERVER_START_TIMEOUT_S, **server_args)
+def serve(log_name: str, app: Path = REPO / "app.py", **server_args):
+    """A module fixture's body: yields the URL of the app served by ``AppServer(app, **server_args)`` (this
+    checkout's app.py unless told), then stops it and keeps its log as ``ARTIFACTS / log_name``."""
+    server = AppServer(app, timeout=SERVER_START_TIMEOUT_S, **server_args)
     try:
         url = server.__enter__()
     except RuntimeError as exc:

@@ -2,15 +2,18 @@
 
 The server is started as a user starts it (``python -m rskpca app FILE --server.port ...``), on a small
 generated CSV whose name markdown would mangle; the sidebar must name it as text, the data in use must
-be its rows, and Shadow centers must draw its charts.
+be its rows, and Shadow centers must draw its charts. Once from this checkout, once from the wheel
+installed with ``[app]`` in a fresh virtualenv (tests/wheel_venv.py), where no checkout is.
 """
 
 from __future__ import annotations
 
+import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
+from wheel_venv import app_venv
 
 # Importing the module applies its skips (no Playwright, no Chromium) to this one too.
 from test_e2e import (  # noqa: F401  (fixtures are used by name)
@@ -46,9 +49,28 @@ def file_server(data_file):
     yield from serve("app_file_server.log", script_args=[data_file], cli=True)
 
 
+@pytest.fixture(scope="module")
+def wheel_server(data_file):
+    """Base URL of ``rskpca app FILE`` run by the wheel installed with [app] in a fresh virtualenv."""
+    python = app_venv()
+    [app] = python.parent.parent.glob("lib/python*/site-packages/rskpca/_app/app.py")
+    found = subprocess.run([python, "-c", "from rskpca.cli._app import find_app; print(find_app())"],
+                           capture_output=True, text=True, cwd=data_file.parent, check=True).stdout.strip()
+    assert found == str(app), found  # the copy the wheel carries, not this checkout's app.py
+    yield from serve("app_wheel_server.log", app=app, script_args=[data_file], cli=True, python=python)
+
+
 def test_the_sidebar_names_the_file_and_shadow_centers_draws_it(file_server, data_file, app_page):
-    page = app_page
-    page.goto(file_server)
+    _the_file_is_the_data_in_use(app_page, file_server, data_file, "app-file")
+
+
+def test_the_app_from_the_wheel_serves_the_file(wheel_server, data_file, app_page):
+    """pip install "rskpca-*.whl[app]" in a fresh virtualenv, then rskpca app FILE: the app the wheel carries."""
+    _the_file_is_the_data_in_use(app_page, wheel_server, data_file, "app-wheel")
+
+
+def _the_file_is_the_data_in_use(page, url, data_file, shots):
+    page.goto(url)
     page.get_by_test_id("stAppViewContainer").wait_for()
     wait_for_app_run(page)
     assert_no_exception(page, "home")
@@ -56,12 +78,12 @@ def test_the_sidebar_names_the_file_and_shadow_centers_draws_it(file_server, dat
     sidebar.get_by_text(f"Showing: File {data_file.name}", exact=True).wait_for()  # text: the asterisks stay
     assert not sidebar.locator("em, strong").filter(has_text="blobs").count(), "the file name was read as markdown"
     assert f"n = {ROWS} rows" in sidebar.inner_text()
-    shoot(page, "app-file-home")
+    shoot(page, f"{shots}-home")
 
     go_to(page, "Shadow centers")
     assert_no_exception(page, "shadow centers")
     assert assert_charts_render(page, "shadow centers") >= 1
     assert f"Showing: File {data_file.name}" in sidebar.inner_text()
-    shoot(page, "app-file-shadow-centers")
+    shoot(page, f"{shots}-shadow-centers")
     assert not page.page_errors, page.page_errors
     assert "Shadow centers" in nav_links(page)

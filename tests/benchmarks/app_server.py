@@ -32,13 +32,15 @@ class AppServer:
     when ``/_stcore/health`` answers ``ok``, and is terminated on exit.
     """
 
-    def __init__(self, app: Path, timeout: float = 120.0, script_args=(), cli: bool = False):
+    def __init__(self, app: Path, timeout: float = 120.0, script_args=(), cli: bool = False, python=None):
         self.app = Path(app).resolve()
         self.timeout = timeout
         self.script_args = [str(a) for a in script_args]  # the app's own: a data file
         # cli: started as a user starts it, `python -m rskpca app FILE` (which runs `streamlit run` on this
         # checkout's app, the options passed through); else `streamlit run APP -- FILE`
         self.cli = cli
+        # the interpreter that serves it: this one, or a virtualenv's where the app was pip-installed
+        self.python = str(python or sys.executable)
         self.log = None
         self.proc = None
 
@@ -50,9 +52,9 @@ class AppServer:
         options = ["--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
         if self.cli:
-            cmd = [sys.executable, "-m", "rskpca", "app", *self.script_args, *options]
+            cmd = [self.python, "-m", "rskpca", "app", *self.script_args, *options]
         else:
-            cmd = [sys.executable, "-m", "streamlit", "run", str(self.app), *options]
+            cmd = [self.python, "-m", "streamlit", "run", str(self.app), *options]
             if self.script_args:
                 cmd += ["--", *self.script_args]
         self.proc = subprocess.Popen(cmd, cwd=self.app.parent, stdout=self.log, stderr=subprocess.STDOUT)
