@@ -87,7 +87,7 @@ def test_above_the_point_budget_panels_draw_density_with_centers_on_top_and_say_
     X, lab = _blobs(3000)
     s = shadow_centers(X, sigma=1.0, ell=3.0)
     sample = np.sort(np.random.default_rng(0).choice(3000, 500, replace=False))
-    fig = embedding_figure({"Exact KPCA": X[sample], "ShDE + RSKPCA": X, "Nystrom": -X}, y=lab,
+    fig = embedding_figure({"Exact KPCA": X[sample], "ShDE + RSKPCA": X, "Nystrom": -X}, y=lab, bins=DENSITY_BINS,
                            row_ids=np.arange(3000) + 1, rows={"Exact KPCA": sample},
                            centers=(s.center_indices, s.weights), max_points=4000,
                            panel_notes={"Exact KPCA": "seeded sample of 500 rows"})
@@ -221,7 +221,7 @@ def test_shadow_figure_above_the_budget_draws_the_density_of_all_rows_and_center
     X, _ = _blobs(3000)
     s, args = _shadow_of(X)
     ids = np.arange(3000) + 100
-    fig = plots.shadow_figure(*args, eps=s.eps, row_ids=ids, point_budget=1000, max_discs=s.m - 1)
+    fig = plots.shadow_figure(*args, eps=s.eps, row_ids=ids, point_budget=1000, max_discs=s.m - 1, bins=DENSITY_BINS)
     go.Figure(fig)  # valid
     assert [t.name for t in fig.data] == ["density", "shadow centers"]  # m > max_discs: no eps-discs
     assert "eps-discs hidden" in fig.layout.title.text
@@ -272,7 +272,7 @@ def test_shadow_figure_density_draws_the_selection_as_its_own_histogram_and_outl
 
 def test_data_figure_above_the_budget_draws_the_density_whose_bins_count_every_row():
     X, lab = _blobs(3000)
-    fig = plots.data_figure(X, y=lab, row_ids=np.arange(3000) + 5, axis_titles=("<b>a</b>", "b%"),
+    fig = plots.data_figure(X, y=lab, row_ids=np.arange(3000) + 5, axis_titles=("<b>a</b>", "b%"), bins=DENSITY_BINS,
                             point_budget=1000)
     go.Figure(fig)
     heat = fig.data[0]
@@ -305,8 +305,8 @@ def test_figures_above_the_budget_hold_bins_not_rows_whatever_n():
         idx = np.arange(0, n, n // 300)  # the same number of centers at both sizes
         labels = np.minimum(np.arange(n) // (n // 300), idx.size - 1)
         w = np.bincount(labels, minlength=idx.size)
-        shadow = plots.shadow_figure(X, labels, idx, w)
-        data = plots.data_figure(X, y=rng.integers(0, 3, n))
+        shadow = plots.shadow_figure(X, labels, idx, w, bins=DENSITY_BINS)  # (the same bins at both sizes)
+        data = plots.data_figure(X, y=rng.integers(0, 3, n), bins=DENSITY_BINS)
         for name, fig in (("shadow", shadow), ("data", data)):
             assert _array_elements(fig) <= 2 * DENSITY_BINS**2 + 3 * idx.size + 10, (name, n)
             sizes[name, n] = len(fig.to_json())
@@ -349,3 +349,12 @@ def test_one_column_above_the_budget_shows_its_row_of_bins():
         full = np.flatnonzero(png_pixels(heat.source)[:, :, 3].any(axis=1))
         lo, hi = fig.layout.yaxis.range
         assert full.size == 1 and lo < heat.y0 + full[0] * heat.dy < hi and hi - lo == pytest.approx(3 * heat.dy)
+
+
+def test_the_density_has_about_two_rows_a_bin_up_to_the_finest_bins():
+    assert plots.density_bins(1_000) == 50
+    assert plots.density_bins(20_000) == 100 and plots.density_bins(10**7) == DENSITY_BINS
+    X = np.random.default_rng(0).normal(size=(20_000, 2))
+    fig = plots.data_figure(X, point_budget=1000)
+    assert fig.layout.title.subtitle.text == density_note(20_000, None, 100)
+    assert png_pixels(fig.data[0].source).shape == (100, 100, 4)

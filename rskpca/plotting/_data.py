@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from rskpca.plotting._colouring import colouring, marker_style
 from rskpca.plotting._data_view import _point_traces, legend_key
-from rskpca.plotting._density_drawing import (DENSITY_BINS, POINT_BUDGET, _density_panel, centers_trace, crowded,
+from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, centers_trace, crowded, density_bins,
                                               density_note, image_axes, say_density)
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
@@ -30,7 +30,7 @@ from rskpca.plotting._style import (
 def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = None, projected: bool = False,
                   axis_titles: Sequence[str] = ("x1", "x2"), row_ids=None, max_discs: int = 400,
                   max_points: int = POINT_BUDGET, title: str | None = None, selected_rows=None,
-                  point_budget: int = POINT_BUDGET, bins: int = DENSITY_BINS, y=None, label_name: str = "label",
+                  point_budget: int = POINT_BUDGET, bins: int | None = None, y=None, label_name: str = "label",
                   continuous: bool | None = None, hover_data=None, show_centers: bool = True) -> go.Figure:
     """The data coloured by shadow set (or by a column ``y``), with the centers as small outlined markers
     sized by weight (:func:`center_sizes`: a bounded range, smaller as the centers grow many) and eps-discs.
@@ -70,8 +70,8 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         budget the selected rows are drawn as a histogram of their own.
     point_budget : int, default=POINT_BUDGET
         Above this many rows the density of all of them is drawn instead of points.
-    bins : int, default=DENSITY_BINS
-        Bins per axis of the density.
+    bins : int or None, default=None
+        Bins per axis of the density; None: :func:`density_bins` of the rows.
     y : array-like of shape (n,) or None
         A column to colour the rows by instead of their shadow set (the label, a feature); the hover
         still names each row's shadow set.
@@ -95,7 +95,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     ['points', 'centers', 'eps-discs']
     >>> fig = shadow_figure(np.array([[0.0, 0.0], [0.1, 0.0], [2.0, 0.0]]), [0, 0, 1], [0, 2], [2, 1], point_budget=2)
     >>> [t.name for t in fig.data], fig.layout.title.subtitle.text
-    (['density', 'shadow centers'], 'density of 3 rows in 200 x 200 bins; 2 shadow centers on top (sized by weight)')
+    (['density', 'shadow centers'], 'density of 3 rows in 50 x 50 bins; 2 shadow centers on top (sized by weight)')
     """
     X2 = _as_2d(X2, "X2")
     n = X2.shape[0]
@@ -116,6 +116,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     colour = None if y is None else colouring(_check_len(y, n, "y"), name=label_name, continuous=continuous)
     hover_data = {k: _check_len(v, n, f"hover_data[{k!r}]") for k, v in (hover_data or {}).items()}
     dense = n > point_budget or crowded(X2[:, 0], X2[:, 1])
+    bins = bins or density_bins(n)
     centers = (idx, w) if idx.size and show_centers else None
     fig = go.Figure()
     if dense:

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rskpca.plotting._colouring import colouring, marker_style, row_hover
-from rskpca.plotting._density_drawing import (DENSITY_BINS, POINT_BUDGET, _density_panel, crowded, density_note,
+from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, crowded, density_bins, density_note,
                                               image_axes, say_density)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
 from rskpca.plotting._style import _as_2d, _check_len, _row_ids, _scatter_type, user_text
@@ -39,7 +39,7 @@ def data_panels(X2, row_ids=None) -> dict:
 
 def data_figure(X2, *, y=None, label_name: str = "label", continuous: bool | None = None, row_ids=None,
                 hover_data=None, axis_titles: Sequence[str] = ("x1", "x2"), title: str = "The data",
-                selected_rows=None, point_budget: int = POINT_BUDGET, bins: int = DENSITY_BINS) -> go.Figure:
+                selected_rows=None, point_budget: int = POINT_BUDGET, bins: int | None = None) -> go.Figure:
     """The rows of the data as points coloured by a column (:func:`rskpca.plotting.colouring`): one trace
     per class (a legend click hides it, a double click isolates it), or a colour scale for a continuous one.
 
@@ -71,8 +71,8 @@ def data_figure(X2, *, y=None, label_name: str = "label", continuous: bool | Non
         Original row numbers to highlight (the rest dimmed); see :func:`highlight_rows`.
     point_budget : int, default=POINT_BUDGET
         Above this many rows their density is drawn instead of points.
-    bins : int, default=DENSITY_BINS
-        Bins per axis of the density.
+    bins : int or None, default=None
+        Bins per axis of the density; None: :func:`density_bins` of the rows.
 
     Returns
     -------
@@ -85,7 +85,7 @@ def data_figure(X2, *, y=None, label_name: str = "label", continuous: bool | Non
     >>> [t.name for t in fig.data], fig.data[0].customdata[:, 0].tolist()
     (['a', 'b'], [5.0, 7.0])
     >>> data_figure(np.zeros((3, 2)), point_budget=2).layout.title.subtitle.text
-    'density of 3 rows in 200 x 200 bins'
+    'density of 3 rows in 50 x 50 bins'
     """
     X2 = _as_2d(X2, "X2")
     n = X2.shape[0]
@@ -98,7 +98,7 @@ def data_figure(X2, *, y=None, label_name: str = "label", continuous: bool | Non
     colour = None if y is None else colouring(_check_len(y, n, "y"), name=label_name, continuous=continuous)
     hover_data = {k: _check_len(v, n, f"hover_data[{k!r}]") for k, v in (hover_data or {}).items()}
     if n > point_budget or crowded(X2[:, 0], X2[:, 1]):
-        return _density_figure(X2, rid, titles, title, selected_rows, bins, one_d, colour)
+        return _density_figure(X2, rid, titles, title, selected_rows, bins or density_bins(n), one_d, colour)
     fig = go.Figure(_point_traces(X2, rid, colour, hover_data, dict(xaxis="x", yaxis="y")))
     fig.update_layout(title=title, xaxis_title=titles[0], yaxis_title=titles[1],
                       legend=dict(title=dict(text=colour.legend_title if colour else ""), itemsizing="constant"),

@@ -15,11 +15,11 @@ import zlib
 
 import numpy as np
 
-from rskpca.plotting._colouring import center_sizes, continuous_colors
+from rskpca.plotting._colouring import center_sizes, continuous_colors, marker_style
 from rskpca.plotting._selection import SELECTION_COLOR
 from rskpca.plotting._style import _padded_ranges, class_color_marker
 
-__all__ = ["POINT_BUDGET", "DENSITY_BINS", "CROWD_BINS", "CROWDED_CELL", "CROWD_MIN_POINTS", "density_counts",
+__all__ = ["POINT_BUDGET", "DENSITY_BINS", "MIN_DENSITY_BINS", "density_bins", "CROWD_BINS", "CROWDED_CELL", "CROWD_MIN_POINTS", "density_counts",
            "density_levels", "class_density", "png_data_uri", "crowded", "draws_density", "density_note",
            "say_density"]
 
@@ -30,8 +30,10 @@ __all__ = ["POINT_BUDGET", "DENSITY_BINS", "CROWD_BINS", "CROWDED_CELL", "CROWD_
 #: Scattergl panels stay responsive up to some tens of thousands of points; a 200 x 200 histogram
 #: per panel costs the browser the same at any n.
 POINT_BUDGET = 20_000
-#: Bins per axis of a density panel.
+#: Bins per axis of a density panel, at most (:func:`density_bins`).
 DENSITY_BINS = 200
+#: Bins per axis of a density panel, at least.
+MIN_DENSITY_BINS = 50
 #: A crowded chart (:func:`crowded`) is drawn as a density from this many points on; fewer stay points.
 CROWD_MIN_POINTS = 2_000
 #: Cells per axis of the crowding test: about a marker wide on a panel a few hundred pixels wide.
@@ -45,6 +47,9 @@ _SELECTED_SCALE = [[0.0, "rgba(255,255,255,0)"], [0.5 / 255, "rgba(255,255,255,0
                    [1.0, SELECTION_COLOR]]
 #: Outline of the shadow centers: dark and thin, so a center shows over rows of its own colour.
 _CENTER_LINE = dict(color="rgba(20,20,20,0.85)", width=0.8)
+_CENTER_LINE_THIN = dict(color="rgba(20,20,20,0.5)", width=0.4)
+#: Above this many centers in a panel their outlines thin (:func:`centers_trace`).
+_MANY_CENTERS = 1_000
 
 
 def density_counts(x, y, *, bins: int = DENSITY_BINS, ranges=None):
@@ -76,6 +81,17 @@ def _binned(x, y, bins: int, ranges):
     ix = np.clip(((x - xlo) / dx).astype(np.int64), 0, bins - 1)
     iy = np.clip(((y - ylo) / dy).astype(np.int64), 0, bins - 1)
     return iy * bins + ix, (float(xlo), float(dx)), (float(ylo), float(dy))
+
+
+def density_bins(n_rows: int, most: int = DENSITY_BINS) -> int:
+    """Bins per axis for the density of ``n_rows`` rows: about two rows per bin over the whole square (some
+    eight in the bins the rows fill), between :data:`MIN_DENSITY_BINS` and ``most``. Fewer rows in finer
+    bins would draw grain (one row a bin), not a density.
+
+    >>> density_bins(20_000), density_bins(1_000_000), density_bins(3_000)
+    (100, 200, 50)
+    """
+    return int(np.clip(np.sqrt(max(int(n_rows), 1) / 2.0), MIN_DENSITY_BINS, most))
 
 
 def density_levels(counts) -> np.ndarray:
@@ -262,7 +278,11 @@ def centers_trace(A: np.ndarray, local, c_pos, c_w, ref: dict, *, dims: int, col
     """The shadow centers of one panel as small outlined markers sized by weight (:func:`center_sizes`),
     filled with the colour of their row's class (white without a colour column), hover on their row and
     weight. ``local``: the centers' positions among the panel's coordinates ``A``; ``c_pos`` among the n rows."""
-    marker = dict(size=center_sizes(c_w, dims=dims), color="rgba(255,255,255,0.9)", opacity=0.95, line=_CENTER_LINE)
+    # Thousands of centers: thinner, fainter outlines and the rows' opacity, or the outlines alone make a dark mass.
+    many = c_w.size > _MANY_CENTERS
+    marker = dict(size=center_sizes(c_w, dims=dims), color="rgba(255,255,255,0.9)",
+                  opacity=min(0.95, marker_style(c_w.size)["opacity"] + 0.25) if many else 0.95,
+                  line=_CENTER_LINE_THIN if many else _CENTER_LINE)
     if colour is not None and colour.continuous:
         v = colour.values
         marker.update(color=v[c_pos].astype(np.float32), colorscale="Viridis", cmin=float(np.nanmin(v)),

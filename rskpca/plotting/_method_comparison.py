@@ -15,7 +15,7 @@ from plotly.colors import get_colorscale
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
 from rskpca.plotting._colouring import colouring, marker_style, row_hover
 from rskpca.plotting._data_view import _ONE_POINT_COLOR, legend_key
-from rskpca.plotting._density_drawing import (DENSITY_BINS, POINT_BUDGET, _density_panel, crowded, density_note,
+from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, crowded, density_bins, density_note,
                                               image_axes)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
 from rskpca.plotting._style import (
@@ -71,7 +71,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                      errors: Mapping[str, float] | None = None,
                      cols: int = 3, selected_rows=None, rows: Mapping[str, np.ndarray] | None = None,
                      centers=None, panel_notes: Mapping[str, str] | None = None,
-                     max_points: int = POINT_BUDGET, bins: int = DENSITY_BINS) -> go.Figure:
+                     max_points: int = POINT_BUDGET, bins: int | None = None) -> go.Figure:
     """Side-by-side embeddings of the same rows, one panel per method.
 
     Rows are coloured by a column (:func:`rskpca.plotting.colouring`): one trace per class, grouped
@@ -118,7 +118,8 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     panel_notes : mapping of str to str, optional
         A line added to a panel's title (which rows it shows).
     max_points : int, default=POINT_BUDGET
-    bins : int, default=DENSITY_BINS
+    bins : int or None, default=None
+        Bins per axis of a density panel; None: :func:`density_bins` of the n rows.
 
     Returns
     -------
@@ -133,7 +134,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     (4, 'Approx')
     >>> fig = embedding_figure({"Exact": Z, "Approx": -Z}, centers=([0, 5], [12.0, 8.0]), max_points=30)
     >>> [t.type for t in fig.data], fig.layout.title.text
-    (['image', 'scattergl', 'image', 'scattergl'], 'density of 20 rows in 200 x 200 bins; 2 shadow centers on top (sized by weight)')
+    (['image', 'scattergl', 'image', 'scattergl'], 'density of 20 rows in 50 x 50 bins; 2 shadow centers on top (sized by weight)')
     """
     if dims not in (2, 3):
         raise ValueError(f"dims must be 2 or 3; got {dims!r}.")
@@ -155,6 +156,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
             raise ValueError(f"embedding {k!r} has {A.shape[1]} components; {dims} are needed for a "
                              f"{dims}-D plot (raise the rank r).")
     rid = _row_ids(row_ids, n)
+    bins = bins or density_bins(n)
     k_panels = len(names)
     sizes = [A.shape[0] for A in arrays]
     total = sum(sizes)
