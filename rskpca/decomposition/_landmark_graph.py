@@ -45,7 +45,7 @@ __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_band
 #: Candidates beyond the K asked for, so that ties at the K-th distance resolve by index.
 TIE_MARGIN = 8
 #: Up to this many landmarks the m x m problem is solved densely; above, by ARPACK on the sparse G.
-DENSE_MAX_M = 300
+DENSE_MAX_M = 2000
 
 
 @dataclass(frozen=True)

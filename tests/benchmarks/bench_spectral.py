@@ -14,13 +14,23 @@ accuracy is compared at equal budget:
   rows: eigenvalue error and held-out alignment error against the same method with every
   training row a center (``ell`` so large that m = n: the exact method, extended by Nystrom).
 * **mixture**: 1,000,000 x 10 Gaussian mixture (5 components): spectral clustering and the
-  embedding of every row (``transform``); scikit-learn would need an n x n matrix (8 TB).
+  embedding of every row (``transform``); scikit-learn would need an n x n matrix (8 TB). The
+  shadow and uniform rows use the global Gaussian at sigma = 5, ell = 1; "defaults" is
+  ``ReducedSetSpectralClustering(n_clusters=5)``.
+* **real** (issue 37): labelled data sets (``REAL_DATA``: the paper's sets by path, the bundled
+  samples) clustered by the rskpca defaults and one-change variants (``RSKPCA_VARIANTS``),
+  k-means, scikit-learn's ``SpectralClustering`` (rbf at the median heuristic, and
+  nearest_neighbors; dense, so only up to ``SKLEARN_MAX_ROWS`` rows and one seed), and the lab's
+  LSC-K and U-SPEC (``landmark_baselines.py``): NMI, CA, ARI in percent (mean over seeds) and
+  the median seconds. Features as stored (no scaling), for every method alike.
 
 Run::
 
     python tests/benchmarks/bench_spectral.py                                   # all cases
     python tests/benchmarks/bench_spectral.py --cases circles,mixture --no-sklearn
     python tests/benchmarks/bench_spectral.py --pendigits ../shared/datasets/pendigits.csv
+    python tests/benchmarks/bench_spectral.py --cases real --seeds 5               # the real-data table
+    python tests/benchmarks/bench_spectral.py --cases real --data pendigits,usps --methods "rskpca defaults (landmark)"
 """
 
 from __future__ import annotations
@@ -45,6 +55,9 @@ __all__ = ["best_of", "circles_rows", "pendigits_rows", "mixture_rows", "gaussia
 
 #: Default data path: ``$RSKPCA_DATASETS/pendigits.csv``, else ``../shared/datasets`` beside the checkout.
 PENDIGITS = Path(os.environ.get("RSKPCA_DATASETS", "../shared/datasets")) / "pendigits.csv"
+#: The clustering's settings before issue 37 (global Gaussian on the plain shadow at sigma / ell): the
+#: circles and mixture cases compare shadow and uniform landmarks at the same m with them.
+GLOBAL = dict(affinity="gaussian", max_centers=None, lloyd_steps=0)
 #: An ell this large makes eps = sigma / ell smaller than any distance between distinct rows: m = n.
 EVERY_ROW = 1e12
 
@@ -73,7 +86,8 @@ def circles_rows(n: int = 10_000, *, sigma: float = 0.1, ells=(1.0, 2.0, 3.0), n
                          speedup=1.0, ari=adjusted_rand_score(y, labels), ari_held=np.nan))
     for ell in ells:
         for rsde in ("shadow", "uniform"):
-            est = ReducedSetSpectralClustering(n_clusters=2, sigma=sigma, ell=ell, rsde=rsde, random_state=seed)
+            est = ReducedSetSpectralClustering(n_clusters=2, sigma=sigma, ell=ell, rsde=rsde, random_state=seed,
+                                               **GLOBAL)
             seconds, est = best_of(lambda: est.fit(X), repeats)
             rows.append(dict(case="circles", method=f"ReducedSetSpectralClustering {rsde}", ell=ell, m=est.m_,
                              seconds=seconds, speedup=base / seconds, ari=adjusted_rand_score(y, est.labels_),
@@ -150,8 +164,10 @@ def mixture_rows(n: int = 1_000_000, d: int = 10, k: int = 5, *, sigma: float = 
     """Spectral clustering of every row plus the embedding of every row (``transform``), timed together."""
     X, y = gaussian_mixture(n, d, k, seed=seed)
     rows = []
-    for rsde in ("shadow", "uniform"):
-        est = ReducedSetSpectralClustering(n_clusters=k, sigma=sigma, ell=ell, rsde=rsde, random_state=seed)
+    settings = {"shadow": dict(sigma=sigma, ell=ell, rsde="shadow", **GLOBAL),
+                "uniform": dict(sigma=sigma, ell=ell, rsde="uniform", **GLOBAL), "defaults": {}}
+    for rsde, kw in settings.items():
+        est = ReducedSetSpectralClustering(n_clusters=k, random_state=seed, **kw)
 
         def run():
             t0 = time.perf_counter()
@@ -161,9 +177,92 @@ def mixture_rows(n: int = 1_000_000, d: int = 10, k: int = 5, *, sigma: float = 
             return t1 - t0, time.perf_counter() - t1, Z
 
         seconds, (fit_s, transform_s, Z) = best_of(run, repeats)
-        rows.append(dict(case=f"mixture {n:,} x {d}", method=f"ReducedSetSpectralClustering {rsde}", ell=ell,
+        rows.append(dict(case=f"mixture {n:,} x {d}", method=f"ReducedSetSpectralClustering {rsde}",
+                         ell=kw.get("ell", "budget"),
                          m=est.m_, seconds=seconds, fit_seconds=fit_s, transform_seconds=transform_s,
                          ari=adjusted_rand_score(y, est.labels_), embedded_rows=Z.shape[0]))
+    return rows
+
+
+#: Labelled data sets of the real-data table: name -> (path, or a sample_data file name).
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
+REAL_DATA = {
+    "pendigits": "pendigits.csv", "usps": "usps.csv.gz", "german": "german.csv",
+    "yale_ppci_subset": "yale_ppci_subset.csv.gz", "digits": SAMPLES / "digits.csv", "iris": SAMPLES / "iris.csv",
+    "wine": SAMPLES / "wine.csv", "breast_cancer": SAMPLES / "breast_cancer.csv", "blobs": SAMPLES / "blobs.csv",
+    "two_moons": SAMPLES / "two_moons.csv", "circles": SAMPLES / "circles.csv",
+}
+#: The rskpca columns of the real-data table: the defaults, then one change each.
+RSKPCA_VARIANTS = {
+    "rskpca defaults (landmark)": {},
+    "landmark, shadow unrefined": dict(lloyd_steps=0),
+    "landmark, k-means landmarks": dict(rsde="kmeans", lloyd_steps=0),
+    "landmark, uniform landmarks": dict(rsde="uniform", lloyd_steps=0),
+    "local_scaling": dict(affinity="local_scaling"),
+    "gaussian (budget)": dict(affinity="gaussian"),
+    "gaussian, ell 4 (before issue 37)": dict(affinity="gaussian", ell=4.0, max_centers=None, lloyd_steps=0),
+}
+#: scikit-learn's dense SpectralClustering runs up to this many rows (an n x n matrix, one seed).
+SKLEARN_MAX_ROWS = 6000
+
+
+def load_labelled(name: str, datasets=Path(os.environ.get("RSKPCA_DATASETS", "../shared/datasets"))):
+    """``(X, y)`` of a data set of ``REAL_DATA`` (label column last), or None when its file is absent."""
+    path = Path(REAL_DATA[name])
+    path = path if path.is_absolute() else Path(datasets) / path
+    if not path.exists():
+        return None
+    df = pd.read_csv(path)
+    return df.drop(columns="label").to_numpy(dtype=np.float64), df["label"].to_numpy()
+
+
+def real_methods(k: int, n: int, *, sklearn: bool = True) -> dict:
+    """name -> ``fit_labels(X, seed)`` for the real-data table; which seeds each needs (None: all)."""
+    from sklearn.cluster import KMeans
+
+    methods = {name: (lambda X, s, kw=kw: ReducedSetSpectralClustering(n_clusters=k, random_state=s, **kw)
+                      .fit(X).labels_, None) for name, kw in RSKPCA_VARIANTS.items()}
+    methods["k-means"] = (lambda X, s: KMeans(k, n_init=10, random_state=s).fit(X).labels_, None)
+    if sklearn and n <= SKLEARN_MAX_ROWS:
+        methods["sklearn SpectralClustering rbf"] = (
+            lambda X, s: SpectralClustering(k, affinity="rbf", gamma=1.0 / median_heuristic(X) ** 2,
+                                            random_state=s).fit(X).labels_, 1)
+        methods["sklearn SpectralClustering nearest_neighbors"] = (
+            lambda X, s: SpectralClustering(k, affinity="nearest_neighbors", random_state=s).fit(X).labels_, 1)
+    try:
+        from landmark_baselines import lsc_k, u_spec  # the lab's LSC-K and U-SPEC (issue 37)
+    except ImportError:
+        return methods
+    methods["LSC-K"] = (lambda X, s: lsc_k(X, k, n_landmarks=1000, n_neighbors=5, random_state=s), None)
+    methods["U-SPEC"] = (lambda X, s: u_spec(X, k, n_landmarks=1000, n_neighbors=5, random_state=s), None)
+    return methods
+
+
+def real_rows(names, *, seeds: int = 5, sklearn: bool = True, methods=None) -> list[dict]:
+    """NMI, CA, ARI (percent, mean over seeds) and median seconds of every method on every data set."""
+    from rskpca.evaluation.clustering_scores import clustering_scores
+
+    rows = []
+    for name in names:
+        data = load_labelled(name)
+        if data is None:
+            print(f"{name}: file not found (set RSKPCA_DATASETS)", flush=True)
+            continue
+        X, y = data
+        k = int(np.unique(y).size)
+        for method, (fit_labels, n_seeds) in real_methods(k, X.shape[0], sklearn=sklearn).items():
+            if methods and method not in methods:
+                continue
+            scores, seconds = [], []
+            for seed in range(seeds if n_seeds is None else n_seeds):
+                t0 = time.perf_counter()
+                labels = fit_labels(X, seed)
+                seconds.append(time.perf_counter() - t0)
+                scores.append(clustering_scores(y, labels).as_dict())
+            mean = {key: 100.0 * float(np.mean([sc[key] for sc in scores])) for key in scores[0]}
+            rows.append(dict(data=f"{name} ({X.shape[0]:,} x {X.shape[1]}, {k})", method=method, seeds=len(scores),
+                             NMI=round(mean["NMI"], 1), CA=round(mean["CA"], 1), ARI=round(mean["ARI"], 1),
+                             seconds=float(np.median(seconds))))
     return rows
 
 
@@ -190,6 +289,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-sklearn", action="store_true", help="skip the dense scikit-learn baselines")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--mixture-n", type=int, default=1_000_000)
+    parser.add_argument("--seeds", type=int, default=5, help="seeds of the real-data table")
+    parser.add_argument("--data", default=",".join(REAL_DATA), help="data sets of the real-data table")
+    parser.add_argument("--methods", default="", help="only these columns of the real-data table (comma-separated)")
     args = parser.parse_args(argv)
     cases = set(args.cases.split(","))
     sk = not args.no_sklearn
@@ -201,6 +303,10 @@ def main(argv=None) -> int:
                   "\n", flush=True)
         else:
             print(f"pendigits: {args.pendigits} not found; pass --pendigits PATH\n", flush=True)
+    if "real" in cases:
+        methods = [m for m in args.methods.split(",") if m]
+        print(format_table(real_rows(args.data.split(","), seeds=args.seeds, sklearn=sk, methods=methods)), "\n",
+              flush=True)
     if "mixture" in cases:
         ReducedSetSpectralClustering(n_clusters=2, sigma=1.0).fit(gaussian_mixture(2000, k=2)[0])  # numba load
         print(format_table(mixture_rows(args.mixture_n, repeats=args.repeats)), flush=True)

@@ -1,6 +1,8 @@
 """The spectral benchmark's functions on tiny inputs: every row filled, the baselines beside the shadow."""
 
 import numpy as np
+import pandas as pd
+from sklearn.datasets import make_blobs
 
 
 def test_circles_rows_time_sklearn_shadow_and_uniform():
@@ -27,6 +29,21 @@ def test_mixture_rows_cluster_and_embed_every_row():
     from bench_spectral import format_table, mixture_rows
 
     rows = mixture_rows(3000, d=10, k=5, sigma=5.0, ell=1.0)
-    assert [r["embedded_rows"] for r in rows] == [3000, 3000]
-    assert rows[0]["m"] == rows[1]["m"] and rows[0]["ari"] > 0.9
+    assert [r["embedded_rows"] for r in rows] == [3000, 3000, 3000]
+    assert rows[0]["m"] == rows[1]["m"] and rows[0]["ari"] > 0.9 and rows[2]["ari"] > 0.99
     assert "transform_seconds" in format_table(rows).splitlines()[0]
+
+
+def test_real_rows_score_every_method_on_labelled_data(tmp_path, monkeypatch):
+    import bench_spectral
+    from bench_spectral import real_rows
+
+    X, y = make_blobs(240, n_features=3, centers=3, random_state=0)
+    pd.DataFrame(np.column_stack([X, y]), columns=["a", "b", "c", "label"]).to_csv(tmp_path / "b.csv", index=False)
+    monkeypatch.setitem(bench_spectral.REAL_DATA, "tiny", tmp_path / "b.csv")
+    rows = real_rows(["tiny"], seeds=2)
+    methods = [r["method"] for r in rows]
+    assert methods[:len(bench_spectral.RSKPCA_VARIANTS)] == list(bench_spectral.RSKPCA_VARIANTS)
+    assert {"k-means", "sklearn SpectralClustering rbf", "sklearn SpectralClustering nearest_neighbors"} <= set(methods)
+    assert all(0 <= r["NMI"] <= 100 and 0 <= r["CA"] <= 100 and r["seconds"] > 0 for r in rows)
+    assert rows[0]["seeds"] == 2 and rows[0]["ARI"] == 100.0  # three well-separated blobs
