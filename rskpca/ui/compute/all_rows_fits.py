@@ -17,10 +17,9 @@ import numpy as np
 import streamlit as st
 
 from rskpca.core.threads import native_threads_off
-from rskpca.evaluation._measured_costs import SECONDS_PER_NM
 from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows
 from rskpca.evaluation.costs import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, AllRowsCost, all_rows_cost
-from rskpca.evaluation.methods import METHODS, perturbs_gram
+from rskpca.evaluation.methods import METHODS, SHADOW_METHOD, perturbs_gram
 from rskpca.ui.compute.exact_plan import exact_rows
 from rskpca.ui.compute.fits import _first_components, computed_rank, exact_embedding, method_result, rank_message
 from rskpca.ui.compute.shadow_cache import shadow
@@ -35,11 +34,10 @@ __all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "
 #: The methods fitted on all n rows (each embeds a row through its m points, or, Nystrom, by the extension
 #: its fit computes): O(nm). The others the Embeddings page offers (Gram sampling, reduced-set
 #: construction, exact KPCA by Lanczos) need the n x n kernel and run on exact KPCA's rows, said in their panels.
-ALL_ROWS_METHODS = ("rskpca", "subsampled", "nystrom", "wnystrom", "rskpca_uniform", "rskpca_kmeans",
-                    "rskpca_herding", "random_fourier")
+ALL_ROWS_METHODS = tuple(name for name, method in METHODS.items() if method.embeds_all_rows)
 #: Seconds per (row x center) of each method on all rows: the one cost model's constants
 #: (:func:`rskpca.evaluation.costs.all_rows_cost`), named here for the pages that quote them.
-ALL_ROWS_SECONDS_PER_NM = SECONDS_PER_NM
+ALL_ROWS_SECONDS_PER_NM = {name: METHODS[name].seconds_per_nm for name in ALL_ROWS_METHODS}
 
 
 def embedding_cost_message(n: int, m: int, seconds: float) -> str:
@@ -169,7 +167,7 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
         res = store.get(key)  # another session may have finished it while this one waited
         if res is not None:
             return res
-        selected = shadow(digest, X, sigma, ell, kernel) if name == "rskpca" else None
+        selected = shadow(digest, X, sigma, ell, kernel) if METHODS[name].fits_on_shadow else None
         # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
         # libraries' threads gain more than they lose waiting for the browser's core.
         threads = contextlib.nullcontext() if X.shape[0] * m > _THREADED_NM else native_threads_off()
@@ -304,10 +302,10 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
         cost = all_rows_cost(name, ds.n, m)
         # run_anyway lifts the time budget, never the memory one (a 13 GB kernel block would stop the server)
         too_big = cost.bytes > ALL_ROWS_MAX_BYTES
-        if everywhere and name != "rskpca" and (too_big or (not cost.live and not run_anyway)):
+        if everywhere and name != SHADOW_METHOD.name and (too_big or (not cost.live and not run_anyway)):
             out.held_back.append(cost)
             continue
-        if name == "rskpca" and cost.seconds > ALL_ROWS_ASK_S and not embed_all_rows:
+        if name == SHADOW_METHOD.name and cost.seconds > ALL_ROWS_ASK_S and not embed_all_rows:
             out.awaiting = cost
             continue
         try:
