@@ -3,6 +3,8 @@
 
 * ``rskpca app [FILE] [streamlit options]`` starts the interactive app with FILE read on the server as
   the data in use (no upload size limit); ``--server.port 8600`` and Streamlit's other options pass through.
+  It needs the app's extra (``pip install "rskpca[app]"``); the other commands need none of it, but
+  ``experiment``'s figures (Plotly).
 * ``rskpca embed data.csv --sigma median --ell 4 -r 5 -o embedding.csv`` runs kernel PCA (RSKPCA)
   on a CSV/TSV/Parquet/NPY file and writes each row's embedding and shadow center; ``--save
   model.skops`` keeps the model, and ``rskpca transform new.csv --model model.skops`` applies it.
@@ -213,8 +215,9 @@ BENCH_MODES = ("fit", "methods", "distributed")
 def main(argv=None) -> int:
     """Entry point of the ``rskpca`` console script; returns the exit status.
 
-    Bad input (missing file, unknown method, unreadable values) prints one clear line
-    to stderr and returns 2 instead of a traceback; a closed stdout (``| head``) returns
+    Bad input (missing file, unknown method, unreadable values) or a missing optional package
+    (:func:`missing_package_text` names its extra) prints one clear line to stderr and returns 2
+    instead of a traceback; a closed stdout (``| head``) returns
     :data:`EXIT_BROKEN_PIPE` (141) quietly.
     """
     parser = build_parser()
