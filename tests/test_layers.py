@@ -27,6 +27,10 @@ def test_import_contracts_are_kept():
 @pytest.mark.parametrize("module, offending_import", [
     ("core/metrics.py", "import rskpca.evaluation.methods"),  # a lower layer importing a higher one
     ("decomposition/_nystrom.py", "import streamlit"),  # Streamlit outside rskpca.ui
+    # The seam between the library and the app's extra (tests/test_library_without_app.py runs it)
+    ("cli/_embed.py", "import rskpca.plotting"),  # a library command needing the app's code
+    ("cli/_cluster.py", "import plotly.graph_objects"),  # ... or Plotly
+    ("data/samples.py", "import pyarrow.parquet"),  # pyarrow where no Parquet file is read
 ])
 def test_a_broken_layer_is_reported(tmp_path, module, offending_import):
     shutil.copytree(ROOT / "rskpca", tmp_path / "rskpca", ignore=shutil.ignore_patterns("__pycache__"))
