@@ -17,7 +17,8 @@ projected with each fit; exact KPCA evaluates the kernel against its n training 
 against its m centers.
 
 Nothing here draws or caches: :mod:`rskpca.plotting` draws the table, the app caches the steps
-(:mod:`rskpca.ui.compute.scaling`) and shows progress through ``on_step``.
+(:mod:`rskpca.ui.compute.scaling`) and shows progress through ``progress(fraction, message)``
+(:mod:`rskpca.core.progress`).
 
 Examples
 --------
