@@ -25,8 +25,8 @@ instead: N rows of 16 integer-valued features (0..15, many ties) and a text labe
 The row charts on the 26-class file at 1,000, 20,000 and 1,000,000 rows (issue 38):
 
     for rows in 1000 20000 1000000; do
-      python tests/benchmarks/screenshots.py --data /tmp/letters_1m.parquet --letters 1000000 --rows $rows \
-          --pages Data "Shadow centers" Embeddings --charts --no-page --prefix letters_$rows
+      python tests/benchmarks/screenshots.py --data /tmp/letters_$rows.parquet --letters $rows --serve \\
+          --rows $rows --pages Data "Shadow centers" Embeddings --charts --no-page --prefix letters_$rows
     done
 
 Before the scale work (commit fc3186c):
@@ -127,6 +127,11 @@ def shoot_charts(page, out_stem: Path) -> list[Path]:
     for i in range(frames.count()):
         frame = frames.nth(i)
         frame.scroll_into_view_if_needed()
+        inner = frame.content_frame
+        for _ in range(240):  # until the chart replaced its "Drawing the chart..." placeholder
+            if inner is None or not inner.get_by_text("Drawing the chart").count():
+                break
+            page.wait_for_timeout(500)
         page.wait_for_timeout(300)
         box = frame.bounding_box()
         if not box or box["height"] < 50:
@@ -178,22 +183,27 @@ def upload(session, path: Path, rows: int | None) -> float:
     session.settle()
     print(f"uploaded {path.name}: {time.monotonic() - t0:.1f} s; {sidebar_rows(session)}", flush=True)
     if rows is not None:
-        box = row_cap_box(page)
-        box.wait_for()
-        current = box.input_value().replace(",", "")
-        if current != str(rows):
-            box.fill(str(rows))
-            box.press("Enter")
-            session.settle()
-        shown = box.input_value().replace(",", "")
-        if shown != str(rows):
-            raise RuntimeError(f"the row cap shows {shown}, not {rows} (above the input's maximum?)")
+        set_row_cap(session, rows)
     alert = main.get_by_test_id("stAlert")
     for i in range(alert.count()):
         text = alert.nth(i).inner_text()
         if "error" in (alert.nth(i).get_attribute("class") or "") or re.search(r"could not|failed", text, re.I):
             raise RuntimeError(f"the upload failed: {text[:300]}")
     return time.monotonic() - t0
+
+
+def set_row_cap(session, rows: int) -> None:
+    """The Data page's row cap set to ``rows`` (the Data page open)."""
+    box = row_cap_box(session.page)
+    box.wait_for()
+    current = box.input_value().replace(",", "")
+    if current != str(rows):
+        box.fill(str(rows))
+        box.press("Enter")
+        session.settle()
+    shown = box.input_value().replace(",", "")
+    if shown != str(rows):
+        raise RuntimeError(f"the row cap shows {shown}, not {rows} (above the input's maximum?)")
 
 
 def sidebar_rows(session) -> str:
@@ -250,12 +260,13 @@ def main(argv=None) -> int:
     ap.add_argument("--letters", type=int, metavar="N",
                     help="write a realistic N-row file (16 integer features, a 26-class text label) at --data first")
     ap.add_argument("--serve", action="store_true",
-                    help="start the app with --data as its own file (no upload; --rows is not set)")
+                    help="start the app with --data as its own file (no upload; the row cap set only if --rows is)")
     ap.add_argument("--charts", action="store_true", help="also save each chart of a page as a PNG of its own")
     ap.add_argument("--no-page", action="store_true", help="no screenshot of the whole page (with --charts)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds a page may take to settle")
     ap.add_argument("--max-kb", type=int, default=400, help="a larger PNG is reduced to 256 colours")
     args = ap.parse_args(argv)
+    args.rows_given = any(a == "--rows" or a.startswith("--rows=") for a in (argv if argv is not None else sys.argv))
 
     app_dir = args.app_dir.resolve()
     if not (app_dir / "app.py").is_file():
@@ -295,6 +306,10 @@ def main(argv=None) -> int:
                 labels, deadline = [], time.monotonic() + 120
                 while not labels and time.monotonic() < deadline:
                     labels = session.nav_labels() or session.page.wait_for_timeout(500) or []
+                if args.serve and args.rows_given:
+                    session.go_to(next(lab for lab in labels if re.search(r"data", lab, re.I)))
+                    set_row_cap(session, args.rows)
+                    print(f"row cap {args.rows}: {sidebar_rows(session)}", flush=True)
                 for label in args.pages:
                     if label not in labels:
                         raise SystemExit(f"no sidebar link {label!r}; the sidebar has {labels}")
