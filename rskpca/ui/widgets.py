@@ -182,10 +182,11 @@ def show_text_list(lines) -> None:
 
 
 #: The groups of :data:`rskpca.evaluation.methods.METHODS` as the pages name them (exact KPCA is always the reference).
-METHOD_GROUPS = {"rskpca": "RSKPCA", "baseline": "Section 6 baselines", "rsde": "other reduced-set estimators",
+METHOD_GROUPS = {"rskpca": "RSKPCA",  # not a method name: the group of that name
+                 "baseline": "Section 6 baselines", "rsde": "other reduced-set estimators",
                  "extra": "other speed-ups (reduced-set construction, Gram sampling, random features, Lanczos)"}
 #: What a page compares by default: the paper's method and its Section 6 baselines (all fast at any m).
-DEFAULT_GROUPS = ("rskpca", "baseline")
+DEFAULT_GROUPS = ("rskpca", "baseline")  # not a method name: group names
 
 
 def choose_methods(key: str, container=st) -> list[str]:

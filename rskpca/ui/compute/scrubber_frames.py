@@ -14,6 +14,7 @@ import plotly.io as pio
 import streamlit as st
 
 from rskpca.core.threads import native_threads_off
+from rskpca.evaluation.methods import SHADOW_METHOD
 from rskpca.ui.compute.densities import (DENSITY_KERNEL_MAX_ELEMENTS, _grid_points, _grid_shape, density_rows,
                                          kde_at, kde_grid, shde_over_ells)
 from rskpca.ui.compute.shadow_cache import shadow
@@ -140,7 +141,8 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
         # fitted as Embeddings fits it (one cache entry: its result at this ell is a frame, and r moves
         # cheaply); a call with other arguments made a second entry of the same fit (st.cache_data
         # keys the arguments as passed: a default left out is not the default passed)
-        fitted, _ = fit_methods(digest, X, ["rskpca"], sigma=sigma, kernel=kernel, r=r, ell=ell, m=s.m, timed=False)
+        fitted, _ = fit_methods(digest, X, [SHADOW_METHOD.name], sigma=sigma, kernel=kernel, r=r, ell=ell, m=s.m,
+                                timed=False)
         if not fitted:  # (the page says why RSKPCA cannot run, at its own ell)
             return []
         emb = align(exact.embedding, fitted[0].embedding)

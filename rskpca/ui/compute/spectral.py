@@ -30,6 +30,7 @@ from rskpca.core.metrics import align, alignment_error
 from rskpca.core.progress import scaled
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import transform_in_blocks
+from rskpca.evaluation.methods import SHADOW_METHOD
 from rskpca.evaluation.clustering_scores import ClusteringScores, cluster_class_table, clustering_scores, matched_labels
 from rskpca.evaluation.units import bytes_text
 from rskpca.plotting import shadow_centers_text
@@ -299,7 +300,7 @@ def expected_m(request: SpectralRequest, shadow_m: int, n: int) -> int:
 def embedding_seconds(n: int, m: int) -> float:
     """Predicted seconds to embed ``n`` rows through ``m`` centers: RSKPCA's on all rows (the same n x m kernel
     rows in float32 blocks; the m x m problem and k-means, on the centers only, are left out)."""
-    return all_rows_cost("rskpca", n, m).seconds
+    return all_rows_cost(SHADOW_METHOD.name, n, m).seconds
 
 
 def _store():
