@@ -113,8 +113,8 @@ st.caption(f"Every method is trained on the same {rows_idx.size:,} rows"
               "timed on it, so every method is too; the section above is on all rows)")
            + "; test time = projecting those rows as new "
            "points. Speedup = exact time / method time. Timings are wall-clock on this server and vary from run to "
-           "run: one call per change (exact KPCA's the best of two), all on one BLAS and OpenMP thread, which a busy "
-           "core slows less; Time again takes the best of up to three. They are cached per ell.")
+           "run: one call per change, all on one BLAS and OpenMP thread, which a busy core slows less; Time again "
+           "takes the best of up to three (exact KPCA's of two). They are cached per ell.")
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
 reduction_note(shadow.m, shadow.n, ds.d)

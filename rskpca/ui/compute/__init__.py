@@ -45,7 +45,7 @@ from rskpca.ui.compute.densities import (
     shde_grid,
     shde_over_ells,
 )
-from rskpca.ui.compute.app_timing import APP_TIMING, BASELINE_TIMING, REFERENCE_TIMING
+from rskpca.ui.compute.app_timing import APP_TIMING, OWN_TIMING, REFERENCE_TIMING
 from rskpca.ui.compute.fits import (
     RANK_BUCKETS,
     computed_rank,
@@ -69,7 +69,7 @@ from rskpca.ui.compute.shadow_cache import compiled_shadow_ready, shadow, timed_
 from rskpca.ui.compute.sweeps import bounds_sweep, ell_curve, shadow_rows, sweep_rows
 
 __all__ = [
-    "EXACT_MAX_ROWS", "neighbour_distance", "identity_kernel", "APP_TIMING", "BASELINE_TIMING", "REFERENCE_TIMING",
+    "EXACT_MAX_ROWS", "neighbour_distance", "identity_kernel", "APP_TIMING", "OWN_TIMING", "REFERENCE_TIMING",
     "sample_table", "read_upload", "column_summary", "prepared", "median_sigma", "extent", "compiled_shadow_ready", "shadow",
     "timed_shadow", "principal_axes",
     "comparison_rows", "comparison_set", "exact_reference", "exact_embedding", "exact_kpca", "method_result",

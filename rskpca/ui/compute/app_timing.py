@@ -15,23 +15,20 @@ from rskpca.evaluation.fitting import EXACT_SOLVERS, fit_exact, fit_method
 from rskpca.evaluation.methods import methods_in
 from rskpca.evaluation.timing import Timing
 
-__all__ = ["APP_TIMING", "BASELINE_TIMING", "OWN_TIMING", "REFERENCE_TIMING"]
+__all__ = ["APP_TIMING", "OWN_TIMING", "REFERENCE_TIMING"]
 
-#: How the app times every method: the best of up to three calls within 0.1 s, because times are
-#: cached and one call slowed by something beside it (another session, the browser's first drawing)
-#: would otherwise stand in the Speedups headline until the server restarts; the fast calls, which
-#: such a delay distorts most, get the extra tries.
+#: How the app times every method on "Time again" (a new timing round): the best of up to three calls within
+#: 0.1 s, because times are cached and one call slowed by something beside it (another session, the
+#: browser's first drawing) would otherwise stand in the Speedups headline; the fast calls, which such a
+#: delay distorts most, get the extra tries. On a change of a setting each method is timed by one call
+#: (:func:`rskpca.ui.compute.fits.method_result`), so that an ell change stays live.
 APP_TIMING = Timing(repeats=3, budget_s=0.1)
-#: Exact KPCA's time is the denominator of every speedup on the Speedups page: the best of the
-#: reference fit's own call and one more, both on one BLAS and OpenMP thread, because the libraries'
-#: threads wait for each other when the browser or another session holds a core and would inflate
-#: every speedup (the thread rows of ``python tests/benchmarks/bench_speed.py --pendigits PATH``);
-#: the "Time again" button takes new times on request.
-BASELINE_TIMING = Timing()
 #: Exact KPCA timed on its own (a new timing round, or a solver the reference fit did not use): the best
-#: of two calls, as the first round's baseline.
+#: of two calls, on one BLAS and OpenMP thread (the libraries' threads wait for each other when the browser
+#: or another session holds a core: the thread rows of ``python tests/benchmarks/bench_speed.py --pendigits
+#: PATH``).
 OWN_TIMING = Timing(repeats=2, budget_s=1.0)
-#: The Speedups page's reference fit (fit and projection timed): one call, one of the baseline's samples.
+#: The Speedups page's reference fit (fit and projection timed): one call, the baseline on a change of a setting.
 REFERENCE_TIMING = Timing()
 
 
