@@ -156,8 +156,11 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
     b0 = np.sqrt(degrees[used])
     b0 /= np.linalg.norm(b0)
     if p <= DENSE_MAX_M or k >= p // 2:
-        vals, B = eigh(G.toarray() - np.outer(b0, b0), subset_by_index=[p - k, p - 1], overwrite_a=True,
-                       check_finite=False)
+        S = G.toarray() - np.outer(b0, b0)
+        vals, B = eigh(S, subset_by_index=[p - k, p - 1], check_finite=False)
+        if B.shape[1] < k:  # LAPACK's subset driver can come back short on many equal eigenvalues
+            vals, B = eigh(S, driver="evd", check_finite=False)
+            vals, B = vals[p - k:], B[:, p - k:]
         solver = "dense"
     else:
         rng = random_state if isinstance(random_state, np.random.RandomState) \
