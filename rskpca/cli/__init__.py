@@ -108,7 +108,7 @@ def _add_embed_parsers(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rskpca`` command."""
-    parser = argparse.ArgumentParser(prog="rskpca", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="rskpca", description=__doc__.split("\n\n")[0])  # not a method name
     sub = parser.add_subparsers(dest="command", required=True)
     add_app_parser(sub)
     _add_embed_parsers(sub)

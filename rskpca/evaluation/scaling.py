@@ -39,6 +39,7 @@ import numpy as np
 
 from rskpca.core.progress import ProgressCallback
 from rskpca.evaluation.fitting import fit_exact, fit_method
+from rskpca.evaluation.methods import SHADOW_METHOD
 from rskpca.evaluation.timing import Timing
 from rskpca.evaluation.units import bytes_text, seconds_text
 
@@ -316,7 +317,7 @@ def time_rskpca_at(X: np.ndarray, size: int, *, n_components: int, sigma: float,
     """
     n = X.shape[0]
     whole = size >= n and shadow is not None and shadow_s is not None
-    res = fit_method("rskpca", X[nested_rows(n, size, seed)] if size < n else X, X[eval_rows(n, seed)],
+    res = fit_method(SHADOW_METHOD.name, X[nested_rows(n, size, seed)] if size < n else X, X[eval_rows(n, seed)],
                      n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, timing=timing,
                      shadow=shadow if whole else None, shadow_s=shadow_s if whole else None)
     return LadderStep(n=int(size), fit_s=float(res.train_s), project_s=float(res.test_s), matrix_points=int(res.m))

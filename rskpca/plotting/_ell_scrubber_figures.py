@@ -347,7 +347,7 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     (1, ['exact KPCA', 'RSKPCA'])
     """
     frames = _check_frames(frames)
-    E = _as_2d(exact, "exact")
+    E = _as_2d(exact, "exact")  # not a method name: the argument's
     if E.shape[1] < 2:
         raise ValueError("exact needs at least 2 components to draw an embedding.")
     colour = None if y is None else colouring(y)

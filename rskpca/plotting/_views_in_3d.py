@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rskpca.evaluation.methods import METHODS
+from rskpca.evaluation.methods import SHADOW_METHOD
 
 __all__ = ["MAX_3D_VIEWS", "views_in_3d"]
 
@@ -19,7 +19,7 @@ MAX_3D_VIEWS = 4
 
 
 def views_in_3d(labels, errors: Mapping[str, float] | None = None, *, max_views: int = MAX_3D_VIEWS,
-                prefer: str = METHODS["rskpca"].label) -> tuple[list[str], list[str]]:
+                prefer: str = SHADOW_METHOD.label) -> tuple[list[str], list[str]]:
     """Which embeddings a 3-D figure draws when there are more than ``max_views``: ``(drawn, left_out)``.
 
     The first label (the reference, exact KPCA) always; then ``prefer`` (RSKPCA) when present;

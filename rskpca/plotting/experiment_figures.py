@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from rskpca.evaluation.methods import SHADOW_METHOD
 from rskpca.evaluation.result_columns import successful
 
 __all__ = ["EMBEDDING_PANELS", "CLASSIFICATION_PANELS", "panels_figure", "retained_figure"]
@@ -93,7 +94,7 @@ def retained_figure(rows, *, title: str = "Figure 6: percentage of data retained
     (5.0,)
     """
     df = _ok(rows)
-    df = df[df["name"] == "rskpca"]
+    df = df[df["name"] == SHADOW_METHOD.name]
     fig = go.Figure()
     for dataset, part in df.groupby("dataset", sort=False):
         mean = 100.0 * part.groupby("ell")["retained"].mean()
