@@ -8,7 +8,7 @@ from rskpca import plotting as plots
 from rskpca.evaluation.compare import compare
 from rskpca.evaluation.result_columns import timing_columns
 from rskpca.evaluation.units import bytes_text
-from rskpca.evaluation.methods import METHODS, perturbs_gram
+from rskpca.evaluation.methods import METHODS, SHADOW_METHOD, perturbs_gram
 from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
                        without_slow_methods)
@@ -70,8 +70,9 @@ st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({sh
            + (f" Fitted on {'a seeded sample of' if everywhere else 'exact KPCA' + chr(39) + 's'} {k_rows:,} rows "
               f"(they need its n x n kernel){', their errors against exact KPCA on those rows' if everywhere else ''}"
               f": {', '.join(comparison.on_exact_rows)}." if comparison.on_exact_rows else ""))
-rskpca_cost = all_rows_cost("rskpca", ds.n, shadow.m)
-if comparison.awaiting is not None or (embed_all and "rskpca" in names and rskpca_cost.seconds > ALL_ROWS_ASK_S):
+rskpca_cost = all_rows_cost(SHADOW_METHOD.name, ds.n, shadow.m)
+if comparison.awaiting is not None or (embed_all and SHADOW_METHOD.name in names
+                                        and rskpca_cost.seconds > ALL_ROWS_ASK_S):
     if comparison.awaiting is not None:
         cost_text = embedding_cost_message(ds.n, shadow.m, rskpca_cost.seconds)
         st.info(f"RSKPCA on all rows is waiting for your go-ahead: {cost_text} Until then it is not drawn (no "
@@ -173,7 +174,7 @@ if not table.empty:
     st.caption(f"n_train: the rows each method was fitted on; n_test: the rows its alignment error and spectrum "
                f"are measured on ({'all rows' if everywhere else 'exact KPCA' + chr(39) + 's seeded sample'}"
                f"{'; the methods fitted on the sample, its rows' if everywhere and comparison.on_exact_rows else ''}).")
-    if {METHODS["nystrom"].label, METHODS["subsampled"].label} <= set(table["method"]):
+    if {m.label for m in METHODS.values() if m.same_rows_as_subsampled} <= set(table["method"]):
         st.caption("Nystrom and Subsampled KPCA agree by construction: they draw the same m rows (one seed), and "
                    "Nystrom's embedding of its training rows, its extension U~ diag(lambda^1/2) (Williams & Seeger "
                    "2001), is Subsampled KPCA's projection of those rows through them.")

@@ -8,6 +8,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import Outcome, compare
+from rskpca.evaluation.methods import METHODS, SHADOW_METHOD
 from rskpca.evaluation.scaling import PREDICTED, ScalingBudget
 from rskpca.evaluation.units import bytes_text, seconds_text
 from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduction_note, show_errors, show_figure,
@@ -143,8 +144,8 @@ c[0].metric("Exact KPCA training", seconds_text(exact.train_s),
 c[1].metric("Exact KPCA test", seconds_text(exact.test_s), help=f"Projecting the {exact.n_train:,} compared rows as "
             "new points with the fitted exact KPCA (a kernel row against every training row per point)")
 c[2].metric("Data retained m/n", f"{shadow.m / shadow.n:.1%}", help=f"m = {shadow.m:,} of the {shadow.n:,} rows compared")
-if "rskpca" in by_name:
-    speedup = by_name["rskpca"]["train_speedup"]
+if SHADOW_METHOD.name in by_name:
+    speedup = by_name[SHADOW_METHOD.name]["train_speedup"]
     why = ("Two things make RSKPCA faster: it solves an m x m problem instead of n x n, and its solver is faster "
            "than scikit-learn's (float32 where that is provably accurate enough). When m is close to n only the "
            "second is left." if speedup >= 1 else
@@ -171,16 +172,17 @@ if now:
         show_figure(plots.bar_figure(dict(zip(now_df["method"], now_df["test_speedup"])),
                                      title="Test speedup at this ell", yaxis_title="exact / method",
                                      log_y=True, baseline=1.0), key="speed_test_now", filename="test_speedup")
-    if "rskpca" in by_name:
-        rs = by_name["rskpca"]
+    if SHADOW_METHOD.name in by_name:
+        rs = by_name[SHADOW_METHOD.name]
         st.caption(f"A speedup can exceed n / m = {exact.n_train / rs['m']:.3g}: a method that projects through m "
                    "points does n / m times fewer kernel evaluations than exact KPCA, and RSKPCA's kernel "
                    "evaluations are also cheaper (fused blocks, in float32 where that is provably accurate enough) "
                    "than scikit-learn's float64 pairwise kernel. Below 1, a method took longer than exact KPCA: on "
                    f"n = {exact.n_train} rows the n x n problem is itself cheap. Calls of a few milliseconds vary by "
                    "tens of percent from run to run; Time again takes new times.")
-    if "rs_construction" in by_name:
-        rsc = by_name["rs_construction"]
+    parted = [name for name in by_name if METHODS[name].reports_train_parts]  # the reduced-set construction
+    if parted:
+        rsc = by_name[parted[0]]
         st.subheader("Training cost of the reduced-set construction")
         st.markdown(
             f"The reduced-set construction first fits **exact KPCA** ({rsc['train_exact_kpca_s']:.3g} s here), "

@@ -6,6 +6,7 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.evaluation.classify import CLASSIFIERS
+from rskpca.evaluation.methods import REFERENCE, SHADOW_METHOD
 from rskpca.ui import (comparison_note, compute, reduction_note, show_error, show_figure, show_table, start_page,
                        warn_if_kernel_is_identity)
 from rskpca.evaluation.units import seconds_text
@@ -34,16 +35,16 @@ warn_if_kernel_is_identity(ds, sigma, kernel)
 # Exact KPCA's features do not depend on ell: cross-validated once and cached. RSKPCA's do, and
 # cross-validating them costs `folds` fits per ell value, which would freeze the ell slider: it runs
 # when asked (or at every change, if the user turns that on).
-runs = [("exact", "Exact KPCA", None)]
+runs = [(REFERENCE.name, REFERENCE.label, None)]
 request = (dig, clf, sigma, kernel, r, ell, folds)
 live = st.toggle(f"Cross-validate RSKPCA at every ell change ({folds} fits per change)", key="cv_live")
 if live or cv_requested(request):
-    runs.append(("rskpca", "ShDE + RSKPCA", ell))
+    runs.append((SHADOW_METHOD.name, SHADOW_METHOD.label, ell))
 elif st.button(f"Cross-validate RSKPCA at ell = {ell:g} (predicted about "
                f"{seconds_text(compute.cross_validation_seconds(dig, Xc, 'rskpca', sigma, kernel, r, ell, folds))})",
                key="cv_run", type="primary", icon=":material/play_arrow:"):
     request_cv(request)
-    runs.append(("rskpca", "ShDE + RSKPCA", ell))
+    runs.append((SHADOW_METHOD.name, SHADOW_METHOD.label, ell))
 else:
     st.info(f"RSKPCA features change with ell, so their {folds}-fold cross-validation runs on demand: press the "
             "button (results are kept per ell and settings) or turn on the live toggle. Exact KPCA is shown "
@@ -58,7 +59,8 @@ for method, label, method_ell in runs:
         results[label] = compute.cross_validated(dig, Xc, yc, method, clf, sigma, kernel, r, method_ell, folds,
                                                  token=token)
     except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
-        show_error(compute.rank_message(r, shadow.m, rows_idx.size, ell, sigma) if method == "rskpca" and r > shadow.m
+        show_error(compute.rank_message(r, shadow.m, rows_idx.size, ell, sigma)
+                   if method == SHADOW_METHOD.name and r > shadow.m
                    else f"{label}: {exc}")
 if not results:
     st.stop()

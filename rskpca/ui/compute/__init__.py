@@ -186,10 +186,11 @@ def cross_validation_seconds(digest: str, X: np.ndarray, method: str, sigma: flo
     each exact KPCA's (the one model, :func:`~rskpca.evaluation.costs.exact_kpca_cost`) on those rows, or for
     RSKPCA on its m centers there (about the shadow's m on all of X)."""
     from rskpca.evaluation.costs import exact_kpca_cost
+    from rskpca.evaluation.methods import REFERENCE
     from rskpca.ui.compute.exact_on_request import kernel_unit_cost
 
     n_train = X.shape[0] * (int(folds) - 1) // int(folds)
-    size = n_train if method == "exact" else min(n_train, shadow(digest, X, sigma, 4.0 if ell is None else ell,
+    size = n_train if method == REFERENCE.name else min(n_train, shadow(digest, X, sigma, 4.0 if ell is None else ell,
                                                                  kernel).m)
     unit = kernel_unit_cost(digest, X, float(sigma), str(kernel))
     return int(folds) * exact_kpca_cost(size, max(int(r), 1), unit, cache_bytes=8 * size * size).seconds
