@@ -86,7 +86,7 @@ if problem is None and sp.stored_reduced_fit(ds.digest, request, embed=False) is
 if problem is None and held is None:
     try:
         reduced, waiting = fit_or_wait(request, sp.expected_m(request, shadow.m, ds.n))
-    except (ValueError, np.linalg.LinAlgError) as exc:
+    except sp.FIT_ERRORS as exc:
         problem = f"{sp.SPECTRAL_METHODS[method]} could not be computed at these settings: {exc}"
 with notes:
     if problem is None and held is None:
@@ -119,7 +119,11 @@ with notes:
 
 n = ds.n
 m = reduced.m  # the sidebar's shadow's, or the center budget's
-reduction_note(m, n, ds.d)
+if request.max_centers is None:
+    reduction_note(m, n, ds.d)
+else:  # (the budget sets m, not sigma and ell: reduction_note's advice would not apply)
+    st.caption(f"Center budget: at most {request.max_centers:,} centers, eps picked for it: m = {m:,} of the "
+               f"{n:,} rows" + (" (every row: choose a smaller budget to reduce them)" if m >= n else "") + ".")
 warn_if_kernel_is_identity(ds, request.sigma, request.kernel,
                            consequence="the kernel graph links no two rows and the eigenvectors below are arbitrary")
 
@@ -128,7 +132,7 @@ exact = None
 if skip is None:
     try:
         exact = sp.exact_fit(ds.digest, ds.X, request)
-    except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
+    except (*sp.FIT_ERRORS, MemoryError) as exc:
         skip = f"The exact method (every row its own center) could not be computed at these settings: {exc}"
 cmp = sp.comparison(reduced, exact)
 if skip is None:

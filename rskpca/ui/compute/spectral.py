@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 import streamlit as st
+from scipy.sparse.linalg import ArpackError
 
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.core.metrics import align, alignment_error
@@ -39,7 +40,7 @@ from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store
 from rskpca.ui.progress import progress_panel
 from rskpca.ui.compute.shadow_cache import shadow
 
-__all__ = ["SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "SpectralFit", "SpectralRequest",
+__all__ = ["FIT_ERRORS", "SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "SpectralFit", "SpectralRequest",
            "rank_problem", "exact_skip_reason", "embedding_seconds", "centers_seconds", "fit_seconds",
            "stored_reduced_fit", "reduced_fit", "centers_fit", "expected_m", "library_defaults", "AFFINITIES",
            "CENTER_BUDGETS",
@@ -58,6 +59,9 @@ CENTER_BUDGETS = ("auto", "ell", 500, 1000, 2000, 5000)
 #: The exact method (every row a center) solves an n x n problem: on at most this many rows (its kernel
 #: matrix is 72 MB at 3,000 rows and ARPACK takes about a second; at pendigits' 10,992 it would be 1 GB).
 SPECTRAL_EXACT_MAX_ROWS = 3000
+#: What a fit at bad settings raises (said on the page, which keeps its last good result): a rank or budget
+#: the centers cannot give, a singular or unconverged eigenproblem (ARPACK on a graph in pieces).
+FIT_ERRORS = (ValueError, np.linalg.LinAlgError, ArpackError)
 #: Clusters are scored against a numeric label with at most this many distinct values (more: a measurement).
 MAX_LABEL_CLASSES = 100
 #: k-means and ARPACK start from this seed: the same settings give the same clusters on every rerun.
