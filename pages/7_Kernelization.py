@@ -41,7 +41,8 @@ live = st.toggle(f"Cross-validate RSKPCA at every ell change ({folds} fits per c
 if live or cv_requested(request):
     runs.append((SHADOW_METHOD.name, SHADOW_METHOD.label, ell))
 elif st.button(f"Cross-validate RSKPCA at ell = {ell:g} (predicted about "
-               f"{seconds_text(compute.cross_validation_seconds(dig, Xc, 'rskpca', sigma, kernel, r, ell, folds))})",
+               + seconds_text(compute.cross_validation_seconds(dig, Xc, SHADOW_METHOD.name, sigma, kernel, r, ell,
+                                                               folds)) + ")",
                key="cv_run", type="primary", icon=":material/play_arrow:"):
     request_cv(request)
     runs.append((SHADOW_METHOD.name, SHADOW_METHOD.label, ell))

@@ -53,6 +53,15 @@ def test_documented_options_are_the_options_the_estimator_accepts(cls):
             assert f'"{option}"' in documented[name][0], (name, option)
 
 
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_documented_defaults_are_the_signatures(cls):
+    signature = inspect.signature(cls.__init__).parameters
+    for name, (type_line, _) in _documented(cls).items():
+        default = re.search(r"default=(.*)$", type_line)
+        if default:  # "1e-8", "2**31", '"median"', "None": read as Python
+            assert eval(default.group(1), {"__builtins__": {}}) == signature[name].default, name
+
+
 def test_the_drift_the_test_exists_for_is_caught():
     """A docstring listing fewer solvers than the estimator accepts fails the options check."""
 

@@ -31,7 +31,7 @@ from rskpca.core.sigma_checks import neighbour_distance as _neighbour_distance
 from rskpca.data.datasets import column_summary as _column_summary
 from rskpca.data.datasets import load_sample, prepare, read_table
 from rskpca.evaluation.classify import cross_validate_classifier
-from rskpca.evaluation.methods import SLOW_ABOVE_M
+from rskpca.evaluation.methods import REFERENCE, SLOW_ABOVE_M
 from rskpca.ui.compute.bounds_at_ell import bounds_rows, mmd
 from rskpca.ui.compute.densities import (
     DENSITY_KERNEL_MAX_ELEMENTS,
@@ -186,7 +186,6 @@ def cross_validation_seconds(digest: str, X: np.ndarray, method: str, sigma: flo
     each exact KPCA's (the one model, :func:`~rskpca.evaluation.costs.exact_kpca_cost`) on those rows, or for
     RSKPCA on its m centers there (about the shadow's m on all of X)."""
     from rskpca.evaluation.costs import exact_kpca_cost
-    from rskpca.evaluation.methods import REFERENCE
     from rskpca.ui.compute.exact_on_request import kernel_unit_cost
 
     n_train = X.shape[0] * (int(folds) - 1) // int(folds)
@@ -213,7 +212,7 @@ def cross_validated(digest: str, X: np.ndarray, y: np.ndarray, method: str, clas
     if found is not None:
         return found
     predicted = cross_validation_seconds(digest, X, method, sigma, kernel, r, ell, folds)
-    label = f"Cross-validating {'exact KPCA' if method == 'exact' else 'ShDE + RSKPCA'} features ({folds} folds)"
+    label = f"Cross-validating {'exact KPCA' if method == REFERENCE.name else 'ShDE + RSKPCA'} features ({folds} folds)"
     with progress_panel(label, predicted, spinner="Cross-validating...", token=token) as bar, native_threads_off():
         result = cross_validate_classifier(X, y, method=method, classifier=classifier, sigma=sigma, kernel=kernel,
                                            n_components=r, ell=4.0 if ell is None else ell, folds=folds,
