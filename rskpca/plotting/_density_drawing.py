@@ -274,13 +274,14 @@ def draws_density(fig) -> bool:
     return any(t.name == "density" for t in fig.data)
 
 
-def centers_trace(A: np.ndarray, local, c_pos, c_w, ref: dict, *, dims: int, colour, rid, first: bool) -> dict:
+def centers_trace(A: np.ndarray, local, c_pos, c_w, ref: dict, *, dims: int, colour, rid, first: bool,
+                  sizes=None) -> dict:
     """The shadow centers of one panel as small outlined markers sized by weight (:func:`center_sizes`),
     filled with the colour of their row's class (white without a colour column), hover on their row and
     weight. ``local``: the centers' positions among the panel's coordinates ``A``; ``c_pos`` among the n rows."""
     # Thousands of centers: thinner, fainter outlines and the rows' opacity, or the outlines alone make a dark mass.
     many = c_w.size > _MANY_CENTERS
-    marker = dict(size=center_sizes(c_w, dims=dims), color="rgba(255,255,255,0.9)",
+    marker = dict(size=center_sizes(c_w, dims=dims) if sizes is None else sizes, color="rgba(255,255,255,0.9)",
                   opacity=min(0.95, marker_style(c_w.size)["opacity"] + 0.25) if many else 0.95,
                   line=_CENTER_LINE_THIN if many else _CENTER_LINE)
     if colour is not None and colour.continuous:
@@ -322,13 +323,16 @@ def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref:
     c_pos, c_w = (np.asarray(v).ravel() for v in centers)
     c_pos = c_pos.astype(np.int64)
     c_w = c_w.astype(np.float64)
+    # sized among all m centers, so a panel of some of the rows (a sample) draws its centers as the others do
+    sizes = center_sizes(c_w, dims=dims)
     if pos is None:
         local = c_pos
     else:  # the centers among this panel's rows (sorted positions)
         where = np.clip(np.searchsorted(pos, c_pos), 0, max(pos.size - 1, 0))
         keep = pos[where] == c_pos
-        local, c_pos, c_w = where[keep], c_pos[keep], c_w[keep]
+        local, c_pos, c_w, sizes = where[keep], c_pos[keep], c_w[keep], sizes[keep]
     if local.size == 0:
         return 0
-    traces.append(centers_trace(A, local, c_pos, c_w, ref, dims=dims, colour=colour, rid=rid, first=first))
+    traces.append(centers_trace(A, local, c_pos, c_w, ref, dims=dims, colour=colour, rid=rid, first=first,
+                                sizes=sizes))
     return int(local.size)
