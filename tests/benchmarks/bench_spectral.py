@@ -263,6 +263,7 @@ def real_rows(names, *, seeds: int = 5, sklearn: bool = True, methods=None) -> l
             rows.append(dict(data=f"{name} ({X.shape[0]:,} x {X.shape[1]}, {k})", method=method, seeds=len(scores),
                              NMI=round(mean["NMI"], 1), CA=round(mean["CA"], 1), ARI=round(mean["ARI"], 1),
                              seconds=float(np.median(seconds))))
+            print(" ".join(str(v) for v in rows[-1].values()), file=sys.stderr, flush=True)  # progress
     return rows
 
 
