@@ -150,8 +150,8 @@ def build_dataset():
                 # default cap, a budget for the first views, is for tables chosen in the app. A cap the user
                 # or a link set stays.
                 ss["max_rows"] = max(K.DEFAULT_MAX_ROWS, len(df))
-            ss["standardize"] = bool(source_key.startswith("sample:") and
-                                     source_key[7:] in ("wine", "breast_cancer"))
+            sample = SAMPLES.get(source_key[len("sample:"):]) if source_key.startswith("sample:") else None
+            ss["standardize"] = bool(sample is not None and sample.standardize)  # the sample says so
             link.apply_table_link(ss["source"], source_key, df)  # a link's column choices, once its table is here
         if K.LINK_STANDARDIZE in ss and source_key.startswith("sample:"):
             ss["standardize"] = ss.pop(K.LINK_STANDARDIZE)
