@@ -26,6 +26,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.plotting._colouring import center_sizes, colouring
 from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, class_color_marker, shadow_centers_text,
                                     signed_sqrt_colorscale, user_text)
@@ -47,7 +48,7 @@ def subsample_rows(n: int, budget: int, seed: int = 0) -> np.ndarray:
     """
     if n <= budget:
         return np.arange(n)
-    return np.sort(np.random.default_rng(seed).choice(n, size=budget, replace=False))
+    return uniform_rows(n, budget, np.random.default_rng(seed))
 
 
 def _f32(a) -> np.ndarray:

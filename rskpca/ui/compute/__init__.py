@@ -25,6 +25,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca.core.bandwidth_heuristic import median_heuristic
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.threads import native_threads_off
 from rskpca.core.sigma_checks import data_extent, kernel_identity
 from rskpca.core.sigma_checks import neighbour_distance as _neighbour_distance
@@ -157,7 +158,7 @@ def comparison_rows(digest: str, n: int) -> np.ndarray:
     """Rows every method is compared on: all n, or a seeded sample of EXACT_MAX_ROWS."""
     if n <= EXACT_MAX_ROWS:
         return np.arange(n)
-    return np.sort(np.random.default_rng(0).choice(n, size=EXACT_MAX_ROWS, replace=False))
+    return uniform_rows(n, EXACT_MAX_ROWS, np.random.default_rng(0))
 
 
 def comparison_set(ds):

@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from rskpca.core.radial_kernels import kernel_matrix
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.rsde import kde, reduced_set_density, row_masses
 from rskpca.ui.compute.shadow_cache import shadow
 
@@ -129,7 +130,7 @@ def density_rows(n: int) -> np.ndarray:
     if n <= DENSITY_MAX_POINTS:
         return np.arange(n)
     size = min(DENSITY_MAX_POINTS, max(DENSITY_MIN_POINTS, DENSITY_KERNEL_MAX_ELEMENTS // n))
-    return np.sort(np.random.default_rng(1).choice(n, size=size, replace=False))
+    return uniform_rows(n, size, np.random.default_rng(1))
 
 
 def densities_at(digest: str, X: np.ndarray, sigma: float, kernel: str, ell: float, P: np.ndarray, points_key: str):
