@@ -78,6 +78,8 @@ def test_spectral_page_on_a_sample(app_server, app_page):
     page = app_page
     page.goto(f"{app_server}/?data=two_moons&ell=4")
     wait_for_app_run(page)
+    # (the first run of a fresh server can still be drawing the sidebar when the page reads idle)
+    page.get_by_test_id("stSidebar").get_by_test_id("stPageLink").first.wait_for()
     assert "Spectral" in nav_links(page)
     go_to(page, "Spectral")
     main = page.get_by_test_id("stMain")
