@@ -41,8 +41,8 @@ def denoise_profiles_figure(rows: Sequence[dict], clean: np.ndarray, feature_nam
     >>> rows = [{"method": "noisy input", "images": clean + 1, "mse": 1.0},
     ...         {"method": "RSKPCA", "images": clean + 0.1, "mse": 0.01}]
     >>> fig = denoise_profiles_figure(rows, clean, ["a", "b", "c"], n_show=2)
-    >>> len(fig.data), [t.name for t in fig.data[:3]]
-    (6, ['clean', 'noisy input', 'RSKPCA'])
+    >>> len(fig.data), [t.name for t in fig.data[:3]]  # the legend names each line with its MSE
+    (6, ['clean', 'noisy input (MSE 1)', 'RSKPCA (MSE 0.01)'])
     """
     k = min(int(n_show), clean.shape[0])
     names = [user_text(str(f)) for f in feature_names]
