@@ -5,14 +5,13 @@ through their JSON spec. The expensive views run on small settings (digits at
 ell = 2, where the shadow keeps about a fifth of the rows) to keep this file fast.
 """
 
-import base64
 import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from charts import chart_keys, chart_specs, drawn_charts
+from charts import chart_keys, chart_specs, drawn_charts, plotly_array, row_points
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,11 +42,7 @@ def _charts(at: AppTest) -> list[dict]:
     return chart_specs(at)
 
 
-def _array(values) -> np.ndarray:
-    """A data array from a Plotly JSON spec (numeric arrays travel base64-encoded)."""
-    if isinstance(values, dict) and "bdata" in values:
-        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
-    return np.asarray(values)
+_array = plotly_array  # imported from here by other test modules
 
 
 def _webgl_contexts(spec: dict) -> int:
@@ -98,8 +93,7 @@ def test_other_samples_render_shadow_page(sample):
     at = _app(dataset=sample)
     at.switch_page("pages/2_Shadow_centers.py").run()
     _ok(at, sample)
-    points = _charts(at)[0]["data"][0]
-    assert _array(points["x"]).size == at.session_state["_dataset"].n
+    assert row_points(_charts(at)[0]).size == at.session_state["_dataset"].n  # over the traces of all classes
 
 
 def test_changing_ell_changes_m_and_the_chart():
@@ -163,7 +157,7 @@ def test_good_upload_becomes_the_data_set():
     assert at.query_params["data"] == "upload:mine.csv"  # the link names the file (the file cannot travel)
     at.switch_page("pages/2_Shadow_centers.py").run()
     _ok(at)
-    assert _array(_charts(at)[0]["data"][0]["x"]).size == 120
+    assert row_points(_charts(at)[0]).size == 120
     at.switch_page("pages/7_Kernelization.py").run()
     _ok(at)
     assert not _errors(at)
@@ -1188,10 +1182,14 @@ def test_embeddings_fits_on_all_rows_and_says_exact_kpca_runs_on_a_seeded_sample
     table = at.dataframe[0].value
     rsk = table[table["method"] == "ShDE + RSKPCA"].iloc[0]
     assert rsk["n_train"] == 4500 and rsk["n_test"] == 2000
-    spec = next(s for s in _charts(at) if any(t["type"] == "heatmap" for t in s["data"]))
-    assert spec["layout"]["title"]["text"].startswith("density of 4,500 rows in 200 x 200 bins; ")
-    centers = [t for t in spec["data"] if t.get("name") == "shadow centers"]
-    assert centers and _array(centers[0]["x"]).size == _m(at)
+    # the density is an image (a PNG of the classes' colours mixed per bin), tests/test_density_pages.py
+    spec = next(s for s in _charts(at) if any(t["type"] == "image" for t in s["data"]))
+    bins = plots.density_bins(4500)  # about two rows a bin (743b4c3): the fewest, 50
+    assert spec["layout"]["title"]["text"].startswith(f"density of 4,500 rows in {bins} x {bins} bins; ")
+    # every center on each density panel of all rows; the exact sample's panel draws those in its sample
+    dense_axes = {t.get("xaxis", "x") for t in spec["data"] if t["type"] == "image"}
+    centers = [t for t in spec["data"] if t.get("name") == "shadow centers" and t.get("xaxis", "x") in dense_axes]
+    assert centers and all(_array(t["x"]).size == _m(at) for t in centers)
     exact_panel = [t for t in spec["data"] if t.get("xaxis", "x") == "x"]
     assert exact_panel and all(t["type"] in ("scatter", "scattergl") for t in exact_panel)
     assert "seeded sample of 2,000 rows" in spec["layout"]["annotations"][0]["text"]
