@@ -244,8 +244,12 @@ elif request.method == "eigenmaps":
     what = "Laplacian eigenmaps (the random-walk eigenvectors psi)"
 else:
     k = request.n_clusters
-    what = ("the eigenvector k-means clusters at k = 2 (the next one drawn beside it)" if k == 2 else
-            f"the first two of the {k - 1} eigenvectors k-means clusters")
+    if k > 2:
+        what = f"the first two of the {k - 1} eigenvectors k-means clusters"
+    elif request.max_centers is None:
+        what = "the eigenvector k-means clusters at k = 2 (the next one drawn beside it)"
+    else:  # the budget's fit computes only the one eigenvector it clusters (compute.spectral._fit_on_rows)
+        what = "the one eigenvector k-means clusters at k = 2 (the second axis is 0: no second one is computed)"
 st.caption((f"Every one of the {n} rows, in {what}, components 1 and 2." if embedded else
             f"The embedding of every one of the {n} rows, in {what}, waits for your go-ahead (above).")
            + (" The reduced-set embedding is drawn after the least-squares map onto the exact one "
