@@ -37,7 +37,8 @@ from scipy.linalg import eigh
 from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
-from rskpca.core.eigen import column_signs
+from rskpca.core.eigen import SINGLE_THREAD_MAX_M, column_signs
+from rskpca.core.threads import blas_threads
 
 __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
            "landmark_transform"]
@@ -157,10 +158,13 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
     b0 /= np.linalg.norm(b0)
     if p <= DENSE_MAX_M or k >= p // 2:
         S = G.toarray() - np.outer(b0, b0)
-        vals, B = eigh(S, subset_by_index=[p - k, p - 1], check_finite=False)
-        if B.shape[1] < k:  # LAPACK's subset driver can come back short on many equal eigenvalues
-            vals, B = eigh(S, driver="evd", check_finite=False)
-            vals, B = vals[p - k:], B[:, p - k:]
+        # One BLAS thread for the problem sizes the budget gives, as core.eigen does: a threaded
+        # tridiagonalisation of a few thousand rows gains little and collapses when the cores are busy.
+        with blas_threads(1 if p <= SINGLE_THREAD_MAX_M else None):
+            vals, B = eigh(S, subset_by_index=[p - k, p - 1], check_finite=False)
+            if B.shape[1] < k:  # LAPACK's subset driver can come back short on many equal eigenvalues
+                vals, B = eigh(S, driver="evd", check_finite=False)
+                vals, B = vals[p - k:], B[:, p - k:]
         solver = "dense"
     else:
         rng = random_state if isinstance(random_state, np.random.RandomState) \
