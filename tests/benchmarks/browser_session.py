@@ -20,6 +20,8 @@ __all__ = ["CONTROLS", "QUIET_MS", "CHANGE_TIMEOUT_S"]
 CONTROLS = {"ell": ("ell", "slider"), "sigma": ("sigma_slider", "slider"), "r": ("r", "number")}
 QUIET_MS = 600
 CHANGE_TIMEOUT_S = 300.0
+#: How long a tab waits for the sidebar's menu to be drawn before it reads it as empty.
+MENU_TIMEOUT_S = 60.0
 
 # Records, in the page's clock: key/mouse releases, every script-state change of the app,
 # and every Plotly redraw (plotly_afterplot on each chart, hooked as charts appear, in the page
@@ -206,8 +208,25 @@ class _Session:
         return self.page.get_by_test_id("stSidebar").get_by_test_id("stPageLink")
 
     def nav_labels(self) -> list[str]:
+        """The sidebar menu's page names, once the menu is drawn ([] if none is within MENU_TIMEOUT_S)."""
         links = self._menu()
+        self._wait_for_menu(links)
         return [re.sub(r"^[a-z_]+\s+", "", links.nth(i).inner_text().strip()) for i in range(links.count())]
+
+    def _wait_for_menu(self, links) -> None:
+        # The page links are drawn after the run that wrote them has ended: on a fresh tab the first
+        # st.page_link appears seconds after the app reads notRunning and the events went quiet (none
+        # at settled, all 21 of the sidebar's and Home's 3 s later on the loaded 2-core machine), and
+        # settle() sees no event for it. Wait for the first link, then until their number holds.
+        deadline = time.monotonic() + MENU_TIMEOUT_S
+        count, held_since = links.count(), time.monotonic()
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)
+            now = links.count()
+            if now != count:
+                count, held_since = now, time.monotonic()
+            elif count and time.monotonic() - held_since >= QUIET_MS / 1000:
+                return
 
     def exception_text(self) -> str:
         exc = self.page.get_by_test_id("stException")
