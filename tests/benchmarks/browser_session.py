@@ -214,9 +214,10 @@ class _Session:
         return [re.sub(r"^[a-z_]+\s+", "", links.nth(i).inner_text().strip()) for i in range(links.count())]
 
     def _wait_for_menu(self, links) -> None:
-        # The page links are drawn after the run that wrote them has ended: on a fresh tab the first
-        # st.page_link appears seconds after the app reads notRunning and the events went quiet (none
-        # at settled, all 21 of the sidebar's and Home's 3 s later on the loaded 2-core machine), and
+        # The page links are drawn after the run that wrote them has ended: Streamlit's frontend loads
+        # st.page_link's code (its own PageLink.*.js chunk) on the first link it meets, and the app fills
+        # the menu last in the run (rskpca.ui.page_setup), so a fresh tab asks for that chunk as the run
+        # ends and draws the links seconds after the app reads notRunning and the events went quiet;
         # settle() sees no event for it. Wait for the first link, then until their number holds.
         deadline = time.monotonic() + MENU_TIMEOUT_S
         count, held_since = links.count(), time.monotonic()
