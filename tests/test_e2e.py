@@ -175,6 +175,8 @@ def _menu(page):
 
 def nav_links(page) -> list[str]:
     links = _menu(page)
+    # The first run of a fresh session can still be drawing the sidebar when the page reads idle.
+    links.first.wait_for(timeout=RUN_TIMEOUT_MS)
     return [re.sub(r"^[a-z_]+\s+", "", links.nth(i).inner_text().strip()) for i in range(links.count())]
 
 
