@@ -163,7 +163,8 @@ def test_a_box_on_a_density_panel_selects_the_rows_inside_it_not_the_points_draw
                            arg="emb_scatter")
     kinds = page.evaluate("(key) => { " + PLOT_OF_KEY + " return plotOf(key).data.map((t) => [t.type, t.name]); }",
                           "emb_scatter")
-    assert ["heatmap", "density"] in kinds and ["scattergl", "shadow centers"] in kinds, kinds
+    # the rows' density is an image in their classes' colours (plotting._density_drawing), the centers on top
+    assert ["image", "density"] in kinds and ["scattergl", "shadow centers"] in kinds, kinds
     # the centers as drawn (plotly's full data holds the decoded arrays)
     centers = page.evaluate("(key) => { " + PLOT_OF_KEY + " const t = plotOf(key)._fullData.find((t) => t.name === "
                             "'shadow centers'); return t.x.length; }", "emb_scatter")
