@@ -54,6 +54,9 @@ _HIGHLIGHTED_JS = """(key) => {
 
 def highlighted(page, key: str) -> list[int] | None:
     """The rows chart ``key`` draws as selected (None while it is not drawn)."""
+    # A live chart's frame below the fold may not draw until it is scrolled into view (the Data page's did not
+    # within 120 s after a page switch; it drew once a screenshot had grown the viewport over it).
+    page.locator(f".st-key-{key}").scroll_into_view_if_needed()
     chart_frame(page, key).locator(".js-plotly-plot").first.wait_for(state="attached")
     page.wait_for_function("(key) => { " + PLOT_OF_KEY + " const gd = plotOf(key); return gd && gd.data; }", arg=key)
     return page.evaluate(_HIGHLIGHTED_JS, key)
