@@ -1,0 +1,36 @@
+"""Every page on every file of the realistic corpus (tests/corpus.py), uploaded as a user uploads it, in AppTest.
+
+The browser half is tests/test_e2e_corpus.py (Chromium, ``rskpca app FILE``) on the files that broke pages
+before; this half drives every file through the upload and every page in the fast tier, so a page that
+raises on one of them fails here without a browser.
+"""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from corpus import CORPUS, corpus_table
+from test_app import APP, PAGES, TIMEOUT, _ok, _upload
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+def test_every_page_runs_on_the_uploaded_file(name):
+    data = corpus_table(name).to_csv(index=False).encode()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    if name == "missing_label":  # refused with its reason unless missing rows are dropped (the data layer's rule)
+        at.session_state["drop_missing"] = True
+    at.run()
+    at = _upload(at, f"{name}.csv", data)
+    _ok(at, f"{name}: upload")
+    table = corpus_table(name)
+    ds = at.session_state["_dataset"]
+    assert at.session_state["source"] == "__upload__", f"{name}: the upload did not become the data set"
+    kept = len(table) - (int(table[CORPUS[name][1]].isna().sum()) if name == "missing_label" else 0)
+    assert (ds.n_original, ds.n) == (len(table), kept), name
+    expected_label = CORPUS[name][1]
+    if expected_label is not None:
+        assert at.session_state["label_column"] == expected_label, name
+    for page in PAGES:
+        at.switch_page(page).run()
+        _ok(at, f"{name}: {page}")
