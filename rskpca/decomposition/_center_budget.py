@@ -31,7 +31,7 @@ BISECTION_ROWS_PER_CENTER = 4
 #: The target leaves at least this many rows per center on average (small data): with about as many
 #: landmarks as rows, each row is its own nearest landmark at distance 0, its self-link outweighs
 #: its other K - 1, and the landmark graph falls into near-isolated rows whose eigenvectors pick
-#: out outliers (the 800-row blobs sample: NMI 0.7 at m = n, 83 at m = n / 8; digits 90 and 85).
+#: out outliers (measured by ``tests/benchmarks/bench_spectral.py --cases real``; RESULTS.md).
 ROWS_PER_CENTER = 8
 #: ... but never fewer than this many centers (tiny data: every row).
 MIN_TARGET = 50

@@ -47,9 +47,9 @@ def _distinct_colors(candidates) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: Class colours: the app's :data:`PALETTE` (D3's ten, then Dark24's) first, so charts of up to 24
-#: classes look as they always did, then Alphabet's; 30 in all. More colours than that are no longer
-#: told apart by the eye, so past 30 classes the colours repeat with the next symbol.
+#: Class colours: the app's :data:`PALETTE` (D3's ten, then Dark24's) first, so every chart of up to 24
+#: classes uses the app's one palette, then Alphabet's; 30 in all. The eye does not tell more colours
+#: apart, so past 30 classes the colours repeat with the next symbol.
 CLASS_COLORS: tuple[str, ...] = _distinct_colors(list(PALETTE) + list(qualitative.Alphabet))[:30]
 #: Marker symbols (all drawn by WebGL traces too), one per round of the colours.
 CLASS_SYMBOLS = ("circle", "diamond", "square", "cross", "x", "triangle-up")
