@@ -237,7 +237,10 @@ if embedded:
                                                      continuous=colour.continuous, row_ids=ds.row_ids,
                                                      hover_data=colour.hover, errors=errors,
                                                      selected_rows=selection.rows()),
-                              key="sp_embedding", filename=f"spectral_{request.method}_embedding")
+                              # (its own key with the clusters above it: a chart that a rerun moves below
+                              # new ones is remounted, and Streamlit would drop its new frame's messages)
+                              key="sp_cluster_embedding" if clustering else "sp_embedding",
+                              filename=f"spectral_{request.method}_embedding")
 if request.method == "diffusion":
     what = f"diffusion coordinates lambda^t psi (t = {request.t:g})"
 elif request.method == "eigenmaps":

@@ -83,7 +83,7 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
     at.radio(key="sp_method").set_value("clustering").run()
     _ok(at, "clustering")
     assert not _errors(at)
-    assert chart_keys(at) == ["sp_cluster_view", "sp_exact_cluster_view", "sp_embedding", "sp_eigenvalues"]
+    assert chart_keys(at) == ["sp_cluster_view", "sp_exact_cluster_view", "sp_cluster_embedding", "sp_eigenvalues"]
     view = chart_specs(at)[0]
     assert [t["name"] for t in view["data"]] == ["1", "2"]  # k = 2 clusters on the data view
     assert "label" in view["data"][0]["hovertemplate"]  # hover gives each row's label beside its cluster

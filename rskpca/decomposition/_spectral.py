@@ -62,7 +62,7 @@ class _ReducedSetDiffusion(_AffinityMixin, KPCAMixin):
         C, w, labels = self._select_centers(X, rng)
         if self.affinity == "landmark":
             self._check_rank(C.shape[0])
-            return None, self._solve_landmark(X, C, rng)
+            return None, self._solve_landmark(X, C, rng, drop_empty=w is None)  # (w None: refined centers)
         self._solve(C, w, rng)
         return labels, None
 

@@ -22,7 +22,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from rskpca.decomposition._center_budget import lloyd_refine, nearest_center
+from rskpca.decomposition._center_budget import SUBSAMPLE_PER_CENTER, lloyd_refine, nearest_center
 from rskpca.decomposition._landmark_graph import (landmark_graph_eigen, landmark_rows, landmark_transform,
                                                   local_bandwidth, nearest_centers)
 from rskpca.decomposition._local_scaling import local_scales, local_scaling_matrix, local_scaling_transform
@@ -48,11 +48,18 @@ class _AffinityMixin:
         """``(centers, weights, row labels or None)``: the reduced set, budgeted and refined."""
         for stale in ("eps_", "bandwidth_", "scales_"):
             self.__dict__.pop(stale, None)
-        C, w, labels = select_reduced_set(self, X, rng)
-        if self.lloyd_steps == 0 or C.shape[0] < 2:
+        seeds = self._seed_rows(X, rng)
+        C, w, labels = select_reduced_set(self, X if seeds is None else X[seeds], rng)
+        refine = self.lloyd_steps > 0 and C.shape[0] >= 2
+        if seeds is None and not refine:
             return C, w, labels
-        C = lloyd_refine(X, C, self.lloyd_steps, random_state=rng)
-        self.__dict__.pop("center_indices_", None)  # means now, not rows
+        if refine:
+            C = lloyd_refine(X if seeds is None else X[seeds], C, self.lloyd_steps, random_state=rng)
+            self.__dict__.pop("center_indices_", None)  # means now, not rows
+        else:  # (a single center) rows of the seeds: as rows of X
+            self.center_indices_ = seeds[self.center_indices_]
+        if self.affinity == "landmark":  # its K-nearest-centers pass weighs the centers (one pass over X)
+            return C, None, None
         labels = nearest_center(X, C)
         w = np.bincount(labels, minlength=C.shape[0]).astype(np.float64)
         keep = w > 0
@@ -60,6 +67,20 @@ class _AffinityMixin:
             labels = (np.cumsum(keep) - 1)[labels]
             C, w = C[keep], w[keep]
         return C, w, labels
+
+    def _seed_rows(self, X, rng):
+        """Seeded rows the centers are picked from, or None for every row.
+
+        When the centers are only seeds of Lloyd steps under a target budget (``ell=None``),
+        the shadow of ``SUBSAMPLE_PER_CENTER * max_centers`` random rows places them as well
+        as the full data's would, in one short scan instead of several over every row: U-SPEC
+        (Huang et al. 2020) likewise picks its landmarks from a random subset of candidates.
+        With a number for ``ell`` the shadow is the one asked for, over every row.
+        """
+        n, rows = X.shape[0], SUBSAMPLE_PER_CENTER * (self.max_centers or 0)
+        if self.lloyd_steps == 0 or self.ell is not None or self.rsde != "shadow" or n <= rows:
+            return None
+        return np.sort(rng.choice(n, rows, replace=False))
 
     def _shadow_source(self, m: int) -> str:
         """Where m came from, for error messages."""
@@ -76,13 +97,19 @@ class _AffinityMixin:
                 f"n_neighbors={self.n_neighbors} exceeds the {top} {what} of this fit (m={m}); lower n_neighbors "
                 f"to at most {top}, or get more centers (raise max_centers or ell, or lower sigma).")
 
-    def _solve_landmark(self, X, C, rng, row_weights=None):
-        """The bipartite row-landmark graph of rows X (multiplicities ``row_weights``); X's coordinates."""
+    def _solve_landmark(self, X, C, rng, row_weights=None, *, drop_empty=False):
+        """The bipartite row-landmark graph of rows X (multiplicities ``row_weights``); X's coordinates.
+
+        ``drop_empty``: centers no row is nearest to are left out (refined centers, which are means).
+        """
+        self._check_neighbors(C.shape[0])
+        k = self._n_eigen()
+        r = np.ones(X.shape[0]) if row_weights is None else np.asarray(row_weights, dtype=np.float64)
+        idx, dist = nearest_centers(X, C, self.n_neighbors)
+        if drop_empty:
+            C, idx, dist = _without_empty_centers(X, C, r, idx, dist, self.n_neighbors)
         m = C.shape[0]
         self._check_neighbors(m)
-        k = self._n_eigen()
-        idx, dist = nearest_centers(X, C, self.n_neighbors)
-        r = np.ones(X.shape[0]) if row_weights is None else np.asarray(row_weights, dtype=np.float64)
         h = local_bandwidth(dist) if row_weights is None else max(float(r @ dist.mean(axis=1) / r.sum()), 0.0) or 1.0
         Z = landmark_rows(dist, idx, m, h)
         n_linked = int(np.count_nonzero(np.asarray(Z.sum(axis=0)).ravel()))
@@ -123,3 +150,19 @@ class _AffinityMixin:
         return local_scaling_transform(X, self.centers_, self.scales_, self._coef, self._denominator,
                                        n_neighbors=self.n_neighbors)
 
+
+
+def _without_empty_centers(X, C, r, idx, dist, n_neighbors: int):
+    """``(C, idx, dist)`` without the centers no row is nearest to (they carry no mass, as in k-means).
+
+    Only the rows that listed a dropped center among their nearest are searched again.
+    """
+    kept = np.bincount(idx[:, 0], weights=r, minlength=C.shape[0]) > 0
+    if kept.all():
+        return C, idx, dist
+    C, renumber = C[kept], np.cumsum(kept) - 1
+    redo = ~kept[idx].all(axis=1)
+    idx = renumber[idx]
+    if kept.sum() >= n_neighbors:  # (else the caller's neighbour check says so)
+        idx[redo], dist[redo] = nearest_centers(X[redo], C, n_neighbors)
+    return C, idx, dist
