@@ -11,7 +11,7 @@ from rskpca.ui.compute import spectral as sp
 from rskpca.ui.compute.all_rows_fits import ALL_ROWS_ASK_S, embedding_cost_message
 from rskpca.evaluation.clustering_scores import matched_labels
 from rskpca.ui.widgets import ColourChoice, colour_choice
-from rskpca.ui.spectral import last_good, remember_good, show_cluster_table, solve_waits
+from rskpca.ui.spectral import default_clusters, last_good, remember_good, show_cluster_table, solve_waits
 
 settings = start_page("Spectral methods on the shadow")
 ds = settings.dataset
@@ -31,9 +31,11 @@ if method == "diffusion":
     c3.number_input("t (diffusion time)", min_value=0.0, max_value=100.0, step=0.5, key="sp_t",
                     help="Coordinates lambda^t psi: a larger t shrinks the components with smaller eigenvalues.")
 elif method == "clustering":
+    default_clusters(ds)
     c2.number_input("clusters k", min_value=2, max_value=100, step=1, key="sp_clusters",
-                    help="k-means on the centers' first k - 1 nontrivial eigenvectors (alpha = 0, weighted by the "
-                         "shadow weights); every row takes its center's cluster.")
+                    help="The label's number of classes until you change it (2 without a label). k-means on the "
+                         "first k - 1 nontrivial eigenvectors (with the landmark affinity on every row's own "
+                         "coordinates; else on the centers', each row taking its center's cluster).")
 else:
     c2.caption("Laplacian eigenmaps: the random-walk eigenvectors (alpha = 0, t = 0). Its rank is the sidebar's r.")
 default_affinity, default_budget = sp.library_defaults(method)

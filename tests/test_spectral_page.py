@@ -134,7 +134,7 @@ def test_a_text_label_of_26_classes_is_scored_with_nmi_ca_ari_and_a_cluster_by_l
     at.file_uploader(key="uploader").set_value(("letters.csv", ("a,b,c,d,letter\n" + rows).encode(), "text/csv")).run()
     at.switch_page(PAGE).run()
     at.radio(key="sp_method").set_value("clustering").run()
-    at.number_input(key="sp_clusters").set_value(26).run()
+    assert at.number_input(key="sp_clusters").value == 26  # k starts at the label's number of classes
     _ok(at, "26 letters")
     assert not _errors(at)
     for score in ("NMI", "CA", "ARI"):
@@ -263,3 +263,15 @@ def test_eigenvalue_figure_and_table():
     assert fig.data[1].x.tolist() == [1, 2, 3] and fig.layout.xaxis.range == (0.5, 3.5)
     table = sp.eigenvalue_table({"a": [0.9], "b": [0.8, 0.7]})
     assert table["a"].isna().tolist() == [False, True]
+
+
+def test_k_starts_at_the_labels_classes_follows_a_new_data_set_and_keeps_a_users_choice():
+    at = _page(dataset="iris")
+    at.radio(key="sp_method").set_value("clustering").run()
+    assert at.number_input(key="sp_clusters").value == 3  # iris: three species
+    at.sidebar.selectbox(key="source").set_value("digits").run()
+    assert at.number_input(key="sp_clusters").value == 10  # not typed: follows the data
+    at.number_input(key="sp_clusters").set_value(4).run()
+    at.sidebar.selectbox(key="source").set_value("two_moons").run()
+    assert at.number_input(key="sp_clusters").value == 4  # typed by the user: kept
+    _ok(at, "two moons at k = 4")

@@ -38,7 +38,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
 from rskpca.core.eigen import SINGLE_THREAD_MAX_M, column_signs
-from rskpca.core.threads import blas_threads
+from rskpca.core.threads import blas_threads, map_row_blocks
 
 __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
            "landmark_transform"]
@@ -103,15 +103,20 @@ def nearest_centers(X, C, n_neighbors: int):
     return idx, dist
 
 
+#: Rows per block of the exact refinement (blocks run on the threads of rskpca.core.threads).
+_BLOCK_ROWS = 16_384
+
+
 def _exact_first(X, C, cand, K):
     """The K candidates nearest each row by exact distance, ties to the lower index; and the farthest."""
-    diff = X[:, None, :] - C[cand]
-    dist = np.sqrt(np.einsum("ikd,ikd->ik", diff, diff))
-    by_index = np.argsort(cand, axis=1, kind="stable")  # two stable sorts: by (distance, index)
-    cand, dist = np.take_along_axis(cand, by_index, 1), np.take_along_axis(dist, by_index, 1)
-    order = np.argsort(dist, axis=1, kind="stable")[:, :K]
-    return (np.take_along_axis(cand, order, 1).astype(np.intp), np.take_along_axis(dist, order, 1),
-            dist.max(axis=1))
+    from rskpca.core._nearest_kernels import nearest_of_candidates  # numba loads here
+
+    n = X.shape[0]
+    cand = np.ascontiguousarray(cand, dtype=np.int64)
+    idx, dist, farthest = np.empty((n, K), np.int64), np.empty((n, K)), np.empty(n)
+    map_row_blocks(lambda s: nearest_of_candidates(X, C, cand, K, idx, dist, farthest, s, min(s + _BLOCK_ROWS, n)),
+                   range(0, n, _BLOCK_ROWS))
+    return idx.astype(np.intp), dist, farthest
 
 
 def landmark_rows(dist, idx, m: int, bandwidth: float) -> sp.csr_matrix:
@@ -152,12 +157,11 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
     if not 1 <= k < p:
         raise ValueError(f"{k} nontrivial eigenvectors asked of a landmark graph with {p} linked landmarks; "
                          f"at most {p - 1}.")
-    Zh = sp.diags(np.sqrt(r)) @ Z[:, used] @ sp.diags(1.0 / np.sqrt(degrees[used]))
-    G = (Zh.T @ Zh).tocsr()  # K^2 entries a row at most: sparse when the landmarks are many
     b0 = np.sqrt(degrees[used])
     b0 /= np.linalg.norm(b0)
+    scale = 1.0 / np.sqrt(degrees[used])
     if p <= DENSE_MAX_M or k >= p // 2:
-        S = G.toarray() - np.outer(b0, b0)
+        S = _gram(Z, r, used) * scale[:, None] * scale[None, :] - np.outer(b0, b0)
         # One BLAS thread for the problem sizes the budget gives, as core.eigen does: a threaded
         # tridiagonalisation of a few thousand rows gains little and collapses when the cores are busy.
         with blas_threads(1 if p <= SINGLE_THREAD_MAX_M else None):
@@ -167,6 +171,8 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
                 vals, B = vals[p - k:], B[:, p - k:]
         solver = "dense"
     else:
+        Zh = sp.diags(np.sqrt(r)) @ Z[:, used] @ sp.diags(scale)
+        G = (Zh.T @ Zh).tocsr()  # K^2 entries a row at most: sparse when the landmarks are many
         rng = random_state if isinstance(random_state, np.random.RandomState) \
             else np.random.RandomState(random_state)
         deflated = LinearOperator((p, p), matvec=lambda v: G @ v - b0 * (b0 @ v), dtype=np.float64)
@@ -180,6 +186,22 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
     coef[used] = B / np.sqrt(degrees[used])[:, None] * scale[None, :]
     coef *= column_signs(coef)
     return LandmarkGraphEigen(vals, coef, float(bandwidth), degrees, solver)
+
+
+def _gram(Z: sp.csr_matrix, r, used) -> np.ndarray:
+    """``Z' diag(r) Z`` on the columns ``used``, dense: in one compiled pass over the rows when every row
+    has the same number of entries (as :func:`landmark_rows` makes Z), else by sparse products."""
+    n, m = Z.shape
+    K = Z.indptr[1] - Z.indptr[0] if n else 0
+    if n and K and Z.indptr[-1] == n * K and np.all(np.diff(Z.indptr) == K):
+        from rskpca.core._nearest_kernels import weighted_cooccurrence  # numba loads here
+
+        position = np.full(m, -1, np.int64)
+        position[used] = np.arange(used.size)
+        return weighted_cooccurrence(Z.indices.reshape(n, K).astype(np.int64), Z.data.reshape(n, K),
+                                     np.asarray(r, dtype=np.float64), position, used.size)
+    Zu = sp.diags(np.sqrt(r)) @ Z[:, used]
+    return (Zu.T @ Zu).toarray()
 
 
 def landmark_transform(X, C, coef, *, n_neighbors: int, bandwidth: float) -> np.ndarray:

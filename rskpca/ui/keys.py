@@ -93,7 +93,7 @@ KEYS = {
     "sp_method": "diffusion",
     "sp_alpha": 1.0,
     "sp_t": 1.0,
-    "sp_clusters": 2,
+    "sp_clusters": None,  # the label's number of classes, else 2 (rskpca.ui.spectral.default_clusters)
     "sp_affinity": "auto",
     "sp_budget": "auto",
 }
@@ -132,6 +132,7 @@ KEPT_VALUES = "_kept_widget_values"   # {key: value} of KEYS as of the last full
 KEPT_FRESH = "_kept_from_fragments"   # keys of KEPT_VALUES that a fragment's widgets set since the last full run
 SPECTRAL_GOOD = "_spectral_good"      # Spectral: (data digest, request) of the last fit that succeeded
 SPECTRAL_ASKED = "_spectral_asked"    # Spectral: {(digest, request)} whose long m x m solve the user asked for
+SPECTRAL_AUTO_K = "_spectral_auto_k"  # Spectral: (data digest, k) of the k set from the label's classes
 EXACT_ALL_ROWS = "_exact_all_rows"    # Embeddings: {(digest, sigma, kernel, rank): exact KPCA on all rows, matrix-free}
 EXACT_ALL_ROWS_RUNNING = "_exact_all_rows_running"  # Embeddings: the matrix-free run in progress (a stop leaves it)
 STOPPED_WORK = "_stopped_work"        # tokens of long work the user stopped with a progress bar's Stop button
@@ -158,6 +159,7 @@ APP_KEYS = {
     KEPT_FRESH: "values a fragment's widgets set since the last full run",
     SPECTRAL_GOOD: "the Spectral page's last settings that could be fitted",
     SPECTRAL_ASKED: "the Spectral page's long solves asked for",
+    SPECTRAL_AUTO_K: "the clusters k set from the label's classes, and for which data",
     EXACT_ALL_ROWS: "finished runs of exact KPCA on all rows, matrix-free",
     EXACT_ALL_ROWS_RUNNING: "the matrix-free run in progress, or stopped",
     STOPPED_WORK: "long work stopped with its Stop button (not restarted until resumed)",

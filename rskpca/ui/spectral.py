@@ -37,6 +37,22 @@ def _allow(token) -> None:
     st.session_state.setdefault(K.SPECTRAL_ASKED, set()).add(token)
 
 
+def default_clusters(ds) -> None:
+    """Set k to the label's number of classes (2 to 100; else 2) unless the user has chosen one.
+
+    A k set this way follows the data set: another file gets its own label's count, while a k the user
+    typed stays.
+    """
+    ss = st.session_state
+    auto = ss.get(K.SPECTRAL_AUTO_K)  # (data set, k) of the last k set here
+    if ss.get("sp_clusters") is not None and (auto is None or auto[1] != ss["sp_clusters"] or auto[0] == ds.digest):
+        return
+    classes = sp.label_classes(ds.y)
+    k = classes if classes is not None and 2 <= classes <= 100 else 2
+    ss["sp_clusters"] = k
+    ss[K.SPECTRAL_AUTO_K] = (ds.digest, k)
+
+
 def solve_waits(ds, request, m: int) -> str | None:
     """Whether the m x m problem of ``request`` on ``m`` centers waits for the user; if so, what it has said.
 

@@ -412,6 +412,18 @@ def label_problem(y) -> str | None:
     return None
 
 
+def label_classes(y) -> int | None:
+    """How many classes the label ``y`` has, or None where it has none to score against (:func:`label_problem`).
+
+    >>> label_classes(np.array(["a", "b", None, "a"])), label_classes(None)
+    (2, None)
+    """
+    if label_problem(y) is not None:
+        return None
+    y = np.asarray(y)
+    return int(pd.unique(pd.Series(y[~_missing(y)])).size)
+
+
 def _missing(y: np.ndarray) -> np.ndarray:
     return pd.isna(pd.Series(y)).to_numpy()
 
