@@ -109,7 +109,7 @@ _BLOCK_ROWS = 16_384
 
 def _exact_first(X, C, cand, K):
     """The K candidates nearest each row by exact distance, ties to the lower index; and the farthest."""
-    from rskpca.core._nearest_kernels import nearest_of_candidates  # numba loads here
+    from rskpca.core.landmark_kernels import nearest_of_candidates  # numba loads here
 
     n = X.shape[0]
     cand = np.ascontiguousarray(cand, dtype=np.int64)
@@ -194,7 +194,7 @@ def _gram(Z: sp.csr_matrix, r, used) -> np.ndarray:
     n, m = Z.shape
     K = Z.indptr[1] - Z.indptr[0] if n else 0
     if n and K and Z.indptr[-1] == n * K and np.all(np.diff(Z.indptr) == K):
-        from rskpca.core._nearest_kernels import weighted_cooccurrence  # numba loads here
+        from rskpca.core.landmark_kernels import weighted_cooccurrence  # numba loads here
 
         position = np.full(m, -1, np.int64)
         position[used] = np.arange(used.size)
