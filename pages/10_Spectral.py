@@ -5,13 +5,12 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.plotting import shadow_centers_text
-from rskpca.ui import (compute, download_csv, reduction_note, selection, setting, show_error, show_figure, show_table,
-                       start_page, warn_if_kernel_is_identity)
+from rskpca.ui import (compute, download_csv, reduction_note, selection, setting, show_figure, show_table, start_page,
+                       warn_if_kernel_is_identity)
 from rskpca.ui.compute import spectral as sp
-from rskpca.ui.compute.all_rows_fits import ALL_ROWS_ASK_S, embedding_cost_message
 from rskpca.evaluation.clustering_scores import matched_labels
 from rskpca.ui.widgets import ColourChoice, colour_choice
-from rskpca.ui.spectral import default_clusters, last_good, remember_good, show_cluster_table, solve_waits
+from rskpca.ui.spectral import default_clusters, fit_for_page, show_cluster_table
 
 settings = start_page("Spectral methods on the shadow")
 ds = settings.dataset
@@ -58,66 +57,8 @@ request = sp.SpectralRequest.of(method, sigma=settings.sigma, ell=settings.ell, 
                                 t=setting("sp_t"), affinity=setting("sp_affinity"), budget=setting("sp_budget"))
 shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)  # the sidebar's
 notes = st.container()  # drawn either way, so that the charts below keep their place when a message comes and goes
-# Embedding every row predicted above ALL_ROWS_ASK_S waits for this (one setting with the Embeddings page).
-embed_all = setting("embed_all_rows")
-
-
-def fit_or_wait(request, m):
-    """(fit, None), every row embedded (stored, or run now with a progress bar above ALL_ROWS_PROGRESS_S), or
-    (the centers' fit, embedding None, and what the embedding would cost) while it waits for the toggle."""
-    fit = sp.stored_reduced_fit(ds.digest, request)
-    if fit is not None:
-        return fit, None
-    seconds = sp.embedding_seconds(ds.n, m)
-    if seconds > ALL_ROWS_ASK_S and not embed_all:
-        return sp.centers_fit(ds.digest, ds.X, request), embedding_cost_message(ds.n, m, seconds)
-    return sp.reduced_fit(ds.digest, ds.X, request), None
-
-
-waiting = None
-problem = None
-if request.n_components is not None and request.n_components < 2:
-    problem = "The embedding drawn needs at least 2 components: raise the rank r in the sidebar."
-if problem is None:
-    problem = sp.rank_problem(request, sp.expected_m(request, shadow.m, ds.n))
-reduced = None
-held = None  # the m x m problem waits for a click: predicted long, or stopped
-if problem is None and sp.stored_reduced_fit(ds.digest, request, embed=False) is None:
-    with notes:
-        held = solve_waits(ds, request, sp.expected_m(request, shadow.m, ds.n))
-if problem is None and held is None:
-    try:
-        reduced, waiting = fit_or_wait(request, sp.expected_m(request, shadow.m, ds.n))
-    except sp.FIT_ERRORS as exc:
-        problem = f"{sp.SPECTRAL_METHODS[method]} could not be computed at these settings: {exc}"
-with notes:
-    if problem is None and held is None:
-        remember_good(ds.digest, request)
-    else:
-        if problem is not None:
-            show_error(problem)
-        kept = last_good(ds.digest)
-        if kept is None:
-            st.stop()
-        request = kept
-        if request.ell is not None:
-            shadow = compute.shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
-        reduced, waiting = fit_or_wait(request, sp.expected_m(request, shadow.m, ds.n))  # fitted before: stored
-        st.info(f"Still showing the last settings that could be computed: {request.describe()}.",
-                icon=":material/history:")
-    clustering = request.n_clusters is not None
-    if waiting is not None:
-        drawn = ("the m x m problem's eigenvalues" + (" and every row's cluster (its center's)" if clustering else "")
-                 + (", and the exact method beside them," if sp.exact_skip_reason(ds.n) is None else ""))
-        st.info(f"{sp.SPECTRAL_METHODS[request.method]}: embedding every row is waiting for your go-ahead: {waiting} "
-                "Until then the embedding of every row is not drawn and its CSV not offered (no sample stands in for "
-                f"it); {drawn} drawn below.", icon=":material/timer:")
-    if waiting is not None or (embed_all and sp.embedding_seconds(ds.n, reduced.m) > ALL_ROWS_ASK_S):
-        st.toggle(f"Embed every row even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a setting "
-                  "stops it)", key="embed_all_rows",
-                  help="One setting for the Spectral and Embeddings pages: embedding every row through the m "
-                       f"centers, when predicted above {ALL_ROWS_ASK_S:g} s, waits for it. The last 16 results are "
-                       "kept, so returning to settings already embedded draws them at once.")
+request, shadow, reduced = fit_for_page(ds, request, shadow, notes)
+clustering = request.n_clusters is not None
 
 n = ds.n
 m = reduced.m  # the sidebar's shadow's, or the center budget's

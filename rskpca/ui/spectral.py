@@ -16,10 +16,12 @@ from rskpca.evaluation.units import seconds_text
 from rskpca.ui import keys as K
 from rskpca.ui.compute import all_rows_fits
 from rskpca.ui.compute import spectral as sp
+from rskpca.ui.compute.shadow_cache import shadow as compute_shadow
 from rskpca.ui.progress import resume_button, stopped
-from rskpca.ui.widgets import download_csv
+from rskpca.ui.widgets import download_csv, show_error
 
-__all__ = ["remember_good", "last_good", "solve_waits", "heat_colours", "show_cluster_table"]
+__all__ = ["remember_good", "last_good", "default_clusters", "solve_waits", "fit_for_page", "heat_colours",
+           "show_cluster_table"]
 
 
 def remember_good(digest: str, request) -> None:
@@ -74,6 +76,74 @@ def solve_waits(ds, request, m: int) -> str | None:
               icon=":material/play_arrow:", on_click=_allow, args=(token,))
     return f"{what} waits for your go-ahead."
 
+
+
+def _fit_or_wait(ds, request, m: int, embed_all: bool):
+    """(fit, None), every row embedded (stored, or run now with a progress bar above ALL_ROWS_PROGRESS_S), or
+    (the centers' fit, embedding None, and what the embedding would cost) while it waits for the toggle."""
+    fit = sp.stored_reduced_fit(ds.digest, request)
+    if fit is not None:
+        return fit, None
+    seconds = sp.embedding_seconds(ds.n, m)
+    if seconds > all_rows_fits.ALL_ROWS_ASK_S and not embed_all:
+        return sp.centers_fit(ds.digest, ds.X, request), all_rows_fits.embedding_cost_message(ds.n, m, seconds)
+    return sp.reduced_fit(ds.digest, ds.X, request), None
+
+
+def fit_for_page(ds, request, shadow, notes):
+    """``(request, shadow, fit)`` the page draws: ``request``'s fit, or the last good request's where this one
+    cannot be fitted, waits for a click (a long m x m solve), or was stopped; messages go in ``notes``.
+
+    ``fit.embedding`` is None while embedding every row, predicted above ``ALL_ROWS_ASK_S``, waits for the
+    toggle "embed_all_rows" (one setting with the Embeddings page), which is offered here then. Stops the page
+    (``st.stop``) when nothing was ever fitted on these data.
+    """
+    ask_s = all_rows_fits.ALL_ROWS_ASK_S
+    embed_all = bool(st.session_state.get("embed_all_rows"))
+    m = sp.expected_m(request, shadow.m, ds.n)
+    problem = held = waiting = reduced = None
+    if request.n_components is not None and request.n_components < 2:
+        problem = "The embedding drawn needs at least 2 components: raise the rank r in the sidebar."
+    if problem is None:
+        problem = sp.rank_problem(request, m)
+    if problem is None and sp.stored_reduced_fit(ds.digest, request, embed=False) is None:
+        with notes:
+            held = solve_waits(ds, request, m)  # the m x m problem waits for a click: predicted long, or stopped
+    if problem is None and held is None:
+        try:
+            reduced, waiting = _fit_or_wait(ds, request, m, embed_all)
+        except sp.FIT_ERRORS as exc:
+            problem = f"{sp.SPECTRAL_METHODS[request.method]} could not be computed at these settings: {exc}"
+    with notes:
+        if problem is None and held is None:
+            remember_good(ds.digest, request)
+        else:
+            if problem is not None:
+                show_error(problem)
+            kept = last_good(ds.digest)
+            if kept is None:
+                st.stop()
+            request = kept
+            if request.ell is not None:
+                shadow = compute_shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
+            # fitted before: stored
+            reduced, waiting = _fit_or_wait(ds, request, sp.expected_m(request, shadow.m, ds.n), embed_all)
+            st.info(f"Still showing the last settings that could be computed: {request.describe()}.",
+                    icon=":material/history:")
+        if waiting is not None:
+            clustering = request.n_clusters is not None
+            drawn = ("the m x m problem's eigenvalues" + (" and every row's cluster" if clustering else "")
+                     + (", and the exact method beside them," if sp.exact_skip_reason(ds.n) is None else ""))
+            st.info(f"{sp.SPECTRAL_METHODS[request.method]}: embedding every row is waiting for your go-ahead: "
+                    f"{waiting} Until then the embedding of every row is not drawn and its CSV not offered (no sample "
+                    f"stands in for it); {drawn} drawn below.", icon=":material/timer:")
+        if waiting is not None or (embed_all and sp.embedding_seconds(ds.n, reduced.m) > ask_s):
+            st.toggle(f"Embed every row even above {ask_s:g} s (a progress bar shows it; changing a setting stops "
+                      "it)", key="embed_all_rows",
+                      help="One setting for the Spectral and Embeddings pages: embedding every row through the m "
+                           f"centers, when predicted above {ask_s:g} s, waits for it. The last 16 results are kept, "
+                           "so returning to settings already embedded draws them at once.")
+    return request, shadow, reduced
 
 def heat_colours(table: pd.DataFrame) -> pd.DataFrame:
     """CSS backgrounds for the cluster x label table: each cell shaded by its share of its cluster's rows,
