@@ -136,3 +136,20 @@ def test_the_budget_picks_eps_and_a_number_for_ell_is_a_ceiling():
     assert coarse.eps_ == 2.0 and coarse.m_ < 200  # sigma / ell fits: kept
     fine = ReducedSetSpectralClustering(n_clusters=3, sigma=1.0, ell=20.0, max_centers=200, lloyd_steps=0).fit(X)
     assert fine.eps_ > 1.0 / 20.0 and fine.m_ <= 200  # widened to fit
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_landmark_fit_transform_is_fit_then_transform_with_one_search_of_the_rows(monkeypatch, dtype):
+    from rskpca.decomposition import _landmark_graph, _spectral_affinities
+
+    X = np.random.default_rng(0).normal(size=(1500, 3)).astype(dtype)
+    expected = ReducedSetSpectralClustering(n_clusters=3, max_centers=100, random_state=0).fit(X).transform(X)
+    searches = []
+    real = _landmark_graph.nearest_centers
+    for module in (_landmark_graph, _spectral_affinities):  # the fit's search and transform's
+        monkeypatch.setattr(module, "nearest_centers", lambda A, C, K: searches.append(A.shape[0]) or real(A, C, K))
+    est = ReducedSetSpectralClustering(n_clusters=3, max_centers=100, random_state=0)
+    Z = est.fit_transform(X)
+    assert Z.dtype == dtype and searches.count(X.shape[0]) == 1  # the fit's search, none after it
+    np.testing.assert_array_equal(Z, expected)
+    assert not hasattr(est, "_row_coordinates")

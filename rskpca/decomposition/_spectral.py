@@ -62,9 +62,38 @@ class _ReducedSetDiffusion(_AffinityMixin, KPCAMixin):
         C, w, labels = self._select_centers(X, rng)
         if self.affinity == "landmark":
             self._check_rank(C.shape[0])
-            return None, self._solve_landmark(X, C, rng, drop_empty=w is None)  # (w None: refined centers)
+            rows = self._solve_landmark(X, C, rng, drop_empty=w is None)  # (w None: refined centers)
+            if getattr(self, "_keep_rows", False):  # for fit_transform
+                self._row_coordinates = rows
+            return None, rows
         self._solve(C, w, rng)
         return labels, None
+
+    def fit_transform(self, X, y=None):
+        """Fit on X and return its rows' coordinates: ``fit(X).transform(X)``.
+
+        With the "landmark" affinity the fit has already found every row's nearest centers,
+        so the coordinates come from it, without a second search over the rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components)
+            Of X's precision, as :meth:`transform` gives it.
+        """
+        if self.affinity != "landmark" or distributed_backend(X) is not None:
+            return self.fit(X, y).transform(X)
+        self._keep_rows = True
+        try:
+            self.fit(X, y)
+        finally:
+            del self._keep_rows
+        Z = self.__dict__.pop("_row_coordinates")
+        return Z.astype(np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64, copy=False)
 
     def _check_rank(self, m: int) -> None:
         k = self._n_eigen()

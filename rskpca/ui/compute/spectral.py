@@ -274,17 +274,24 @@ def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
     draws its own coordinates (k - 1 of them; at k = 2 the one, along a line)."""
     n, d = X.shape
 
-    def solve():
-        with native_threads_off():  # (see _fit)
-            return _estimator(request).fit(X)
+    # The landmark fit has every row's nearest centers: its fit_transform embeds the rows without a second search.
+    at_once = embed and request.affinity == "landmark"
 
-    est = _solving(solve, scaled(progress, 0.0, solve_share), fit_seconds(n, request.max_centers, d, embed=False))
+    def solve():
+        est = _estimator(request)
+        with native_threads_off():  # (see _fit)
+            if at_once:
+                return est, est.fit_transform(X)
+            return est.fit(X), None
+
+    est, Z = _solving(solve, scaled(progress, 0.0, 1.0 if at_once else solve_share),
+                      fit_seconds(n, request.max_centers, d, embed=False))
     clusters = est.labels_ if request.n_clusters is not None else None
-    Z = None
     if embed:
-        with native_threads_off():
-            Z = np.asarray(transform_in_blocks(est, X, dtype=np.float32, progress=scaled(progress, solve_share, 1.0)),
-                           dtype=np.float64)
+        if Z is None:
+            with native_threads_off():
+                Z = transform_in_blocks(est, X, dtype=np.float32, progress=scaled(progress, solve_share, 1.0))
+        Z = np.asarray(Z, dtype=np.float64)
         if Z.shape[1] == 1:
             Z = np.column_stack([Z, np.zeros(n)])
     fit = SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64), Z,
