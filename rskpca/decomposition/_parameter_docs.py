@@ -19,6 +19,8 @@ _KPCA = ("KernelPCA", "ReducedSetKPCA", "SubsampledKPCA", "NystromKPCA", "Densit
 #: Estimators that solve a weighted m x m problem with rskpca.core.eigen.kpca_on_centers.
 _ON_CENTERS = ("ReducedSetKPCA", "SubsampledKPCA", "NystromKPCA", "DensityWeightedNystromKPCA")
 #: Estimators whose budget is m, taken from the shadow at ell when m is None.
+#: The spectral transformers, which share their affinity's and centers' parameters.
+_TRANSFORMERS = ("ReducedSetDiffusionMap", "ReducedSetSpectralEmbedding")
 _M_OR_ELL = ("SubsampledKPCA", "NystromKPCA", "DensityWeightedNystromKPCA", "ReducedSetConstructionKPCA",
              "SampledGramKPCA", "RandomFourierKPCA")
 
@@ -73,6 +75,30 @@ SHARED_PARAMETER_DOCS: dict[str, ParameterDoc] = {
         "float, default=1.0",
         "Ridge penalty of the ``inverse_transform`` regression (scikit-learn's ``alpha``).",
         ("KernelPCA", "ReducedSetKPCA", "SubsampledKPCA", "NystromKPCA", "DensityWeightedNystromKPCA")),
+    # The spectral transformers' affinity and centers (the clustering's defaults differ: its own text).
+    "affinity": ParameterDoc(
+        '{"gaussian", "landmark", "local_scaling"}, default="gaussian"',
+        '"gaussian": ``kernel`` with the global ``sigma`` on the centers, exact on the quantized data (the '
+        'paper\'s Section 3). "landmark": every row linked to its ``n_neighbors`` nearest centers by a local '
+        "Gaussian whose bandwidth is the rows' mean distance to them (Cai & Chen 2015), solved through the "
+        'centers (``alpha`` has no effect: the graph is already degree-normalised). "local_scaling": '
+        "``exp(-d^2 / (s_i s_j))`` on the centers with ``s`` the distance to the ``n_neighbors``-th nearest "
+        "center (Zelnik-Manor & Perona 2004). See :mod:`rskpca.decomposition._spectral_affinities`.",
+        _TRANSFORMERS),
+    "n_neighbors": ParameterDoc(
+        "int, default=5",
+        'K of the "landmark" and "local_scaling" affinities (ignored by "gaussian").',
+        _TRANSFORMERS),
+    "max_centers": ParameterDoc(
+        "int or None, default=None",
+        "Ceiling on m: the shadow's eps is widened from ``sigma / ell`` until m fits (see ``eps_``). None: the "
+        "shadow at ``sigma / ell``, whatever its size.",
+        _TRANSFORMERS),
+    "lloyd_steps": ParameterDoc(
+        "int, default=0",
+        "Lloyd steps that move the centers to the means of their nearest rows (seeded by the reduced set); "
+        "each row then belongs to its nearest center.",
+        _TRANSFORMERS),
 }
 
 
