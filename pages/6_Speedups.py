@@ -15,6 +15,7 @@ from rskpca.ui import (choose_methods, comparison_note, compute, fragment, reduc
                        show_table, start_page, stop_unless_rank_fits, without_slow_methods)
 from rskpca.ui.compute.exact_on_request import exact_all_rows_cost
 from rskpca.ui.compute.scaling import scaling
+from rskpca.ui.keys import SPEED_BUDGET_MB, SPEED_BUDGET_SECONDS
 from rskpca.ui.state import next_timing_round, setting, timing_round
 
 settings = start_page("Speedups")
@@ -33,11 +34,11 @@ st.caption("ShDE + RSKPCA is timed on all n rows (the shadow's selection include
            "are cached per data, sigma and rank r (they do not depend on ell), RSKPCA's per ell too.")
 budget_cols = st.columns([2, 2, 1], vertical_alignment="bottom")
 budget_s = budget_cols[0].select_slider(
-    "Exact KPCA: the most seconds one fit may take", [0.15, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0], key="speed_budget_s",
+    "Exact KPCA: the most seconds one fit may take", SPEED_BUDGET_SECONDS, key="speed_budget_s",
     help="A size is timed only if its fit is predicted (from the sizes timed before it, growing at least as n^2) "
          "to take at most this. Larger: more sizes measured, a better power law, a longer first view.")
 budget_mb = budget_cols[1].select_slider(
-    "Exact KPCA: the most memory its n x n matrix may take (MB)", [128, 512, 2048, 8192], key="speed_budget_mb",
+    "Exact KPCA: the most memory its n x n matrix may take (MB)", SPEED_BUDGET_MB, key="speed_budget_mb",
     help="8 n^2 bytes: 512 MB is n = 8,000; 8,192 MB is n = 32,000.")
 budget_cols[2].button(
     "Time again", key="speed_retime", icon=":material/timer:", on_click=next_timing_round,

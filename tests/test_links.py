@@ -23,7 +23,7 @@ NOT_DEFAULT = {
     "kernel": "laplacian", "ell": 6.5, "r": 3, "max_rows": 120, "row_seed": 7, "drop_missing": True,
     "stray_text_missing": True, "gram_error": True, "sweep_points": 10, "emb_groups": ["rskpca", "extra"],
     "emb_dims": "3-D", "bounds_max_exact": 250, "bounds_measured_curves": True, "speed_groups": ["baseline"],
-    "time_randomized": True, "speed_curves": True, "classifier": "lda", "cv_folds": 4, "dn_noise": "salt_and_pepper",
+    "time_randomized": True, "speed_curves": True, "speed_budget_s": 1.0, "speed_budget_mb": 2048, "dn_as_images": True, "classifier": "lda", "cv_folds": 4, "dn_noise": "salt_and_pepper",
     "dn_level": 0.3, "dn_preimage": "fixed-point", "dn_alpha": 0.01, "dn_fit_noisy": True, "sp_method": "clustering",
     "sp_clusters": 7, "sp_alpha": 0.5, "sp_t": 2.5, "sp_affinity": "gaussian", "sp_budget": 1000,
 }

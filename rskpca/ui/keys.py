@@ -36,6 +36,9 @@ ELL_STEP = 0.1
 RANK_RANGE = (1, 20)
 #: The Bounds page's "measure on at most this many rows" choices (KDE vs ShDE's MMD uses the same).
 BOUNDS_ROWS = (250, 500, 1000, 2000, 4000)
+#: Speedups: the budgets offered for timing exact KPCA at growing n (seconds of one fit; MB of its n x n matrix).
+SPEED_BUDGET_SECONDS = (0.15, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+SPEED_BUDGET_MB = (128, 512, 2048, 8192)
 #: The Data page's default row cap: measured, see rskpca.evaluation.row_cap.
 DEFAULT_MAX_ROWS = DEFAULT_ROW_CAP
 

@@ -24,7 +24,8 @@ from typing import Any, Callable
 from rskpca.evaluation.classify import CLASSIFIERS
 from rskpca.evaluation.denoising import NOISE_KINDS
 from rskpca.ui.compute.spectral import AFFINITIES, CENTER_BUDGETS, SPECTRAL_METHODS
-from rskpca.ui.keys import BOUNDS_ROWS, ELL_RANGE, KEYS, LABEL_COLOUR, NO_LABEL, RANK_RANGE
+from rskpca.ui.keys import (BOUNDS_ROWS, ELL_RANGE, KEYS, LABEL_COLOUR, NO_LABEL, RANK_RANGE, SPEED_BUDGET_MB,
+                            SPEED_BUDGET_SECONDS)
 from rskpca.ui.widgets import DEFAULT_GROUPS, METHOD_GROUPS
 
 __all__ = ["Linked", "LINKED", "Clamped", "TableColumns"]
@@ -187,6 +188,8 @@ _ALL = [
     Linked("speed_groups", "speed_methods", _choices(METHOD_GROUPS), list, default=list(DEFAULT_GROUPS), many=True),
     Linked("time_randomized", "randomized", *_ON_OFF, default=False),
     Linked("speed_curves", "curves", *_ON_OFF, default=False),
+    Linked("speed_budget_s", "exact_s", _choice(SPEED_BUDGET_SECONDS), str, default=KEYS["speed_budget_s"]),
+    Linked("speed_budget_mb", "exact_mb", _choice(SPEED_BUDGET_MB), str, default=KEYS["speed_budget_mb"]),
     # Kernelization
     Linked("classifier", "classifier", _choice(CLASSIFIERS), str, default=KEYS["classifier"]),
     Linked("cv_folds", "folds", _number(int, 2, 10), str, default=KEYS["cv_folds"]),
@@ -196,6 +199,7 @@ _ALL = [
     Linked("dn_preimage", "preimage", _choice(("ridge", "fixed-point")), str, default=KEYS["dn_preimage"]),
     Linked("dn_alpha", "ridge_alpha", _choice((1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)), str, default=KEYS["dn_alpha"]),
     Linked("dn_fit_noisy", "fit_noisy", *_ON_OFF, default=False),
+    Linked("dn_as_images", "as_images", *_ON_OFF, default=False),
     # Spectral
     Linked("sp_method", "method", _choice(SPECTRAL_METHODS), str, default=KEYS["sp_method"]),
     Linked("sp_clusters", "k", _number(int, 2, 100), str, default=KEYS["sp_clusters"]),
