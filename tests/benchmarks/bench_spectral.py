@@ -48,6 +48,7 @@ from sklearn.datasets import make_circles
 from sklearn.manifold import SpectralEmbedding
 from sklearn.metrics import adjusted_rand_score
 
+from rskpca.data.samples import SAMPLES as SAMPLES_INFO
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding, median_heuristic
 from rskpca.core.metrics import alignment_error
 
@@ -207,13 +208,20 @@ SKLEARN_MAX_ROWS = 6000
 
 
 def load_labelled(name: str, datasets=Path(os.environ.get("RSKPCA_DATASETS", "../shared/datasets"))):
-    """``(X, y)`` of a data set of ``REAL_DATA`` (label column last), or None when its file is absent."""
+    """``(X, y)`` of a data set of ``REAL_DATA`` (label column last), or None when its file is absent.
+
+    A bundled sample whose features are on different scales (wine, breast_cancer) is standardised, as the
+    app and the sample's own metadata do (:data:`rskpca.data.samples.SAMPLES`).
+    """
     path = Path(REAL_DATA[name])
     path = path if path.is_absolute() else Path(datasets) / path
     if not path.exists():
         return None
     df = pd.read_csv(path)
-    return df.drop(columns="label").to_numpy(dtype=np.float64), df["label"].to_numpy()
+    X = df.drop(columns="label").to_numpy(dtype=np.float64)
+    if name in SAMPLES_INFO and SAMPLES_INFO[name].standardize:  # as the app prepares it: every method sees it so
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X, df["label"].to_numpy()
 
 
 def real_methods(k: int, n: int, *, sklearn: bool = True) -> dict:
