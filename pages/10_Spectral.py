@@ -166,16 +166,20 @@ if clustering:
     else:
         st.caption(f"Clusters are not scored against the label: {sp.label_problem(y)}.")
 
-if embedded:
-    panels = {reduced_name: cmp["embedding"]}
-    if exact is not None:
+# While every row's own coordinates wait, each row is drawn at its center's: the exact embedding of the data
+# quantized to the centers, ready with the m x m problem.
+quantized = reduced.quantized if not embedded else None
+if embedded or quantized is not None:
+    panels = ({reduced_name: cmp["embedding"]} if embedded
+              else {f"{reduced_name}: each row at its center's coordinates": quantized})
+    if exact is not None and embedded:
         panels[exact_name] = exact.embedding
     if clustering:  # clusters are always categories
         colour = ColourChoice(reduced.clusters + 1, "cluster", False,
                               plots.hover_columns(ds.X, ds.feature_names, label=y, label_name=label_name))
     else:
         colour = colour_choice(ds)
-    errors = None if cmp["alignment_error"] is None else {reduced_name: cmp["alignment_error"]}
+    errors = None if cmp["alignment_error"] is None or not embedded else {reduced_name: cmp["alignment_error"]}
     selection.show_selectable(plots.embedding_figure(panels, y=colour.values, label_name=colour.name,
                                                      continuous=colour.continuous, row_ids=ds.row_ids,
                                                      hover_data=colour.hover, errors=errors,
@@ -197,6 +201,9 @@ else:
     else:  # the budget's fit computes only the one eigenvector it clusters (compute.spectral._fit_on_rows)
         what = "the one eigenvector k-means clusters at k = 2 (the second axis is 0: no second one is computed)"
 st.caption((f"Every one of the {n} rows, in {what}, components 1 and 2." if embedded else
+            f"Every one of the {n} rows at its shadow center's coordinates, in {what}, components 1 and 2: the exact "
+            "embedding of the data quantized to the centers. Each row's own coordinates wait for your go-ahead "
+            "(above)." if quantized is not None else
             f"The embedding of every one of the {n} rows, in {what}, waits for your go-ahead (above).")
            + (" The reduced-set embedding is drawn after the least-squares map onto the exact one "
               "(eigenvectors have arbitrary signs), its alignment error in its title." if exact is not None and embedded

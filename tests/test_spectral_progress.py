@@ -5,10 +5,11 @@ reads the stored fit. A run stopped at the bar stores nothing. Thresholds lowere
 """
 
 import hashlib
+import json
 
 import numpy as np
 import pytest
-from charts import chart_keys
+from charts import chart_keys, chart_specs
 from streamlit.testing.v1 import AppTest
 
 from test_app import APP, TIMEOUT
@@ -58,7 +59,9 @@ def test_spectral_asks_before_embedding_every_row_then_runs_with_a_bar_and_store
     assert "eigenvalues" in info
     toggle = at.toggle(key="embed_all_rows")
     assert not toggle.value and "Spectral and Embeddings pages" in toggle.help
-    assert chart_keys(at) == ["sp_eigenvalues"]  # the centers' eigenvalues, no embedding of the rows
+    # the centers' eigenvalues, and every row at its center's coordinates (the quantized data's embedding)
+    assert chart_keys(at) == ["sp_embedding", "sp_eigenvalues"]
+    assert "each row at its center's coordinates" in json.dumps(chart_specs(at)[0]["layout"])
     assert at.dataframe[0].value.shape[0] == 3
     assert not [b for b in at.get("download_button") if "every row's coordinates" in b.proto.label]
     assert not bars and not at.get("progress")
@@ -83,11 +86,14 @@ def test_spectral_asks_before_embedding_every_row_then_runs_with_a_bar_and_store
 
 
 def test_spectral_clustering_while_waiting_draws_every_rows_cluster(bars, mixture_npy):
-    at = _spectral(mixture_npy, "clustering")
+    # the paper's route (Gaussian affinity on the sidebar's shadow), whose rows are embedded after the fit
+    at = open_page(mixture_npy, "pages/10_Spectral.py", sp_method="clustering", sp_affinity="gaussian",
+                   sp_budget="ell")
     (info,) = _waiting(at)
     assert "every row's cluster" in info
-    # N = 2,500: the exact method runs too (its clusters beside the reduced ones); no embedding of the rows
-    assert chart_keys(at) == ["sp_cluster_view", "sp_exact_cluster_view", "sp_eigenvalues"]
+    # N = 2,500: the exact method runs too (its clusters beside the reduced ones); the rows at their centers'
+    # coordinates until each row's own are asked for
+    assert chart_keys(at) == ["sp_cluster_view", "sp_exact_cluster_view", "sp_cluster_embedding", "sp_eigenvalues"]
     assert "and the exact method beside them" in info
     assert not [bar for bar in bars if "rows embedded" in bar]  # (the center budget's fit on the rows may show one)
 
@@ -150,3 +156,26 @@ def test_the_m_by_m_problem_shows_its_prediction_and_progress_while_it_solves(mo
         sp._solving(lambda: time.sleep(2), stopping, seconds=1.0)
     assert time.perf_counter() - start < 1.0  # the page's run does not wait for the solve
     assert sp.centers_seconds(13_492, 16) > fits.ALL_ROWS_ASK_S  # the issue's m asks first
+
+
+def test_the_quantized_embedding_is_each_rows_center_and_the_centers_own_coordinates():
+    """What the page draws while every row's own coordinates wait: row i at its shadow center's coordinates,
+    which are the center's own coordinates in the embedding of every row (the Nystrom extension of a center is
+    its eigenvector entries)."""
+    from rskpca.core.shadow import shadow_centers
+
+    X = np.random.default_rng(1).normal(size=(600, 3))
+    request = sp.SpectralRequest.of("diffusion", sigma=1.5, ell=3.0, kernel="gaussian", r=3, k=2, alpha=1.0, t=1.0)
+    waiting = sp.centers_fit("quantized-test", X, request)
+    full = sp.reduced_fit("quantized-test", X, request)
+    s = shadow_centers(X, sigma=1.5, ell=3.0)
+    assert waiting.embedding is None and full.quantized is None
+    np.testing.assert_array_equal(waiting.quantized, waiting.quantized[s.center_indices][s.labels])
+    np.testing.assert_allclose(waiting.quantized[s.center_indices], full.embedding[s.center_indices], atol=1e-5)
+
+
+def test_the_landmark_clustering_embeds_every_row_with_its_fit_and_never_waits(bars, mixture_npy):
+    at = _spectral(mixture_npy, "clustering")  # the defaults: landmark graph on a center budget
+    assert not at.exception and not _waiting(at)
+    assert "sp_cluster_embedding" in chart_keys(at)
+    assert len(bars) <= 1  # at most the fit's one bar: no second pass over the rows

@@ -85,7 +85,7 @@ def _fit_or_wait(ds, request, m: int, embed_all: bool):
     if fit is not None:
         return fit, None
     seconds = sp.embedding_seconds(ds.n, m)
-    if seconds > all_rows_fits.ALL_ROWS_ASK_S and not embed_all:
+    if seconds > all_rows_fits.ALL_ROWS_ASK_S and not embed_all and not sp.embeds_with_fit(request):
         return sp.centers_fit(ds.digest, ds.X, request), all_rows_fits.embedding_cost_message(ds.n, m, seconds)
     return sp.reduced_fit(ds.digest, ds.X, request), None
 
@@ -133,11 +133,14 @@ def fit_for_page(ds, request, shadow, notes):
         if waiting is not None:
             clustering = request.n_clusters is not None
             drawn = ("the m x m problem's eigenvalues" + (" and every row's cluster" if clustering else "")
+                     + (", every row at its center's coordinates (the exact embedding of the data quantized to "
+                        "the centers)" if reduced.quantized is not None else "")
                      + (", and the exact method beside them," if sp.exact_skip_reason(ds.n) is None else ""))
             st.info(f"{sp.SPECTRAL_METHODS[request.method]}: embedding every row is waiting for your go-ahead: "
-                    f"{waiting} Until then the embedding of every row is not drawn and its CSV not offered (no sample "
-                    f"stands in for it); {drawn} drawn below.", icon=":material/timer:")
-        if waiting is not None or (embed_all and sp.embedding_seconds(ds.n, reduced.m) > ask_s):
+                    f"{waiting} Until then each row's own coordinates are not drawn and their CSV not offered (no "
+                    f"sample stands in for them); {drawn} drawn below.", icon=":material/timer:")
+        if waiting is not None or (embed_all and sp.embedding_seconds(ds.n, reduced.m) > ask_s
+                                   and not sp.embeds_with_fit(request)):
             st.toggle(f"Embed every row even above {ask_s:g} s (a progress bar shows it; changing a setting stops "
                       "it)", key="embed_all_rows",
                       help="One setting for the Spectral and Embeddings pages: embedding every row through the m "

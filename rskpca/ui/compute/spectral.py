@@ -135,6 +135,9 @@ class SpectralFit:
     eigenvalues: np.ndarray      # leading nontrivial eigenvalues of P
     embedding: np.ndarray | None  # (n, components): every row's coordinates (None: not embedded, centers_fit)
     clusters: np.ndarray | None  # (n,): every row's cluster (0..k-1), for clustering
+    # (n, components), while ``embedding`` is None: each row at its center's coordinates, the exact embedding
+    # of the data quantized to the centers (drawn first; None where the rows' centers are not known)
+    quantized: np.ndarray | None = None
 
 
 def rank_problem(request: SpectralRequest, m: int) -> str | None:
@@ -251,8 +254,11 @@ def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: b
     est, clusters = _solving(solve, scaled(progress, 0.0, solve_share), predicted)
     # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
     # form. Every row through float32 kernel blocks (drawn, not solved on): most of an ell change at scale.
+    quantized = None
     if not embed:
         Z = None
+        if row_centers is not None:
+            quantized = np.asarray(est.embedding_, dtype=np.float64)[row_centers]
     elif row_centers is None:
         Z = est.embedding_
     else:
@@ -260,8 +266,8 @@ def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: b
             Z = transform_in_blocks(est, X, dtype=np.float32, progress=scaled(progress, solve_share, 1.0))
     fit = SpectralFit(int(est.m_), np.asarray(est.eigenvalues_, dtype=np.float64),
                       None if Z is None else np.asarray(Z, dtype=np.float64),
-                      None if clusters is None else np.asarray(clusters, dtype=np.int64))
-    for array in (fit.eigenvalues, fit.embedding, fit.clusters):
+                      None if clusters is None else np.asarray(clusters, dtype=np.int64), quantized)
+    for array in (fit.eigenvalues, fit.embedding, fit.clusters, fit.quantized):
         if array is not None:
             array.setflags(write=False)  # shared by the sessions (reduced_fit is a resource)
     return fit
@@ -274,8 +280,9 @@ def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
     draws its own coordinates (k - 1 of them; at k = 2 the one, along a line)."""
     n, d = X.shape
 
-    # The landmark fit has every row's nearest centers: its fit_transform embeds the rows without a second search.
-    at_once = embed and request.affinity == "landmark"
+    # The landmark fit has every row's nearest centers: its fit_transform embeds the rows without a second search,
+    # so they are embedded whether or not asked (embeds_with_fit).
+    at_once = embeds_with_fit(request)
 
     def solve():
         est = _estimator(request)
@@ -287,7 +294,7 @@ def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
     est, Z = _solving(solve, scaled(progress, 0.0, 1.0 if at_once else solve_share),
                       fit_seconds(n, request.max_centers, d, embed=False))
     clusters = est.labels_ if request.n_clusters is not None else None
-    if embed:
+    if embed or Z is not None:
         if Z is None:
             with native_threads_off():
                 Z = transform_in_blocks(est, X, dtype=np.float32, progress=scaled(progress, solve_share, 1.0))
@@ -300,6 +307,12 @@ def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
         if array is not None:
             array.setflags(write=False)
     return fit
+
+
+def embeds_with_fit(request: SpectralRequest) -> bool:
+    """Whether the fit of ``request`` gives every row's coordinates at no further cost (the landmark graph on a
+    center budget: the rows' nearest centers are the fit's), so that embedding them never waits."""
+    return request.max_centers is not None and request.affinity == "landmark"
 
 
 def expected_m(request: SpectralRequest, shadow_m: int, n: int) -> int:
