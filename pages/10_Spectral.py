@@ -10,7 +10,7 @@ from rskpca.ui import (compute, download_csv, reduction_note, selection, setting
 from rskpca.ui.compute import spectral as sp
 from rskpca.evaluation.clustering_scores import matched_labels
 from rskpca.ui.widgets import ColourChoice, colour_choice
-from rskpca.ui.spectral import default_clusters, fit_for_page, show_cluster_table
+from rskpca.ui.spectral import default_clusters, embed_every_row, fit_for_page, show_cluster_table
 
 settings = start_page("Spectral methods on the shadow")
 ds = settings.dataset
@@ -57,7 +57,7 @@ request = sp.SpectralRequest.of(method, sigma=settings.sigma, ell=settings.ell, 
                                 t=setting("sp_t"), affinity=setting("sp_affinity"), budget=setting("sp_budget"))
 shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)  # the sidebar's
 notes = st.container()  # drawn either way, so that the charts below keep their place when a message comes and goes
-request, shadow, reduced = fit_for_page(ds, request, shadow, notes)
+request, shadow, reduced, later = fit_for_page(ds, request, shadow, notes)
 clustering = request.n_clusters is not None
 
 n = ds.n
@@ -116,7 +116,7 @@ if clustering:
                         + ("" if exact_value is None else f" The exact method's: {exact_value:.3g}."))
 else:
     cols[1].metric("rows embedded", n if embedded else 0, "every row, through the m centers" if embedded else
-                   f"of {n}: waiting for your go-ahead (above)", delta_color="off", delta_arrow="off")
+                   f"of {n}: " + ("being computed (above)" if later else "waiting for your go-ahead (above)"), delta_color="off", delta_arrow="off")
     cols[2].metric("alignment error vs exact", _value(cmp["alignment_error"]), rows, delta_color="off",
                    delta_arrow="off",
                    help="min_A ||Z - Z~ A||_F / ||Z||_F between the exact embedding Z and the reduced one Z~ of every "
@@ -202,8 +202,8 @@ else:
         what = "the one eigenvector k-means clusters at k = 2 (the second axis is 0: no second one is computed)"
 st.caption((f"Every one of the {n} rows, in {what}, components 1 and 2." if embedded else
             f"Every one of the {n} rows at its shadow center's coordinates, in {what}, components 1 and 2: the exact "
-            "embedding of the data quantized to the centers. Each row's own coordinates wait for your go-ahead "
-            "(above)." if quantized is not None else
+            "embedding of the data quantized to the centers. Each row's own coordinates "
+            + ("are being computed (above)." if later else "wait for your go-ahead (above).") if quantized is not None else
             f"The embedding of every one of the {n} rows, in {what}, waits for your go-ahead (above).")
            + (" The reduced-set embedding is drawn after the least-squares map onto the exact one "
               "(eigenvectors have arbitrary signs), its alignment error in its title." if exact is not None and embedded
@@ -230,3 +230,5 @@ if embedded:
     download_csv(lambda: sp.rows_table(ds.row_ids, y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
                  filename=f"spectral_{request.method}_rows",
                  label=f"Download every row's coordinates{' and cluster' if clustering else ''} (CSV, {n} rows)")
+if later:  # each row was drawn at its center's coordinates: now every row's own, then the page again
+    embed_every_row(ds, request, notes)

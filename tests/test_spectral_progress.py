@@ -179,3 +179,21 @@ def test_the_landmark_clustering_embeds_every_row_with_its_fit_and_never_waits(b
     assert not at.exception and not _waiting(at)
     assert "sp_cluster_embedding" in chart_keys(at)
     assert len(bars) <= 1  # at most the fit's one bar: no second pass over the rows
+
+
+def test_an_embedding_over_a_second_draws_each_row_at_its_center_first_then_every_rows_own(monkeypatch, bars,
+                                                                                          mixture_npy):
+    """Issue 38, "draw what is ready first": the page is drawn from the centers' fit (each row at its center's
+    coordinates), then every row is embedded and the page runs again to draw them."""
+    monkeypatch.setattr(fits, "ALL_ROWS_ASK_S", 1e9)  # predicted above the progress threshold, below the ask
+    calls = []
+    real_centers, real_reduced = sp.centers_fit, sp.reduced_fit
+    monkeypatch.setattr(sp, "centers_fit", lambda *a, **k: calls.append("centers") or real_centers(*a, **k))
+    monkeypatch.setattr(sp, "reduced_fit", lambda *a, **k: calls.append(
+        "rows" if k.get("embed", True) else "centers inside") or real_reduced(*a, **k))
+    at = open_page(mixture_npy, "pages/10_Spectral.py", sp_method="diffusion")
+    assert not at.exception and not _waiting(at)
+    assert calls.index("centers") < calls.index("rows")  # the quantized drawing first, every row's own after
+    spec = json.dumps(chart_specs(at)[0]["layout"])
+    assert "each row at its center's coordinates" not in spec  # the page ran again with every row's own
+    assert any(b.endswith(f"every one of the {N:,} rows embedded") for b in bars)

@@ -20,8 +20,8 @@ from rskpca.ui.compute.shadow_cache import shadow as compute_shadow
 from rskpca.ui.progress import resume_button, stopped
 from rskpca.ui.widgets import download_csv, show_error
 
-__all__ = ["remember_good", "last_good", "default_clusters", "solve_waits", "fit_for_page", "heat_colours",
-           "show_cluster_table"]
+__all__ = ["remember_good", "last_good", "default_clusters", "solve_waits", "fit_for_page", "embed_every_row",
+           "heat_colours", "show_cluster_table"]
 
 
 def remember_good(digest: str, request) -> None:
@@ -78,21 +78,35 @@ def solve_waits(ds, request, m: int) -> str | None:
 
 
 
-def _fit_or_wait(ds, request, m: int, embed_all: bool):
-    """(fit, None), every row embedded (stored, or run now with a progress bar above ALL_ROWS_PROGRESS_S), or
-    (the centers' fit, embedding None, and what the embedding would cost) while it waits for the toggle."""
+def _fit_or_wait(ds, request, m: int, embed_all: bool, *, first: bool = False):
+    """``(fit, waiting, later)``: every row embedded (stored, or run now with a progress bar above
+    ALL_ROWS_PROGRESS_S); or the centers' fit, embedding None, and what the embedding would cost while it waits
+    for the toggle; or (``first``, an embedding predicted above ALL_ROWS_PROGRESS_S) the centers' fit now and
+    ``later`` True: the page draws each row at its center's coordinates first, then :func:`embed_every_row`."""
     fit = sp.stored_reduced_fit(ds.digest, request)
     if fit is not None:
-        return fit, None
+        return fit, None, False
     seconds = sp.embedding_seconds(ds.n, m)
     if seconds > all_rows_fits.ALL_ROWS_ASK_S and not embed_all and not sp.embeds_with_fit(request):
-        return sp.centers_fit(ds.digest, ds.X, request), all_rows_fits.embedding_cost_message(ds.n, m, seconds)
-    return sp.reduced_fit(ds.digest, ds.X, request), None
+        return sp.centers_fit(ds.digest, ds.X, request), all_rows_fits.embedding_cost_message(ds.n, m, seconds), False
+    if first and seconds > all_rows_fits.ALL_ROWS_PROGRESS_S and request.max_centers is None:
+        return sp.centers_fit(ds.digest, ds.X, request), None, True
+    return sp.reduced_fit(ds.digest, ds.X, request), None, False
+
+
+def embed_every_row(ds, request, notes) -> None:
+    """Embed every row for ``request`` (a progress bar with a Stop button in ``notes``), then run the page again
+    to draw them: called at the end of a page that drew each row at its center's coordinates first."""
+    with notes:
+        sp.reduced_fit(ds.digest, ds.X, request)
+    st.rerun()
 
 
 def fit_for_page(ds, request, shadow, notes):
-    """``(request, shadow, fit)`` the page draws: ``request``'s fit, or the last good request's where this one
-    cannot be fitted, waits for a click (a long m x m solve), or was stopped; messages go in ``notes``.
+    """``(request, shadow, fit, later)`` the page draws: ``request``'s fit, or the last good request's where this
+    one cannot be fitted, waits for a click (a long m x m solve), or was stopped; messages go in ``notes``.
+    ``later``: every row's own coordinates are computed after the page is drawn (:func:`embed_every_row`), each
+    row at its center's meanwhile (``fit.quantized``).
 
     ``fit.embedding`` is None while embedding every row, predicted above ``ALL_ROWS_ASK_S``, waits for the
     toggle "embed_all_rows" (one setting with the Embeddings page), which is offered here then. Stops the page
@@ -109,9 +123,10 @@ def fit_for_page(ds, request, shadow, notes):
     if problem is None and sp.stored_reduced_fit(ds.digest, request, embed=False) is None:
         with notes:
             held = solve_waits(ds, request, m)  # the m x m problem waits for a click: predicted long, or stopped
+    later = False
     if problem is None and held is None:
         try:
-            reduced, waiting = _fit_or_wait(ds, request, m, embed_all)
+            reduced, waiting, later = _fit_or_wait(ds, request, m, embed_all, first=True)
         except sp.FIT_ERRORS as exc:
             problem = f"{sp.SPECTRAL_METHODS[request.method]} could not be computed at these settings: {exc}"
     with notes:
@@ -127,7 +142,7 @@ def fit_for_page(ds, request, shadow, notes):
             if request.ell is not None:
                 shadow = compute_shadow(ds.digest, ds.X, request.sigma, request.ell, request.kernel)
             # fitted before: stored
-            reduced, waiting = _fit_or_wait(ds, request, sp.expected_m(request, shadow.m, ds.n), embed_all)
+            reduced, waiting, _ = _fit_or_wait(ds, request, sp.expected_m(request, shadow.m, ds.n), embed_all)
             st.info(f"Still showing the last settings that could be computed: {request.describe()}.",
                     icon=":material/history:")
         if waiting is not None:
@@ -146,7 +161,7 @@ def fit_for_page(ds, request, shadow, notes):
                       help="One setting for the Spectral and Embeddings pages: embedding every row through the m "
                            f"centers, when predicted above {ask_s:g} s, waits for it. The last 16 results are kept, "
                            "so returning to settings already embedded draws them at once.")
-    return request, shadow, reduced
+    return request, shadow, reduced, later
 
 def heat_colours(table: pd.DataFrame) -> pd.DataFrame:
     """CSS backgrounds for the cluster x label table: each cell shaded by its share of its cluster's rows,
