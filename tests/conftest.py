@@ -46,3 +46,10 @@ def threads(monkeypatch):
 def three_blobs():
     """Three 2-D blobs with a clear eigengap at sigma = synthetic.THREE_BLOBS_SIGMA (see synthetic.py)."""
     return _three_blobs()
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject.toml's addopts): one worker more than the cores. The browser and wheel tests wait on
+    Chromium, the app's server and pip for about a third of their time (two workers on two cores used 1.24 of
+    them), so a third worker fills those waits."""
+    return (os.cpu_count() or 1) + 1

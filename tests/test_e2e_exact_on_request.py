@@ -1,9 +1,9 @@
 """In Chromium: exact KPCA on all n rows, matrix-free, on request (Embeddings), stopped and then finished.
 
 Streamlit stops a running script at its next st call once a widget is used; the run's progress bar is
-that call. This checks it in a real server: on 20,000 rows the run is offered, started, stopped with its
+that call. This checks it in a real server: on 10,000 rows the run is offered, started, stopped with its
 Stop button (the page then says so and keeps exact KPCA on the seeded sample), and started again to the
-end (the page then says exact KPCA is on all 20,000 rows). About a minute on the 2-core machine.
+end (the page then says exact KPCA is on all 10,000 rows).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from test_e2e import (app_page, app_server, assert_no_exception, chromium_browse
 
 pytestmark = pytest.mark.e2e
 
-ROWS = 20_000
+ROWS = 10_000
 
 
 def _mixture_csv() -> bytes:
