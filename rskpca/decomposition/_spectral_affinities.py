@@ -12,7 +12,10 @@
 Centers: the reduced set of ``rsde`` (:mod:`._reduced_set_choice`) with the shadow's eps
 widened to keep ``m <= max_centers`` (:mod:`._center_budget`), then ``lloyd_steps`` Lloyd steps
 seeded by them; a refined center is a mean, so ``center_indices_`` is not kept, and each
-training row then belongs to its nearest center (the shadow's labels no longer apply).
+training row then belongs to its nearest center (the shadow's labels no longer apply). Under a
+target budget (``ell=None``) with Lloyd steps the shadow runs on ``SUBSAMPLE_PER_CENTER *
+max_centers`` seeded rows, not every row (the centers are only the steps' seeds); the "landmark"
+affinity weighs the refined centers in its one nearest-centers pass over the rows.
 """
 
 from __future__ import annotations
