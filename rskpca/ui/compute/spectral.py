@@ -41,10 +41,10 @@ from rskpca.ui.progress import progress_panel
 from rskpca.ui.compute.shadow_cache import shadow
 
 __all__ = ["FIT_ERRORS", "SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "SpectralFit", "SpectralRequest",
-           "rank_problem", "exact_skip_reason", "embedding_seconds", "centers_seconds", "fit_seconds",
+           "rank_problem", "exact_skip_reason", "embedding_seconds", "centers_seconds", "on_rows_seconds",
            "stored_reduced_fit", "reduced_fit", "centers_fit", "expected_m", "library_defaults", "AFFINITIES",
            "CENTER_BUDGETS",
-           "exact_fit", "LabelScores", "label_problem", "label_scores", "scores_table",
+           "exact_fit", "LabelScores", "label_problem", "label_classes", "label_scores", "scores_table", "embeds_with_fit",
            "comparison", "eigenvalue_table", "rows_table"]
 
 #: The page's methods: key -> what the page calls it.
@@ -292,7 +292,7 @@ def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
             return est.fit(X), None
 
     est, Z = _solving(solve, scaled(progress, 0.0, 1.0 if at_once else solve_share),
-                      fit_seconds(n, request.max_centers, d, embed=False))
+                      on_rows_seconds(n, expected_m(request, 0, n), d))
     clusters = est.labels_ if request.n_clusters is not None else None
     if embed or Z is not None:
         if Z is None:
@@ -307,6 +307,12 @@ def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
         if array is not None:
             array.setflags(write=False)
     return fit
+
+
+def on_rows_seconds(n: int, m: int, d: int) -> float:
+    """Predicted seconds of the library's fit on every row with at most m centers: the m x m problem, the
+    budget's search and every row's graph (about two passes of the rows through the centers)."""
+    return centers_seconds(m, d) + 2 * embedding_seconds(n, m)
 
 
 def embeds_with_fit(request: SpectralRequest) -> bool:
@@ -338,11 +344,6 @@ def stored_reduced_fit(digest: str, request: SpectralRequest, *, embed: bool = T
     return found if found is not None or embed else store.get((digest, request, "centers"))
 
 
-def fit_seconds(n: int, m: int, d: int, *, embed: bool = True) -> float:
-    """Predicted seconds of the m x m problem, and of every row embedded through the centers."""
-    return centers_seconds(m, d) + (embedding_seconds(n, m) if embed else 0.0)
-
-
 def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest, *, embed: bool = True) -> SpectralFit:
     """The method of ``request`` on the shadow centers at its sigma and ell, every row embedded through them
     (``embed=False``: not embedded, ``embedding`` None: the m x m problem's eigenvalues and, for clustering,
@@ -351,7 +352,7 @@ def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest, *, embed: 
     Kept read-only in a store shared by the sessions (:func:`stored_reduced_fit`), not data: cached data
     would be unpickled on every rerun, its n x k embedding copied each time (at a million rows, tens of
     milliseconds of every change). On a miss, a spinner, or above ``ALL_ROWS_PROGRESS_S`` predicted
-    (:func:`fit_seconds`) a progress panel (:func:`rskpca.ui.progress.progress_panel`: the prediction, the
+    (the m x m problem and the embedding) a progress panel (:func:`rskpca.ui.progress.progress_panel`: the prediction, the
     time so far and left, a Stop button), while it runs; a stopped run stores nothing, and a hit draws
     nothing. Call it outside any ``st.cache_*`` function."""
     key = (digest, request) if embed else (digest, request, "centers")
@@ -366,8 +367,7 @@ def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest, *, embed: 
         on_rows = request.max_centers is not None
         if on_rows:
             m = expected_m(request, 0, n)
-            # the budget's search and every row's graph: about two passes of the rows through the centers
-            solve_s = centers_seconds(m, d) + 2 * embedding_seconds(n, m)
+            solve_s = on_rows_seconds(n, m, d)
         else:
             s = shadow(digest, X, request.sigma, request.ell, request.kernel)
             C, w, labels = np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), np.asarray(s.labels)
