@@ -150,7 +150,8 @@ if clustering:
                 title=f"Clusters on the data: {exact_name}"), key="sp_exact_cluster_view",
                 filename="spectral_exact_clusters")
     st.caption(("The data on its first two principal axes. " if not flat else "")
-               + "Each row takes the cluster of its shadow center."
+               + ("Each row's cluster is that of its own coordinates (from its nearest centers)."
+                  if request.affinity == "landmark" else "Each row takes the cluster of its shadow center.")
                + (" The exact clusters are renumbered to match the reduced ones, so one cluster has one colour in "
                   "both views." if exact is not None else ""))
     scores = {"reduced set": scored, "exact (every row a center)": scored_exact}
