@@ -27,13 +27,15 @@ def literal_shadow(X, eps):
     return np.array(centers), np.array(weights), labels
 
 
-def literal_landmark_graph(X, C, n_neighbors):
+def literal_landmark_graph(X, C, n_neighbors, regularization=0.0):
     """The n x n row affinity of landmark spectral clustering, built as Cai & Chen (2015) write it.
 
     Row by row: the K nearest landmarks (ties to the lower index), Gaussian weights
     exp(-d^2 / 2h^2) normalised to sum 1, h the mean distance of all rows to their K nearest;
     then W = Z diag(1 / column sums) Z'. Returns W (n x n); its eigenvalues, descending, are
-    1 (the constant vector) and then the nontrivial ones.
+    1 (the constant vector) and then the nontrivial ones. With ``regularization`` (Qin & Rohe
+    2013) every linked column sum is raised by that fraction of their mean: W = Z diag(1 / (col
+    + tau)) Z', whose top eigenvalue is below 1 and stands for the constant.
     """
     X = np.asarray(X, dtype=np.float64)
     C = np.asarray(C, dtype=np.float64)
@@ -51,7 +53,8 @@ def literal_landmark_graph(X, C, n_neighbors):
         Z[i, near[i]] = v / v.sum()
     col = Z.sum(axis=0)
     used = col > 0
-    return Z[:, used] @ np.diag(1.0 / col[used]) @ Z[:, used].T
+    tau = regularization * col[used].mean()
+    return Z[:, used] @ np.diag(1.0 / (col[used] + tau)) @ Z[:, used].T
 
 
 def literal_local_scaling(X, n_neighbors):

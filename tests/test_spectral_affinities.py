@@ -9,13 +9,15 @@ must give their eigenvalues to 1e-8 -- with every row its own center, with fewer
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from sklearn.datasets import make_blobs
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs, make_circles, make_moons
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils._param_validation import InvalidParameterError
 
 from reference import literal_landmark_graph, literal_local_scaling, random_walk_eigenvalues
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.core.metrics import alignment_error
+from rskpca.decomposition._landmark_graph import AUTO_REGULARIZATION, localized
 
 EVERY_ROW = 1e12  # ell so large that eps is below every distance between distinct rows: m = n
 
@@ -24,20 +26,60 @@ def _rows(n=40, d=3, seed=0):
     return np.random.default_rng(seed).normal(size=(n, d))
 
 
+@pytest.mark.parametrize("regularization", [0.0, 0.05, 0.5])
 @pytest.mark.parametrize("ell", [EVERY_ROW, 1.5])
-def test_landmark_eigenvalues_equal_the_dense_graph_on_the_rows(ell):
+def test_landmark_eigenvalues_equal_the_dense_graph_on_the_rows(ell, regularization):
     # every row a landmark (m = n), and fewer landmarks (m < n): the m x m problem is exact both ways
     X = _rows()
     k = 4
-    se = ReducedSetSpectralEmbedding(n_components=k, sigma=1.0, ell=ell, affinity="landmark", n_neighbors=5).fit(X)
+    se = ReducedSetSpectralEmbedding(n_components=k, sigma=1.0, ell=ell, affinity="landmark", n_neighbors=5,
+                                     regularization=regularization).fit(X)
     assert (se.m_ == 40) == (ell == EVERY_ROW)
-    W = literal_landmark_graph(X, se.centers_, 5)
+    assert se.regularization_ == regularization
+    W = literal_landmark_graph(X, se.centers_, 5, regularization)
     vals, vecs = np.linalg.eigh(W)
     vals, vecs = vals[::-1], vecs[:, ::-1]
-    np.testing.assert_allclose(vals[0], 1.0, atol=1e-12)
+    assert (abs(vals[0] - 1.0) < 1e-12) == (regularization == 0)
     np.testing.assert_allclose(se.eigenvalues_, vals[1:k + 1], atol=1e-8)
     # the rows' coordinates are W's unit eigenvectors times sqrt(n) (unit in the uniform measure)
     assert alignment_error(vecs[:, 1:k + 1] * np.sqrt(40), se.transform(X)) < 1e-8
+
+
+def _two_blobs_and_outliers():
+    """Two blobs of 300 rows and three rows far from both (and from each other)."""
+    X, y = make_blobs(600, n_features=4, centers=[[0, 0, 0, 0], [6, 0, 0, 0]], random_state=0)
+    far = np.array([[40.0, 40, 0, 0], [-40, 40, 0, 0], [0, -40, 40, 0]])
+    return np.vstack([X, far]), np.concatenate([y, [0, 1, 0]])
+
+
+def test_auto_regularization_splits_the_classes_where_the_plain_graph_isolates_outliers():
+    # Zhang & Rohe (2018): the plain graph's second eigenvector lives on the outlying rows
+    X, y = _two_blobs_and_outliers()
+    plain = ReducedSetSpectralClustering(n_clusters=2, regularization=0.0, random_state=0).fit(X)
+    assert np.bincount(plain.labels_).min() <= 3 and adjusted_rand_score(y, plain.labels_) < 0.1
+    auto = ReducedSetSpectralClustering(n_clusters=2, random_state=0).fit(X)
+    assert auto.regularization_ == AUTO_REGULARIZATION
+    assert adjusted_rand_score(y[:600], auto.labels_[:600]) == 1.0
+
+
+@pytest.mark.parametrize("make", [lambda: make_circles(2000, noise=0.05, factor=0.5, random_state=0),
+                                  lambda: make_moons(2000, noise=0.05, random_state=0)])
+def test_auto_regularization_leaves_a_graph_without_dangling_sets_alone(make):
+    # regularization would lower the sparser ring's eigenvalue below a mode along the denser one
+    X, y = make()
+    sc = ReducedSetSpectralClustering(n_clusters=2, random_state=0).fit(X)
+    assert sc.regularization_ == 0.0 and adjusted_rand_score(y, sc.labels_) == 1.0
+
+
+def test_localized_measures_participation():
+    Z = sp.identity(100, format="csr")
+    spread, single = np.ones((100, 1)), np.eye(100)[:, :1]
+    assert not localized(Z, np.ones(100), spread, 2) and localized(Z, np.ones(100), single, 2)
+    # 2 of 100 rows carry the vector: participation 0.02, under 0.1 / k (a tenth of an average cluster) for k < 5
+    two = np.r_[np.ones(2), np.zeros(98)][:, None]
+    assert localized(Z, np.ones(100), two, 4) and not localized(Z, np.ones(100), two, 6)
+    # row weights count: the same two rows standing for 30 rows each carry 60 of 158
+    assert not localized(Z, np.r_[30.0, 30.0, np.ones(98)], two, 4)
 
 
 def test_landmark_fit_reduced_set_is_exact_on_the_quantized_data():
@@ -69,18 +111,19 @@ def test_local_scaling_equals_the_dense_self_tuning_method_on_the_quantized_data
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(12, 40), d=st.integers(1, 4), k=st.integers(1, 3), K=st.integers(1, 5),
-       affinity=st.sampled_from(["landmark", "local_scaling"]), seed=st.integers(0, 10_000))
-def test_integer_features_with_ties_and_duplicates_match_the_oracle(n, d, k, K, affinity, seed):
+       affinity=st.sampled_from(["landmark", "local_scaling"]), regularization=st.sampled_from([0.0, 0.05, 1.0]),
+       seed=st.integers(0, 10_000))
+def test_integer_features_with_ties_and_duplicates_match_the_oracle(n, d, k, K, affinity, regularization, seed):
     # small integers: many equal distances (ties) and repeated rows
     X = np.random.default_rng(seed).integers(0, 4, size=(n, d)).astype(float)
     m = np.unique(X, axis=0).shape[0]
     if m < 3 or k >= m - 1 or K > m - 1:
         return
     se = ReducedSetSpectralEmbedding(n_components=k, sigma=1.0, ell=EVERY_ROW, affinity=affinity,
-                                     n_neighbors=K).fit(X)
+                                     n_neighbors=K, regularization=regularization).fit(X)
     assert se.m_ == m and se.eigenvalues_.shape == (k,) and se.transform(X).shape == (n, k)
     if affinity == "landmark":
-        W = literal_landmark_graph(X, se.centers_, K)
+        W = literal_landmark_graph(X, se.centers_, K, regularization)
         vals = np.linalg.eigvalsh(W)[::-1]
     else:
         vals = random_walk_eigenvalues(literal_local_scaling(X, K))

@@ -17,6 +17,18 @@ the normalized cut's eigenvectors are W's own. With ``Zh = R^1/2 Z D_c^-1/2``::
 share their nonzero eigenvalues, and ``u = Zh b / sqrt(lambda)`` for ``G b = lambda b``: an
 m x m problem after the O(n K) graph. The top eigenvalue is 1 with ``u`` constant.
 
+**Regularization** (Qin & Rohe 2013; Zhang & Rohe 2018). A landmark that few rows link to (an
+outlier's) has a small degree, and ``D_c^-1`` inflates it: the leading eigenvectors then localise
+on a handful of outlying rows (a "dangling set"), and k-means spends clusters on them (a
+two-class data set split 1 row against 568). Adding ``tau`` to every landmark's degree,
+``Zh = R^1/2 Z (D_c + tau I)^-1/2``, lowers exactly those small cuts' eigenvalues. ``tau`` is
+``regularization`` times the mean landmark degree; 0 is the plain graph above. With ``tau > 0``
+the top eigenvector is no longer known in closed form, so ``k + 1`` pairs are solved and the
+top one is dropped (it stands for the constant, as in the plain graph). Regularization is no
+free gain: it also lowers the top eigenvalue of a sparser true cluster (the outer of two
+circles), which then loses to a mode along the denser one. So ``"auto"`` regularizes only a
+graph whose plain eigenvectors include a dangling set (:func:`localized`).
+
 A row's coordinates are ``u(x) = z(x) @ L`` with ``L = D_c^-1/2 B Lambda^-1/2`` -- a convex
 combination of the landmarks' rows of L, weighted by the row's own ``z(x)``. A new row is
 embedded by the same formula through its K nearest landmarks, so ``transform`` on a training
@@ -41,7 +53,7 @@ from rskpca.core.eigen import SINGLE_THREAD_MAX_M, column_signs
 from rskpca.core.threads import blas_threads, map_row_blocks
 
 __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
-           "landmark_transform"]
+           "landmark_transform", "localized", "AUTO_REGULARIZATION"]
 
 #: Candidates beyond the K asked for, so that ties at the K-th distance resolve by index.
 TIE_MARGIN = 8
@@ -58,13 +70,15 @@ class LandmarkGraphEigen:
     eigenvalues : ndarray of shape (k,)
         Nontrivial, descending, in [0, 1] (below 1e-12 set to 0).
     coef : ndarray of shape (m, k)
-        ``L = D_c^-1/2 B Lambda^-1/2``: a row's unit-norm eigenvector entries are ``z(x) @ L``
+        ``L = (D_c + tau I)^-1/2 B Lambda^-1/2``: a row's unit-norm eigenvector entries are ``z(x) @ L``
         (0 in a column whose eigenvalue is 0).
     bandwidth : float
         ``h`` of the local Gaussian.
     degrees : ndarray of shape (m,)
         ``D_c``, the landmarks' degrees ``Z' r``.
     solver : str
+    regularization : float
+        The fraction of the mean degree added to every landmark's (0: the plain graph).
     """
 
     eigenvalues: np.ndarray
@@ -72,6 +86,7 @@ class LandmarkGraphEigen:
     bandwidth: float
     degrees: np.ndarray
     solver: str
+    regularization: float = 0.0
 
 
 def nearest_centers(X, C, n_neighbors: int):
@@ -141,13 +156,16 @@ def local_bandwidth(dist) -> float:
 
 
 def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, bandwidth: float,
-                         random_state=None) -> LandmarkGraphEigen:
-    """Top ``n_eigen`` nontrivial eigenpairs of ``W = Z D_c^-1 Z'`` via the m x m ``G``.
+                         regularization: float | str = 0.0, random_state=None) -> LandmarkGraphEigen:
+    """Top ``n_eigen`` nontrivial eigenpairs of ``W = Z (D_c + tau I)^-1 Z'`` via the m x m ``G``.
 
-    The trivial pair is known in closed form (``G sqrt(d_c) = sqrt(d_c)``: u constant) and
-    deflated before the solve, as :func:`~rskpca.decomposition._diffusion.diffusion_on_centers`
-    does; a graph in several pieces keeps its further eigenvalue-1 vectors, which tell the
-    pieces apart. ``n_eigen`` must be below the number of landmarks some row links to.
+    ``tau = regularization * mean(d_c)`` over the linked landmarks. Without it the trivial pair
+    is known in closed form (``G sqrt(d_c) = sqrt(d_c)``: u constant) and deflated before the
+    solve, as :func:`~rskpca.decomposition._diffusion.diffusion_on_centers` does; a graph in
+    several pieces keeps its further eigenvalue-1 vectors, which tell the pieces apart. With it
+    the top pair is solved for and dropped. ``"auto"``: the plain graph, solved again at
+    ``AUTO_REGULARIZATION`` only if one of its eigenvectors is a dangling set
+    (:func:`localized`). ``n_eigen`` must be below the number of landmarks some row links to.
     """
     n, m = Z.shape
     r = np.ones(n) if row_weights is None else np.asarray(row_weights, dtype=np.float64)
@@ -157,35 +175,72 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
     if not 1 <= k < p:
         raise ValueError(f"{k} nontrivial eigenvectors asked of a landmark graph with {p} linked landmarks; "
                          f"at most {p - 1}.")
-    b0 = np.sqrt(degrees[used])
-    b0 /= np.linalg.norm(b0)
-    scale = 1.0 / np.sqrt(degrees[used])
-    if p <= DENSE_MAX_M or k >= p // 2:
+    rng = random_state if isinstance(random_state, np.random.RandomState) else np.random.RandomState(random_state)
+    auto = isinstance(regularization, str)
+    fraction = 0.0 if auto else float(regularization)
+    vals, coef, solver = _eigenpairs(Z, r, degrees, used, k, fraction, rng)
+    if auto and localized(Z, r, coef, k + 1):
+        fraction = AUTO_REGULARIZATION
+        vals, coef, solver = _eigenpairs(Z, r, degrees, used, k, fraction, rng)
+    return LandmarkGraphEigen(vals, coef, float(bandwidth), degrees, solver, fraction)
+
+
+#: Regularization of ``"auto"`` when the plain graph has a dangling set, as a fraction of the mean
+#: landmark degree. 0.02-0.05 score alike on the real-data table of ``tests/benchmarks/bench_spectral.py
+#: --cases real``; 0.1 and above cost pendigits and USPS several NMI points (RESULTS.md).
+AUTO_REGULARIZATION = 0.05
+#: An eigenvector is a dangling set when its participation (below) is under this over k clusters: it
+#: lives on fewer rows than a tenth of an average cluster's.
+DANGLING_PARTICIPATION = 0.1
+
+
+def localized(Z: sp.csr_matrix, r, coef, n_clusters: int) -> bool:
+    """Whether a row eigenvector ``u = Z @ coef[:, j]`` is a dangling set (Zhang & Rohe 2018).
+
+    Its participation ``(sum r u^2)^2 / (sum r * sum r u^4)`` is 1 for a constant vector and
+    about ``s / n`` for one carried by s of n rows; below ``DANGLING_PARTICIPATION / n_clusters``
+    the vector singles out a handful of outlying rows rather than a cluster.
+    """
+    U = np.asarray(Z @ coef)
+    u2 = r[:, None] * U**2
+    mass, peak = u2.sum(axis=0), (u2 * U**2).sum(axis=0)
+    live = peak > 0
+    participation = mass[live] ** 2 / (r.sum() * peak[live])
+    return bool(np.any(participation < DANGLING_PARTICIPATION / n_clusters))
+
+
+def _eigenpairs(Z, r, degrees, used, k: int, fraction: float, rng):
+    """``(eigenvalues, coef, solver)`` of the graph regularized by ``fraction`` of the mean degree."""
+    m, p = Z.shape[1], used.size
+    tau = fraction * float(np.mean(degrees[used]))
+    # Deflated: the trivial pair removed in closed form (tau = 0), or solved for and dropped (tau > 0).
+    b0 = np.sqrt(degrees[used]) / np.linalg.norm(np.sqrt(degrees[used])) if tau == 0 else np.zeros(p)
+    solve_k = k if tau == 0 else k + 1
+    scale = 1.0 / np.sqrt(degrees[used] + tau)
+    if p <= DENSE_MAX_M or solve_k >= p // 2:
         S = _gram(Z, r, used) * scale[:, None] * scale[None, :] - np.outer(b0, b0)
         # One BLAS thread for the problem sizes the budget gives, as core.eigen does: a threaded
         # tridiagonalisation of a few thousand rows gains little and collapses when the cores are busy.
         with blas_threads(1 if p <= SINGLE_THREAD_MAX_M else None):
-            vals, B = eigh(S, subset_by_index=[p - k, p - 1], check_finite=False)
-            if B.shape[1] < k:  # LAPACK's subset driver can come back short on many equal eigenvalues
+            vals, B = eigh(S, subset_by_index=[p - solve_k, p - 1], check_finite=False)
+            if B.shape[1] < solve_k:  # LAPACK's subset driver can come back short on many equal eigenvalues
                 vals, B = eigh(S, driver="evd", check_finite=False)
-                vals, B = vals[p - k:], B[:, p - k:]
+                vals, B = vals[p - solve_k:], B[:, p - solve_k:]
         solver = "dense"
     else:
         Zh = sp.diags(np.sqrt(r)) @ Z[:, used] @ sp.diags(scale)
         G = (Zh.T @ Zh).tocsr()  # K^2 entries a row at most: sparse when the landmarks are many
-        rng = random_state if isinstance(random_state, np.random.RandomState) \
-            else np.random.RandomState(random_state)
         deflated = LinearOperator((p, p), matvec=lambda v: G @ v - b0 * (b0 @ v), dtype=np.float64)
-        vals, B = eigsh(deflated, k=k, which="LA", v0=rng.uniform(-1.0, 1.0, p), tol=0.0)
+        vals, B = eigsh(deflated, k=solve_k, which="LA", v0=rng.uniform(-1.0, 1.0, p), tol=0.0)
         solver = "arpack"
-    order = np.argsort(vals)[::-1]
+    order = np.argsort(vals)[::-1][solve_k - k:]
     vals, B = np.clip(vals[order], 0.0, 1.0), B[:, order]
     vals = np.where(vals < 1e-12, 0.0, vals)
     coef = np.zeros((m, k))
-    scale = np.where(vals > 0, 1.0 / np.sqrt(np.where(vals > 0, vals, 1.0)), 0.0)
-    coef[used] = B / np.sqrt(degrees[used])[:, None] * scale[None, :]
+    inv_sqrt = np.where(vals > 0, 1.0 / np.sqrt(np.where(vals > 0, vals, 1.0)), 0.0)
+    coef[used] = B * scale[:, None] * inv_sqrt[None, :]
     coef *= column_signs(coef)
-    return LandmarkGraphEigen(vals, coef, float(bandwidth), degrees, solver)
+    return vals, coef, solver
 
 
 def _gram(Z: sp.csr_matrix, r, used) -> np.ndarray:

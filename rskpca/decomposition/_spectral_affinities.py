@@ -20,7 +20,7 @@ affinity weighs the refined centers in its one nearest-centers pass over the row
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -41,6 +41,7 @@ AFFINITY_CONSTRAINTS = {
     "n_neighbors": [Interval(Integral, 1, None, closed="left")],
     "max_centers": [Interval(Integral, 2, None, closed="left"), None],
     "lloyd_steps": [Interval(Integral, 0, None, closed="left")],
+    "regularization": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
 }
 
 
@@ -49,7 +50,7 @@ class _AffinityMixin:
 
     def _select_centers(self, X, rng):
         """``(centers, weights, row labels or None)``: the reduced set, budgeted and refined."""
-        for stale in ("eps_", "bandwidth_", "scales_"):
+        for stale in ("eps_", "bandwidth_", "scales_", "regularization_"):
             self.__dict__.pop(stale, None)
         seeds = self._seed_rows(X, rng)
         C, w, labels = select_reduced_set(self, X if seeds is None else X[seeds], rng)
@@ -121,7 +122,8 @@ class _AffinityMixin:
             raise ValueError(f"{name}={getattr(self, name)} needs {k} nontrivial eigenvectors, but only {n_linked} "
                              f"of the m={m} centers are among some row's {self.n_neighbors} nearest. Lower {name} "
                              f"below {n_linked}, or raise n_neighbors or the number of centers.")
-        eig = landmark_graph_eigen(Z, k, row_weights=r, bandwidth=h, random_state=rng)
+        eig = landmark_graph_eigen(Z, k, row_weights=r, bandwidth=h, regularization=self.regularization,
+                                   random_state=rng)
         t = self._diffusion_parameters()[1]  # alpha has no effect: every row of W has degree 1, so q^alpha = 1
         lam = eig.eigenvalues
         # psi = sqrt(N) u is unit in the uniform stationary measure, as the Gaussian's psi is in pi.
@@ -136,6 +138,7 @@ class _AffinityMixin:
         self.degrees_ = eig.degrees
         self.density_ = eig.degrees
         self.eigen_solver_ = eig.solver
+        self.regularization_ = eig.regularization
         self.embedding_ = self._landmark_transform(C)
         return np.asarray(Z @ self._landmark_coef)
 

@@ -81,6 +81,16 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
         bandwidth ``sigma``.
     n_neighbors : int, default=5
         K of "landmark" (at most m) and "local_scaling" (at most m - 1).
+    regularization : float >= 0 or "auto", default="auto"
+        "landmark" only: a fraction of the mean landmark degree added to every landmark's
+        degree (Qin & Rohe 2013). An outlying row's landmark has a small degree; the plain
+        graph's leading eigenvectors then live on a few such rows (a "dangling set", Zhang &
+        Rohe 2018) and k-means spends clusters on them: breast_cancer comes out 567 rows
+        against 2 (NMI 1.0 against k-means' 54.1). "auto" solves the plain graph and, when
+        one of its eigenvectors lives on fewer rows than a tenth of an average cluster, solves
+        again at ``AUTO_REGULARIZATION`` (0.05): breast_cancer NMI 68.9, pendigits' CA 81.0 ->
+        87.2, and nothing changes on circles, moons, USPS or digits, where a fixed
+        regularization would lower the sparser of two true clusters (circles: ARI 1.0 -> 0.2).
     max_centers : int or None, default=1000
         Budget on m. With ``ell=None`` a target: the smallest shadow radius with at most
         ``min(max_centers, max(n // 8, 50))`` centers (each center standing for a few rows; see
@@ -122,6 +132,8 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
         Shadow radius used (when the shadow ran).
     bandwidth_ : float
         ``h`` of the "landmark" affinity.
+    regularization_ : float
+        The regularization the "landmark" fit used (``"auto"`` resolved: 0 or ``AUTO_REGULARIZATION``).
     scales_ : ndarray of shape (m_,)
         The centers' local scales ("local_scaling").
     n_components_ : int
@@ -175,11 +187,13 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
     }
 
     def __init__(self, n_clusters=8, *, n_components=None, sigma="median", ell=None, alpha=0.0, t=0,
-                 kernel="gaussian", affinity="landmark", n_neighbors=5, max_centers=1000, lloyd_steps=3,
-                 rsde="shadow", m=None, order="input", eigen_solver="auto", n_init=10, random_state=None):
+                 kernel="gaussian", affinity="landmark", n_neighbors=5, regularization="auto", max_centers=1000,
+                 lloyd_steps=3, rsde="shadow", m=None, order="input", eigen_solver="auto", n_init=10,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.affinity = affinity
         self.n_neighbors = n_neighbors
+        self.regularization = regularization
         self.max_centers = max_centers
         self.lloyd_steps = lloyd_steps
         self.n_components = n_components

@@ -39,6 +39,12 @@ class ReducedSetSpectralEmbedding(_TransformerFit, _ReducedSetDiffusion):
         2004). See :mod:`rskpca.decomposition._spectral_affinities`.
     n_neighbors : int, default=5
         K of the "landmark" and "local_scaling" affinities (ignored by "gaussian").
+    regularization : float >= 0 or "auto", default=0.0
+        "landmark" only: this fraction of the mean landmark degree is added to every landmark's degree (Qin &
+        Rohe 2013), which keeps the leading eigenvectors off a few outlying rows (Zhang & Rohe 2018); the rows'
+        degrees are then slightly below 1. 0: the plain random walk. "auto": 0, or ``AUTO_REGULARIZATION`` when
+        an eigenvector of the plain graph lives on a handful of rows (see ``regularization_`` and
+        :mod:`rskpca.decomposition._landmark_graph`).
     max_centers : int or None, default=None
         Ceiling on m: the shadow's eps is widened from ``sigma / ell`` until m fits (see
         ``eps_``). None: the shadow at ``sigma / ell``, whatever its size.
@@ -69,7 +75,7 @@ class ReducedSetSpectralEmbedding(_TransformerFit, _ReducedSetDiffusion):
     density_, degrees_ : ndarray of shape (m_,)
         ``q = K w`` and ``d = K w`` (equal at alpha = 0).
     eigen_solver_ : str
-    eps_, bandwidth_, scales_
+    eps_, bandwidth_, regularization_, scales_
         As in :class:`ReducedSetDiffusionMap`.
     n_features_in_ : int
 
@@ -93,11 +99,12 @@ class ReducedSetSpectralEmbedding(_TransformerFit, _ReducedSetDiffusion):
     """
 
     def __init__(self, n_components=2, *, sigma="median", ell=4.0, kernel="gaussian", affinity="gaussian",
-                 n_neighbors=5, max_centers=None, lloyd_steps=0, rsde="shadow", m=None, order="input",
-                 eigen_solver="auto", random_state=None):
+                 n_neighbors=5, regularization=0.0, max_centers=None, lloyd_steps=0, rsde="shadow", m=None,
+                 order="input", eigen_solver="auto", random_state=None):
         self.n_components = n_components
         self.affinity = affinity
         self.n_neighbors = n_neighbors
+        self.regularization = regularization
         self.max_centers = max_centers
         self.lloyd_steps = lloyd_steps
         self.sigma = sigma
