@@ -57,6 +57,15 @@ def test_cluster_affinity_and_budget_are_the_estimators(affinity, labeled_csv, t
     assert cluster_class_table(y, est.labels_).to_string() in printed
 
 
+@pytest.mark.parametrize("value, expected", [("auto", "auto"), ("0", 0.0), ("0.3", 0.3)])
+def test_cluster_regularization_reaches_the_estimator(value, expected, labeled_csv, tmp_path):
+    out = tmp_path / "labels.csv"
+    assert main(["cluster", str(labeled_csv), "-k", "3", "--regularization", value, "-q", "-o", str(out)]) == 0
+    X = pd.read_csv(labeled_csv)[["a", "b", "c"]]
+    est = ReducedSetSpectralClustering(n_clusters=3, regularization=expected, random_state=0).fit(X)
+    np.testing.assert_array_equal(pd.read_csv(out)["cluster"], est.labels_)
+
+
 def test_cluster_scores_go_to_stderr_when_the_table_goes_to_stdout(labeled_csv, capsys):
     assert main(["cluster", str(labeled_csv), "-k", "3", "--sigma", "3", "-q"]) == 0
     captured = capsys.readouterr()
@@ -109,6 +118,8 @@ def test_embed_method_diffusion_and_spectral_round_trip(method, cls, prefix, lab
     (["-k", "2", "--lloyd-steps", "-1"], "--lloyd-steps -1 is negative"),
     (["-k", "2", "--ell", "auto", "--max-centers", "none"], "--ell auto picks the radius from --max-centers"),
     (["-k", "2", "--ell", "0"], "argument --ell: expected a positive number, got '0'"),
+    (["-k", "2", "--regularization", "-0.1"], "argument --regularization: -0.1 is not a number >= 0 (or auto)"),
+    (["-k", "2", "--regularization", "some"], "argument --regularization: 'some' is neither auto nor a number"),
 ])
 def test_cluster_errors_are_one_clear_line(argv, message, labeled_csv, capsys):
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
 import pandas as pd
 
 from rskpca.cli._embed import _label, _Log, read_data_file, write_table
@@ -46,6 +47,21 @@ def _center_budget(positive_int):
     return parse
 
 
+def _regularization(text: str):
+    """A number >= 0, or ``auto`` (regularize only a graph with a dangling set)."""
+    import argparse
+
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither auto nor a number") from None
+    if not np.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a number >= 0 (or auto)")
+    return value
+
+
 def add_cluster_parser(sub, *, positive_int, positive_float, sigma) -> None:
     """The ``cluster`` subcommand's arguments (the type checkers are the CLI's own)."""
     defaults = _defaults()
@@ -75,6 +91,10 @@ def add_cluster_parser(sub, *, positive_int, positive_float, sigma) -> None:
     cl.add_argument("--neighbors", type=positive_int, default=defaults["n_neighbors"],
                     help=f"nearest centers of the landmark and local_scaling affinities "
                          f"(default {defaults['n_neighbors']})")
+    cl.add_argument("--regularization", type=_regularization, default=defaults["regularization"],
+                    help="landmark affinity: fraction of the mean landmark degree added to each landmark's degree, "
+                         "which keeps the eigenvectors off a few outlying rows; auto: only when the plain graph's "
+                         f"eigenvectors single out such rows (default {defaults['regularization']})")
     cl.add_argument("--max-centers", type=_center_budget(positive_int), default=defaults["max_centers"],
                     help=f"center budget: the shadow's radius widens until m is at most this; none: the "
                          f"shadow at sigma / ell, whatever its size (default {defaults['max_centers']})")
@@ -116,13 +136,15 @@ def cluster_command(args) -> int:
         X = pd.DataFrame(StandardScaler().fit_transform(X), columns=ds.feature_names)
     est = ReducedSetSpectralClustering(n_clusters=args.clusters, sigma=args.sigma, ell=args.ell, alpha=args.alpha,
                                        kernel=args.kernel, affinity=args.affinity, n_neighbors=args.neighbors,
-                                       max_centers=args.max_centers, lloyd_steps=args.lloyd_steps,
-                                       random_state=args.seed)
+                                       regularization=args.regularization, max_centers=args.max_centers,
+                                       lloyd_steps=args.lloyd_steps, random_state=args.seed)
     budget = "no center budget" if args.max_centers is None else f"at most {args.max_centers} centers"
     log(f"fitting the shadow, the m x m eigenproblem and k-means (k={args.clusters}, affinity={args.affinity}, "
         f"sigma={args.sigma}, ell={'auto' if args.ell is None else args.ell}, {budget})")
     est.fit(X)
     radius = f", eps_ = {est.eps_:.4g}" if hasattr(est, "eps_") else ""
+    if getattr(est, "regularization_", 0.0):
+        radius += f", regularization_ = {est.regularization_:g} (the plain graph singled out a few outlying rows)"
     log(f"shadow kept m = {est.m_} centers of {ds.n} rows ({100 * est.m_ / ds.n:.1f}%), sigma_ = {est.sigma_:.6g}"
         + radius)
     table = pd.DataFrame({"cluster": est.labels_})
