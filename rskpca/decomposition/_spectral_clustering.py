@@ -90,7 +90,8 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
         one of its eigenvectors lives on fewer rows than a tenth of an average cluster, solves
         again at ``AUTO_REGULARIZATION`` (0.05): breast_cancer NMI 68.9, pendigits' CA 81.0 ->
         87.2, and nothing changes on circles, moons, USPS or digits, where a fixed
-        regularization would lower the sparser of two true clusters (circles: ARI 1.0 -> 0.2).
+        regularization would lower the sparser of two true clusters (circles: ARI 1.0 -> 0.2;
+        ``python tests/benchmarks/bench_spectral.py --cases real``, README's table).
     max_centers : int or None, default=1000
         Budget on m. With ``ell=None`` a target: the smallest shadow radius with at most
         ``min(max_centers, max(n // 8, 50))`` centers (each center standing for a few rows; see
