@@ -15,7 +15,7 @@ from rskpca.ui import (choose_methods, compute, fragment, reduction_note, select
 from rskpca.ui import exact_all_rows
 from rskpca.ui.compute.exact_on_request import exact_all_rows_cost
 from rskpca.ui.compute.all_rows_fits import (ALL_ROWS_ASK_S, ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, all_rows_cost,
-                                             compare_on_all_rows, embedding_cost_message)
+                                             compare_on_all_rows, embedding_cost_message, finish_on_all_rows)
 from rskpca.ui.compute.exact_plan import exact_rows, exact_rows_note
 from rskpca.ui.ell_scrubber import show_scrubber
 from rskpca.ui.state import setting
@@ -45,9 +45,11 @@ embed_all = setting("embed_all_rows")
 matrix_free = None if plan.all_rows else exact_all_rows.stored(ds, sigma, kernel, r)
 # One solver, and ranks shared (fitted at compute.computed_rank, cut to r): the page shows no times,
 # they are the Speedups page's.
+# Draw what is ready first: an embedding of every row predicted above a second is computed after the page
+# is drawn, RSKPCA's drawn meanwhile with each row at its center's coordinates.
 comparison = compare_on_all_rows(ds, names, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m,
                                 run_anyway=run_anyway, gram_error=measure_gram, exact=matrix_free,
-                                embed_all_rows=embed_all)
+                                embed_all_rows=embed_all, first=True)
 # Exact KPCA fitted on its planned rows: the scrubber's reference and the matrix-free run's template.
 sample_exact = (comparison.exact if matrix_free is None else
                 compute.exact_embedding(rows_key, X_rows, sigma, kernel, r))
@@ -79,6 +81,14 @@ if comparison.awaiting is not None or (embed_all and SHADOW_METHOD.name in names
                 "sample stands in for it); everything else below is.", icon=":material/timer:")
     st.toggle(f"Embed every row with RSKPCA even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a "
               "setting stops it)", key="embed_all_rows")
+later_slot = st.container()  # the progress of the embeddings computed after the page is drawn
+if comparison.later:
+    pending = [METHODS[name].label for name in comparison.later]
+    with later_slot:
+        st.info(("Drawn first: " + ", ".join(comparison.quantized) + " with each row at its center's coordinates "
+                 "(the exact embedding of the data quantized to the m centers). " if comparison.quantized else "")
+                + "Every row's own projection (" + ", ".join(pending) + ") is being computed; the charts update "
+                "when it is done (progress below).", icon=":material/hourglass_top:")
 request = exact_all_rows.offer(ds, plan, sigma=sigma, kernel=kernel, r=r, done=matrix_free)
 held = st.container()  # drawn either way (positions stay put)
 if comparison.held_back or run_anyway:
@@ -110,6 +120,7 @@ notes = ({} if plan.all_rows else {exact.label: f"all {ds.n:,} rows, matrix-free
          {exact.label: f"seeded sample of {k_rows:,} rows"})
 notes.update({label: f"{'a seeded sample of' if everywhere else 'exact KPCA' + chr(39) + 's'} {k_rows:,} rows"
               for label in comparison.on_exact_rows})
+notes.update({label: "each row at its center, own projections follow" for label in comparison.quantized})
 
 
 # A fragment: switching 2-D/3-D redraws this chart only, without rerunning the page (and its fits).
@@ -195,6 +206,13 @@ with scrubber_slot:
                   empty=f"No frame to draw: at sigma = {sigma:.4g} no ell of the grid ({compute.SCRUB_EMBED_ELLS[0]:g} "
                         f"to {compute.SCRUB_EMBED_ELLS[-1]:g}) gives RSKPCA at least r = {r} shadow centers on these "
                         "rows. Lower the rank r or sigma.")
+
+if comparison.later:  # every row's own projection, then the page again to draw it
+    with later_slot:
+        later_failures = finish_on_all_rows(ds, comparison, sigma=sigma, kernel=kernel, r=r, ell=ell, m=shadow.m)
+        show_errors(later_failures)
+    if not later_failures:
+        st.rerun()
 
 # Last: the sampled view above stays in sight while exact KPCA runs on all rows, if the reader asked.
 exact_all_rows.run_if_asked(request, ds, sample_exact)

@@ -107,3 +107,44 @@ def test_sessions_asking_for_the_same_fit_at_once_compute_it_once(monkeypatch):
         fits._fitted_on_all_rows("d", X, "subsampled", 1.0, "gaussian", 2, 4.0, 20)
     monkeypatch.setattr(fits, "fit_on_all_rows", real)  # the key is free again: the next ask computes it
     assert fits._fitted_on_all_rows("d", X, "subsampled", 1.0, "gaussian", 2, 4.0, 20).n_train == 300
+
+
+def test_quantized_fit_puts_each_row_at_its_centers_coordinates():
+    from rskpca.core.shadow import shadow_centers
+
+    X = np.random.default_rng(2).normal(size=(400, 3))
+    shadow = shadow_centers(X, sigma=1.0, ell=2.0)
+    full = all_rows.fit_on_all_rows("rskpca", X, n_components=2, sigma=1.0, ell=2.0, shadow=shadow)
+    first = all_rows.fit_on_all_rows("rskpca", X, n_components=2, sigma=1.0, ell=2.0, shadow=shadow, quantized=True)
+    # the same model: its embedding of the quantized data is its projection of each row's center
+    centers_coords = full.embedding[shadow.center_indices]
+    np.testing.assert_allclose(first.embedding, centers_coords[shadow.labels], atol=1e-10)
+    assert np.abs(first.embedding - full.embedding).max() > 1e-3  # and not the rows' own projections
+    with pytest.raises(ValueError, match="quantized needs a method fitted on the shadow"):
+        all_rows.fit_on_all_rows("nystrom", X, n_components=2, sigma=1.0, m=20, quantized=True)
+
+
+def test_embeddings_draws_rskpca_at_its_centers_first_then_every_rows_own(monkeypatch, mixture_npy):
+    import streamlit as st
+
+    import rskpca.ui.compute.all_rows_fits as fits
+
+    st.cache_resource.clear()
+    monkeypatch.setattr(fits, "ALL_ROWS_PROGRESS_S", 0.0)  # every embedding of all rows counts as long
+    real_finish = fits.finish_on_all_rows
+    # first pass only: the rest is "computed" but fails, so the page says so and does not run again
+    monkeypatch.setattr(fits, "finish_on_all_rows", lambda *a, **k: ["ShDE + RSKPCA: held for the test"])
+    at = _embeddings(mixture_npy)
+    assert not at.exception, [e.message for e in at.exception]
+    (info,) = [i.value for i in at.info if i.value.startswith("Drawn first")]
+    assert "with each row at its center's coordinates" in info and RSKPCA in info
+    assert RSKPCA in _methods(at)  # drawn, quantized
+    assert [e.value for e in at.error if "held for the test" in e.value]
+    # then: every row's own projection computed after the page, and the page drawn again with it
+    monkeypatch.setattr(fits, "finish_on_all_rows", real_finish)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not [i for i in at.info if i.value.startswith("Drawn first")]
+    assert RSKPCA in _methods(at) and not at.get("progress")
+    store = fits._stores()["views"]
+    assert any(key[1] == "rskpca" and not key[-1] for key in store._items)

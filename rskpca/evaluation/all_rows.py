@@ -97,7 +97,7 @@ def transform_in_blocks(estimator, X, *, dtype=np.float64, progress=None) -> np.
 
 def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: str = "gaussian", ell: float = 4.0,
                     m: int | None = None, random_state=0, shadow=None, embed_dtype=np.float64,
-                    progress=None) -> MethodResult:
+                    progress=None, quantized: bool = False) -> MethodResult:
     """The method ``name`` fitted on every row of ``X`` and every row embedded (untimed: ``train_s`` and
     ``test_s`` are NaN), for the registry's O(n m) methods.
 
@@ -106,7 +106,10 @@ def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: st
     ``shadow`` (``X``'s own, already computed) RSKPCA solves on its centers instead of selecting
     them again. Exact KPCA is refused (an n x n matrix: :func:`plan_exact`). ``embed_dtype``: the
     precision of every row's embedding (see :func:`training_embedding`); the fit is float64 either way.
-    ``progress``: called as the rows are embedded (:func:`transform_in_blocks`).
+    ``progress``: called as the rows are embedded (:func:`transform_in_blocks`). ``quantized`` (RSKPCA with
+    ``shadow``): each row at its center's coordinates instead of its own projection -- the exact
+    embedding of the data quantized to the centers, at O(m^2) instead of O(n m), what a page draws
+    while every row's own projection is computed.
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(60, 2))
@@ -120,13 +123,19 @@ def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: st
     X = check_array_2d(X, name="X", min_samples=2)
     est = make_estimator(name, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
                          random_state=random_state)
+    if quantized and not (METHODS[name].fits_on_shadow and shadow is not None):
+        raise ValueError(f"quantized needs a method fitted on the shadow and X's shadow; {name!r} is not one, or "
+                         "no shadow was given.")
     if METHODS[name].fits_on_shadow and shadow is not None:
         if shadow.n != X.shape[0]:
             raise ValueError(f"shadow is of {shadow.n} rows, X has {X.shape[0]}: pass X's own shadow.")
         est = est.fit_reduced_set(shadow.centers, shadow.weights, center_indices=shadow.center_indices)
     else:
         est = est.fit(X)
-    Z = training_embedding(name, est, X, dtype=embed_dtype, progress=progress)
+    if quantized:
+        Z = est.transform(shadow.centers).astype(embed_dtype)[shadow.labels]
+    else:
+        Z = training_embedding(name, est, X, dtype=embed_dtype, progress=progress)
     return _result(name, METHODS[name], est, X, Z, ell, float("nan"), float("nan"), False)
 
 

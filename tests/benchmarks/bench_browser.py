@@ -68,6 +68,13 @@ class BrowserLatency:
     #: With ``revisits``: release-to-settled of steps back and forth between the last two values, whose
     #: results are all cached: what a change costs the browser and the script beyond the computing.
     revisit_seconds: list[float] = field(default_factory=list)
+    #: Seconds from the release to the first chart redrawn: where a page draws what is ready first (each
+    #: row at its center, then every row's own projection), when the user first sees the new setting.
+    first_draw_seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median_first_draw(self) -> float:
+        return statistics.median(self.first_draw_seconds) if self.first_draw_seconds else float("nan")
 
     @property
     def median_revisit(self) -> float:
@@ -185,6 +192,7 @@ def _measure_pages(app: Path, pages, *, sample, csv, max_rows, controls, changes
                             row.runs.append(runs)
                             row.redraws.append(session.redraws)
                             row.script_seconds.append(session.script_s)
+                            row.first_draw_seconds.append(session.first_draw_s)
                         for i in range(revisits):  # back, forth, back...: both values' results are cached
                             sign = -direction[control] if i % 2 == 0 else direction[control]
                             row.revisit_seconds.append(session.step(control, sign)[0])
@@ -203,7 +211,7 @@ def format_browser_header(traced: bool = False, revisited: bool = False) -> str:
     """The table's header; ``traced`` adds the main thread's medians (``--trace``), ``revisited`` the
     median of the cached revisits (``--revisits``)."""
     return (f"{'page':<16} {'control':<7} {'first visit s':>13} {'median s':>9} {'max s':>7} "
-            f"{'median kB':>10} {'runs':>5} {'script s':>9}"
+            f"{'median kB':>10} {'runs':>5} {'first draw s':>12} {'script s':>9}"
             + (f" {'main ms':>8} {'charts ms':>9} {'commit ms':>9}" if traced else "")
             + (f" {'cached s':>9}" if revisited else ""))
 
@@ -212,15 +220,16 @@ def format_browser_row(r: BrowserLatency) -> str:
     """One page's line (``script s``: the median of the script's share of each change).
 
     >>> print(format_browser_row(BrowserLatency("Bounds", "ell", 1.0, [0.2, 0.3, 0.25], [2048, 4096, 1024],
-    ...                                         [1, 1, 1], script_seconds=[0.08, 0.1, 0.09])))
-    Bounds           ell             1.000     0.250   0.300        2.0     1     0.090
+    ...                                         [1, 1, 1], script_seconds=[0.08, 0.1, 0.09],
+    ...                                         first_draw_seconds=[0.15, 0.2, 0.18])))
+    Bounds           ell             1.000     0.250   0.300        2.0     1        0.180     0.090
     """
     if r.error:
         return f"{r.page:<16} {r.control:<7} ERROR: {r.error.splitlines()[0][:150]}"
     kb = statistics.median(r.payload_bytes) / 1024 if r.payload_bytes else float("nan")
     runs = statistics.median(r.runs) if r.runs else float("nan")
     line = (f"{r.page:<16} {r.control:<7} {r.first_visit:>13.3f} {r.median:>9.3f} {r.worst:>7.3f} "
-            f"{kb:>10.1f} {runs:>5g} {r.median_script:>9.3f}")
+            f"{kb:>10.1f} {runs:>5g} {r.median_first_draw:>12.3f} {r.median_script:>9.3f}")
     if r.main_thread:
         def med(name):
             return statistics.median(getattr(share, name) for share in r.main_thread)

@@ -132,6 +132,7 @@ class _Session:
             self.redrawn = sorted(kind[5:] for kind, _ in events if kind.startswith("plot"))
             last = max((t for kind, t in events if kind != "release"), default=since)
             self.script_end = max((t for kind, t in events if kind == "state:notRunning"), default=None)
+            self.first_plot = min((t for kind, t in events if kind.startswith("plot")), default=None)
             started = runs > 0 or time.monotonic() > run_deadline
             if loading:  # quiet is counted from the last moment a live chart was still loading too
                 busy_until = now
@@ -174,6 +175,7 @@ class _Session:
         start = releases[-1] if releases else before
         last, runs = self.settle(start, runs_since=before)
         self.script_s = float("nan") if self.script_end is None else max(self.script_end - start, 0.0) / 1000
+        self.first_draw_s = float("nan") if self.first_plot is None else max(self.first_plot - start, 0.0) / 1000
         return max(last - start, 0.0) / 1000, self.received - received, runs
 
     def upload(self, path: Path, max_rows: int | None) -> None:

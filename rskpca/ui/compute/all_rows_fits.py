@@ -28,7 +28,7 @@ from rskpca.ui.progress import ProgressPanel
 
 __all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "ALL_ROWS_METHODS", "AllRowsCost",
            "ALL_ROWS_PROGRESS_S", "ALL_ROWS_ASK_S", "all_rows_cost", "progress_text", "embedding_cost_message",
-           "AllRowsComparison", "compare_on_all_rows", "all_rows_store", "with_progress"]
+           "AllRowsComparison", "compare_on_all_rows", "finish_on_all_rows", "all_rows_store", "with_progress"]
 
 
 #: The methods fitted on all n rows (each embeds a row through its m points, or, Nystrom, by the extension
@@ -152,12 +152,17 @@ def with_progress(label: str, m: int, total: int, seconds: float, run, spinner: 
 
 
 def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, rank: int, ell: float,
-                        m: int, progress=None):
+                        m: int, progress=None, quantized: bool = False):
     """One O(nm) method fitted on every row at ``rank`` (a :func:`computed_rank`), shared by the ranks of its
     bucket: a rank change within the bucket re-reads this fit instead of fitting all n rows again. Stored
     read-only in place (:func:`_stores`), not unpickled on every rerun. ``progress``: called as the rows
-    are embedded (:func:`~rskpca.evaluation.all_rows.transform_in_blocks`), on a miss only.
+    are embedded (:func:`~rskpca.evaluation.all_rows.transform_in_blocks`), on a miss only. ``quantized``:
+    each row at its center's coordinates (fitted on the centers alone, not stored: it takes no longer than
+    reading the store would save).
     """
+    if quantized:
+        return fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                               shadow=shadow(digest, X, sigma, ell, kernel), embed_dtype=np.float32, quantized=True)
     key = (digest, name, float(sigma), str(kernel), int(rank), float(ell), int(m))
     store = _stores()["fits"]
     res = store.get(key)
@@ -181,8 +186,13 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
     return res
 
 
+def _view_key(digest: str, name: str, sigma: float, kernel: str, r: int, ell: float, m: int, rows_key: str,
+              quantized: bool = False) -> tuple:
+    return (digest, name, float(sigma), str(kernel), int(r), float(ell), int(m), rows_key, bool(quantized))
+
+
 def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
-                 rows_key: str, rows: np.ndarray, exact_Z: np.ndarray):
+                 rows_key: str, rows: np.ndarray, exact_Z: np.ndarray, quantized: bool = False):
     """One O(nm) method fitted on every row of ``X`` and every row embedded, aligned to exact KPCA.
 
     -> ``(result, coords)``: the result with its embedding and spectrum cut to r components and its
@@ -193,16 +203,18 @@ def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: st
     all in the key. The fit itself (untimed; on the libraries' threads above :data:`_THREADED_NM`, where
     at a million rows the embedding is most of an ell change, else on one) is :func:`_fitted_on_all_rows`'s;
     above :data:`ALL_ROWS_PROGRESS_S` predicted, a progress bar shows it, emptied when it ends.
+    ``quantized``: each row at its center's coordinates (:func:`_fitted_on_all_rows`), at O(m^2).
     """
-    key = (digest, name, float(sigma), str(kernel), int(r), float(ell), int(m), rows_key)
+    key = _view_key(digest, name, sigma, kernel, r, ell, m, rows_key, quantized)
     store = _stores()["views"]
     hit = store.get(key)
     if hit is not None:
         return hit
     label = METHODS[name].label
-    res = with_progress(label, m, X.shape[0], all_rows_cost(name, X.shape[0], m).seconds,
+    seconds = 0.0 if quantized else all_rows_cost(name, X.shape[0], m).seconds
+    res = with_progress(label, m, X.shape[0], seconds,
                         lambda bar: _fitted_on_all_rows(digest, X, name, sigma, kernel, computed_rank(r, m), ell, m,
-                                                        progress=bar),
+                                                        progress=bar, quantized=quantized),
                         f"Fitting {label} on all {X.shape[0]:,} rows...")
     Z = res.embedding[:, :r]
     A = alignment_map(exact_Z, Z[rows])
@@ -242,6 +254,14 @@ class AllRowsComparison:
     exact_on_sample : MethodResult or None
         Exact KPCA on all rows read on that sample's rows, where ``exact`` covers all rows and
         ``on_exact_rows`` were fitted on the sample: what their errors are measured against.
+    later : list of str
+        With ``first``: the methods whose embedding of every row, predicted above
+        :data:`ALL_ROWS_PROGRESS_S`, is computed after the page is drawn (:func:`finish_on_all_rows`).
+    quantized : list of str
+        Labels among them drawn meanwhile with each row at its center's coordinates (RSKPCA); the others
+        of ``later`` are not drawn until then.
+    exact_key : str
+        The cache key of the rows exact KPCA embeds (what the methods are aligned on).
     """
 
     plan: ExactPlan
@@ -253,6 +273,9 @@ class AllRowsComparison:
     awaiting: object = None
     on_exact_rows: list = field(default_factory=list)
     exact_on_sample: object = None
+    later: list = field(default_factory=list)
+    quantized: list = field(default_factory=list)
+    exact_key: str = ""
 
     def reference(self, res):
         """What ``res``'s alignment error is measured against: exact KPCA on the rows ``res`` is read on."""
@@ -263,7 +286,7 @@ class AllRowsComparison:
 
 def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: float, m: int,
                         run_anyway: bool = False, gram_error: bool = False, exact=None,
-                        embed_all_rows: bool = False) -> AllRowsComparison:
+                        embed_all_rows: bool = False, first: bool = False) -> AllRowsComparison:
     """Exact KPCA on :func:`exact_rows`, every named method of :data:`ALL_ROWS_METHODS` on all ``ds.n``
     rows (each cached), the other named methods on exact KPCA's rows (:func:`method_result`).
 
@@ -279,6 +302,11 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
     aligned and measured on every row, while those that need the n x n kernel are still fitted on
     :func:`exact_rows`'s sample, aligned to and measured against ``exact`` read on its rows
     (:attr:`AllRowsComparison.exact_on_sample`).
+
+    ``first``: draw what is ready first. When the methods of :data:`ALL_ROWS_METHODS` whose embedding of
+    every row is not stored are predicted, together, above :data:`ALL_ROWS_PROGRESS_S`, they are left for
+    :func:`finish_on_all_rows` (:attr:`AllRowsComparison.later`); RSKPCA is given meanwhile with each row
+    at its center's coordinates, the exact embedding of the data quantized to the centers.
     """
     from rskpca.core.metrics import align
 
@@ -295,24 +323,35 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
             exact_on_sample = replace(exact, embedding=exact.embedding[plan.rows])
         aligned_to = exact if exact_on_sample is None else exact_on_sample
     k = min(r, 3)
+    # Draw first when the embeddings of every row still to compute, together, are predicted above a second.
+    costs = {name: all_rows_cost(name, ds.n, m) for name in names if name in ALL_ROWS_METHODS}
+    unstored = [name for name, cost in costs.items() if _runs_now(name, cost, run_anyway, embed_all_rows)
+                and _stores()["views"].get(_view_key(ds.digest, name, sigma, kernel, r, ell, m, exact_key)) is None]
+    draw_first = first and sum(costs[name].seconds for name in unstored) > ALL_ROWS_PROGRESS_S
     out = AllRowsComparison(plan=plan_out, exact=exact, coords={exact.label: exact.embedding[:, :k]},
-                            exact_on_sample=exact_on_sample)
+                            exact_on_sample=exact_on_sample, exact_key=exact_key)
     for name in names:
         everywhere = name in ALL_ROWS_METHODS
         cost = all_rows_cost(name, ds.n, m)
-        # run_anyway lifts the time budget, never the memory one (a 13 GB kernel block would stop the server)
-        too_big = cost.bytes > ALL_ROWS_MAX_BYTES
-        if everywhere and name != SHADOW_METHOD.name and (too_big or (not cost.live and not run_anyway)):
-            out.held_back.append(cost)
+        if everywhere and not _runs_now(name, cost, run_anyway, embed_all_rows):
+            if name == SHADOW_METHOD.name:
+                out.awaiting = cost
+            else:
+                out.held_back.append(cost)
             continue
-        if name == SHADOW_METHOD.name and cost.seconds > ALL_ROWS_ASK_S and not embed_all_rows:
-            out.awaiting = cost
-            continue
+        quantized = False
+        if draw_first and name in unstored:
+            out.later.append(name)
+            if not METHODS[name].fits_on_shadow:
+                continue
+            quantized = True
         try:
             if everywhere:
                 # a spinner, or above ALL_ROWS_PROGRESS_S a progress bar, while it runs (on a miss only)
                 res, coords = _on_all_rows(ds.digest, ds.X, name, sigma, kernel, r, ell, m, exact_key,
-                                           plan_out.rows, exact.embedding)
+                                           plan_out.rows, exact.embedding, quantized=quantized)
+                if quantized:
+                    out.quantized.append(res.label)
             else:
                 # their budget is the m of these rows' own shadow (equal m on the rows they are fitted on)
                 m_rows = m if plan.all_rows else shadow(rows_key, X_rows, sigma, ell, kernel).m
@@ -331,3 +370,30 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
         most = shadow(ds.digest, ds.X, sigma, ELL_RANGE[1], kernel).m
         out.failures = [rank_message(r, m, ds.n, ell, sigma, m_at_largest_ell=most)]
     return out
+
+
+def _runs_now(name: str, cost: AllRowsCost, run_anyway: bool, embed_all_rows: bool) -> bool:
+    """Whether a method of :data:`ALL_ROWS_METHODS` runs on all rows at this cost: RSKPCA unless predicted
+    above :data:`ALL_ROWS_ASK_S` without ``embed_all_rows``; the others within the live budget or with
+    ``run_anyway``, which lifts the time budget, never the memory one (a 13 GB kernel block would stop
+    the server)."""
+    if name == SHADOW_METHOD.name:
+        return cost.seconds <= ALL_ROWS_ASK_S or embed_all_rows
+    return cost.bytes <= ALL_ROWS_MAX_BYTES and (cost.live or run_anyway)
+
+
+def finish_on_all_rows(ds, comparison: AllRowsComparison, *, sigma: float, kernel: str, r: int, ell: float,
+                       m: int) -> list:
+    """Embed every row for the methods ``comparison`` left for later (each with its progress bar where the
+    page calls this: last, after drawing the rest) and store them, for the page to run again and draw.
+    The settings are those :func:`compare_on_all_rows` was called with. Returns the messages of the
+    methods that failed (nothing stored for them: the page says them instead of running again).
+    """
+    failures = []
+    for name in comparison.later:
+        try:
+            _on_all_rows(ds.digest, ds.X, name, sigma, kernel, r, ell, m, comparison.exact_key, comparison.plan.rows,
+                         comparison.exact.embedding)
+        except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
+            failures.append(f"{METHODS[name].label}: {exc}")
+    return failures
