@@ -91,14 +91,12 @@ if at_scale is not None and at_scale.rows:
                      "(raise the time budget).")
     st.caption(" ".join(words) + f" RSKPCA: measured at the same sizes and on all {ds.n:,} rows; the new rows "
                f"projected are a seeded {at_scale.eval_rows:,} of the data (in none of the smaller samples).")
-    left, right = st.columns(2)
-    with left:
-        show_figure(plots.scaling_figure(at_scale.rows, stage="fit", law=(law.a, law.b) if law else None),
-                    key="speed_scale_fit", filename="fit_time_against_n")
-    with right:
-        show_figure(plots.scaling_figure(at_scale.rows, stage="project", law=(plaw.a, plaw.b) if plaw else None,
-                                         eval_rows=at_scale.eval_rows),
-                    key="speed_scale_project", filename="projection_time_against_n")
+    # One chart of two panels: the browser redraws one figure per change instead of two.
+    show_figure(plots.side_by_side(
+        plots.scaling_figure(at_scale.rows, stage="fit", law=(law.a, law.b) if law else None),
+        plots.scaling_figure(at_scale.rows, stage="project", law=(plaw.a, plaw.b) if plaw else None,
+                             eval_rows=at_scale.eval_rows)),
+        key="speed_scale", filename="fit_and_projection_time_against_n")
     show_table(pd.DataFrame(at_scale.rows), key="speed_scale_table", filename="speedups_against_n")
     st.caption("exact_kpca says whether exact KPCA's numbers in a row were measured or predicted (power law for the "
                "times, 8 n^2 bytes for the matrix); RSKPCA's are measured in every row. Speedup = exact KPCA's time "
@@ -164,15 +162,11 @@ if now:
     # Columns that no chosen method fills (the fit-time parts, the Gram error) are left out.
     now_df = pd.DataFrame(now).drop(columns=["name", "group", "ell", "outcome", "error"]).dropna(axis=1, how="all")
     show_table(now_df, key="speed_now", filename="speedups_at_ell")
-    left, right = st.columns(2)
-    with left:
-        show_figure(plots.bar_figure(dict(zip(now_df["method"], now_df["train_speedup"])),
-                                     title="Training speedup at this ell", yaxis_title="exact / method",
-                                     log_y=True, baseline=1.0), key="speed_train_now", filename="training_speedup")
-    with right:
-        show_figure(plots.bar_figure(dict(zip(now_df["method"], now_df["test_speedup"])),
-                                     title="Test speedup at this ell", yaxis_title="exact / method",
-                                     log_y=True, baseline=1.0), key="speed_test_now", filename="test_speedup")
+    show_figure(plots.side_by_side(*[
+        plots.bar_figure(dict(zip(now_df["method"], now_df[column])), title=f"{what} speedup at this ell",
+                         yaxis_title="exact / method", log_y=True, baseline=1.0)
+        for column, what in (("train_speedup", "Training"), ("test_speedup", "Test"))]),
+        key="speed_now_bars", filename="training_and_test_speedup")
     if SHADOW_METHOD.name in by_name:
         rs = by_name[SHADOW_METHOD.name]
         st.caption(f"A speedup can exceed n / m = {exact.n_train / rs['m']:.3g}: a method that projects through m "

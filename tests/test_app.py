@@ -1104,10 +1104,13 @@ def test_speedups_at_scale_time_rskpca_on_all_rows_and_predict_exact_kpca_at_the
     assert full["exact_matrix_MB"] == pytest.approx(8 * 1797**2 / 1e6)
     assert full["fit_speedup"] == pytest.approx(full["exact_fit_s"] / full["rskpca_fit_s"])
     assert full["rskpca_m"] == _m(at)  # RSKPCA's m is the sidebar's, on all rows
-    fit_chart = next(spec for key, spec in drawn_charts(at) if key == "speed_scale_fit")
-    names = [t["name"] for t in fit_chart["data"]]
-    assert any(n.endswith("predicted") for n in names) and any("power law" in n for n in names), names
-    assert "speed_scale_project" in chart_keys(at)
+    scale_chart = next(spec for key, spec in drawn_charts(at) if key == "speed_scale")
+    # one chart, two panels: fit times (x, y) and projection times (x2, y2)
+    fit_names = [t["name"] for t in scale_chart["data"] if t.get("xaxis", "x") == "x"]
+    assert any(n.endswith("predicted") for n in fit_names) and any("power law" in n for n in fit_names), fit_names
+    assert any(t.get("xaxis") == "x2" for t in scale_chart["data"])
+    assert [a["text"] for a in scale_chart["layout"]["annotations"][:2]] == [
+        "Fit time against n (log-log)", "Projection time of 898 new rows against n (log-log)"]
     assert any(m.label == "Exact KPCA fit, predicted" for m in at.metric)  # n is in the subheader (labels short)
     assert any("exponent b =" in c.value and "449, 898" in c.value for c in at.caption)
     # cached by data, sigma, ell and r: a rerun times nothing; a new ell times RSKPCA only

@@ -640,3 +640,24 @@ def test_density_grid_figure_passes_plotlys_validation(with_points):
     checked = go.Figure(fig.to_dict())  # raises ValueError on any unknown property or bad value
     assert len(checked.data) == (5 if with_points else 3)
     assert [a.text for a in checked.layout.annotations] == ["KDE", "ShDE", "ShDE - KDE"]
+
+
+def test_side_by_side_keeps_each_panels_axes_shapes_and_one_legend_entry_per_name():
+    from rskpca.plotting import bar_figure, scaling_figure, side_by_side
+
+    left = bar_figure({"a": 4.0, "b": 0.5}, title="Training", yaxis_title="x", log_y=True, baseline=1.0)
+    right = bar_figure({"a": 2.0, "b": 8.0}, title="Test", yaxis_title="x", log_y=True, baseline=1.0)
+    fig = side_by_side(left, right)
+    assert [t.yaxis for t in fig.data] == ["y", "y2"]
+    assert fig.layout.yaxis.type == fig.layout.yaxis2.type == "log"
+    assert list(fig.layout.yaxis2.range) == list(right.layout.yaxis.range)  # its own range, not the left's
+    # each panel's 1x line sits on that panel
+    assert [(s.xref, s.yref) for s in fig.layout.shapes] == [("x domain", "y"), ("x2 domain", "y2")]
+    rows = [{"n": 500, "exact_kpca": "measured", "exact_fit_s": 0.1, "rskpca_fit_s": 0.01, "exact_project_s": 0.2,
+             "rskpca_project_s": 0.02},
+            {"n": 1000, "exact_kpca": "measured", "exact_fit_s": 0.4, "rskpca_fit_s": 0.02, "exact_project_s": 0.5,
+             "rskpca_project_s": 0.03}]
+    both = side_by_side(scaling_figure(rows, stage="fit"), scaling_figure(rows, stage="project"))
+    shown = [t.name for t in both.data if t.showlegend is not False]
+    assert sorted(shown) == sorted({t.name for t in both.data})  # each name once in the legend
+    assert all(t.legendgroup == t.name for t in both.data)  # a click hides it in both panels

@@ -28,12 +28,13 @@ checked in a plain test. Conventions shared by the builders:
 This module is the public face; the builders live in private modules by subject (``_data``: shadow centers and
 weights, ``_densities``: KDE against ShDE, ``_method_comparison``: embeddings, spectra, ``_density_drawing``:
 a panel of many rows drawn as their density, ``_views_in_3d``: which embeddings a 3-D figure draws, ``_bars``:
-bars, times, ``_bounds``: bounds and curves over ell, ``_ell_scrubber_figures``: ell scrubbers whose frames
+bars, times, ``_side_by_side``: two figures as the panels of one, ``_bounds``: bounds and curves over ell, ``_ell_scrubber_figures``: ell scrubbers whose frames
 the browser plays, ``_denoise``: image strips, ``_spectral``: the Spectral page's eigenvalues) on a shared
 style (``_style``). Import them from here.
 """
 
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
+from rskpca.plotting._side_by_side import side_by_side
 from rskpca.plotting._bounds import bounds_curves_figure, bounds_figure, lines_over_ell
 from rskpca.plotting._denoise import denoise_figure
 from rskpca.plotting._denoise_profiles import denoise_profiles_figure
