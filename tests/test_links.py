@@ -24,7 +24,7 @@ NOT_DEFAULT = {
     "stray_text_missing": True, "gram_error": True, "sweep_points": 10, "emb_groups": ["rskpca", "extra"],
     "emb_dims": "3-D", "bounds_max_exact": 250, "bounds_measured_curves": True, "speed_groups": ["baseline"],
     "time_randomized": True, "speed_curves": True, "speed_budget_s": 1.0, "speed_budget_mb": 2048, "dn_as_images": True, "classifier": "lda", "cv_folds": 4, "dn_noise": "salt_and_pepper",
-    "dn_level": 0.3, "dn_preimage": "fixed-point", "dn_alpha": 0.01, "dn_fit_noisy": True, "sp_method": "clustering",
+    "dn_level": 0.3, "dn_preimage": "fixed-point", "dn_alpha": 0.01, "dn_fit_noisy": True, "dn_height": 1, "dn_width": 4, "sp_method": "clustering",
     "sp_clusters": 7, "sp_alpha": 0.5, "sp_t": 2.5, "sp_affinity": "gaussian", "sp_budget": 1000,
 }
 #: ... and of the table-bound ones (set once the table is loaded: a new table resets them).
@@ -101,6 +101,18 @@ def test_the_spectral_pages_widgets_come_back_from_the_link():
     again.number_input(key="sp_t").set_value(4.0).run()
     third = _open(page, **_params(again))
     assert third.slider(key="sp_alpha").value == 0.25 and third.number_input(key="sp_t").value == 4.0
+
+
+def test_the_denoise_image_shape_comes_back_from_the_link():
+    page = "pages/9_Denoise.py"
+    at = _open(page, data="digits")
+    assert (at.number_input(key="dn_height").value, at.number_input(key="dn_width").value) == (8, 8)
+    at.number_input(key="dn_height").set_value(4).run()
+    at.number_input(key="dn_width").set_value(16).run()
+    _ok(at, "4 x 16")
+    assert at.query_params["height"] == "4" and at.query_params["width"] == "16"
+    again = _open(page, **_params(at))
+    assert (again.number_input(key="dn_height").value, again.number_input(key="dn_width").value) == (4, 16)
 
 
 def test_the_data_pages_choices_come_back_from_the_link():

@@ -14,9 +14,13 @@ def init_image_shape(digest: str, d: int) -> None:
     """Set the image-shape widgets for this data set: the shape given before, else square, else one row.
 
     The shape is kept per data set in an app-owned key, since widget keys are dropped when the
-    user visits another page.
+    user visits another page. A new session opened from a link keeps the shape the link gave.
     """
     ss = st.session_state
+    if K.IMAGE_SHAPE_FOR not in ss and ss.get("dn_height") is not None and ss.get("dn_width") is not None:
+        # a new session that a link gave a shape (rskpca.ui.link_settings): the shape for its data set
+        ss[K.IMAGE_SHAPE_FOR] = digest
+        return
     saved = ss.get(K.IMAGE_SHAPES, {}).get(digest)
     if "dn_height" not in ss or "dn_width" not in ss or ss.get(K.IMAGE_SHAPE_FOR) != digest:
         side = int(round(d ** 0.5))
