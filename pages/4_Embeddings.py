@@ -166,15 +166,11 @@ selection.selected_table(ds)
 # rank) are the page's largest cost, and the spectra and the table below are drawn before they run.
 scrubber_slot = st.container()
 
-left, right = st.columns(2)
-with left:
-    show_figure(plots.spectra_figure({res.label: res.normalized_eigenvalues for res in results}),
-                key="emb_spectra", filename="eigenvalue_spectra")
-with right:
-    if errors:
-        show_figure(plots.bar_figure(errors, title="Relative alignment error (0 = same subspace)",
-                                     yaxis_title="||O - O~A||_F / ||O||_F"), key="emb_errors",
-                    filename="alignment_errors")
+spectra = plots.spectra_figure({res.label: res.normalized_eigenvalues for res in results})
+# With the errors: one chart of two panels, one figure for the browser to redraw per change instead of two.
+show_figure(plots.side_by_side(spectra, plots.bar_figure(errors, title="Relative alignment error (0 = same subspace)",
+                                                         yaxis_title="||O - O~A||_F / ||O||_F"))
+            if errors else spectra, key="emb_spectra", filename="eigenvalue_spectra_and_alignment_errors")
 if not table.empty:
     # The Gram-sampling methods perturb K itself: its spectral-norm error sits beside the subspace error.
     # Columns no chosen method fills (those, and the fit-time parts) are left out.

@@ -348,8 +348,9 @@ def test_embeddings_moves_r_within_a_rank_bucket_without_a_fit(monkeypatch):
         at.sidebar.number_input(key="r").set_value(r).run()
         _ok(at, f"r = {r}")
         assert calls == [], f"r = {r} refitted: {calls}"
-        spectra = next(s for s in _charts(at) if "spectr" in (s["layout"].get("title") or {}).get("text", "").lower())
-        assert {len(_array(t["y"])) for t in spectra["data"]} == {r}, "the spectrum shows r components"
+        spectra = next(spec for key, spec in drawn_charts(at) if key == "emb_spectra")  # panel 1: the spectra
+        assert {len(_array(t["y"])) for t in spectra["data"] if t.get("xaxis", "x") == "x"} == {r}, \
+            "the spectrum shows r components"
     at.sidebar.number_input(key="r").set_value(6).run()  # the next bucket: fitted at 10, shown at 6
     _ok(at)
     assert "fit_exact" in calls and "fit_on_all_rows" in calls
@@ -835,7 +836,7 @@ def test_embeddings_warns_when_a_tiny_sigma_leaves_the_spectrum_flat():
     _ok(at)
     # the kernel is the identity between neighbouring rows (rskpca.core.sigma_checks.kernel_identity): said
     assert any("close to the identity" in w.value for w in at.warning), [w.value for w in at.warning]
-    spectra = next(s for s in _charts(at) if "spectr" in (s["layout"].get("title") or {}).get("text", "").lower())
+    spectra = next(spec for key, spec in drawn_charts(at) if key == "emb_spectra")  # panel 1 (x, y): the spectra
     assert len(spectra["layout"]["yaxis"]["tickvals"]) == 1 and spectra["layout"]["yaxis"]["range"]
     at = _app(dataset="two_moons", r=5)  # the sample's own sigma: a spectrum with gaps, no warning
     at.switch_page("pages/4_Embeddings.py").run()
