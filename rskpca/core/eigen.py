@@ -312,8 +312,8 @@ def kpca_on_centers(C, w, n_components: int | None, *, sigma: float, kernel="gau
             if candidate is not None and dtype != np.float64:
                 # The float32 vectors are close (their error is the float32 matrix's, which is
                 # what failed the check): on the float64 matrix, with no float32 error left, a
-                # block step or two from them is certified by the same check, where ARPACK from
-                # one of their combinations took 30-45 matrix products (usps, digits; m ~ 1,700).
+                # block step or two from them is certified by the same check, fewer products than
+                # ARPACK started from one of their combinations needs.
                 theta, V, ok = block_krylov(op, r + 1, rng, max_steps=3, start=candidate,
                                             tol_of=lambda t, res: accurate(t, res, matrix_error=0.0))
                 if ok:

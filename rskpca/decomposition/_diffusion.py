@@ -121,8 +121,8 @@ def diffusion_on_centers(C, w, n_components: int, *, sigma: float, kernel="gauss
     # than once; its other eigenvalue-1 vectors are kept as coordinates (one per extra block).
     S -= np.outer(v0, v0)
     solver = choose_eigen_solver(m, k, eigen_solver)
-    # One BLAS thread up to SINGLE_THREAD_MAX_M, as for KPCA: on the busy 2-core machine
-    # pendigits (m = 3,014) took 1.63 s in ARPACK on the default threads and 0.47 s on one.
+    # One BLAS thread up to SINGLE_THREAD_MAX_M, as for KPCA: ARPACK's many small products gain
+    # less from threads than they lose when the cores are shared (tests/benchmarks/RESULTS.md).
     with blas_threads(1 if m <= SINGLE_THREAD_MAX_M else None):
         if solver == "dense":
             vals, vecs = eigh(S, subset_by_index=[m - k, m - 1], overwrite_a=True, check_finite=False)

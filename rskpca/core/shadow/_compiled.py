@@ -140,8 +140,8 @@ def _principal_frame_unchecked(X: np.ndarray):
     P = np.empty((n, LOWER_BOUND_AXES))
     P[:, k:] = 0.0
 
-    # In row blocks, on the threads: no n x d centered copy (at 10,000,000 x 10 its fresh 800 MB
-    # took 0.4-4.7 s to fault in, the blocks 0.2-0.3 s).
+    # In row blocks, on the threads: no n x d centered copy, whose fresh pages cost more to fault in
+    # than the product itself at ten million rows (tests/benchmarks/RESULTS.md).
     def block(start):
         P[start:start + _FRAME_BLOCK_ROWS, :k] = (X[start:start + _FRAME_BLOCK_ROWS] - shift) @ V
 

@@ -240,8 +240,8 @@ def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: b
     (embedding None), the rest as fitted."""
     def solve():
         # One BLAS and OpenMP thread: k-means' and BLAS's threads wait for each other beside the browser or
-        # another session on the same cores (k-means on 1,756 digits centers: 3.4 s threaded on the busy 2-core
-        # machine, 0.19 s on one thread), and these fits are small (see rskpca.core.threads.native_threads_off).
+        # another session on the same cores, and these fits are small enough for one (see
+        # rskpca.core.threads.native_threads_off; the timings are in tests/benchmarks/RESULTS.md).
         with native_threads_off():
             est = _estimator(request).fit_reduced_set(C, w, sigma=request.sigma)
             clusters = None
