@@ -54,8 +54,8 @@ _THREADED_NM = 50_000_000
 #: A fit on all rows predicted longer than this shows a progress bar (rows embedded, seconds so far and
 #: left) instead of a spinner: the project's rule, progress for anything over a second.
 ALL_ROWS_PROGRESS_S = 1.0
-#: RSKPCA on all rows predicted longer than this waits for the user's go-ahead (``embed_all_rows``):
-#: at 10,000,000 rows and m = 2,330 an ell change took 23 s, the page a spinner all along.
+#: RSKPCA on all rows predicted longer than this waits for the user's go-ahead (``embed_all_rows``): at
+#: ten million rows an ell change would otherwise hold the page for tens of seconds.
 ALL_ROWS_ASK_S = 5.0
 
 

@@ -15,9 +15,9 @@ __all__ = ["EMBED_EXACT_MAX_ROWS", "exact_rows", "exact_rows_note"]
 
 #: Exact KPCA on the Embeddings page runs on all n rows up to this many, else on a seeded sample of this
 #: many (:func:`~rskpca.evaluation.all_rows.plan_exact`), decided before it runs. Its fit is the only one
-#: that moves with sigma alone and grows like n^2 (pendigits, one thread: 0.07 s at 2,000 rows, 0.20 s at
-#: 3,000, 0.29 s at 4,000), and a sigma change must stay within 0.6 s on pendigits: memory (8 n^2 bytes,
-#: 128 MB at 4,000) is not what limits it. The same rows as the other pages' comparison sample.
+#: that moves with sigma alone and grows like n^2, and a sigma change must stay live on the paper's data
+#: sets (its times per size are in tests/benchmarks/RESULTS.md): time, not memory (8 n^2 bytes), limits it.
+#: The same rows as the other pages' comparison sample.
 EMBED_EXACT_MAX_ROWS = 2000
 
 def exact_rows(ds) -> tuple[ExactPlan, np.ndarray, str]:

@@ -78,7 +78,7 @@ def _rskpca_step(digest: str, _X: np.ndarray, size: int, sigma: float, ell: floa
     found, found_s = None, None
     if size >= _X.shape[0]:
         # On all rows the fit's selection is the sidebar's shadow, timed when it ran: counted, not run
-        # again (it is most of the fit: 0.25 s of an ell change at 1,000,000 rows). Not a shadow read
+        # again (at a million rows it is most of the fit). Not a shadow read
         # off the distance table, whose time is not a scan's.
         found, found_s = timed_shadow(digest, _X, sigma, ell, kernel)
         if found.algorithm == "table":
