@@ -23,6 +23,8 @@ accuracy is compared at equal budget:
   nearest_neighbors; dense, so only up to ``SKLEARN_MAX_ROWS`` rows and one seed), and the lab's
   LSC-K and U-SPEC (``landmark_baselines.py``): NMI, CA, ARI in percent (mean over seeds) and
   the median seconds. Features as stored (no scaling), for every method alike.
+* **predict** (issue 37): the defaults fitted without a seeded 20 % of the rows, whose predicted clusters
+  are compared with those the fit on every row gave them (``predict_rows``).
 
 Run::
 
@@ -31,6 +33,7 @@ Run::
     python tests/benchmarks/bench_spectral.py --pendigits ../shared/datasets/pendigits.csv
     python tests/benchmarks/bench_spectral.py --cases real --seeds 5               # the real-data table
     python tests/benchmarks/bench_spectral.py --cases real --data pendigits,usps --methods "rskpca defaults (landmark)"
+    python tests/benchmarks/bench_spectral.py --cases predict --seeds 5       # predict on held-out rows
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ from rskpca.data.samples import SAMPLES as SAMPLES_INFO
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding, median_heuristic
 from rskpca.core.metrics import alignment_error
 
-__all__ = ["best_of", "circles_rows", "pendigits_rows", "mixture_rows", "gaussian_mixture", "format_table", "main"]
+__all__ = ["best_of", "circles_rows", "pendigits_rows", "mixture_rows", "gaussian_mixture", "predict_rows", "format_table",
+           "main"]
 
 #: Default data path: ``$RSKPCA_DATASETS/pendigits.csv``, else ``../shared/datasets`` beside the checkout.
 PENDIGITS = Path(os.environ.get("RSKPCA_DATASETS", "../shared/datasets")) / "pendigits.csv"
@@ -275,6 +279,32 @@ def real_rows(names, *, seeds: int = 5, sklearn: bool = True, methods=None) -> l
     return rows
 
 
+def predict_rows(names, *, seeds: int = 5, held_out: float = 0.2) -> list[dict]:
+    """``predict`` at the defaults: fitted on all rows but a seeded ``held_out`` share, the held-out rows'
+    predicted clusters against the clusters the fit on every row gave them (agreement: the share of rows
+    matched under the best one-to-one map between the two fits' cluster numbers), mean over seeds."""
+    from rskpca.evaluation.clustering_scores import clustering_scores
+
+    rows = []
+    for name in names:
+        data = load_labelled(name)
+        if data is None:
+            continue
+        X, y = data
+        k = int(np.unique(y).size)
+        agree = []
+        for seed in range(seeds):
+            held = np.random.default_rng(seed).random(X.shape[0]) < held_out
+            everywhere = ReducedSetSpectralClustering(n_clusters=k, random_state=seed).fit(X).labels_
+            partial = ReducedSetSpectralClustering(n_clusters=k, random_state=seed).fit(X[~held])
+            agree.append(clustering_scores(everywhere[held], partial.predict(X[held])).ca)
+        rows.append(dict(data=f"{name} ({X.shape[0]:,} x {X.shape[1]}, {k})", held_out=int(held.sum()),
+                         seeds=seeds, agreement=round(100.0 * float(np.mean(agree)), 1),
+                         worst=round(100.0 * float(np.min(agree)), 1)))
+        print(" ".join(str(v) for v in rows[-1].values()), file=sys.stderr, flush=True)  # progress
+    return rows
+
+
 def format_table(rows: list[dict]) -> str:
     """A plain-text table of rows (dicts), columns in first-seen order, floats to 4 significant digits."""
     columns = list(dict.fromkeys(key for row in rows for key in row))
@@ -316,6 +346,8 @@ def main(argv=None) -> int:
         methods = [m for m in args.methods.split(",") if m]
         print(format_table(real_rows(args.data.split(","), seeds=args.seeds, sklearn=sk, methods=methods)), "\n",
               flush=True)
+    if "predict" in cases:
+        print(format_table(predict_rows(args.data.split(","), seeds=args.seeds)), "\n", flush=True)
     if "mixture" in cases:
         ReducedSetSpectralClustering(n_clusters=2, sigma=1.0).fit(gaussian_mixture(2000, k=2)[0])  # numba load
         print(format_table(mixture_rows(args.mixture_n, repeats=args.repeats)), flush=True)

@@ -47,3 +47,15 @@ def test_real_rows_score_every_method_on_labelled_data(tmp_path, monkeypatch):
     assert {"k-means", "sklearn SpectralClustering rbf", "sklearn SpectralClustering nearest_neighbors"} <= set(methods)
     assert all(0 <= r["NMI"] <= 100 and 0 <= r["CA"] <= 100 and r["seconds"] > 0 for r in rows)
     assert rows[0]["seeds"] == 2 and rows[0]["ARI"] == 100.0  # three well-separated blobs
+
+
+def test_predict_rows_compare_held_out_predictions_with_the_fit_on_every_row(tmp_path, monkeypatch):
+    import bench_spectral
+    from bench_spectral import predict_rows
+
+    X, y = make_blobs(300, n_features=3, centers=3, random_state=1)
+    pd.DataFrame(np.column_stack([X, y]), columns=["a", "b", "c", "label"]).to_csv(tmp_path / "b.csv", index=False)
+    monkeypatch.setitem(bench_spectral.REAL_DATA, "tiny", tmp_path / "b.csv")
+    (row,) = predict_rows(["tiny"], seeds=2)
+    assert row["seeds"] == 2 and 30 < row["held_out"] < 90  # a fifth of 300, seeded
+    assert row["agreement"] == row["worst"] == 100.0  # well-separated blobs: the same clusters either way
