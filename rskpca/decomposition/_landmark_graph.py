@@ -55,8 +55,12 @@ from rskpca.core.threads import blas_threads, map_row_blocks
 __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
            "landmark_transform", "localized", "AUTO_REGULARIZATION"]
 
-#: Candidates beyond the K asked for, so that ties at the K-th distance resolve by index.
-TIE_MARGIN = 8
+#: Candidates beyond the K asked for, so that ties at the K-th distance resolve by index. Each one costs
+#: scikit-learn's ArgKmin a longer heap per row; a row whose K-th distance comes within rounding of its
+#: farthest candidate's is searched again against every center, so fewer only means more such rows.
+TIE_MARGIN = 3
+#: Relative width of "within rounding" for that check: far above the GEMM distances' error.
+TIE_TOLERANCE = 1e-9
 #: Up to this many landmarks the m x m problem is solved densely; above, by ARPACK on the sparse G.
 DENSE_MAX_M = 2000
 
@@ -111,7 +115,8 @@ def nearest_centers(X, C, n_neighbors: int):
                            strategy="auto")
     idx, dist, farthest = _exact_first(X, C, cand, K)
     if k < m:
-        spill = np.flatnonzero(dist[:, -1] >= farthest)  # the K-th ties with a candidate's farthest
+        # the K-th ties (within rounding) with a candidate's farthest: a center outside may tie with it too
+        spill = np.flatnonzero(dist[:, -1] >= farthest * (1.0 - TIE_TOLERANCE))
         if spill.size:
             every = np.broadcast_to(np.arange(m), (spill.size, m))
             idx[spill], dist[spill], _ = _exact_first(X[spill], C, every, K)
