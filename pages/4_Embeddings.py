@@ -167,7 +167,7 @@ selection.selected_table(ds)
 scrubber_slot = st.container()
 
 spectra = plots.spectra_figure({res.label: res.normalized_eigenvalues for res in results})
-# With the errors: one chart of two panels, one figure for the browser to redraw per change instead of two.
+# With the errors: one chart of two panels (plotting.side_by_side), one figure for the browser to redraw.
 show_figure(plots.side_by_side(spectra, plots.bar_figure(errors, title="Relative alignment error (0 = same subspace)",
                                                          yaxis_title="||O - O~A||_F / ||O||_F"))
             if errors else spectra, key="emb_spectra", filename="eigenvalue_spectra_and_alignment_errors")

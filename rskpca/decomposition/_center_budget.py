@@ -176,7 +176,7 @@ def lloyd_refine(X, C, steps: int, *, random_state=None) -> np.ndarray:
     for _ in range(int(steps)):
         near = nearest_center(X, C)
         counts = np.bincount(near, minlength=m)
-        # the rows' sums per center as one sparse product (np.add.at adds row by row)
+        # the rows' sums per center as one sparse product, not a row-by-row np.add.at
         sums = sp.csr_matrix((np.ones(X.shape[0]), (near, np.arange(X.shape[0]))), shape=(m, X.shape[0])) @ X
         hit = counts > 0
         C[hit] = sums[hit] / counts[hit, None]

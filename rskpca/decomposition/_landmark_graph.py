@@ -55,9 +55,9 @@ from rskpca.core.threads import blas_threads, map_row_blocks
 __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
            "landmark_transform", "localized", "AUTO_REGULARIZATION"]
 
-#: Candidates beyond the K asked for, so that ties at the K-th distance resolve by index. Each one costs
-#: scikit-learn's ArgKmin a longer heap per row; a row whose K-th distance comes within rounding of its
-#: farthest candidate's is searched again against every center, so fewer only means more such rows.
+#: Candidates beyond the K asked for, so that ties at the K-th distance resolve by index. Few suffice: each
+#: costs ArgKmin a longer heap per row, and a row whose K-th distance comes within rounding of its farthest
+#: candidate's is searched again against every center, so the choice stays exact.
 TIE_MARGIN = 3
 #: Relative width of "within rounding" for that check: far above the GEMM distances' error.
 TIE_TOLERANCE = 1e-9

@@ -2,8 +2,9 @@
 
 A page's pair of charts (fit and projection times, training and test speedups) costs the browser a
 chart each on every change; as one figure with two subplots it costs about one. The panels keep
-their traces, axes (log scales, ranges, titles), shapes and titles; a legend entry the left panel
-already has is not repeated for the right one, and a click on it hides the trace in both panels.
+their traces, axes (log scales, ranges, titles), shapes and titles; the legend goes under both panels, a
+legend entry the left panel already has is not repeated for the right one, a click on it hides the trace in
+both panels, and an unnamed trace (a bar chart's) has none.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
     >>> fig = side_by_side(a, b)
     >>> [(t.xaxis, t.yaxis, t.showlegend) for t in fig.data]
     [('x', 'y', None), ('x2', 'y2', False)]
+    >>> side_by_side(a, go.Figure(go.Bar(x=["a"], y=[1]))).data[1].showlegend  # unnamed: no "trace 2" entry
+    False
     >>> fig.layout.yaxis.type, fig.layout.yaxis2.type, [a.text for a in fig.layout.annotations]
     ('log', None, ['Fit time', 'Projection time'])
     """
@@ -57,6 +60,8 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
                 if col == 2 and trace.name in named:
                     trace.showlegend = False
                 named.add(trace.name)
+            else:  # a figure's one unnamed trace (bars) has no legend entry of its own: none here either
+                trace.showlegend = False
             fig.add_trace(trace, row=1, col=col)
         suffix = "" if col == 1 else "2"
         for axis in ("xaxis", "yaxis"):
@@ -68,8 +73,10 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
                 shape[ref] = _panel_ref(shape.get(ref, ref[0]), ref[0], suffix)
             fig.add_shape(shape)
     heights = [f.layout.height for f in (left, right) if f.layout.height]
-    fig.update_layout(height=height or (max(heights) if heights else None), legend=left.layout.legend,
-                      margin=dict(l=40, r=30, t=60, b=40), showlegend=bool(named))
+    # The legend under both panels: a figure's own legend position is in its one panel's frame and would
+    # land on the right panel here.
+    fig.update_layout(height=height or (max(heights) if heights else None), margin=dict(l=40, r=30, t=60, b=40),
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), showlegend=bool(named))
     return fig
 
 

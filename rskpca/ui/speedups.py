@@ -55,7 +55,7 @@ def show_at_scale(ds, at_scale, budget) -> None:
                      "(raise the time budget).")
     st.caption(" ".join(words) + f" RSKPCA: measured at the same sizes and on all {ds.n:,} rows; the new rows "
                f"projected are a seeded {at_scale.eval_rows:,} of the data (in none of the smaller samples).")
-    # One chart of two panels: the browser redraws one figure per change instead of two.
+    # One chart of two panels (plotting.side_by_side): each chart is a redraw in the browser on every change.
     show_figure(plots.side_by_side(
         plots.scaling_figure(at_scale.rows, stage="fit", law=(law.a, law.b) if law else None),
         plots.scaling_figure(at_scale.rows, stage="project", law=(plaw.a, plaw.b) if plaw else None,

@@ -332,7 +332,7 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
                             exact_on_sample=exact_on_sample, exact_key=exact_key)
     for name in names:
         everywhere = name in ALL_ROWS_METHODS
-        cost = all_rows_cost(name, ds.n, m)
+        cost = costs[name] if everywhere else all_rows_cost(name, ds.n, m)
         if everywhere and not _runs_now(name, cost, run_anyway, embed_all_rows):
             if name == SHADOW_METHOD.name:
                 out.awaiting = cost
