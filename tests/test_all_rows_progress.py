@@ -120,8 +120,26 @@ def test_quantized_fit_puts_each_row_at_its_centers_coordinates():
     centers_coords = full.embedding[shadow.center_indices]
     np.testing.assert_allclose(first.embedding, centers_coords[shadow.labels], atol=1e-10)
     assert np.abs(first.embedding - full.embedding).max() > 1e-3  # and not the rows' own projections
-    with pytest.raises(ValueError, match="quantized needs a method fitted on the shadow"):
+    with pytest.raises(ValueError, match="quantized and fitted need a method fitted on the shadow"):
         all_rows.fit_on_all_rows("nystrom", X, n_components=2, sigma=1.0, m=20, quantized=True)
+
+
+def test_a_fit_on_the_centers_serves_both_passes_without_solving_again(monkeypatch):
+    from rskpca import ReducedSetKPCA
+    from rskpca.core.shadow import shadow_centers
+
+    X = np.random.default_rng(3).normal(size=(400, 3))
+    shadow = shadow_centers(X, sigma=1.0, ell=2.0)
+    fitted = all_rows.fit_on_centers("rskpca", shadow, n_components=2, sigma=1.0, ell=2.0)
+    full = all_rows.fit_on_all_rows("rskpca", X, n_components=2, sigma=1.0, ell=2.0, shadow=shadow)
+    monkeypatch.setattr(ReducedSetKPCA, "fit_reduced_set", lambda *a, **k: pytest.fail("solved again"))
+    first = all_rows.fit_on_all_rows("rskpca", X, n_components=2, sigma=1.0, ell=2.0, shadow=shadow,
+                                     quantized=True, fitted=fitted)
+    then = all_rows.fit_on_all_rows("rskpca", X, n_components=2, sigma=1.0, ell=2.0, shadow=shadow, fitted=fitted)
+    np.testing.assert_allclose(then.embedding, full.embedding, atol=1e-10)
+    np.testing.assert_allclose(first.embedding, full.embedding[shadow.center_indices][shadow.labels], atol=1e-10)
+    with pytest.raises(ValueError, match="not fitted on the shadow"):
+        all_rows.fit_on_centers("nystrom", shadow, n_components=2, sigma=1.0, m=20)
 
 
 def test_embeddings_draws_rskpca_at_its_centers_first_then_every_rows_own(monkeypatch, mixture_npy):
@@ -142,9 +160,13 @@ def test_embeddings_draws_rskpca_at_its_centers_first_then_every_rows_own(monkey
     assert [e.value for e in at.error if "held for the test" in e.value]
     # then: every row's own projection computed after the page, and the page drawn again with it
     monkeypatch.setattr(fits, "finish_on_all_rows", real_finish)
+    real_fit, given = fits.fit_on_all_rows, []
+    monkeypatch.setattr(fits, "fit_on_all_rows",
+                        lambda name, *a, **k: given.append((name, k.get("fitted") is not None)) or real_fit(name, *a, **k))
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert not [i for i in at.info if i.value.startswith("Drawn first")]
     assert RSKPCA in _methods(at) and not at.get("progress")
     store = fits._stores()["views"]
     assert any(key[1] == "rskpca" and not key[-1] for key in store._items)
+    assert ("rskpca", True) in given and ("rskpca", False) not in given  # every row projected through the first pass's fit on the centers, not a second one

@@ -18,7 +18,7 @@ from rskpca.core.validation import check_array_2d
 from rskpca.evaluation.fitting import MethodResult, _result
 from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
 
-__all__ = ["training_embedding", "transform_in_blocks", "fit_on_all_rows", "alignment_map", "exact_memory_bytes", "ExactPlan",
+__all__ = ["training_embedding", "transform_in_blocks", "fit_on_centers", "fit_on_all_rows", "alignment_map", "exact_memory_bytes", "ExactPlan",
            "plan_exact"]
 
 
@@ -95,9 +95,31 @@ def transform_in_blocks(estimator, X, *, dtype=np.float64, progress=None) -> np.
     return Z
 
 
+def fit_on_centers(name: str, shadow, *, n_components: int, sigma: float, kernel: str = "gaussian", ell: float = 4.0,
+                   m: int | None = None, random_state=0):
+    """The method ``name`` (one the registry fits on the shadow) fitted on ``shadow``'s weighted centers.
+
+    The O(m^2) part of :func:`fit_on_all_rows`, for a caller that embeds the rows more than once
+    from one fit (first quantized, then each row's own projection): pass the result as ``fitted``.
+
+    >>> import numpy as np
+    >>> from rskpca.core.shadow import shadow_centers
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> s = shadow_centers(X, sigma=1.0, ell=2.0)
+    >>> fit_on_centers("rskpca", s, n_components=2, sigma=1.0, ell=2.0).m_ == s.m
+    True
+    """
+    check_methods([name])
+    if not METHODS[name].fits_on_shadow:
+        raise ValueError(f"{name!r} is not fitted on the shadow's centers.")
+    est = make_estimator(name, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                         random_state=random_state)
+    return est.fit_reduced_set(shadow.centers, shadow.weights, center_indices=shadow.center_indices)
+
+
 def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: str = "gaussian", ell: float = 4.0,
                     m: int | None = None, random_state=0, shadow=None, embed_dtype=np.float64,
-                    progress=None, quantized: bool = False) -> MethodResult:
+                    progress=None, quantized: bool = False, fitted=None) -> MethodResult:
     """The method ``name`` fitted on every row of ``X`` and every row embedded (untimed: ``train_s`` and
     ``test_s`` are NaN), for the registry's O(n m) methods.
 
@@ -109,7 +131,8 @@ def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: st
     ``progress``: called as the rows are embedded (:func:`transform_in_blocks`). ``quantized`` (RSKPCA with
     ``shadow``): each row at its center's coordinates instead of its own projection -- the exact
     embedding of the data quantized to the centers, at O(m^2) instead of O(n m), what a page draws
-    while every row's own projection is computed.
+    while every row's own projection is computed. ``fitted``: the method already fitted on ``shadow``
+    (:func:`fit_on_centers`), so that the centers' problem is not solved again.
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(60, 2))
@@ -121,17 +144,19 @@ def fit_on_all_rows(name: str, X, *, n_components: int, sigma: float, kernel: st
     if METHODS[name].exact_kpca:
         raise ValueError(f"{name!r} is exact KPCA: fit it on the rows plan_exact gives, with fit_exact.")
     X = check_array_2d(X, name="X", min_samples=2)
-    est = make_estimator(name, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                         random_state=random_state)
-    if quantized and not (METHODS[name].fits_on_shadow and shadow is not None):
-        raise ValueError(f"quantized needs a method fitted on the shadow and X's shadow; {name!r} is not one, or "
-                         "no shadow was given.")
-    if METHODS[name].fits_on_shadow and shadow is not None:
+    on_shadow = METHODS[name].fits_on_shadow and shadow is not None
+    if (quantized or fitted is not None) and not on_shadow:
+        raise ValueError(f"quantized and fitted need a method fitted on the shadow and X's shadow; {name!r} is not "
+                         "one, or no shadow was given.")
+    if on_shadow:
         if shadow.n != X.shape[0]:
             raise ValueError(f"shadow is of {shadow.n} rows, X has {X.shape[0]}: pass X's own shadow.")
-        est = est.fit_reduced_set(shadow.centers, shadow.weights, center_indices=shadow.center_indices)
+        est = fitted if fitted is not None else fit_on_centers(
+            name, shadow, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
+            random_state=random_state)
     else:
-        est = est.fit(X)
+        est = make_estimator(name, n_components=n_components, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                             random_state=random_state).fit(X)
     if quantized:
         Z = est.transform(shadow.centers).astype(embed_dtype)[shadow.labels]
     else:

@@ -17,7 +17,7 @@ import numpy as np
 import streamlit as st
 
 from rskpca.core.threads import native_threads_off
-from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows
+from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows, fit_on_centers
 from rskpca.evaluation.costs import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, AllRowsCost, all_rows_cost
 from rskpca.evaluation.methods import METHODS, SHADOW_METHOD, perturbs_gram
 from rskpca.ui.compute.exact_plan import exact_rows
@@ -99,7 +99,7 @@ class _Store:
 @st.cache_resource(show_spinner=False)
 def _stores() -> dict:
     """The stores of fits on all rows (a resource: emptied with the other caches, e.g. by "Clear cache")."""
-    return {"fits": _Store(4), "views": _Store(16)}
+    return {"fits": _Store(4), "views": _Store(16), "centers": _Store(4)}
 
 
 @st.cache_resource(show_spinner=False)
@@ -157,13 +157,17 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
     bucket: a rank change within the bucket re-reads this fit instead of fitting all n rows again. Stored
     read-only in place (:func:`_stores`), not unpickled on every rerun. ``progress``: called as the rows
     are embedded (:func:`~rskpca.evaluation.all_rows.transform_in_blocks`), on a miss only. ``quantized``:
-    each row at its center's coordinates (fitted on the centers alone, not stored: it takes no longer than
-    reading the store would save).
+    each row at its center's coordinates (not stored: it takes no longer than reading the store would save),
+    from the centers' fit, which is kept for the projection of every row that follows.
     """
-    if quantized:
-        return fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                               shadow=shadow(digest, X, sigma, ell, kernel), embed_dtype=np.float32, quantized=True)
     key = (digest, name, float(sigma), str(kernel), int(rank), float(ell), int(m))
+    if quantized:
+        # The centers' fit is kept for the pass that projects every row next: one m x m solve per view.
+        selected = shadow(digest, X, sigma, ell, kernel)
+        fitted = fit_on_centers(name, selected, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m)
+        _stores()["centers"].put(key, fitted)
+        return fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
+                               shadow=selected, embed_dtype=np.float32, quantized=True, fitted=fitted)
     store = _stores()["fits"]
     res = store.get(key)
     if res is not None:
@@ -180,7 +184,8 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
             # float32 kernel blocks for every row's embedding (drawn, and read for the alignment, whose
             # errors are far above float32 rounding): the projection of n rows is most of an ell change.
             res = fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                                  shadow=selected, embed_dtype=np.float32, progress=progress)
+                                  shadow=selected, embed_dtype=np.float32, progress=progress,
+                                  fitted=_stores()["centers"].get(key) if selected is not None else None)
         res.embedding.setflags(write=False)  # shared by the sessions
         store.put(key, res)
     return res
