@@ -71,3 +71,37 @@ def test_a_private_import_across_subpackages_is_reported(tmp_path):
     target = tmp_path / "rskpca" / "evaluation" / "compare.py"
     target.write_text(target.read_text() + "\nfrom rskpca.core.shadow._screen import _blas_scan  # noqa\n")
     assert _private_imports(tmp_path) == "rskpca.evaluation.compare -> rskpca.core.shadow._screen"
+
+
+# ``ui/compute`` computes and caches: it draws nothing itself and keeps no session state. Progress is
+# drawn through ``ui/progress`` (the one renderer), widgets and session state live in the rest of ``ui``.
+_COMPUTE_ST_CALLS = {"cache_data", "cache_resource"}
+
+
+def _streamlit_uses(path: Path) -> set[str]:
+    import ast
+
+    tree = ast.parse(path.read_text())
+    names = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names if alias.name == "streamlit"}
+    used = {node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names}
+    if any(isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("streamlit")
+           for node in ast.walk(tree)):
+        used.add("from streamlit import ...")
+    if "session_state" in path.read_text():
+        used.add("session_state")
+    return used
+
+
+def test_the_compute_room_only_computes_and_caches():
+    compute = Path(__file__).resolve().parents[1] / "rskpca" / "ui" / "compute"
+    drawn = {path.name: sorted(_streamlit_uses(path) - _COMPUTE_ST_CALLS) for path in sorted(compute.glob("*.py"))}
+    assert {name: uses for name, uses in drawn.items() if uses} == {}
+
+
+def test_a_drawing_in_the_compute_room_is_reported(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import streamlit as st\n\n@st.cache_data\ndef f():\n    st.spinner('x')\n"
+                   "    return st.session_state\n")
+    assert _streamlit_uses(bad) - _COMPUTE_ST_CALLS == {"spinner", "session_state"}

@@ -23,14 +23,16 @@ from rskpca.core.progress import TimeLeft
 from rskpca.evaluation.units import seconds_text
 from rskpca.ui import keys as K
 
-__all__ = ["UPDATE_S", "SHOW_BAR_S", "ProgressPanel", "progress_panel", "stopped", "resume_button",
-           "prediction_text"]
+__all__ = ["UPDATE_S", "SHOW_BAR_S", "MISS_S", "ProgressPanel", "progress_panel", "progress_on_miss", "stopped",
+           "resume_button", "prediction_text"]
 
 #: Seconds between a bar's updates (each is a message to the browser, and the point a Stop takes effect).
 UPDATE_S = 0.25
 #: Work predicted above this many seconds shows a bar with its prediction and a Stop button; shorter work a
 #: spinner at most (the project's rule: no silent wait over about two seconds, progress for anything over one).
 SHOW_BAR_S = 1.0
+#: A step of cached work that takes longer than this computed (a cache miss): :func:`progress_on_miss` shows its bar.
+MISS_S = 0.05
 
 
 def prediction_text(seconds: float | None) -> str:
@@ -127,13 +129,13 @@ class ProgressPanel:
 
 @contextlib.contextmanager
 def progress_panel(label: str, predicted_s: float | None, *, spinner: str | None = None, token=None,
-                   stop_key: str | None = None, slot=None):
-    """A :class:`ProgressPanel` while the block runs when ``predicted_s`` is above :data:`SHOW_BAR_S` (or
+                   stop_key: str | None = None, slot=None, show_above: float = SHOW_BAR_S):
+    """A :class:`ProgressPanel` while the block runs when ``predicted_s`` is above ``show_above`` (or
     unknown), else a spinner (``spinner``, or none) and ``None`` as the callback. The panel is emptied however
     the block ends (a stop included), and the exception goes on. Use it outside any ``st.cache_*`` function
     (the bar's updates would be recorded for replay there).
     """
-    if predicted_s is not None and predicted_s <= SHOW_BAR_S:
+    if predicted_s is not None and predicted_s <= show_above:
         with (st.spinner(spinner) if spinner else contextlib.nullcontext()):
             yield None
         return
@@ -142,3 +144,39 @@ def progress_panel(label: str, predicted_s: float | None, *, spinner: str | None
         yield panel
     finally:
         panel.close()
+
+
+class _BarOnMiss:
+    """The callback :func:`progress_on_miss` yields (see there)."""
+
+    def __init__(self, label: str, slot) -> None:
+        self._label, self._slot, self._panel = label, slot, None
+        self._last_t, self._last_fraction = time.perf_counter(), 0.0
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        now = time.perf_counter()
+        if self._panel is None:
+            if now - self._last_t <= MISS_S:  # read from the caches: nothing to show
+                self._last_t, self._last_fraction = now, float(fraction)
+                return
+            # The first step that computed: the bar starts with it, and its pace is measured from there.
+            self._panel = ProgressPanel(self._label, slot=self._slot, started=self._last_t)
+            self._first = self._last_fraction
+        self._panel((float(fraction) - self._first) / max(1.0 - self._first, 1e-12), message)
+
+
+@contextlib.contextmanager
+def progress_on_miss(label: str):
+    """``progress(fraction, message)`` for work made of cached steps: a :class:`ProgressPanel` appears at the
+    first step that computes (over :data:`MISS_S` since the previous call), none while every step is read from
+    the caches. Call it after each step. The bar's place is held from the start, so the elements after it keep
+    their places whether or not a bar shows (a bar that came and went would shift them, and the charts after
+    it can be left blank), and it is emptied however the block ends. Use it outside any ``st.cache_*``
+    function.
+    """
+    slot = st.empty()
+    try:
+        yield _BarOnMiss(label, slot)
+    finally:
+        with contextlib.suppress(Exception):
+            slot.empty()

@@ -24,7 +24,7 @@ from rskpca.ui.compute.exact_plan import exact_rows
 from rskpca.ui.compute.fits import _first_components, computed_rank, exact_embedding, method_result, rank_message
 from rskpca.ui.compute.shadow_cache import shadow
 from rskpca.ui.keys import ELL_RANGE
-from rskpca.ui.progress import ProgressPanel
+from rskpca.ui.progress import progress_panel
 
 __all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "ALL_ROWS_METHODS", "AllRowsCost",
            "ALL_ROWS_PROGRESS_S", "ALL_ROWS_ASK_S", "all_rows_cost", "progress_text", "embedding_cost_message",
@@ -120,35 +120,14 @@ def progress_text(label: str, m: int) -> str:
     return f"{label}: embedding every row through m = {m:,} centers"
 
 
-class _ProgressBar(ProgressPanel):
-    """A :class:`~rskpca.ui.progress.ProgressPanel` while one method embeds every row, emptied after.
-
-    Its updates are where Streamlit stops a run the user overtook with a new setting."""
-
-    def __init__(self, label: str, m: int, total: int, predicted_s: float | None = None) -> None:
-        super().__init__(progress_text(label, m), predicted_s=predicted_s)
-
-
-def with_progress(label: str, m: int, total: int, seconds: float, run, spinner: str):
-    """``run(progress)``: with a progress bar (:func:`progress_text`, the prediction ``seconds`` said on it and
-    blended into the time left) when ``seconds`` (predicted, e.g. :func:`all_rows_cost`) is above
-    :data:`ALL_ROWS_PROGRESS_S`, ``progress`` its ``(fraction, message)`` callback for
-    :func:`~rskpca.evaluation.all_rows.transform_in_blocks`; else with the ``spinner`` text and
-    ``progress`` None. Call it outside any ``st.cache_*`` function (the bar's updates would be recorded
-    for replay there). The bar is emptied however ``run`` ends, a stop (a new setting, raised at the
-    bar's next update) included, and the exception goes on."""
-    if seconds > ALL_ROWS_PROGRESS_S:
-        bar = _ProgressBar(label, m, total, predicted_s=seconds)
-        waiting = contextlib.nullcontext()
-    else:
-        bar = None
-        waiting = st.spinner(spinner)
-    try:
-        with waiting:
-            return run(bar)
-    finally:
-        if bar is not None:
-            bar.close()
+@contextlib.contextmanager
+def with_progress(label: str, m: int, seconds: float, spinner: str):
+    """The progress callback while one method embeds every row: a bar (:func:`progress_text`, the prediction
+    ``seconds`` said on it and blended into the time left) when ``seconds`` is above
+    :data:`ALL_ROWS_PROGRESS_S`, else None under the ``spinner`` text (:func:`~rskpca.ui.progress.progress_panel`).
+    The bar's updates are where Streamlit stops a run the user overtook with a new setting."""
+    with progress_panel(progress_text(label, m), seconds, spinner=spinner, show_above=ALL_ROWS_PROGRESS_S) as bar:
+        yield bar
 
 
 def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, rank: int, ell: float,
@@ -217,10 +196,9 @@ def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: st
         return hit
     label = METHODS[name].label
     seconds = 0.0 if quantized else all_rows_cost(name, X.shape[0], m).seconds
-    res = with_progress(label, m, X.shape[0], seconds,
-                        lambda bar: _fitted_on_all_rows(digest, X, name, sigma, kernel, computed_rank(r, m), ell, m,
-                                                        progress=bar, quantized=quantized),
-                        f"Fitting {label} on all {X.shape[0]:,} rows...")
+    with with_progress(label, m, seconds, f"Fitting {label} on all {X.shape[0]:,} rows...") as bar:
+        res = _fitted_on_all_rows(digest, X, name, sigma, kernel, computed_rank(r, m), ell, m, progress=bar,
+                                  quantized=quantized)
     Z = res.embedding[:, :r]
     A = alignment_map(exact_Z, Z[rows])
     coords = np.empty((Z.shape[0], min(r, 3)), dtype=np.float32)

@@ -9,14 +9,13 @@ the methods it finished. While methods run, a progress bar says which and how lo
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import streamlit as st
 
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.denoising import add_noise, denoise, not_images_reason
-from rskpca.ui.progress import ProgressPanel
+from rskpca.ui.progress import progress_on_miss
 
 __all__ = ["MAX_TRAIN", "N_TEST", "split_images", "images_reason", "denoised"]
 
@@ -69,16 +68,11 @@ def denoised(digest: str, X: np.ndarray, noise: str, level: float, fit_on_noisy:
     cached on its own, with a progress bar while any runs (any control stops it; the finished methods stay
     cached)."""
     train, test, _, _ = _noisy_split(digest, X, noise, level)
-    slot, bar, started = st.empty(), None, time.perf_counter()
     results: list[dict] = []
-    for i, method in enumerate(methods):
-        if bar is None and time.perf_counter() - started > 0.05:  # a method computed: show the bar from here
-            bar = ProgressPanel(f"Denoising {test.size} rows with {len(methods)} methods fitted on {train.size:,}",
-                                slot=slot, started=started)
-        if bar is not None:
-            bar(i / len(methods), f"{method} ({i + 1} of {len(methods)}; each method is cached when done)")
-        rows = _one_method(digest, X, noise, level, fit_on_noisy, sigma, ell, r, alpha, kernel, preimage, method)
-        results = results or rows[:1]
-        results.append(rows[1])
-    slot.empty()
+    with progress_on_miss(f"Denoising {test.size} rows with {len(methods)} methods fitted on {train.size:,}") as bar:
+        for i, method in enumerate(methods):
+            rows = _one_method(digest, X, noise, level, fit_on_noisy, sigma, ell, r, alpha, kernel, preimage, method)
+            results = results or rows[:1]
+            results.append(rows[1])
+            bar((i + 1) / len(methods), f"{method} done ({i + 1} of {len(methods)}; each method is cached when done)")
     return X[test], results, train.size

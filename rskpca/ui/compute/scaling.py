@@ -10,7 +10,6 @@ other timings (see :func:`rskpca.ui.compute.fits.method_result`).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +34,7 @@ from rskpca.evaluation.scaling import (
 from rskpca.evaluation.timing import Timing
 from rskpca.ui.compute.app_timing import _warm_up
 from rskpca.ui.compute.shadow_cache import compiled_shadow_ready, timed_shadow
-from rskpca.ui.progress import ProgressPanel
+from rskpca.ui.progress import progress_on_miss
 
 __all__ = ["LADDER_START", "SCALING_SEED", "SCALING_TIMING", "LIVE_TIMING", "scaling_timing", "Scaling", "scaling"]
 
@@ -126,34 +125,25 @@ def scaling(digest: str, X: np.ndarray, *, sigma: float, ell: float, kernel: str
     _warm_up()
     n = X.shape[0]
     sizes = [s for s in size_ladder(n, start=LADDER_START) if s > r + 1]  # arpack needs more rows than components
-    # One slot either way, so the elements after it keep their places whether or not a bar shows.
-    slot = st.empty()
-    bar = [None]
-    started = time.perf_counter()
+    with progress_on_miss("Timing at growing n") as bar:
+        def show(fraction: float, message: str) -> None:
+            bar(fraction, message + "; each size is cached as it goes, so stopping loses nothing")
 
-    def show(fraction: float, message: str) -> None:
-        if bar[0] is None:
-            if time.perf_counter() - started < 0.05:  # cached so far: no bar for work that costs nothing
-                return
-            bar[0] = ProgressPanel("Timing at growing n", slot=slot, started=started)
-        bar[0](fraction, message + "; each size is cached as it goes, so stopping loses nothing")
+        def exact_at(size: int) -> LadderStep:
+            return _exact_step(digest, X, size, float(sigma), kernel, int(r), SCALING_SEED, int(timing_round))
 
-    def exact_at(size: int) -> LadderStep:
-        return _exact_step(digest, X, size, float(sigma), kernel, int(r), SCALING_SEED, int(timing_round))
-
-    ladder = (run_ladder(exact_at, sizes, budget, progress=scaled(show, 0.0, 0.5)) if sizes
-              else Ladder((), (), budget))
-    rs_sizes = sorted(set(ladder.measured_n) | {n})
-    steps, failures = [], []
-    for j, size in enumerate(rs_sizes):
-        where = "all" if size == n else "a seeded sample of"
-        show(0.5 + 0.5 * j / len(rs_sizes), f"ShDE + RSKPCA on {where} {size:,} rows")
-        try:
-            steps.append(_rskpca_step(digest, X, size, float(sigma), float(ell), kernel, int(r), SCALING_SEED,
-                                      int(timing_round)))
-        except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
-            failures.append(f"ShDE + RSKPCA on {size:,} rows: {exc}")
-    slot.empty()
+        ladder = (run_ladder(exact_at, sizes, budget, progress=scaled(show, 0.0, 0.5)) if sizes
+                  else Ladder((), (), budget))
+        rs_sizes = sorted(set(ladder.measured_n) | {n})
+        steps, failures = [], []
+        for j, size in enumerate(rs_sizes):
+            where = "all" if size == n else "a seeded sample of"
+            show(0.5 + 0.5 * j / len(rs_sizes), f"ShDE + RSKPCA on {where} {size:,} rows")
+            try:
+                steps.append(_rskpca_step(digest, X, size, float(sigma), float(ell), kernel, int(r), SCALING_SEED,
+                                          int(timing_round)))
+            except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
+                failures.append(f"ShDE + RSKPCA on {size:,} rows: {exc}")
     rows = scaling_table(n, ladder, steps) if ladder.steps else []
     if rows and rows[-1]["exact_kpca"] == PREDICTED and exact_full_s is not None:
         rows[-1] = with_exact_fit(rows[-1], float(exact_full_s()))

@@ -376,10 +376,9 @@ def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest, *, embed: 
         total = solve_s + (embedding_seconds(n, m) if embed else 0.0)
         label = (f"{SPECTRAL_METHODS[request.method]} on {'at most ' if on_rows else ''}m = {m:,} centers"
                  + (f", every one of the {n:,} rows embedded" if embed else ""))
-        bar = total > all_rows_fits.ALL_ROWS_PROGRESS_S
-        with (progress_panel(label, total, token=key) if bar else
-              st.spinner("Solving the m x m problem on the centers"
-                         + (" and embedding every row..." if embed else "..."))) as progress:
+        with progress_panel(label, total, token=key, show_above=all_rows_fits.ALL_ROWS_PROGRESS_S,
+                            spinner="Solving the m x m problem on the centers"
+                                    + (" and embedding every row..." if embed else "...")) as progress:
             share = solve_s / max(total, 1e-12)
             fit = (_fit_on_rows(request, X, progress=progress, embed=embed, solve_share=share) if on_rows else
                    _fit(request, C, w, X, labels, progress=progress, embed=embed, solve_share=share))

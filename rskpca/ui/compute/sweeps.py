@@ -7,7 +7,6 @@ computed, and the next run resumes where it stopped.
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import streamlit as st
@@ -18,7 +17,7 @@ from rskpca.ui.compute.app_timing import APP_TIMING
 from rskpca.ui.compute.bounds_at_ell import bounds_rows
 from rskpca.ui.compute.shadow_cache import timed_shadow
 from rskpca.ui.keys import ELL_RANGE
-from rskpca.ui.progress import ProgressPanel
+from rskpca.ui.progress import progress_on_miss
 
 __all__ = ["sweep_rows", "ell_curve", "shadow_rows", "bounds_sweep"]
 
@@ -40,24 +39,16 @@ def _shadow_point(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: f
 def _with_progress(label: str, ells, point):
     """Call ``point(ell)`` for every ell (each call cached), with a progress bar while anything runs.
 
-    The bar (:class:`~rskpca.ui.progress.ProgressPanel`) appears at the first point that computes
+    The bar (:func:`~rskpca.ui.progress.progress_on_miss`) appears at the first point that computes
     (cached ones cost nothing) and estimates the time left from the points computed since. Any
     widget change interrupts the loop; the points already computed stay cached, so the next run
     resumes where this one stopped.
     """
     rows: list[dict] = []
-    # One slot either way, so the elements after it keep their places whether or not a bar shows: a bar
-    # that comes and goes shifts them, and the charts after it can be left blank.
-    slot, bar, first = st.empty(), None, 0
-    for i, ell in enumerate(ells):
-        t0 = time.perf_counter()
-        rows += point(float(ell))
-        if bar is None and time.perf_counter() - t0 > 0.05:  # a cache miss: show a bar from here on
-            bar, first = ProgressPanel(label, slot=slot, started=t0), i
-        if bar is not None:
-            bar((i + 1 - first) / max(len(ells) - first, 1),
-                f"{i + 1}/{len(ells)} values of ell; cached as it goes, so stopping loses nothing")
-    slot.empty()
+    with progress_on_miss(label) as show:
+        for i, ell in enumerate(ells):
+            rows += point(float(ell))
+            show((i + 1) / len(ells), f"{i + 1}/{len(ells)} values of ell; cached as it goes, so stopping loses nothing")
     return rows
 
 
