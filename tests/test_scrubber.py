@@ -226,7 +226,7 @@ def test_the_density_scrubber_draws_1000_of_the_pages_points_off_its_kernel(monk
     import json
 
     from rskpca.core.radial_kernels import kernel_row_means
-    from rskpca.plotting import subsample_rows
+    from rskpca.core.row_draws import rows_within
     from rskpca.ui import compute
     from rskpca.ui.compute import densities
 
@@ -236,7 +236,7 @@ def test_the_density_scrubber_draws_1000_of_the_pages_points_off_its_kernel(monk
     monkeypatch.setattr(densities, "kernel_matrix", lambda *a, **k: built.append(a[0].shape) or real(*a, **k))
     spec = json.loads(compute.density_scrubber("density-page-kernel-test", X, 1.5, "gaussian", ["a", "b"]))
     assert built == [(1500, 3)]  # the page's kernel, over all 1,500 rows
-    drawn = subsample_rows(1500, 1000, seed=1)
+    drawn = rows_within(1500, 1000, np.random.default_rng(1))
     frame = next(f for f in spec["frames"] if float(f["name"]) == 4.5)
     y = frame["data"][0]["y"]  # a typed array (base64) or a list
     shde = np.frombuffer(base64.b64decode(y["bdata"]), dtype=np.dtype(y["dtype"])) if isinstance(y, dict) else y

@@ -23,7 +23,7 @@ import numpy as np
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import kernel_matvec
 
-__all__ = ["centered_projection"]
+__all__ = ["centered_projection", "centering_offset"]
 
 
 def centered_projection(X, points, coef, *, sigma: float, kernel="gaussian", offset=None, mean_weights=None,
@@ -71,7 +71,7 @@ def centered_projection(X, points, coef, *, sigma: float, kernel="gaussian", off
     >>> K = kernel_matrix(P, sigma=1.0)
     >>> means = K.mean(axis=0)
     >>> Z = centered_projection(X, P, A, sigma=1.0, mean_weights=np.full(20, 1 / 20),
-    ...                         offset=means @ A - means.mean() * A.sum(axis=0))
+    ...                         offset=centering_offset(means, A))
     >>> Kx = kernel_matrix(X, P, sigma=1.0)
     >>> bool(np.allclose(Z, KernelCenterer().fit(K).transform(Kx) @ A))
     True
@@ -95,3 +95,21 @@ def centered_projection(X, points, coef, *, sigma: float, kernel="gaussian", off
     if not return_means:
         return Z
     return Z, (np.zeros(Z.shape[0]) if means is None else means)
+
+
+def centering_offset(train_means, coef, weights=None) -> np.ndarray:
+    """The constant part of :func:`centered_projection`'s centering: ``mu @ coef - (p @ mu) * coef.sum(axis=0)``.
+
+    ``mu``: the training points' kernel means (each point's weighted mean kernel value against them all);
+    ``p``: their weights as a distribution (uniform by default). Subtracted from ``k(x, points) @ coef``
+    with the new point's own mean term, it centers the new point's kernel row in feature space as
+    scikit-learn's ``KernelCenterer`` does (Scholkopf, Smola & Muller 1998).
+
+    >>> import numpy as np
+    >>> centering_offset(np.array([1.0, 3.0]), np.array([[1.0], [1.0]])).tolist()
+    [0.0]
+    """
+    mu = np.asarray(train_means, dtype=np.float64)
+    coef = np.asarray(coef, dtype=np.float64)
+    grand = mu.mean() if weights is None else float(np.asarray(weights, dtype=np.float64) @ mu)
+    return mu @ coef - grand * coef.sum(axis=0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-__all__ = ["uniform_rows"]
+__all__ = ["uniform_rows", "rows_within"]
 
 
 def uniform_rows(n: int, size: int, random_state=None) -> np.ndarray:
@@ -29,3 +29,13 @@ def uniform_rows(n: int, size: int, random_state=None) -> np.ndarray:
     """
     rng = random_state if isinstance(random_state, np.random.Generator) else check_random_state(random_state)
     return np.sort(rng.choice(int(n), size=int(size), replace=False))
+
+
+def rows_within(n: int, budget: int, random_state=None) -> np.ndarray:
+    """Sorted row numbers: all ``n`` rows when they are at most ``budget``, else :func:`uniform_rows`' draw of
+    ``budget`` of them (what a chart draws, what a measurement runs on, under a cap).
+
+    >>> rows_within(5, 10).tolist(), rows_within(1000, 3, np.random.default_rng(0)).size
+    ([0, 1, 2, 3, 4], 3)
+    """
+    return np.arange(int(n)) if n <= budget else uniform_rows(n, budget, random_state)

@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
-from rskpca.core.row_draws import uniform_rows
+from rskpca.core.row_draws import rows_within, uniform_rows
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
 
@@ -102,7 +102,7 @@ def herding_rsde(X, m: int, *, sigma: float, kernel: str = "gaussian", random_st
     n = X.shape[0]
     m = _check_m(m, n)
     rng = check_random_state(random_state)
-    rows = np.arange(n) if n <= max_candidates else uniform_rows(n, max_candidates, rng)
+    rows = rows_within(n, max_candidates, rng)
     cand = X[rows]
     mean_embedding = kernel_row_means(cand, X, sigma=sigma, kernel=kernel)
     running = np.zeros(cand.shape[0])

@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 
 __all__ = ["shadow_within_budget", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER"]
@@ -83,7 +84,7 @@ def shadow_within_budget(X, *, sigma: float, ell: float | None, max_centers: int
         budget = min(budget, max(n // ROWS_PER_CENTER, MIN_TARGET))
     if n <= budget and ell is None:  # every distinct row a center: a radius below every distance between them
         return _shadow(X, float(sigma) * 1e-12, kernel=kernel, order=order, rng=rng)
-    pick = np.sort(rng.choice(n, min(n, BISECTION_ROWS_PER_CENTER * budget), replace=False))
+    pick = uniform_rows(n, min(n, BISECTION_ROWS_PER_CENTER * budget), rng)
     floor = None if ell is None else float(sigma) / float(ell)
     eps, slope = _bisect_subsample(X[pick], float(sigma) / DEFAULT_ELL if floor is None else floor, budget,
                                    floor=floor)
@@ -170,9 +171,7 @@ def lloyd_refine(X, C, steps: int, *, random_state=None) -> np.ndarray:
         return C
     n, m = X.shape[0], C.shape[0]
     if n > SUBSAMPLE_PER_CENTER * m:
-        rng = random_state if isinstance(random_state, np.random.RandomState) \
-            else np.random.RandomState(random_state)
-        X = X[np.sort(rng.choice(n, SUBSAMPLE_PER_CENTER * m, replace=False))]
+        X = X[uniform_rows(n, SUBSAMPLE_PER_CENTER * m, random_state)]
     for _ in range(int(steps)):
         near = nearest_center(X, C)
         counts = np.bincount(near, minlength=m)

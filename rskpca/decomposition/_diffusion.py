@@ -39,6 +39,7 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.sparse.linalg import eigsh
 
+from rskpca.core.log_space import row_softmax
 from rskpca.core.radial_kernels import get_kernel, kernel_matrix, kernel_matvec, refine_near_pairs, squared_distances
 from rskpca.core.threads import blas_threads
 from rskpca.core.eigen import SINGLE_THREAD_MAX_M, choose_eigen_solver, column_signs
@@ -186,8 +187,4 @@ def _log_space_transform(X, C, A, b, *, sigma: float, kernel) -> np.ndarray:
     D = squared_distances(X, C, X_sq=X_sq, Y_sq=C_sq)
     refine_near_pairs(D, X, C, X_sq, C_sq)
     s = D / sigma**2 if k.p == 2 else np.sqrt(D) / sigma
-    logits = np.log(b)[None, :] - s
-    logits -= logits.max(axis=1, keepdims=True)
-    P = np.exp(logits)
-    P /= P.sum(axis=1, keepdims=True)
-    return P @ (A / b[:, None])
+    return row_softmax(np.log(b)[None, :] - s) @ (A / b[:, None])

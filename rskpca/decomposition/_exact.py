@@ -7,7 +7,7 @@ from sklearn.base import _fit_context
 from sklearn.decomposition import KernelPCA as _SklearnKernelPCA
 from sklearn.utils._param_validation import StrOptions
 
-from rskpca.core.projection import centered_projection
+from rskpca.core.projection import centered_projection, centering_offset
 from rskpca.core.radial_kernels import kernel_matrix
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, _check_kernel_budget, check_n_components, KPCAMixin
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
@@ -163,5 +163,5 @@ class KernelPCA(_PreimageMixin, KPCAMixin):
         points, mean_weights, coef, _ = self._feature_expansion()
         means = self.train_kernel_means_
         Z = centered_projection(X, points, coef, sigma=self.sigma_, kernel=self.kernel, mean_weights=mean_weights,
-                                offset=means @ coef - means.mean() * coef.sum(axis=0))
+                                offset=centering_offset(means, coef))
         return Z.astype(X.dtype, copy=False)

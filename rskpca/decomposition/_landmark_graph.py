@@ -49,6 +49,7 @@ from scipy.linalg import eigh
 from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
+from rskpca.core.log_space import row_softmax
 from rskpca.core.eigen import SINGLE_THREAD_MAX_M, column_signs
 from rskpca.core.threads import blas_threads, map_row_blocks
 
@@ -143,11 +144,8 @@ def landmark_rows(dist, idx, m: int, bandwidth: float) -> sp.csr_matrix:
     """The row-stochastic ``Z`` (n x m, K entries a row) for distances to the K nearest centers."""
     dist = np.asarray(dist, dtype=np.float64)
     n, K = dist.shape
-    # Relative to the nearest: exp(-(d^2 - d_1^2) / 2h^2) has the same row-normalised values and
-    # never underflows to an all-zero row for a row far from every landmark.
-    logits = -(dist**2 - dist[:, :1] ** 2) / (2.0 * bandwidth**2)
-    V = np.exp(logits)
-    V /= V.sum(axis=1, keepdims=True)
+    # Relative to the nearest (the largest exponent, 0): no all-zero row for a row far from every landmark.
+    V = row_softmax(-(dist**2 - dist[:, :1] ** 2) / (2.0 * bandwidth**2))
     return sp.csr_matrix((V.ravel(), np.asarray(idx).ravel(), np.arange(0, n * K + 1, K)), shape=(n, m))
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
+from rskpca.core.log_space import row_softmax
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
 from rskpca.core.radial_kernels import squared_distances
 
@@ -80,9 +81,5 @@ def local_scaling_transform(X, C, scales, A, b, *, n_neighbors: int) -> np.ndarr
         rows = slice(start, start + step)
         D = squared_distances(X[rows], C)
         np.maximum(D, 0.0, out=D)
-        logits = log_b[None, :] - D / np.outer(sx[rows], scales)
-        logits -= logits.max(axis=1, keepdims=True)
-        P = np.exp(logits)
-        P /= P.sum(axis=1, keepdims=True)
-        out[rows] = P @ coef
+        out[rows] = row_softmax(log_b[None, :] - D / np.outer(sx[rows], scales)) @ coef
     return out

@@ -22,7 +22,7 @@ from rskpca.decomposition.base import (
     m_from_shadow,
 )
 from rskpca.core.eigen import kpca_on_centers, zero_safe_inverse
-from rskpca.core.projection import centered_projection
+from rskpca.core.projection import centered_projection, centering_offset
 from rskpca.core.rsde import kmeans_rsde
 from rskpca.decomposition._preimage import _INVERSE_CONSTRAINTS, _PreimageMixin
 
@@ -73,7 +73,7 @@ class _NystromBase(_PreimageMixin, KPCAMixin):
         # The training rows' centered kernel against the landmarks, times the landmarks'
         # eigenvectors: the projection of new rows, with m(x_i) = <psi(x_i), mean> kept for transform.
         A = np.sqrt(s)[:, None] * eig.eigenvectors
-        centering = dict(mean_weights=p, offset=eig.mu @ A - float(p @ eig.mu) * A.sum(axis=0)) if self.center else {}
+        centering = dict(mean_weights=p, offset=centering_offset(eig.mu, A, p)) if self.center else {}
         KA, mX = centered_projection(X64, Z, A, sigma=self.sigma_, kernel=self.kernel, return_means=True,
                                      **centering)
         lam = eig.eigenvalues

@@ -25,6 +25,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from rskpca.core.row_draws import uniform_rows
 from rskpca.decomposition._center_budget import SUBSAMPLE_PER_CENTER, lloyd_refine, nearest_center
 from rskpca.decomposition._landmark_graph import (landmark_graph_eigen, landmark_rows, landmark_transform,
                                                   local_bandwidth, nearest_centers)
@@ -84,7 +85,7 @@ class _AffinityMixin:
         n, rows = X.shape[0], SUBSAMPLE_PER_CENTER * (self.max_centers or 0)
         if self.lloyd_steps == 0 or self.ell is not None or self.rsde != "shadow" or n <= rows:
             return None
-        return np.sort(rng.choice(n, rows, replace=False))
+        return uniform_rows(n, rows, rng)
 
     def _shadow_source(self, m: int) -> str:
         """Where m came from, for error messages."""

@@ -36,7 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from rskpca.decomposition.base import COMMON_CONSTRAINTS, check_n_components, KPCAMixin
 from rskpca.core.eigen import fix_signs, zero_safe_inverse
 from rskpca.core.block_sizes import DEFAULT_BLOCK_ELEMENTS
-from rskpca.core.projection import centered_projection
+from rskpca.core.projection import centered_projection, centering_offset
 from rskpca.decomposition.kernel_operator import centered_operator, kernel_operator
 
 __all__ = ["IterativeKPCA", "top_eigenpairs", "projection_coefficients"]
@@ -336,7 +336,7 @@ class IterativeKPCA(KPCAMixin):
         means, coef = self.train_kernel_means_, self.dual_coef_
         n = self.X_fit_.shape[0]
         Z = centered_projection(X, self.X_fit_, coef, sigma=self.sigma_, kernel=self.kernel,
-                                mean_weights=np.full(n, 1.0 / n), offset=means @ coef - means.mean() * coef.sum(axis=0),
+                                mean_weights=np.full(n, 1.0 / n), offset=centering_offset(means, coef),
                                 block_elements=self.block_elements)
         return Z.astype(X.dtype, copy=False)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rskpca.core.row_draws import uniform_rows
+from rskpca.core.row_draws import rows_within
 from rskpca.core.validation import check_array_2d
 from rskpca.evaluation.fitting import MethodResult, _result
 from rskpca.evaluation.methods import METHODS, check_methods, make_estimator
@@ -215,7 +215,7 @@ def plan_exact(n: int, max_rows: int, *, seed: int = 0) -> ExactPlan:
     """Exact KPCA on all n rows when n <= ``max_rows``, else on a seeded sample of ``max_rows`` rows.
 
     The same sample for a given (n, max_rows, seed):
-    ``uniform_rows(n, max_rows, np.random.default_rng(seed))`` (:mod:`rskpca.core.row_draws`).
+    ``rows_within(n, max_rows, np.random.default_rng(seed))`` (:mod:`rskpca.core.row_draws`).
 
     >>> plan = plan_exact(10_000, 2000)
     >>> plan.all_rows, plan.rows.size, plan.memory_bytes
@@ -226,8 +226,5 @@ def plan_exact(n: int, max_rows: int, *, seed: int = 0) -> ExactPlan:
     n, max_rows = int(n), int(max_rows)
     if max_rows < 2:
         raise ValueError(f"max_rows must be at least 2; got {max_rows}.")
-    if n <= max_rows:
-        rows = np.arange(n)
-    else:
-        rows = uniform_rows(n, max_rows, np.random.default_rng(seed))
+    rows = rows_within(n, max_rows, np.random.default_rng(seed))
     return ExactPlan(rows=rows, n=n, all_rows=n <= max_rows, max_rows=max_rows, memory_bytes=exact_memory_bytes(n))

@@ -108,10 +108,6 @@ def _reference(est, X_eval, n_train: int) -> MethodResult:
                         test_s=float("nan"), stored_points=n_train, train_parts={})
 
 
-def _ticker(progress: ProgressCallback | None, total: int):
-    return counted(progress, total)
-
-
 def embedding_experiment(X, *, sigma: float, dataset: str = "data", ells=PAPER_ELLS,
                          methods=EMBEDDING_METHODS, n_components: int = 5, n_repeats: int = 50,
                          test_size: float = 0.2, random_state: int = 0, timing: Timing = Timing(),
@@ -154,7 +150,7 @@ def embedding_experiment(X, *, sigma: float, dataset: str = "data", ells=PAPER_E
     """
     methods = check_methods(methods)
     X = np.asarray(X, dtype=np.float64)
-    tick = _ticker(progress, n_repeats * len(ells))
+    tick = counted(progress, n_repeats * len(ells))
     whole = KernelPCA(n_components=n_components, sigma=sigma, eigen_solver="arpack",
                       random_state=random_state).fit(X)
     rows = []
@@ -220,7 +216,7 @@ def classification_experiment(X, y, *, sigma: float, dataset: str = "data", ells
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
-    tick = _ticker(progress, n_folds * len(ells) * len(methods))
+    tick = counted(progress, n_folds * len(ells) * len(methods))
 
     def run(est, Xtr, ytr, Xte, yte):
         return fit_predict(est, "knn", Xtr, ytr, Xte, yte, timing=timing, n_neighbors=n_neighbors)
@@ -327,7 +323,7 @@ def retained_grid(X, *, sigma: float, ells=PAPER_ELLS, scales=(1.0,), dataset: s
     """
     X = np.asarray(X, dtype=np.float64)
     median = median_heuristic(X)
-    tick = _ticker(progress, len(scales) * len(ells))
+    tick = counted(progress, len(scales) * len(ells))
     rows = []
     for scale in scales:
         for ell in ells:

@@ -75,7 +75,6 @@ from rskpca.plotting._ell_scrubber_figures import (
     density_scrubber_figure,
     embedding_scrubber_figure,
     shadow_scrubber_figure,
-    subsample_rows,
 )
 from rskpca.plotting._scaling import scaling_figure
 from rskpca.plotting._selection import (
@@ -101,6 +100,7 @@ from rskpca.plotting._style import (
 __all__ = [
     "WEBGL_THRESHOLD",
     "PALETTE",
+    "side_by_side",
     "METHOD_COLORS",
     "method_colors",
     "shadow_centers_text",
@@ -151,7 +151,6 @@ __all__ = [
     "lines_over_ell",
     "SCRUB_POINTS",
     "SCRUB_CENTERS",
-    "subsample_rows",
     "shadow_scrubber_figure",
     "density_scrubber_figure",
     "embedding_scrubber_figure",

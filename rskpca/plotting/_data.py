@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from rskpca.core.row_draws import uniform_rows
+from rskpca.core.row_draws import rows_within
 from rskpca.plotting._colouring import colouring, marker_style
 from rskpca.plotting._data_view import _point_traces, legend_key
 from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, centers_trace, crowded, density_bins,
@@ -174,7 +174,7 @@ def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int, colour
     scale (not one colour string per point), and the eps-discs are one outline trace, not one shape each.
     """
     n = X2.shape[0]
-    drawn = np.arange(n) if n <= max_points else uniform_rows(n, max_points, np.random.default_rng(0))
+    drawn = rows_within(n, max_points, np.random.default_rng(0))
     style = marker_style(drawn.size)
     if colour is None:
         fig.add_trace(go.Scattergl(

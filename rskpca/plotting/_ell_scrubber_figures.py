@@ -26,29 +26,18 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rskpca.core.row_draws import uniform_rows
+from rskpca.core.row_draws import rows_within
 from rskpca.plotting._colouring import center_sizes, colouring
 from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, class_color_marker, shadow_centers_text,
                                     signed_sqrt_colorscale, user_text)
 
-__all__ = ["subsample_rows", "shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
+__all__ = ["shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
            "SCRUB_POINTS", "SCRUB_CENTERS"]
 
 #: Points drawn per frame at most (a seeded subsample above it; the chart says so).
 SCRUB_POINTS = 2000
 #: Centers drawn per frame at most (the heaviest ones; the frame's title says so).
 SCRUB_CENTERS = 1500
-
-
-def subsample_rows(n: int, budget: int, seed: int = 0) -> np.ndarray:
-    """Sorted row numbers: all ``n`` rows, or a seeded sample of ``budget`` of them.
-
-    >>> subsample_rows(5, 10).tolist(), subsample_rows(1000, 3).size
-    ([0, 1, 2, 3, 4], 3)
-    """
-    if n <= budget:
-        return np.arange(n)
-    return uniform_rows(n, budget, np.random.default_rng(seed))
 
 
 def _f32(a) -> np.ndarray:
@@ -204,7 +193,7 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
         X2 = np.column_stack([X2[:, 0], np.zeros(n)])
     X2 = X2[:, :2]
     frames = _check_frames(frames)
-    rows = subsample_rows(n, max_points)
+    rows = rows_within(n, max_points, np.random.default_rng(0))
     layout = copy.deepcopy(_subplot_layout(False))
     traces = [dict(type="scattergl", x=_f32(X2[rows, 0]), y=_f32(X2[rows, 1]), mode="markers", name="points",
                    marker=dict(size=4, color="#adb5bd", opacity=0.6), hoverinfo="skip", xaxis="x", yaxis="y")]

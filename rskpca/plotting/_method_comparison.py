@@ -19,7 +19,6 @@ from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, crow
                                               image_axes)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
 from rskpca.plotting._style import (
-    PALETTE,
     _APPROX_SYMBOLS,
     _check_len,
     _TITLE_FONT,

@@ -25,7 +25,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca.core.bandwidth_heuristic import median_heuristic
-from rskpca.core.row_draws import uniform_rows
+from rskpca.core.row_draws import rows_within
 from rskpca.core.threads import native_threads_off
 from rskpca.core.sigma_checks import data_extent, kernel_identity
 from rskpca.core.sigma_checks import neighbour_distance as _neighbour_distance
@@ -156,9 +156,7 @@ def principal_axes(digest: str, _X: np.ndarray):
 @st.cache_data(max_entries=16, show_spinner=False)
 def comparison_rows(digest: str, n: int) -> np.ndarray:
     """Rows every method is compared on: all n, or a seeded sample of EXACT_MAX_ROWS."""
-    if n <= EXACT_MAX_ROWS:
-        return np.arange(n)
-    return uniform_rows(n, EXACT_MAX_ROWS, np.random.default_rng(0))
+    return rows_within(n, EXACT_MAX_ROWS, np.random.default_rng(0))
 
 
 def comparison_set(ds):

@@ -21,9 +21,8 @@ from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows
 from rskpca.evaluation.costs import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, AllRowsCost, all_rows_cost
 from rskpca.evaluation.methods import METHODS, SHADOW_METHOD, perturbs_gram
 from rskpca.ui.compute.exact_plan import exact_rows
-from rskpca.ui.compute.fits import _first_components, computed_rank, exact_embedding, method_result, rank_message
+from rskpca.ui.compute.fits import _first_components, computed_rank, exact_embedding, method_result, said_once
 from rskpca.ui.compute.shadow_cache import shadow
-from rskpca.ui.keys import ELL_RANGE
 from rskpca.ui.progress import progress_panel
 
 __all__ = ["ALL_ROWS_SECONDS_PER_NM", "ALL_ROWS_LIVE_S", "ALL_ROWS_MAX_BYTES", "ALL_ROWS_METHODS", "AllRowsCost",
@@ -349,9 +348,7 @@ def compare_on_all_rows(ds, names, *, sigma: float, kernel: str, r: int, ell: fl
             continue
         out.results.append(res)
         out.coords[res.label] = coords
-    if out.failures and r > m:
-        most = shadow(ds.digest, ds.X, sigma, ELL_RANGE[1], kernel).m
-        out.failures = [rank_message(r, m, ds.n, ell, sigma, m_at_largest_ell=most)]
+    out.failures = said_once(out.failures, ds.digest, ds.X, r=r, m=m, ell=ell, sigma=sigma, kernel=kernel)
     return out
 
 

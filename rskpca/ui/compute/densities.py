@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from rskpca.core.radial_kernels import kernel_matrix
-from rskpca.core.row_draws import uniform_rows
+from rskpca.core.row_draws import rows_within
 from rskpca.core.rsde import kde, reduced_set_density, row_masses
 from rskpca.ui.compute.shadow_cache import shadow
 
@@ -127,10 +127,9 @@ def density_rows(n: int) -> np.ndarray:
     >>> density_rows(10).size, density_rows(5000).size, density_rows(20000).size
     (10, 800, 500)
     """
-    if n <= DENSITY_MAX_POINTS:
-        return np.arange(n)
-    size = min(DENSITY_MAX_POINTS, max(DENSITY_MIN_POINTS, DENSITY_KERNEL_MAX_ELEMENTS // n))
-    return uniform_rows(n, size, np.random.default_rng(1))
+    budget = DENSITY_MAX_POINTS if n <= DENSITY_MAX_POINTS else \
+        min(DENSITY_MAX_POINTS, max(DENSITY_MIN_POINTS, DENSITY_KERNEL_MAX_ELEMENTS // n))
+    return rows_within(n, budget, np.random.default_rng(1))
 
 
 def densities_at(digest: str, X: np.ndarray, sigma: float, kernel: str, ell: float, P: np.ndarray, points_key: str):

@@ -24,7 +24,7 @@ from rskpca.ui.compute.shadow_cache import shadow
 from rskpca.ui.keys import ELL_RANGE
 
 __all__ = ["exact_reference", "exact_kpca", "RANK_BUCKETS", "computed_rank", "exact_embedding", "method_result",
-           "rank_message", "fit_methods"]
+           "rank_message", "said_once", "fit_methods"]
 
 
 @st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")
@@ -141,6 +141,16 @@ def method_result(digest: str, _X: np.ndarray, name: str, sigma: float, kernel: 
                           shadow=selected)
 
 
+def said_once(failures: list[str], digest: str, X: np.ndarray, *, r: int, m: int, ell: float, sigma: float,
+              kernel: str) -> list[str]:
+    """The methods' failures, or, when r > m is why they failed, the one :func:`rank_message` in their place
+    (with m at the sidebar's largest ell, a cached shadow: whether raising ell can help at all)."""
+    if not failures or r <= m:
+        return failures
+    most = shadow(digest, X, sigma, ELL_RANGE[1], kernel).m
+    return [rank_message(r, m, X.shape[0], ell, sigma, m_at_largest_ell=most)]
+
+
 def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float, m_at_largest_ell: int | None = None) -> str:
     """r > m, in the sidebar's words, with the fix.
 
@@ -191,8 +201,4 @@ def fit_methods(digest: str, X: np.ndarray, names, *, sigma: float, kernel: str,
                                                            timing_round if timed else 0), r))
         except (ValueError, np.linalg.LinAlgError, MemoryError) as exc:
             failures.append(f"{METHODS[name].label}: {exc}")
-    if failures and r > m:
-        # m at the sidebar's largest ell (a cached shadow): whether raising ell can help at all
-        most = shadow(digest, X, sigma, ELL_RANGE[1], kernel).m
-        return results, [rank_message(r, m, X.shape[0], ell, sigma, m_at_largest_ell=most)]
-    return results, failures
+    return results, said_once(failures, digest, X, r=r, m=m, ell=ell, sigma=sigma, kernel=kernel)

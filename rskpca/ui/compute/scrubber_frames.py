@@ -13,6 +13,7 @@ import numpy as np
 import plotly.io as pio
 import streamlit as st
 
+from rskpca.core.row_draws import rows_within
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.methods import SHADOW_METHOD
 from rskpca.ui.compute.densities import (DENSITY_KERNEL_MAX_ELEMENTS, _grid_points, _grid_shape, density_rows,
@@ -68,7 +69,7 @@ def _density_scrubber(key: str, _frames, _kde, _gx, _gy, axis_titles: tuple, not
 
 def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis_titles) -> str:
     """The KDE-vs-ShDE scrubber's figure (JSON text): ShDE on a grid (d <= 2) or at sampled points, over :data:`SCRUB_ELLS`."""
-    from rskpca.plotting import SCRUB_POINTS, subsample_rows
+    from rskpca.plotting import SCRUB_POINTS
 
     drawn = slice(None)  # the frames' points among P's
     if X.shape[1] <= 2:
@@ -85,11 +86,11 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
         page_rows = density_rows(X.shape[0])
         if page_rows.size * X.shape[0] <= DENSITY_KERNEL_MAX_ELEMENTS:
             P, key = X[page_rows], f"rows{page_rows.size}"  # the page's key (pages/3_KDE_vs_ShDE.py)
-            drawn = subsample_rows(page_rows.size, 1000, seed=1)
+            drawn = rows_within(page_rows.size, 1000, np.random.default_rng(1))
             rows = page_rows[drawn]
         else:
             points = min(SCRUB_POINTS, 1000, max(200, DENSITY_KERNEL_MAX_ELEMENTS // X.shape[0]))
-            rows = subsample_rows(X.shape[0], points, seed=1)
+            rows = rows_within(X.shape[0], points, np.random.default_rng(1))
             P, key = X[rows], f"scrub{rows.size}"
         shape = (rows.size,)
         kde = kde_at(digest, X, sigma, kernel, P, key)[drawn]
@@ -123,9 +124,9 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
     RSKPCA cannot be fitted, are left out.
     """
     from rskpca.core.metrics import align
-    from rskpca.plotting import SCRUB_POINTS, subsample_rows
+    from rskpca.plotting import SCRUB_POINTS
 
-    rows = subsample_rows(X.shape[0], min(SCRUB_POINTS, 1500), seed=2)
+    rows = rows_within(X.shape[0], min(SCRUB_POINTS, 1500), np.random.default_rng(2))
     last = {"shadow": None, "frame": None}
 
     def point(ell):

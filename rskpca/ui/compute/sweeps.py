@@ -17,6 +17,7 @@ from rskpca.ui.compute.app_timing import APP_TIMING
 from rskpca.ui.compute.bounds_at_ell import bounds_rows
 from rskpca.ui.compute.shadow_cache import timed_shadow
 from rskpca.ui.keys import ELL_RANGE
+from rskpca.core.progress import counted
 from rskpca.ui.progress import progress_on_miss
 
 __all__ = ["sweep_rows", "ell_curve", "shadow_rows", "bounds_sweep"]
@@ -46,9 +47,10 @@ def _with_progress(label: str, ells, point):
     """
     rows: list[dict] = []
     with progress_on_miss(label) as show:
-        for i, ell in enumerate(ells):
+        tick = counted(show, len(ells))
+        for ell in ells:
             rows += point(float(ell))
-            show((i + 1) / len(ells), f"{i + 1}/{len(ells)} values of ell; cached as it goes, so stopping loses nothing")
+            tick("values of ell; cached as it goes, so stopping loses nothing")
     return rows
 
 
