@@ -7,16 +7,13 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import compare
 from rskpca.evaluation.result_columns import timing_columns
-from rskpca.evaluation.units import bytes_text
-from rskpca.evaluation.methods import METHODS, SHADOW_METHOD, perturbs_gram
+from rskpca.evaluation.methods import perturbs_gram
 from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
                        without_slow_methods)
-from rskpca.ui import exact_all_rows
-from rskpca.ui.compute.exact_on_request import exact_all_rows_cost
-from rskpca.ui.compute.all_rows_fits import (ALL_ROWS_ASK_S, ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, all_rows_cost,
-                                             compare_on_all_rows, embedding_cost_message, finish_on_all_rows)
-from rskpca.ui.compute.exact_plan import exact_rows, exact_rows_note
+from rskpca.ui import embeddings, exact_all_rows
+from rskpca.ui.compute.all_rows_fits import compare_on_all_rows, finish_on_all_rows
+from rskpca.ui.compute.exact_plan import exact_rows
 from rskpca.ui.ell_scrubber import show_scrubber
 from rskpca.ui.state import setting
 from rskpca.ui.widgets import centers_toggle, colour_choice
@@ -60,52 +57,14 @@ warn_if_kernel_is_identity(ds, sigma, kernel, rows=(rows_key, X_rows),
                                        f"{lam[0]:.4g} to {lam[-1]:.4g}), so the components and alignment errors "
                                        "below are arbitrary")
 k_rows = plan.rows.size
-fitted_on = (f"on all {ds.n:,} rows, every row embedded" if plan.all_rows else
-             f"on all {ds.n:,} rows, every row embedded; exact KPCA on all {ds.n:,} rows, matrix-free (Lanczos on "
-             f"kernel blocks, run on request: {exact.train_s:.3g} s). Alignment errors and spectra compare on all "
-             f"{ds.n:,} rows" if everywhere else
-             f"on all {ds.n:,} rows, every row embedded; "
-             f"{exact_rows_note(plan, exact_all_rows_cost(ds, sigma, kernel, r).seconds)}. Alignment "
-             f"errors and spectra compare on those {k_rows:,} rows")
-st.caption(f"m = {plots.shadow_centers_text(shadow.m)} of all {ds.n:,} rows ({shadow.m / ds.n:.1%}), as in the "
-           f"sidebar. RSKPCA and the O(nm) baselines are fitted {fitted_on}."
-           + (f" Fitted on {'a seeded sample of' if everywhere else 'exact KPCA' + chr(39) + 's'} {k_rows:,} rows "
-              f"(they need its n x n kernel){', their errors against exact KPCA on those rows' if everywhere else ''}"
-              f": {', '.join(comparison.on_exact_rows)}." if comparison.on_exact_rows else ""))
-rskpca_cost = all_rows_cost(SHADOW_METHOD.name, ds.n, shadow.m)
-if comparison.awaiting is not None or (embed_all and SHADOW_METHOD.name in names
-                                        and rskpca_cost.seconds > ALL_ROWS_ASK_S):
-    if comparison.awaiting is not None:
-        cost_text = embedding_cost_message(ds.n, shadow.m, rskpca_cost.seconds)
-        st.info(f"RSKPCA on all rows is waiting for your go-ahead: {cost_text} Until then it is not drawn (no "
-                "sample stands in for it); everything else below is.", icon=":material/timer:")
-    st.toggle(f"Embed every row with RSKPCA even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a "
-              "setting stops it)", key="embed_all_rows")
+embeddings.fitted_on_caption(ds, shadow, plan, comparison, sigma=sigma, kernel=kernel, r=r)
+embeddings.go_ahead(ds, shadow, comparison, names, embed_all=embed_all)
 later_slot = st.container()  # the progress of the embeddings computed after the page is drawn
-if comparison.later:
-    pending = [METHODS[name].label for name in comparison.later]
-    with later_slot:
-        st.info(("Drawn first: " + ", ".join(comparison.quantized) + " with each row at its center's coordinates "
-                 "(the exact embedding of the data quantized to the m centers). " if comparison.quantized else "")
-                + "Every row's own projection (" + ", ".join(pending) + ") is being computed; the charts update "
-                "when it is done (progress below).", icon=":material/hourglass_top:")
+with later_slot:
+    embeddings.drawn_first_note(comparison)
 request = exact_all_rows.offer(ds, plan, sigma=sigma, kernel=kernel, r=r, done=matrix_free)
-held = st.container()  # drawn either way (positions stay put)
-if comparison.held_back or run_anyway:
-    with held:
-        slow = [c for c in comparison.held_back if c.bytes <= ALL_ROWS_MAX_BYTES]
-        big = [c for c in comparison.held_back if c.bytes > ALL_ROWS_MAX_BYTES]
-        what = ", ".join(f"{METHODS[c.name].label} (about {c.seconds:.2g} s)" for c in slow)
-        if slow or run_anyway:
-            st.toggle("Fit the slow baselines on all rows too" + (f": {what}" if what else ""), key="emb_run_heavy")
-        if comparison.held_back:
-            st.caption(f"Not run at this n x m ({ds.n:,} x {shadow.m:,}): "
-                       + "; ".join(part for part in (
-                           f"predicted above {ALL_ROWS_LIVE_S:g} s per change: {what}" if slow else "",
-                           "would hold more than " + bytes_text(ALL_ROWS_MAX_BYTES) + ": " + ", ".join(
-                               f"{METHODS[c.name].label} ({bytes_text(c.bytes)})" for c in big) if big else "")
-                           if part)
-                       + ". RSKPCA needs only its m centers.")
+with st.container():  # drawn either way (positions stay put)
+    embeddings.held_back(ds, shadow, comparison, run_anyway=run_anyway)
 show_errors(comparison.failures)
 results = [exact, *comparison.results]
 
@@ -116,11 +75,7 @@ table = table.drop(columns=timing_columns(table.columns))
 errors = {} if table.empty else dict(zip(table["method"], table["alignment_error"]))
 emb = {res.label: comparison.coords[res.label] for res in results}
 panel_rows = {label: plan.rows for label in ([] if everywhere else [exact.label]) + comparison.on_exact_rows}
-notes = ({} if plan.all_rows else {exact.label: f"all {ds.n:,} rows, matrix-free"} if everywhere else
-         {exact.label: f"seeded sample of {k_rows:,} rows"})
-notes.update({label: f"{'a seeded sample of' if everywhere else 'exact KPCA' + chr(39) + 's'} {k_rows:,} rows"
-              for label in comparison.on_exact_rows})
-notes.update({label: "each row at its center, own projections follow" for label in comparison.quantized})
+notes = embeddings.panel_notes(ds, plan, comparison)
 
 
 # A fragment: switching 2-D/3-D redraws this chart only, without rerunning the page (and its fits).
@@ -178,18 +133,7 @@ if not table.empty:
     table = table[order + [c for c in table.columns if c not in order]]
     show_table(table.drop(columns=["outcome", "error", "name"]).dropna(axis=1, how="all"), key="emb_table",
                filename="embedding_comparison")
-    st.caption(f"n_train: the rows each method was fitted on; n_test: the rows its alignment error and spectrum "
-               f"are measured on ({'all rows' if everywhere else 'exact KPCA' + chr(39) + 's seeded sample'}"
-               f"{'; the methods fitted on the sample, its rows' if everywhere and comparison.on_exact_rows else ''}).")
-    if {m.label for m in METHODS.values() if m.same_rows_as_subsampled} <= set(table["method"]):
-        st.caption("Nystrom and Subsampled KPCA agree by construction: they draw the same m rows (one seed), and "
-                   "Nystrom's embedding of its training rows, its extension U~ diag(lambda^1/2) (Williams & Seeger "
-                   "2001), is Subsampled KPCA's projection of those rows through them.")
-    if table["gram_spectral_error"].notna().any():
-        st.caption("gram_spectral_error = ||K^ - K||_2, the spectral-norm error of the sparsified or quantized "
-                   "Gram matrix K^ on the training rows (gram_relative_error divides it by ||K||_2), measured by "
-                   "Lanczos on kernel blocks. Achlioptas et al. bound the eigen-subspace error through it; "
-                   "alignment_error is that subspace error as measured.")
+    embeddings.table_captions(table, comparison)
 
 with scrubber_slot:
     st.subheader("Scrub ell: RSKPCA against exact KPCA at every ell")
