@@ -5,12 +5,12 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.plotting import shadow_centers_text
-from rskpca.ui import (compute, download_csv, reduction_note, selection, setting, show_figure, show_table, start_page,
+from rskpca.ui import (compute, download_csv, reduction_note, selection, setting, start_page,
                        warn_if_kernel_is_identity)
 from rskpca.ui.compute import spectral as sp
-from rskpca.evaluation.clustering_scores import matched_labels
 from rskpca.ui.widgets import ColourChoice, colour_choice
-from rskpca.ui.spectral import default_clusters, embed_every_row, fit_for_page, show_cluster_table
+from rskpca.ui import spectral_views as views
+from rskpca.ui.spectral import default_clusters, embed_every_row, fit_for_page
 
 settings = start_page("Spectral methods on the shadow")
 ds = settings.dataset
@@ -86,86 +86,14 @@ else:
     st.info(skip, icon=":material/info:")
 
 embedded = reduced.embedding is not None  # else it waits for the toggle (said above)
-y = ds.y
-label_name = str(ds.label_name or "label")
-cols = st.columns(4)
-cols[0].metric("shadow centers m", m, f"{m / n:.1%} of all n = {n} rows", delta_color="off",
-               delta_arrow="off")
-
-
-def _value(x, fmt="{:.3g}"):
-    return "n/a" if x is None else fmt.format(x)
-
-
-rows = f"on all n = {n} rows"
-scored = scored_exact = None
-if clustering:
-    unscored = sp.label_problem(y)
-    scored = sp.label_scores(y, reduced.clusters)
-    scored_exact = None if exact is None else sp.label_scores(y, exact.clusters)
-    on_rows = rows if scored is None or scored.rows == n else f"on the {scored.rows:,} rows with a label"
-    for col, name, what in ((cols[1], "NMI", "Normalized mutual information (0: independent, 1: the same partition)"),
-                            (cols[2], "CA", "Clustering accuracy: the share of rows whose cluster, matched one-to-one "
-                                            "to a class (Hungarian matching), is their class"),
-                            (cols[3], "ARI", "Adjusted Rand index (0: chance, 1: the same partition)")):
-        value = None if scored is None else scored.scores.as_dict()[name]
-        exact_value = None if scored_exact is None else scored_exact.scores.as_dict()[name]
-        col.metric(f"{name} vs label, reduced set", _value(value), on_rows, delta_color="off", delta_arrow="off",
-                   help=f"{what}, of the clusters against the label column {label_name!r}."
-                        + (f" n/a: {unscored}." if value is None else "")
-                        + ("" if exact_value is None else f" The exact method's: {exact_value:.3g}."))
-else:
-    cols[1].metric("rows embedded", n if embedded else 0, "every row, through the m centers" if embedded else
-                   f"of {n}: " + ("being computed (above)" if later else "waiting for your go-ahead (above)"), delta_color="off", delta_arrow="off")
-    cols[2].metric("alignment error vs exact", _value(cmp["alignment_error"]), rows, delta_color="off",
-                   delta_arrow="off",
-                   help="min_A ||Z - Z~ A||_F / ||Z||_F between the exact embedding Z and the reduced one Z~ of every "
-                        "row (0: the same subspace)." + ("" if embedded else " n/a: the rows are not embedded yet.")
-                   if exact is not None else skip)
-    cols[3].metric("eigenvalue error vs exact", _value(cmp["eigenvalue_error"]), f"over {reduced.eigenvalues.size} "
-                   "eigenvalues of P", delta_color="off", delta_arrow="off",
-                   help="||lambda - lambda~||_2 over the leading nontrivial eigenvalues of P." if exact is not None
-                   else skip)
+scored, scored_exact = views.show_metrics(ds, reduced, exact, cmp, clustering=clustering, embedded=embedded,
+                                          later=later, skip=skip)
 
 reduced_name = f"reduced set ({shadow_centers_text(m)})"
 exact_name = f"exact (every row a center, n = {n})"
 if clustering:
-    flat = ds.d <= 2  # else its first two principal axes
-    coords = ds.X if flat else compute.principal_axes(ds.digest, ds.X)[0]
-    titles = [str(f) for f in ds.feature_names] if flat else ("PC1", "PC2")
-    views = st.columns(2) if exact is not None else [st.container()]
-    hover = plots.hover_columns(ds.X, ds.feature_names, label=y, label_name=label_name)
-    with views[0]:
-        selection.show_selectable(plots.data_figure(
-            coords, y=reduced.clusters + 1, label_name="cluster", continuous=False, row_ids=ds.row_ids,
-            hover_data=hover, axis_titles=titles, selected_rows=selection.rows(),
-            title=f"Clusters on the data: {reduced_name}"),
-            key="sp_cluster_view", filename="spectral_clusters")
-    if exact is not None:
-        with views[1]:
-            selection.show_selectable(plots.data_figure(
-                coords, y=matched_labels(reduced.clusters, exact.clusters) + 1, label_name="cluster",
-                continuous=False, row_ids=ds.row_ids, hover_data=hover, axis_titles=titles,
-                selected_rows=selection.rows(),
-                title=f"Clusters on the data: {exact_name}"), key="sp_exact_cluster_view",
-                filename="spectral_exact_clusters")
-    st.caption(("The data on its first two principal axes. " if not flat else "")
-               + ("Each row's cluster is that of its own coordinates (from its nearest centers)."
-                  if request.affinity == "landmark" else "Each row takes the cluster of its shadow center.")
-               + (" The exact clusters are renumbered to match the reduced ones, so one cluster has one colour in "
-                  "both views." if exact is not None else ""))
-    scores = {"reduced set": scored, "exact (every row a center)": scored_exact}
-    table = sp.scores_table(scores, agreement=cmp["cluster_ari"])
-    if table is not None:
-        st.subheader("Clusters against the label")
-        show_table(table, key="sp_scores", filename="spectral_scores")
-        show_cluster_table(scored.table, key="sp_cluster_label", filename="spectral_clusters_by_label")
-        st.caption(f"Rows of each cluster (reduced set) in each class of {label_name!r}, shaded by the share of the "
-                   "cluster's rows; clusters matched one-to-one to classes (as for CA) come first, so the matched "
-                   "counts run down the diagonal." + ("" if scored.rows == n else
-                                                      f" Rows without a label ({n - scored.rows:,}) are left out."))
-    else:
-        st.caption(f"Clusters are not scored against the label: {sp.label_problem(y)}.")
+    views.show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, reduced_name=reduced_name,
+                        exact_name=exact_name)
 
 # While every row's own coordinates wait, each row is drawn at its center's: the exact embedding of the data
 # quantized to the centers, ready with the m x m problem.
@@ -177,7 +105,8 @@ if embedded or quantized is not None:
         panels[exact_name] = exact.embedding
     if clustering:  # clusters are always categories
         colour = ColourChoice(reduced.clusters + 1, "cluster", False,
-                              plots.hover_columns(ds.X, ds.feature_names, label=y, label_name=label_name))
+                              plots.hover_columns(ds.X, ds.feature_names, label=ds.y,
+                                                  label_name=str(ds.label_name or "label")))
     else:
         colour = colour_choice(ds)
     errors = None if cmp["alignment_error"] is None or not embedded else {reduced_name: cmp["alignment_error"]}
@@ -189,46 +118,15 @@ if embedded or quantized is not None:
                               # new ones is remounted, and Streamlit would drop its new frame's messages)
                               key="sp_cluster_embedding" if clustering else "sp_embedding",
                               filename=f"spectral_{request.method}_embedding")
-if request.method == "diffusion":
-    what = f"diffusion coordinates lambda^t psi (t = {request.t:g})"
-elif request.method == "eigenmaps":
-    what = "Laplacian eigenmaps (the random-walk eigenvectors psi)"
-else:
-    k = request.n_clusters
-    if k > 2:
-        what = f"the first two of the {k - 1} eigenvectors k-means clusters"
-    elif request.max_centers is None:
-        what = "the eigenvector k-means clusters at k = 2 (the next one drawn beside it)"
-    else:  # the budget's fit computes only the one eigenvector it clusters (compute.spectral._fit_on_rows)
-        what = "the one eigenvector k-means clusters at k = 2 (the second axis is 0: no second one is computed)"
-st.caption((f"Every one of the {n} rows, in {what}, components 1 and 2." if embedded else
-            f"Every one of the {n} rows at its shadow center's coordinates, in {what}, components 1 and 2: the exact "
-            "embedding of the data quantized to the centers. Each row's own coordinates "
-            + ("are being computed (above)." if later else "wait for your go-ahead (above).") if quantized is not None else
-            f"The embedding of every one of the {n} rows, in {what}, waits for your go-ahead (above).")
-           + (" The reduced-set embedding is drawn after the least-squares map onto the exact one "
-              "(eigenvectors have arbitrary signs), its alignment error in its title." if exact is not None and embedded
-              else ""))
+views.embedding_caption(n, request, embedded=embedded, quantized=quantized is not None, later=later,
+                        with_exact=exact is not None)
 selection.selected_table(ds)
 
-left, right = st.columns(2)
-spectra = {reduced_name: reduced.eigenvalues}
-if exact is not None:
-    spectra[exact_name] = exact.eigenvalues
-with left:
-    show_figure(plots.spectral_eigenvalues_figure(spectra), key="sp_eigenvalues",
-                filename=f"spectral_{request.method}_eigenvalues")
-with right:
-    short = {f"reduced set (m = {m})": reduced.eigenvalues}
-    if exact is not None:
-        short[f"exact (n = {n})"] = exact.eigenvalues
-    show_table(sp.eigenvalue_table(short), key="sp_eigen_table", filename=f"spectral_{request.method}_eigenvalues")
-    st.caption(f"Eigenvalues of P on the {m} centers" + (f" and on all {n} rows (exact)" if exact else "")
-               + ": the reduced ones are exact for the data quantized to the centers (each center repeated w times).")
+views.show_spectra(n, request.method, reduced, exact, reduced_name=reduced_name, exact_name=exact_name)
 # (with a center budget the centers are the library's, not the sidebar's shadow's rows)
 center_rows = np.asarray(ds.row_ids)[shadow.center_indices[shadow.labels]] if request.max_centers is None else None
 if embedded:
-    download_csv(lambda: sp.rows_table(ds.row_ids, y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
+    download_csv(lambda: sp.rows_table(ds.row_ids, ds.y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
                  filename=f"spectral_{request.method}_rows",
                  label=f"Download every row's coordinates{' and cluster' if clustering else ''} (CSV, {n} rows)")
 if later:  # each row was drawn at its center's coordinates: now every row's own, then the page again
