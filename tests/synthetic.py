@@ -22,3 +22,16 @@ def clustered_centers(m=300, d=4, seed=0):
     rng = np.random.default_rng(seed)
     C = np.concatenate([rng.normal(c, 1.0, size=(m // 3, d)) for c in (0.0, 4.0, 9.0)]) + 50.0
     return C, rng.integers(1, 30, size=C.shape[0]).astype(float)
+
+
+def labelled_blobs_csv(path, spacing: float):
+    """Three 3-D blobs of 50 rows, centers ``spacing`` apart on the diagonal, written to ``path`` as a CSV with
+    columns a, b, c and an integer ``label`` (0, 1, 2); returns ``path``."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(c, 1.0, size=(50, 3)) for c in (0.0, spacing, 2 * spacing)])
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    df["label"] = np.repeat([0, 1, 2], 50)
+    df.to_csv(path, index=False)
+    return path

@@ -29,6 +29,13 @@ def _app(**query) -> AppTest:
     return at.run()
 
 
+def open_page(page: str, **query) -> AppTest:
+    """The app opened with ``query`` in its address, then ``page`` (a path under pages/) run."""
+    at = _app(**query)
+    at.switch_page(page)
+    return at.run()
+
+
 def _ok(at: AppTest, where: str = "") -> None:
     assert not at.exception, f"{where}: {[e.message for e in at.exception]}"
 

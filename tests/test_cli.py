@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic import labelled_blobs_csv
 
 from rskpca.cli import main, parse_ells
 from rskpca.evaluation.bench import shadow_floor_flops
@@ -19,13 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def labeled_csv(tmp_path):
-    rng = np.random.default_rng(0)
-    X = np.concatenate([rng.normal(c, 1.0, size=(50, 3)) for c in (0.0, 4.0, 8.0)])
-    df = pd.DataFrame(X, columns=["a", "b", "c"])
-    df["label"] = np.repeat([0, 1, 2], 50)
-    path = tmp_path / "blobs.csv"
-    df.to_csv(path, index=False)
-    return path
+    return labelled_blobs_csv(tmp_path / "blobs.csv", spacing=4.0)
 
 
 def test_bench_prints_a_table_and_writes_csv(tmp_path, capsys):

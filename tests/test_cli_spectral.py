@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic import labelled_blobs_csv
 
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.cli import main
@@ -12,13 +13,7 @@ from rskpca.evaluation.clustering_scores import cluster_class_table, clustering_
 
 @pytest.fixture
 def labeled_csv(tmp_path):
-    rng = np.random.default_rng(0)
-    X = np.concatenate([rng.normal(c, 1.0, size=(50, 3)) for c in (0.0, 6.0, 12.0)])
-    df = pd.DataFrame(X, columns=["a", "b", "c"])
-    df["label"] = np.repeat([0, 1, 2], 50)
-    path = tmp_path / "blobs.csv"
-    df.to_csv(path, index=False)
-    return path
+    return labelled_blobs_csv(tmp_path / "blobs.csv", spacing=6.0)
 
 
 def test_cluster_writes_each_rows_cluster_center_and_label(labeled_csv, tmp_path, capsys):

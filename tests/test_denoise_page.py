@@ -5,18 +5,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from charts import chart_specs
-from test_app import APP, TIMEOUT, _errors, _ok
+from test_app import APP, TIMEOUT, open_page, _errors, _ok
 
 PAGE = "pages/9_Denoise.py"
 
 
 def _page(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.run()
-    at.switch_page(PAGE)
-    return at.run()
+    return open_page(PAGE, **query)
 
 
 def _metrics(at) -> dict:
