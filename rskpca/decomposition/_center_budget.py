@@ -155,6 +155,25 @@ def nearest_center(X, C) -> np.ndarray:
                            k=1, metric="sqeuclidean", chunk_size=256, return_distance=False)[:, 0].astype(np.intp)
 
 
+#: Rows per block of the Lloyd steps' distance products (a block x m float32 matrix at a time).
+_LLOYD_BLOCK_ROWS = 2048
+
+
+def _nearest_center_f32(X32, C) -> np.ndarray:
+    """Each row's nearest center by float32 products ``-2 x.c + |c|^2`` (about twice as fast as float64 on wide
+    data): the Lloyd steps only move seeds, so a near-tie settled the other way moves a mean by a hair, while the
+    assignments that weigh the centers stay exact (:func:`nearest_center`, and the landmark graph's own search)."""
+    C32 = np.ascontiguousarray(C, dtype=np.float32)
+    c2 = np.einsum("ij,ij->i", C32, C32)
+    near = np.empty(X32.shape[0], dtype=np.intp)
+    for start in range(0, X32.shape[0], _LLOYD_BLOCK_ROWS):
+        G = X32[start:start + _LLOYD_BLOCK_ROWS] @ C32.T
+        G *= -2.0
+        G += c2[None, :]
+        near[start:start + G.shape[0]] = G.argmin(axis=1)
+    return near
+
+
 def lloyd_refine(X, C, steps: int, *, random_state=None) -> np.ndarray:
     """``steps`` Lloyd steps from centers C (each center the mean of the rows nearest to it).
 
@@ -172,8 +191,9 @@ def lloyd_refine(X, C, steps: int, *, random_state=None) -> np.ndarray:
     n, m = X.shape[0], C.shape[0]
     if n > SUBSAMPLE_PER_CENTER * m:
         X = X[uniform_rows(n, SUBSAMPLE_PER_CENTER * m, random_state)]
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
     for _ in range(int(steps)):
-        near = nearest_center(X, C)
+        near = _nearest_center_f32(X32, C)
         counts = np.bincount(near, minlength=m)
         # the rows' sums per center as one sparse product, not a row-by-row np.add.at
         sums = sp.csr_matrix((np.ones(X.shape[0]), (near, np.arange(X.shape[0]))), shape=(m, X.shape[0])) @ X
