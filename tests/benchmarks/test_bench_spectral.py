@@ -58,4 +58,4 @@ def test_predict_rows_compare_held_out_predictions_with_the_fit_on_every_row(tmp
     monkeypatch.setitem(bench_spectral.REAL_DATA, "tiny", tmp_path / "b.csv")
     (row,) = predict_rows(["tiny"], seeds=2)
     assert row["seeds"] == 2 and 30 < row["held_out"] < 90  # a fifth of 300, seeded
-    assert row["agreement"] == row["worst"] == 100.0  # well-separated blobs: the same clusters either way
+    assert row["agreement"] == row["worst"] == row["training_rows"] == 100.0  # well-separated blobs: the same clusters
