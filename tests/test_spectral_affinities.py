@@ -181,6 +181,16 @@ def test_the_budget_picks_eps_and_a_number_for_ell_is_a_ceiling():
     assert fine.eps_ > 1.0 / 20.0 and fine.m_ <= 200  # widened to fit
 
 
+@pytest.mark.parametrize("cls", [ReducedSetDiffusionMap, ReducedSetSpectralEmbedding])
+def test_the_transformers_take_a_target_budget_as_the_clustering_does(cls):
+    # ell=None: the radius picked for max_centers (the app's "at most N centers" on every method)
+    X = _rows(3000, d=4)
+    est = cls(2, sigma=1.0, ell=None, max_centers=200, random_state=0).fit(X)
+    assert 100 <= est.m_ <= 200 and est.transform(X[:7]).shape == (7, 2)
+    with pytest.raises(ValueError, match=r"ell=None picks the radius from max_centers"):
+        cls(2, sigma=1.0, ell=None).fit(X)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_landmark_fit_transform_is_fit_then_transform_with_one_search_of_the_rows(monkeypatch, dtype):
     from rskpca.decomposition import _landmark_graph, _spectral_affinities

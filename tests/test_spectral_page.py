@@ -156,6 +156,11 @@ def test_the_affinity_and_the_center_budget_are_offered_and_change_the_fit():
     at.selectbox(key="sp_affinity").set_value("local_scaling").run()
     _ok(at, "local scaling")
     assert not _errors(at)
+    for method in ("diffusion", "eigenmaps"):  # a budget on the transformers too (ell=None in the library)
+        at.radio(key="sp_method").set_value(method).run()
+        at.selectbox(key="sp_budget").set_value(500).run()
+        _ok(at, f"{method}, budget 500")
+        assert not _errors(at) and int(_metric(at, "shadow centers m")) <= 500
 
 
 def test_a_solve_predicted_long_says_so_and_waits_for_a_click(monkeypatch):

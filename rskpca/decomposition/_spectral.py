@@ -46,6 +46,8 @@ class _ReducedSetDiffusion(_AffinityMixin, KPCAMixin):
         "order": [StrOptions({"input", "random"})],
         "eigen_solver": [StrOptions({"auto", "dense", "arpack"})],
         **AFFINITY_CONSTRAINTS,
+        # None: the radius picked for a target of max_centers centers, as the clustering's default
+        "ell": [Interval(Real, 0, None, closed="neither"), None],
     }
 
     def _n_eigen(self) -> int:
@@ -235,8 +237,9 @@ class ReducedSetDiffusionMap(_TransformerFit, _ReducedSetDiffusion):
         Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or ``exp(-||x-y|| / sigma)``
         (Laplacian); scikit-learn's ``gamma = 1 / sigma**2``. "median": the median pairwise
         distance on a seeded subsample (see ``sigma_``).
-    ell : float, default=4.0
-        Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers.
+    ell : float or None, default=4.0
+        Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers. None: the
+        radius is picked for a target of ``max_centers`` centers (which must then be given).
     alpha : float in [0, 1], default=1.0
         Density normalisation: 0 is the normalized graph Laplacian (Laplacian eigenmaps),
         1/2 Fokker-Planck, 1 the Laplace-Beltrami operator (density removed).

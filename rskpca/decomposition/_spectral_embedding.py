@@ -26,8 +26,9 @@ class ReducedSetSpectralEmbedding(_TransformerFit, _ReducedSetDiffusion):
     sigma : float or "median", default="median"
         Bandwidth in ``k = exp(-||x-y||^2 / sigma^2)`` (Gaussian) or ``exp(-||x-y|| / sigma)``
         (Laplacian); scikit-learn's ``gamma = 1 / sigma**2``.
-    ell : float, default=4.0
-        Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers.
+    ell : float or None, default=4.0
+        Shadow parameter: radius ``eps = sigma / ell``. Larger gives more centers. None: the
+        radius is picked for a target of ``max_centers`` centers (which must then be given).
     kernel : {"gaussian", "laplacian"}, default="gaussian"
     affinity : {"gaussian", "landmark", "local_scaling"}, default="gaussian"
         "gaussian": ``kernel`` with the global ``sigma`` on the centers, exact on the quantized
