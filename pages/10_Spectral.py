@@ -79,9 +79,9 @@ if skip is None:
         skip = f"The exact method (every row its own center) could not be computed at these settings: {exc}"
 cmp = sp.comparison(reduced, exact)
 if skip is None:
-    st.caption(f"Reduced set: the m x m problem on {shadow_centers_text(m)} (of all n = {n} rows), every one "
-               f"of the {n} rows embedded through them. Exact: every one of the {n} rows its own center (an "
-               f"{n} x {n} problem, cached: ell does not change it). Every number below is on all {n} rows.")
+    st.caption(f"Reduced set: the m x m problem on {shadow_centers_text(m)} (of all n = {n:,} rows), every one "
+               f"of the {n:,} rows embedded through them. Exact: every one of the {n:,} rows its own center (an "
+               f"{n:,} x {n:,} problem, cached: ell does not change it). Every number below is on all {n:,} rows.")
 else:
     st.info(skip, icon=":material/info:")
 
@@ -128,6 +128,6 @@ center_rows = np.asarray(ds.row_ids)[shadow.center_indices[shadow.labels]] if re
 if embedded:
     download_csv(lambda: sp.rows_table(ds.row_ids, ds.y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
                  filename=f"spectral_{request.method}_rows",
-                 label=f"Download every row's coordinates{' and cluster' if clustering else ''} (CSV, {n} rows)")
+                 label=f"Download every row's coordinates{' and cluster' if clustering else ''} (CSV, {n:,} rows)")
 if later:  # each row was drawn at its center's coordinates: now every row's own, then the page again
     embed_every_row(ds, request, notes)

@@ -83,7 +83,7 @@ def test_spectral_page_on_a_sample(app_server, app_page):
     assert "Spectral" in nav_links(page)
     go_to(page, "Spectral")
     main = page.get_by_test_id("stMain")
-    assert main.get_by_text(re.compile(r"Every number below is on all 1000 rows")).count() == 1
+    assert main.get_by_text(re.compile(r"Every number below is on all 1,000 rows")).count() == 1
     visit_every_method(page, "two_moons", exact=True)
 
 

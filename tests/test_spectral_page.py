@@ -49,7 +49,7 @@ def test_diffusion_map_embeds_every_row_beside_the_exact_method(moons):
     assert list(table.columns) == ["component", "reduced set (m = 341)", "exact (n = 1000)"]
     assert table.shape[0] == 5  # the sidebar's rank r
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Download every row's coordinates (CSV, 1000 rows)" in labels
+    assert "Download every row's coordinates (CSV, 1,000 rows)" in labels
     assert labels.count("Download figure (HTML)") == 2 and labels.count("Download table (CSV)") == 1
 
 
@@ -90,11 +90,11 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
     # every number says the rows it was computed on
     deltas = {m.label: m.delta for m in at.main.get("metric")}
     # the clustering's default center budget (at most 1,000 centers; the library picks eps for it)
-    assert deltas["shadow centers m"].endswith("of all n = 1000 rows") and int(_metric(at, "shadow centers m")) <= 1000
+    assert deltas["shadow centers m"].endswith("of all n = 1,000 rows") and int(_metric(at, "shadow centers m")) <= 1000
     assert any(c.value.startswith("Center budget: at most 1,000 centers") for c in at.caption)
-    assert all(deltas[label] == "on all n = 1000 rows" for label in deltas if label.startswith("ARI"))
+    assert all(deltas[label] == "on all n = 1,000 rows" for label in deltas if label.startswith("ARI"))
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Download every row's coordinates and cluster (CSV, 1000 rows)" in labels
+    assert "Download every row's coordinates and cluster (CSV, 1,000 rows)" in labels
 
 
 def test_too_many_clusters_is_a_message_and_the_last_good_result_stays():
@@ -275,3 +275,16 @@ def test_k_starts_at_the_labels_classes_follows_a_new_data_set_and_keeps_a_users
     at.sidebar.selectbox(key="source").set_value("two_moons").run()
     assert at.number_input(key="sp_clusters").value == 4  # typed by the user: kept
     _ok(at, "two moons at k = 4")
+
+
+def test_the_error_against_the_exact_method_is_on_the_components_the_reduced_fit_computed():
+    # a budgeted clustering at k = 2 computes one eigenvector, drawn beside a zero axis: the same first
+    # component as the exact method's is no error, whatever the exact method's second component
+    rng = np.random.default_rng(0)
+    first, second = rng.normal(size=200), rng.normal(size=200)
+    exact = sp.SpectralFit(200, np.array([0.99, 0.9]), np.column_stack([first, second]), None)
+    reduced = sp.SpectralFit(20, np.array([0.99]), np.column_stack([-first, np.zeros(200)]), None)
+    cmp = sp.comparison(reduced, exact)
+    assert cmp["alignment_error"] < 1e-12
+    np.testing.assert_allclose(cmp["embedding"][:, 0], first, atol=1e-12)  # sign fixed to the exact one's
+    assert not cmp["embedding"][:, 1].any()  # the zero axis stays zero

@@ -32,8 +32,8 @@ def show_metrics(ds, reduced, exact, cmp, *, clustering: bool, embedded: bool, l
     n, m = ds.n, reduced.m
     label_name = str(ds.label_name or "label")
     cols = st.columns(4)
-    cols[0].metric("shadow centers m", m, f"{m / n:.1%} of all n = {n} rows", delta_color="off", delta_arrow="off")
-    rows = f"on all n = {n} rows"
+    cols[0].metric("shadow centers m", m, f"{m / n:.1%} of all n = {n:,} rows", delta_color="off", delta_arrow="off")
+    rows = f"on all n = {n:,} rows"
     if clustering:
         unscored = sp.label_problem(ds.y)
         scored = sp.label_scores(ds.y, reduced.clusters)
@@ -50,7 +50,8 @@ def show_metrics(ds, reduced, exact, cmp, *, clustering: bool, embedded: bool, l
     cols[1].metric("rows embedded", n if embedded else 0, "every row, through the m centers" if embedded else
                    f"of {n}: " + ("being computed (above)" if later else "waiting for your go-ahead (above)"),
                    delta_color="off", delta_arrow="off")
-    cols[2].metric("alignment error vs exact", _value(cmp["alignment_error"]), rows, delta_color="off",
+    versus = rows if exact is not None else "no exact method to compare with"
+    cols[2].metric("alignment error vs exact", _value(cmp["alignment_error"]), versus, delta_color="off",
                    delta_arrow="off",
                    help="min_A ||Z - Z~ A||_F / ||Z||_F between the exact embedding Z and the reduced one Z~ of every "
                         "row (0: the same subspace)." + ("" if embedded else " n/a: the rows are not embedded yet.")
@@ -109,16 +110,17 @@ def embedding_caption(n: int, request, *, embedded: bool, quantized: bool, later
     elif request.method == "eigenmaps":
         what = "Laplacian eigenmaps (the random-walk eigenvectors psi)"
     elif request.n_clusters > 2:
-        what = f"the first two of the {request.n_clusters - 1} eigenvectors k-means clusters"
+        what = f"the first two of the {request.n_clusters - 1} eigenvectors on which k-means finds the clusters"
     elif request.max_centers is None:
-        what = "the eigenvector k-means clusters at k = 2 (the next one drawn beside it)"
+        what = "the eigenvector on which k-means finds the clusters at k = 2 (the next one drawn beside it)"
     else:  # the budget's fit computes only the one eigenvector it clusters (compute.spectral._fit_on_rows)
-        what = "the one eigenvector k-means clusters at k = 2 (the second axis is 0: no second one is computed)"
-    st.caption((f"Every one of the {n} rows, in {what}, components 1 and 2." if embedded else
-                f"Every one of the {n} rows at its shadow center's coordinates, in {what}, components 1 and 2: the "
+        what = ("the one eigenvector on which k-means finds the clusters at k = 2 (the second axis is 0: no second "
+                "one is computed, and the error against the exact method is on the first)")
+    st.caption((f"Every one of the {n:,} rows, in {what}, components 1 and 2." if embedded else
+                f"Every one of the {n:,} rows at its shadow center's coordinates, in {what}, components 1 and 2: the "
                 "exact embedding of the data quantized to the centers. Each row's own coordinates "
                 + ("are being computed (above)." if later else "wait for your go-ahead (above).") if quantized else
-                f"The embedding of every one of the {n} rows, in {what}, waits for your go-ahead (above).")
+                f"The embedding of every one of the {n:,} rows, in {what}, waits for your go-ahead (above).")
                + (" The reduced-set embedding is drawn after the least-squares map onto the exact one "
                   "(eigenvectors have arbitrary signs), its alignment error in its title." if with_exact and embedded
                   else ""))
@@ -139,6 +141,6 @@ def show_spectra(n: int, method: str, reduced, exact, *, reduced_name: str, exac
         if exact is not None:
             short[f"exact (n = {n})"] = exact.eigenvalues
         show_table(sp.eigenvalue_table(short), key="sp_eigen_table", filename=f"spectral_{method}_eigenvalues")
-        st.caption(f"Eigenvalues of P on the {m} centers" + (f" and on all {n} rows (exact)" if exact else "")
+        st.caption(f"Eigenvalues of P on the {m:,} centers" + (f" and on all {n:,} rows (exact)" if exact else "")
                    + ": the reduced ones are exact for the data quantized to the centers (each center repeated w "
                    "times).")

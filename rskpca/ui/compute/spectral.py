@@ -494,8 +494,15 @@ def comparison(reduced: SpectralFit, exact: SpectralFit | None) -> dict:
                 "cluster_ari": None}
     k = min(reduced.eigenvalues.size, exact.eigenvalues.size)
     embedded = reduced.embedding is not None  # else the rows wait (centers_fit): no embedding to compare
-    return {"embedding": align(exact.embedding, reduced.embedding) if embedded else None,
-            "alignment_error": alignment_error(exact.embedding, reduced.embedding) if embedded else None,
+    aligned = error = None
+    if embedded:
+        # On the components the reduced fit computed: a budgeted clustering at k = 2 computes one, drawn with
+        # a zero second axis, which is no error of the method's.
+        cols = min(reduced.eigenvalues.size, reduced.embedding.shape[1], exact.embedding.shape[1])
+        aligned = np.array(reduced.embedding, dtype=np.float64)
+        aligned[:, :cols] = align(exact.embedding[:, :cols], reduced.embedding[:, :cols])
+        error = alignment_error(exact.embedding[:, :cols], reduced.embedding[:, :cols])
+    return {"embedding": aligned, "alignment_error": error,
             "eigenvalue_error": float(np.linalg.norm(reduced.eigenvalues[:k] - exact.eigenvalues[:k])),
             "cluster_ari": None if reduced.clusters is None else clustering_scores(exact.clusters,
                                                                                    reduced.clusters).ari}
