@@ -1115,7 +1115,7 @@ def test_speedups_at_scale_time_rskpca_on_all_rows_and_predict_exact_kpca_at_the
     scale_chart = next(spec for key, spec in drawn_charts(at) if key == "speed_scale")
     # one chart, two panels: fit times (x, y) and projection times (x2, y2)
     fit_names = [t["name"] for t in scale_chart["data"] if t.get("xaxis", "x") == "x"]
-    assert any(n.endswith("predicted") for n in fit_names) and any("power law" in n for n in fit_names), fit_names
+    assert any(n.endswith("predicted (matrix-free)") for n in fit_names) and any("power law" in n for n in fit_names), fit_names
     assert any(t.get("xaxis") == "x2" for t in scale_chart["data"])
     assert [a["text"] for a in scale_chart["layout"]["annotations"][:2]] == [
         "Fit time against n (log-log)", "Projection time of 898 new rows against n (log-log)"]

@@ -22,7 +22,8 @@ _STAGES = {"fit": ("fit", "Fit time"), "project": ("project", "Projection time")
 
 
 def scaling_figure(rows: Sequence[Mapping], *, stage: str = "fit", law: tuple[float, float] | None = None,
-                   title: str | None = None, eval_rows: int | None = None) -> go.Figure:
+                   title: str | None = None, eval_rows: int | None = None, predicted_by: str | None = None
+                   ) -> go.Figure:
     """Seconds against n on log-log axes for exact KPCA and RSKPCA.
 
     Parameters
@@ -38,6 +39,8 @@ def scaling_figure(rows: Sequence[Mapping], *, stage: str = "fit", law: tuple[fl
         The chart's title (a default names the stage).
     eval_rows : int or None
         How many new rows the projection times are for (said on the axis).
+    predicted_by : str or None
+        How the predicted rows' times were predicted, when not by ``law`` (said in the star's legend entry).
 
     Returns
     -------
@@ -81,7 +84,8 @@ def scaling_figure(rows: Sequence[Mapping], *, stage: str = "fit", law: tuple[fl
     if predicted:
         fig.add_trace(go.Scatter(
             x=[r["n"] for r in predicted], y=values(predicted, f"exact_{key}_s"), mode="markers+text",
-            name=", ".join(f"{_EXACT} at n = {r['n']:,}" for r in predicted) + ", predicted",
+            name=", ".join(f"{_EXACT} at n = {r['n']:,}" for r in predicted) + ", predicted"
+            + (f" ({predicted_by})" if predicted_by else ""),
             text=["predicted"] * len(predicted), textposition="top left", hovertemplate=hover,
             marker=dict(symbol="star-open", size=16, line=dict(width=2), color=colors[_EXACT])))
     timed = [r for r in rows if np.isfinite(values([r], f"rskpca_{key}_s")[0])]

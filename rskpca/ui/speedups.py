@@ -46,24 +46,32 @@ def show_at_scale(ds, at_scale, budget) -> None:
              + f" within the budget ({budget.describe()})"
              + (f"; {at_scale.exact.stop_text()}" if at_scale.exact.stop_text() else "") + "."]
     if law is not None:
-        words.append(f"Fit time: {law.describe()}, exponent b = {law.b:.2f}.")
+        words.append(f"Fit time: {law.describe()}, exponent b = {law.b:.2f} (scikit-learn's dense solver, which "
+                     "holds the n x n matrix; the dashed line).")
     if plaw is not None:
         words.append(f"Projection time of {at_scale.eval_rows:,} new rows: {plaw.describe()}, exponent "
                      f"b = {plaw.b:.2f}.")
     if exact_word == "predicted" and law is None:
-        words.append("Only one size fitted within the budget: no power law, so nothing is predicted at the full n "
-                     "(raise the time budget).")
+        words.append("Only one size fitted within the budget: no power law for the dense solver, and none for the "
+                     "projection at the full n (raise the time budget).")
+    if exact_word == "predicted":
+        words.append(f"The star at n = {ds.n:,} is the one prediction the app quotes for exact KPCA on all rows: "
+                     "the matrix-free run (Lanczos products with kernel blocks evaluated as needed, their cost "
+                     "timed on this data), which needs no n x n matrix; it can lie far from the dashed line, which "
+                     "extends the dense solver's sizes.")
     st.caption(" ".join(words) + f" RSKPCA: measured at the same sizes and on all {ds.n:,} rows; the new rows "
                f"projected are a seeded {at_scale.eval_rows:,} of the data (in none of the smaller samples).")
     # One chart of two panels (plotting.side_by_side): each chart is a redraw in the browser on every change.
     show_figure(plots.side_by_side(
-        plots.scaling_figure(at_scale.rows, stage="fit", law=(law.a, law.b) if law else None),
+        plots.scaling_figure(at_scale.rows, stage="fit", law=(law.a, law.b) if law else None,
+                             predicted_by="matrix-free"),
         plots.scaling_figure(at_scale.rows, stage="project", law=(plaw.a, plaw.b) if plaw else None,
                              eval_rows=at_scale.eval_rows)),
         key="speed_scale", filename="fit_and_projection_time_against_n")
     show_table(pd.DataFrame(at_scale.rows), key="speed_scale_table", filename="speedups_against_n")
-    st.caption("exact_kpca says whether exact KPCA's numbers in a row were measured or predicted (power law for the "
-               "times, 8 n^2 bytes for the matrix); RSKPCA's are measured in every row. Speedup = exact KPCA's time "
+    st.caption("exact_kpca says whether exact KPCA's numbers in a row were measured or predicted (the fit: the "
+               "matrix-free prediction above; the projection: its power law; the matrix: 8 n^2 bytes); RSKPCA's are "
+               "measured in every row. Speedup = exact KPCA's time "
                "/ RSKPCA's at the same n.")
 
 
