@@ -170,3 +170,28 @@ def test_embeddings_draws_rskpca_at_its_centers_first_then_every_rows_own(monkey
     store = fits._stores()["views"]
     assert any(key[1] == "rskpca" and not key[-1] for key in store._items)
     assert ("rskpca", True) in given and ("rskpca", False) not in given  # every row projected through the first pass's fit on the centers, not a second one
+
+
+def test_the_bar_over_cached_steps_appears_at_the_first_step_that_computes(monkeypatch):
+    import time
+
+    import rskpca.ui.progress as progress
+
+    made, shown = [], []
+
+    class Panel:  # records what ProgressPanel would draw
+        def __init__(self, label, *, slot, started):
+            made.append(label)
+
+        def __call__(self, fraction, message=""):
+            shown.append(round(fraction, 6))
+
+    monkeypatch.setattr(progress, "ProgressPanel", Panel)
+    bar = progress._BarOnMiss("work", slot=None)
+    bar(0.25, "read from the cache")
+    bar(0.5, "read from the cache")
+    assert made == []  # nothing computed: no bar
+    time.sleep(2 * progress.MISS_S)
+    bar(0.75, "computed")  # the bar starts here, its fraction counted from the first step that computed
+    bar(1.0, "computed")
+    assert made == ["work"] and shown == [0.5, 1.0]
