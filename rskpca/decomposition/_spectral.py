@@ -102,12 +102,9 @@ class _ReducedSetDiffusion(_AffinityMixin, KPCAMixin):
         if k < m:
             return
         name = "n_clusters" if hasattr(self, "n_clusters") and self.n_components is None else "n_components"
-        if self.rsde == "shadow" or self.m is None:
-            source = self._shadow_source(m)
-            fix = "raise ell or max_centers, or lower sigma, for more centers"
-        else:
-            source = f"m={m} centers"
-            fix = "raise m"
+        source = self._shadow_source(m)
+        fix = "raise ell or max_centers, or lower sigma, for more centers" if self.rsde == "shadow" or self.m is None \
+            else "raise m"
         raise ValueError(
             f"{name}={getattr(self, name)} needs {k} nontrivial eigenvectors, but {source}, and P on m centers "
             f"has only m - 1 = {m - 1} besides the trivial one (eigenvalue 1). Lower {name} to at most "

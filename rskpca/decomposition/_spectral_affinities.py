@@ -88,7 +88,9 @@ class _AffinityMixin:
         return uniform_rows(n, rows, rng)
 
     def _shadow_source(self, m: int) -> str:
-        """Where m came from, for error messages."""
+        """Where m came from, for error messages: the shadow's settings, or the ``m`` asked for."""
+        if not (self.rsde == "shadow" or self.m is None):
+            return f"m={m} centers"
         ell = "" if self.ell is None else f", ell={self.ell:g}"
         budget = "" if self.max_centers is None else f", max_centers={self.max_centers}"
         eps = f" (eps={self.eps_:.4g})" if hasattr(self, "eps_") else ""

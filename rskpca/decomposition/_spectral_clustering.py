@@ -221,10 +221,9 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
             raise ValueError(f"max_centers={self.max_centers} is below n_clusters={self.n_clusters}: each cluster "
                              f"needs a center. Raise max_centers (the default is 1000) or lower n_clusters.")
         if self.n_clusters > m:
-            source = self._shadow_source(m) if self.rsde == "shadow" or self.m is None else f"m={m} centers"
             raise ValueError(
-                f"n_clusters={self.n_clusters} exceeds the number of centers: {source}. Lower n_clusters to "
-                f"at most {m}, or get more centers (raise ell or lower sigma, or raise m)."
+                f"n_clusters={self.n_clusters} exceeds the number of centers: {self._shadow_source(m)}. Lower "
+                f"n_clusters to at most {m}, or get more centers (raise ell or lower sigma, or raise m)."
             )
         super()._check_rank(m)
 

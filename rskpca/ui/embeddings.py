@@ -42,12 +42,13 @@ def fitted_on_caption(ds, shadow, plan, comparison, *, sigma: float, kernel: str
 def go_ahead(ds, shadow, comparison, names, *, embed_all: bool) -> None:
     """RSKPCA on every row predicted above :data:`ALL_ROWS_ASK_S`: the wait said, and the toggle that ends it."""
     cost = all_rows_cost(SHADOW_METHOD.name, ds.n, shadow.m)
-    if comparison.awaiting is None and not (embed_all and SHADOW_METHOD.name in names and cost.seconds > ALL_ROWS_ASK_S):
+    asked = embed_all and SHADOW_METHOD.name in names and cost.seconds > ALL_ROWS_ASK_S
+    if comparison.awaiting is None and not asked:
         return
     if comparison.awaiting is not None:
-        st.info(f"RSKPCA on all rows is waiting for your go-ahead: {embedding_cost_message(ds.n, shadow.m, cost.seconds)}"
-                " Until then it is not drawn (no sample stands in for it); everything else below is.",
-                icon=":material/timer:")
+        st.info("RSKPCA on all rows is waiting for your go-ahead: "
+                f"{embedding_cost_message(ds.n, shadow.m, cost.seconds)} Until then it is not drawn (no sample "
+                "stands in for it); everything else below is.", icon=":material/timer:")
     st.toggle(f"Embed every row with RSKPCA even above {ALL_ROWS_ASK_S:g} s (a progress bar shows it; changing a "
               "setting stops it)", key="embed_all_rows")
 
