@@ -1223,3 +1223,15 @@ def test_the_data_pages_column_summary_is_computed_once_per_table(monkeypatch):
     assert calls == [150]
     summary = next(d.value for d in at.dataframe if "unique" in d.value.columns)
     assert len(summary) == 5  # iris: four measurements and the species
+
+
+@pytest.mark.parametrize("n,points_to_button", [(100, True), (50_000, False)])
+def test_the_reduction_note_points_to_the_sidebars_button_where_the_sidebar_offers_it(n, points_to_button):
+    from streamlit.testing.v1 import AppTest as _AT
+
+    def page(n):
+        from rskpca.ui.widgets import reduction_note
+        reduction_note(int(0.9 * n), n, 16)
+
+    (warning,) = _AT.from_function(page, args=(n,)).run().warning
+    assert ("Find an ell that keeps at most a third of the rows" in warning.value) == points_to_button

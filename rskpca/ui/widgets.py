@@ -16,6 +16,7 @@ from rskpca.evaluation.methods import SLOW_AT_LARGE_M
 from rskpca import plotting as plots
 from rskpca.data.datasets import DataError
 from rskpca.ui import compute
+from rskpca.ui.heavy import HEAVY_ROWS
 from rskpca.ui.keys import LABEL_COLOUR
 from rskpca.ui.live_chart import live_chart
 
@@ -132,8 +133,10 @@ def reduction_note(m: int, n: int, d: int) -> None:
                if d >= HIGH_DIMENSION else
                "eps = sigma / ell is small against the distances between neighbouring points, so few shadows "
                "cover another point")
-        slot.warning(f"The shadow keeps m = {m} of n = {n} points ({m / n:.0%}): little reduction, so little to "
-                     f"gain from it. Raise sigma or lower ell for fewer centers ({why}).")
+        button = (" The sidebar's \"Find an ell that keeps at most a third of the rows\" does it in one click."
+                  if n <= HEAVY_ROWS else "")
+        slot.warning(f"The shadow keeps m = {m:,} of n = {n:,} points ({m / n:.0%}): little reduction, so little to "
+                     f"gain from it. Raise sigma or lower ell for fewer centers ({why}).{button}")
 
 
 def warn_if_kernel_is_identity(ds, sigma: float, kernel: str, *, rows=None,
