@@ -80,8 +80,8 @@ if skip is None:
 cmp = sp.comparison(reduced, exact)
 if skip is None:
     st.caption(f"Reduced set: the m x m problem on {shadow_centers_text(m)} (of all n = {n:,} rows), every one "
-               f"of the {n:,} rows embedded through them. Exact: every one of the {n:,} rows its own center (an "
-               f"{n:,} x {n:,} problem, cached: ell does not change it). Every number below is on all {n:,} rows.")
+               f"of the {n:,} rows embedded through them. Exact: every one of the {n:,} rows its own center (the "
+               f"n x n problem, cached: ell does not change it). Every number below is on all {n:,} rows.")
 else:
     st.info(skip, icon=":material/info:")
 

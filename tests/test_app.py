@@ -60,7 +60,8 @@ def _webgl_contexts(spec: dict) -> int:
 
 
 def _m(at: AppTest) -> int:
-    return int(next(m for m in at.sidebar.get("metric") if m.label.startswith("shadow centers m")).value)
+    metric = next(m for m in at.sidebar.get("metric") if m.label.startswith("shadow centers m"))
+    return int(metric.value.replace(",", ""))
 
 
 def _upload(at: AppTest, name: str, data: bytes, mime: str = "text/csv") -> AppTest:
@@ -708,7 +709,7 @@ def test_every_m_says_which_rows_it_counts(monkeypatch):
     try:
         at = _app(data="digits", ell=2.0, r=2)
         label = at.sidebar.get("metric")[0]
-        assert "1797" in label.proto.delta
+        assert "1,797" in label.proto.delta
         for page in ("pages/6_Speedups.py",):
             at.switch_page(page).run()
             _ok(at, page)

@@ -742,14 +742,14 @@ def test_a_fragments_run_keeps_the_sidebars_settings_for_the_next_page(app_serve
     move_ell(page, 3)
     ell = ell_value(page)
     sidebar = page.get_by_test_id("stSidebar")
-    assert re.search(r"\bn = 1797\b", sidebar.inner_text()), sidebar.inner_text()
+    assert re.search(r"\bn = 1,797\b", sidebar.inner_text()), sidebar.inner_text()
     line_from = page.locator(".st-key-kde_line_a input")
     line_from.fill("12")
     line_from.press("Enter")
     wait_for_app_run(page)
     go_to(page, "Bounds")
     assert_no_exception(page, "Bounds after a fragment's run")
-    assert re.search(r"\bn = 1797\b", sidebar.inner_text()), f"the data set was reset: {sidebar.inner_text()!r}"
+    assert re.search(r"\bn = 1,797\b", sidebar.inner_text()), f"the data set was reset: {sidebar.inner_text()!r}"
     assert ell_value(page) == ell, f"ell was reset: {ell} -> {ell_value(page)}"
     go_to(page, "KDE vs ShDE")
     assert page.locator(".st-key-kde_line_a input").input_value() == "12"

@@ -54,7 +54,7 @@ ROWS = 30_000
 COLUMNS = 10
 CLASSES = 4
 EXACT_SAMPLE = 2_000  # rskpca.ui.compute.exact_plan.EMBED_EXACT_MAX_ROWS: exact KPCA's seeded sample
-N = f"{ROWS:,}"  # as the pages write it: "30,000" (the sidebar writes "n = 30000 rows")
+N = f"{ROWS:,}"  # as the pages and the sidebar write it: "30,000"
 FILE_NAME = f"mixture_{ROWS}x{COLUMNS}.parquet"
 
 
@@ -87,7 +87,7 @@ def open_page(page, url: str, pattern: str, query: str = "") -> None:
     assert_no_exception(page, "home")
     sidebar = page.get_by_test_id("stSidebar").inner_text()
     assert f"Showing: File {FILE_NAME}" in sidebar, sidebar
-    assert re.search(rf"\bn = {ROWS} rows, d = {COLUMNS} features", sidebar), f"not all {N} rows in use: {sidebar!r}"
+    assert re.search(rf"\bn = {N} rows, d = {COLUMNS} features", sidebar), f"not all {N} rows in use: {sidebar!r}"
     go_to(page, next(lab for lab in nav_links(page) if re.search(pattern, lab, re.I)))
     assert_no_exception(page, pattern)
 

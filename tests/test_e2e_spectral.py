@@ -97,7 +97,7 @@ def test_spectral_page_on_pendigits(app_server, app_page):
     upload(page, PENDIGITS.read_bytes(), "pendigits.csv")
     assert_no_exception(page, "pendigits-data")
     sidebar = page.get_by_test_id("stSidebar").inner_text()
-    assert re.search(r"n = 10992 rows", sidebar), sidebar
+    assert re.search(r"n = 10,992 rows", sidebar), sidebar
     go_to(page, "Spectral")
     main = page.get_by_test_id("stMain")
     # 10,992 rows: the exact method is skipped, and the page says why; every row is embedded

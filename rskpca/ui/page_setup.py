@@ -158,7 +158,7 @@ def _data_status(sb, ds: Dataset) -> None:
     sb.text(f"Showing: {shown_title()}")  # may hold a file name: text, never markdown
     label = "no label" if ds.label_name is None else "label column"
     sampled = sample_note(ds)  # said in the same line as n, wherever the rows in use are a sample
-    sb.caption(f"n = {ds.n} rows, d = {ds.d} features, {label}" + (", standardised" if ds.standardized else "")
+    sb.caption(f"n = {ds.n:,} rows, d = {ds.d:,} features, {label}" + (", standardised" if ds.standardized else "")
                + (f"; n is {sampled}" if sampled else ""))
     if ss.get(K.DATA_ERROR):
         sb.warning(plain(f"The selected data ({source_title(ss['source'])}) cannot be used: see the message "
@@ -227,7 +227,7 @@ def sidebar() -> Settings | None:
     settings = Settings(dataset=ds, source=shown, title=shown_title(), kernel=ss["kernel"], sigma=sigma,
                         ell=float(ss["ell"]), r=int(ss["r"]), sigma_median=median)
     shadow = compute.shadow(ds.digest, ds.X, settings.sigma, settings.ell, settings.kernel)
-    sb.metric("shadow centers m (on all n rows)", f"{shadow.m}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n}",
+    sb.metric("shadow centers m (on all n rows)", f"{shadow.m:,}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n:,}",
               delta_color="off", delta_arrow="off")
     if shadow.m > CENTERS_COST_SHOWN_M:  # a large m is a cost: said where m is set
         solve = centers_solve_cost(ds, settings.sigma, settings.kernel, settings.r, shadow.m)

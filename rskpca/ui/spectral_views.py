@@ -114,8 +114,9 @@ def embedding_caption(n: int, request, *, embedded: bool, quantized: bool, later
     elif request.max_centers is None:
         what = "the eigenvector on which k-means finds the clusters at k = 2 (the next one drawn beside it)"
     else:  # the budget's fit computes only the one eigenvector it clusters (compute.spectral._fit_on_rows)
-        what = ("the one eigenvector on which k-means finds the clusters at k = 2 (the second axis is 0: no second "
-                "one is computed, and the error against the exact method is on the first)")
+        what = ("the one eigenvector on which k-means finds the clusters at k = 2 (the reduced set's second axis is "
+                "0: no second one is computed; the exact method's panel draws its second, and the error against it "
+                "is on the first)")
     st.caption((f"Every one of the {n:,} rows, in {what}, components 1 and 2." if embedded else
                 f"Every one of the {n:,} rows at its shadow center's coordinates, in {what}, components 1 and 2: the "
                 "exact embedding of the data quantized to the centers. Each row's own coordinates "

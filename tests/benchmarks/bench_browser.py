@@ -163,7 +163,7 @@ def _measure_pages(app: Path, pages, *, sample, csv, max_rows, controls, changes
                 session.set_row_cap(max_rows)
             elif csv is not None:
                 session.upload(Path(csv), max_rows)
-            found = re.search(r"n = \d+ rows, d = \d+", session.sidebar_text())
+            found = re.search(r"n = [\d,]+ rows, d = [\d,]+", session.sidebar_text())
             described = f"{csv.name if csv is not None else sample}: {found.group(0) if found else '?'}"
             labels = session.nav_labels()
             direction = dict.fromkeys(controls, 1)  # see step_new_value
