@@ -13,6 +13,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
+from test_library_without_app import fresh_virtualenv_check
 from wheel_venv import app_venv
 
 # Importing the module applies its skips (no Playwright, no Chromium) to this one too.
@@ -87,3 +88,9 @@ def _the_file_is_the_data_in_use(page, url, data_file, shots):
     shoot(page, f"{shots}-shadow-centers")
     assert not page.page_errors, page.page_errors
     assert "Shadow centers" in nav_links(page)
+
+
+def test_a_fresh_virtualenv_with_the_wheel_alone_runs_the_library_without_the_app(tmp_path):
+    """pip install "rskpca-*.whl" without extras: the library works and ``rskpca app`` names the extra (the check
+    is tests/test_library_without_app.py's; run here to share this file's wheel and virtualenv)."""
+    fresh_virtualenv_check(tmp_path)

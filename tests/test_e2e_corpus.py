@@ -2,9 +2,8 @@
 
 Each file of BROWSER_FILES is served as a user serves it, ``python -m rskpca app FILE`` (one server per file, shared by its
 tests); Chromium opens the app, visits every page of the menu (and the Spectral page's clustering) and finds
-no exception element. The file whose label has missing values is refused until "Drop missing rows" is ticked
-(said with the reason), as a user would then do. On the 26-class file a link round trip: the label choice and the Spectral page's
-method and k, set in one session, come back in a new session opened on the address bar's link.
+no exception element. A link round trip: the label choice and the Spectral page's method and k, set in one
+session, come back in a new session opened on the address bar's link.
 """
 
 from __future__ import annotations
@@ -31,10 +30,11 @@ from test_e2e import (  # noqa: F401  (fixtures are used by name)
 pytestmark = pytest.mark.e2e
 
 
-#: The files Chromium visits: the text label of 100 classes (the 26-class label that crashed three pages is the
-#: smaller case of it) and the label with missing values. Every corpus file runs every page in AppTest
-#: (tests/test_corpus_pages.py); a server and a browser per file cost about a minute each on CI's two cores.
-BROWSER_FILES = ("classes_100", "missing_label")
+#: The file Chromium visits: the text label of 100 classes (the 26-class label that crashed three pages is the
+#: smaller case of it). Every corpus file runs every page in AppTest (tests/test_corpus_pages.py), the label with
+#: missing values and its "Drop missing rows" included (tests/test_app.py); a server and a browser per file cost
+#: about a minute each on CI's two cores, which the suite's 20 minutes do not leave.
+BROWSER_FILES = ("classes_100",)
 
 
 @pytest.fixture(scope="module", params=[name for name in CORPUS if name in BROWSER_FILES])
@@ -61,15 +61,6 @@ def test_every_page_opens_without_an_exception(corpus_server, app_page):
     page.get_by_test_id("stAppViewContainer").wait_for()
     wait_for_app_run(page)
     assert_no_exception(page, f"{name}: home")
-    if name == "missing_label":
-        # A label with missing values is refused with its reason and the way out (the data layer's choice: no
-        # missing values unless asked to drop them); the user ticks "Drop missing rows" on the Data page.
-        alert = page.get_by_test_id("stAlert").filter(has_text="Missing values")
-        sync_api.expect(alert.first).to_contain_text("'label'", timeout=RUN_TIMEOUT_MS)
-        sync_api.expect(alert.first).to_contain_text("Drop missing rows")
-        go_to(page, "Data")
-        page.locator(".st-key-drop_missing").get_by_text("Drop missing rows").click()
-        wait_for_app_run(page)
     # the file is what the app shows (expect retries: the first run can still be drawing the sidebar)
     sync_api.expect(page.get_by_test_id("stSidebar")).to_contain_text(f"Showing: File {name}.csv",
                                                                       timeout=RUN_TIMEOUT_MS)

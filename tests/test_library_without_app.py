@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
 from wheel_venv import installed_packages, library_venv
 
 REPO = Path(__file__).resolve().parent.parent
@@ -132,8 +131,10 @@ def test_the_import_hook_really_blocks_the_app_packages():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.e2e
-def test_a_fresh_virtualenv_with_the_wheel_alone_runs_the_library_without_the_app(tmp_path):
+def fresh_virtualenv_check(tmp_path):
+    """The wheel alone in a fresh virtualenv runs the library and says which extra the app needs. Collected in
+    tests/test_e2e_app_file.py, whose process builds the same wheel and virtualenv for the app (built once per
+    process: tests/wheel_venv.py; pytest-xdist keeps a file's tests in one process)."""
     python = library_venv()
     installed = installed_packages(python)
     assert "rskpca" in installed and not installed & set(APP_PACKAGES), sorted(installed)
