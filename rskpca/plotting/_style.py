@@ -21,8 +21,10 @@ def shadow_centers_text(m: int) -> str:
 
     >>> shadow_centers_text(1), shadow_centers_text(341)
     ('1 shadow center', '341 shadow centers')
+    >>> shadow_centers_text(7890)
+    '7,890 shadow centers'
     """
-    return f"{m} shadow center{'' if m == 1 else 's'}"
+    return f"{m:,} shadow center{'' if m == 1 else 's'}"
 
 
 #: Above this many points a scatter is drawn with WebGL.

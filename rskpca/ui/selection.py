@@ -145,7 +145,7 @@ def centers_table(ds, shadow) -> None:
     table = absorbing_centers(shadow.labels, shadow.center_indices, shadow.weights, ds.row_ids, selected)
     st.subheader(f"Centers that absorbed the selection ({table.shape[0]})")
     st.caption(f"The {int(table['absorbed'].sum())} selected rows lie in the shadow sets of these "
-               f"{table.shape[0]} centers (of m = {shadow.m}); weight is the size of the center's whole set, "
+               f"{table.shape[0]:,} centers (of m = {shadow.m:,}); weight is the size of the center's whole set, "
                "absorbed how many of the selected rows it holds.")
     show_table(table, key="selection_centers", filename="selection_centers",
                height=min(400, 38 + 35 * table.shape[0]))

@@ -138,7 +138,7 @@ def show_spectra(n: int, method: str, reduced, exact, *, reduced_name: str, exac
         show_figure(plots.spectral_eigenvalues_figure(spectra), key="sp_eigenvalues",
                     filename=f"spectral_{method}_eigenvalues")
     with right:
-        short = {f"reduced set (m = {m})": reduced.eigenvalues}
+        short = {f"reduced set (m = {m:,})": reduced.eigenvalues}
         if exact is not None:
             short[f"exact (n = {n})"] = exact.eigenvalues
         show_table(sp.eigenvalue_table(short), key="sp_eigen_table", filename=f"spectral_{method}_eigenvalues")

@@ -123,9 +123,9 @@ def show_at_ell(exact, now: list, by_name: dict, shadow) -> None:
             st.subheader("Training cost of the reduced-set construction")
             st.markdown(
                 f"The reduced-set construction first fits **exact KPCA** ({rsc['train_exact_kpca_s']:.3g} s here), "
-                f"then **constructs** m = {rsc['m']} points that reproduce its eigenvectors "
+                f"then **constructs** m = {rsc['m']:,} points that reproduce its eigenvectors "
                 f"({rsc['train_construction_s']:.3g} s). Its training therefore always costs more than exact KPCA: "
-                f"it speeds up **evaluation only** (a new point is projected through m = {rsc['m']} constructed points "
+                f"it speeds up **evaluation only** (a new point is projected through m = {rsc['m']:,} constructed points "
                 f"instead of the n = {exact.n_train} training points; test speedup "
                 f"{rsc['test_speedup']:.2g}x). RSKPCA and the Nystrom baselines never solve the n x n problem.")
             show_figure(plots.fit_time_figure(now, exact_seconds=exact.train_s,

@@ -162,7 +162,7 @@ def warn_if_kernel_is_identity(ds, sigma: float, kernel: str, *, rows=None,
 def stop_unless_rank_fits(r: int, n_rows: int) -> None:
     """Stop the page with a message when centered kernel PCA on ``n_rows`` rows cannot give r informative components."""
     if r > n_rows - 1:
-        show_error(f"rank r = {r} is more than the {n_rows} rows compared allow: centered kernel PCA on {n_rows} rows "
+        show_error(f"rank r = {r} is more than the {n_rows:,} rows compared allow: centered kernel PCA on {n_rows:,} rows "
                    f"has at most {n_rows - 1} informative components. Lower rank r to {n_rows - 1} in the sidebar, "
                    "or load more rows.")
         st.stop()
@@ -213,10 +213,10 @@ def without_slow_methods(names, m: int) -> list[str]:
     if m <= compute.SLOW_M or not slow:
         return list(names)
     labels = ", ".join(METHODS[name].label for name in slow)
-    slot.toggle(f"Also run {labels} at m = {m} (training grows with n x m: slow)", key="run_slow")
+    slot.toggle(f"Also run {labels} at m = {m:,} (training grows with n x m: slow)", key="run_slow")
     if st.session_state["run_slow"]:
         return list(names)
-    slot.caption(f"Skipped at m = {m} > {compute.SLOW_M} to keep the page live: {labels}.")
+    slot.caption(f"Skipped at m = {m:,} > {compute.SLOW_M:,} to keep the page live: {labels}.")
     return [name for name in names if name not in slow]
 
 

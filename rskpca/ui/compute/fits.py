@@ -168,7 +168,7 @@ def rank_message(r: int, m: int, n_rows: int, ell: float, sigma: float, m_at_lar
     >>> "raise ell" in msg, "even at ell = 10" in msg
     (False, True)
     """
-    head = (f"rank r = {r} is more than the m = {shadow_centers_text(m)} (on these {n_rows} rows) at "
+    head = (f"rank r = {r} is more than the m = {shadow_centers_text(m)} (on these {n_rows:,} rows) at "
             f"ell = {ell:g} and sigma = {sigma:.4g}: the reduced methods have at most m components. ")
     if m_at_largest_ell is not None and m_at_largest_ell < max(r, 2):
         return head + (f"Raising ell cannot help: even at ell = {ELL_RANGE[1]:g} the shadow keeps "
