@@ -54,22 +54,3 @@ def pytest_xdist_auto_num_workers(config):
     them), so a third worker fills those waits."""
     return (os.cpu_count() or 1) + 1
 
-
-def pytest_collection_modifyitems(config, items):
-    """Files with browser and wheel tests first, then by number of tests (largest first).
-
-    pytest-xdist hands each worker whole files (``--dist loadfile``) in the order collected
-    (``--no-loadscope-reorder`` in pyproject.toml; its own reorder puts the files with most tests
-    first, which left the few-test, minute-long e2e files for last and one worker running them
-    alone at the end). Longest first is the classic rule for finishing a set of jobs on a few
-    machines early (Graham 1969); the e2e marker is the cheap stand-in for "long".
-    """
-    by_file: dict = {}
-    for item in items:
-        by_file.setdefault(item.path, []).append(item)
-
-    def longest_first(path):
-        tests = by_file[path]
-        return (-sum(item.get_closest_marker("e2e") is not None for item in tests), -len(tests))
-
-    items[:] = [item for path in sorted(by_file, key=longest_first) for item in by_file[path]]

@@ -77,6 +77,14 @@ def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85), subplot: str | None
     for i in range(1, 9):  # in steps, as a hand drags: plotly draws the box as the mouse moves
         page.mouse.move(x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8)
     page.mouse.up()
+    wait_for_selection(page)
+
+
+def wait_for_selection(page) -> None:
+    """Wait until the sidebar states a selection, then for the rerun to end. On a loaded machine the chart's
+    selection event can reach the server after a plain wait for the rerun has already returned."""
+    page.wait_for_function("() => /Selected:\\s*\\d+\\s*rows/.test("
+                           "document.querySelector(\"[data-testid='stSidebar']\").innerText)", timeout=30_000)
     wait_for_app_run(page)
 
 
@@ -180,7 +188,7 @@ def test_a_box_on_a_density_panel_selects_the_rows_inside_it_not_the_points_draw
     for i in range(1, 9):
         page.mouse.move(box["x"] + (0.02 + 0.5 * i / 8) * box["width"], box["y"] + (0.02 + 0.96 * i / 8) * box["height"])
     page.mouse.up()
-    wait_for_app_run(page)
+    wait_for_selection(page)
     assert_no_exception(page, "embeddings-density-select")
     count = selected_count(page)
     shoot(page, "sel-05-density-selected")

@@ -47,7 +47,7 @@ def test_scrubber_budgets_are_kept_and_said():
     assert "500 heaviest centers drawn" in title and "1000 of 5000 points drawn" in title
     # what was drawn on a second line: one line ran past both edges of the chart (a tryout, usps)
     head, details = title.split("<br>")
-    assert head == "ell = 2: m = 3000 shadow centers, 60.0% of n" and "heaviest" in details
+    assert head == "ell = 2: m = 3,000 shadow centers, 60.0% of n" and "heaviest" in details
     # float32 arrays travel base64-encoded: the JSON stays small
     spec = pio.to_json(fig, validate=False)
     assert '"dtype":"f4"' in spec

@@ -206,3 +206,23 @@ def test_landmark_fit_transform_is_fit_then_transform_with_one_search_of_the_row
     assert Z.dtype == dtype and searches.count(X.shape[0]) == 1  # the fit's search, none after it
     np.testing.assert_array_equal(Z, expected)
     assert not hasattr(est, "_row_coordinates")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 60), m=st.integers(1, 50), d=st.integers(1, 5), K=st.integers(1, 6),
+       offset=st.sampled_from([0.0, 1e6]), integer=st.booleans(), seed=st.integers(0, 10_000))
+def test_nearest_centers_are_a_literal_sort_by_distance_then_index(n, m, d, K, offset, integer, seed):
+    # The candidates come from GEMM products (rounded); the answer must still be the literal one, ties
+    # (integer features, duplicate centers) to the lower index, also far from the origin.
+    from rskpca.decomposition._landmark_graph import nearest_centers
+
+    K = min(K, m)
+    rng = np.random.default_rng(seed)
+    draw = (lambda size: rng.integers(0, 3, size=size).astype(float)) if integer else (lambda size: rng.normal(size=size))
+    X, C = offset + draw((n, d)), offset + draw((m, d))
+    idx, dist = nearest_centers(X, C, K)
+    for i in range(n):
+        sq = np.array([((C[j] - X[i]) ** 2).sum() for j in range(m)])
+        order = np.lexsort((np.arange(m), sq))[:K]
+        assert idx[i].tolist() == order.tolist()
+        np.testing.assert_array_equal(dist[i], np.sqrt(sq[order]))

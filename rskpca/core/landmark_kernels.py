@@ -13,7 +13,46 @@ import numpy as np
 
 from rskpca.core.shadow._compiled_kernels import squared_distance
 
-__all__ = ["nearest_of_candidates", "weighted_cooccurrence"]
+__all__ = ["nearest_of_candidates", "smallest_by_products", "weighted_cooccurrence"]
+
+
+@nb.njit(cache=True, nogil=True)
+def smallest_by_products(G, c2, k, cand, row0):
+    """Rows ``row0 + i``: the k centers with the smallest ``c2[j] - 2 G[i, j]``, into ``cand[row0 + i, :k]``.
+
+    ``G`` is a block of products ``x_i . c_j`` and ``c2`` the centers' squared norms: the value is
+    the squared distance less ``|x_i|^2``, the same for every center, so the order is the
+    distances' (to rounding; :func:`nearest_of_candidates` then settles it exactly). One pass
+    over each row, keeping the k smallest so far in order: a center that does not beat the
+    k-th costs one comparison.
+    """
+    b, m = G.shape
+    vals = np.empty(k)
+    idx = np.empty(k, np.int64)
+    for i in range(b):
+        for a in range(k):
+            v = c2[a] - 2.0 * G[i, a]
+            p = a
+            while p > 0 and vals[p - 1] > v:
+                vals[p] = vals[p - 1]
+                idx[p] = idx[p - 1]
+                p -= 1
+            vals[p] = v
+            idx[p] = a
+        top = vals[k - 1]
+        for j in range(k, m):
+            v = c2[j] - 2.0 * G[i, j]
+            if v < top:
+                p = k - 1
+                while p > 0 and vals[p - 1] > v:
+                    vals[p] = vals[p - 1]
+                    idx[p] = idx[p - 1]
+                    p -= 1
+                vals[p] = v
+                idx[p] = j
+                top = vals[k - 1]
+        for a in range(k):
+            cand[row0 + i, a] = idx[a]
 
 
 @nb.njit(cache=True, nogil=True)
