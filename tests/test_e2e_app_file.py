@@ -61,6 +61,14 @@ def wheel_server(data_file):
     yield from serve("app_wheel_server.log", app=app, script_args=[data_file], cli=True, python=python)
 
 
+def test_a_fresh_virtualenv_with_the_wheel_alone_runs_the_library_without_the_app(tmp_path):
+    """pip install "rskpca-*.whl" without extras: the library works and ``rskpca app`` names the extra (the check
+    is tests/test_library_without_app.py's; run here to share this file's wheel and virtualenv). First in the
+    file: the [app] virtualenv is a copy of this one, made later, and so starts with the compiled loops that
+    numba cached here on the library's first run (the app's first page then does not compile them again)."""
+    fresh_virtualenv_check(tmp_path)
+
+
 def test_the_sidebar_names_the_file_and_shadow_centers_draws_it(file_server, data_file, app_page):
     _the_file_is_the_data_in_use(app_page, file_server, data_file, "app-file")
 
@@ -88,9 +96,3 @@ def _the_file_is_the_data_in_use(page, url, data_file, shots):
     shoot(page, f"{shots}-shadow-centers")
     assert not page.page_errors, page.page_errors
     assert "Shadow centers" in nav_links(page)
-
-
-def test_a_fresh_virtualenv_with_the_wheel_alone_runs_the_library_without_the_app(tmp_path):
-    """pip install "rskpca-*.whl" without extras: the library works and ``rskpca app`` names the extra (the check
-    is tests/test_library_without_app.py's; run here to share this file's wheel and virtualenv)."""
-    fresh_virtualenv_check(tmp_path)
