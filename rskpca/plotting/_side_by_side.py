@@ -51,19 +51,22 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
     """
     titles = [f.layout.title.text or "" for f in (left, right)]
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.14)
-    named = set()
+    named, traces = set(), []
     for col, source in ((1, left), (2, right)):
-        for trace in source.data:
-            trace = copy.deepcopy(trace)
-            if trace.name:
-                trace.legendgroup = trace.name
-                if col == 2 and trace.name in named:
-                    trace.showlegend = False
-                named.add(trace.name)
-            else:  # a figure's one unnamed trace (bars) has no legend entry of its own: none here either
-                trace.showlegend = False
-            fig.add_trace(trace, row=1, col=col)
         suffix = "" if col == 1 else "2"
+        for trace in source.data:
+            # as plain dicts, added in one call: plotly validates them once (a copied trace object added
+            # one by one is validated again on each add: about twice the time on the Speedups page's pairs)
+            trace = trace.to_plotly_json()
+            trace["xaxis"], trace["yaxis"] = "x" + suffix, "y" + suffix
+            if trace.get("name"):
+                trace["legendgroup"] = trace["name"]
+                if col == 2 and trace["name"] in named:
+                    trace["showlegend"] = False
+                named.add(trace["name"])
+            else:  # a figure's one unnamed trace (bars) has no legend entry of its own: none here either
+                trace["showlegend"] = False
+            traces.append(trace)
         for axis in ("xaxis", "yaxis"):
             own = source.layout[axis].to_plotly_json()
             fig.layout[axis + suffix].update({k: v for k, v in own.items() if k in _AXIS_PROPERTIES})
@@ -72,6 +75,7 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
             for ref in ("xref", "yref"):
                 shape[ref] = _panel_ref(shape.get(ref, ref[0]), ref[0], suffix)
             fig.add_shape(shape)
+    fig.add_traces(traces)
     heights = [f.layout.height for f in (left, right) if f.layout.height]
     # The legend under both panels: a figure's own legend position is in its one panel's frame and would
     # land on the right panel here.
