@@ -236,7 +236,7 @@ def test_exact_fit_is_every_row_a_center_and_the_reduced_fit_embeds_every_row():
     X, _ = make_moons(300, noise=0.05, random_state=0)
     request = sp.SpectralRequest.of("clustering", sigma=0.2, ell=3.0, kernel="gaussian", r=5, k=2, alpha=1.0, t=1.0,
                                     affinity="gaussian", budget="ell")
-    exact = sp._fit(request, X, np.ones(X.shape[0]), X, None)
+    exact, _ = sp._fit(request, X, np.ones(X.shape[0]), X, None)
     est = ReducedSetSpectralClustering(2, sigma=0.2, ell=1e12, affinity="gaussian", max_centers=None, lloyd_steps=0,
                                        random_state=sp.SEED).fit(X)
     assert exact.m == est.m_ == 300

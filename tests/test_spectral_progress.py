@@ -158,17 +158,23 @@ def test_the_m_by_m_problem_shows_its_prediction_and_progress_while_it_solves(mo
     assert sp.centers_seconds(13_492, 16) > fits.ALL_ROWS_ASK_S  # the issue's m asks first
 
 
-def test_the_quantized_embedding_is_each_rows_center_and_the_centers_own_coordinates():
+def test_the_quantized_embedding_is_each_rows_center_and_the_centers_own_coordinates(monkeypatch):
     """What the page draws while every row's own coordinates wait: row i at its shadow center's coordinates,
     which are the center's own coordinates in the embedding of every row (the Nystrom extension of a center is
-    its eigenvector entries)."""
+    its eigenvector entries). The m x m problem is solved once for both passes."""
     from rskpca.core.shadow import shadow_centers
 
+    solves = []
+    real_solving = sp._solving
+    monkeypatch.setattr(sp, "_solving", lambda *a, **k: solves.append(1) or real_solving(*a, **k))
     X = np.random.default_rng(1).normal(size=(600, 3))
     request = sp.SpectralRequest.of("diffusion", sigma=1.5, ell=3.0, kernel="gaussian", r=3, k=2, alpha=1.0, t=1.0)
     waiting = sp.centers_fit("quantized-test", X, request)
     full = sp.reduced_fit("quantized-test", X, request)
+    assert len(solves) == 1  # the embedding pass projects through the first pass's solve
     s = shadow_centers(X, sigma=1.5, ell=3.0)
+    fresh, _ = sp._fit(request, s.centers, np.asarray(s.weights, dtype=float), X, s.labels)
+    np.testing.assert_array_equal(full.embedding, fresh.embedding)  # the same as solving again
     assert waiting.embedding is None and full.quantized is None
     np.testing.assert_array_equal(waiting.quantized, waiting.quantized[s.center_indices][s.labels])
     np.testing.assert_allclose(waiting.quantized[s.center_indices], full.embedding[s.center_indices], atol=1e-5)

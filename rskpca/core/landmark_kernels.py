@@ -16,6 +16,18 @@ from rskpca.core.shadow._compiled_kernels import squared_distance
 __all__ = ["nearest_of_candidates", "smallest_by_products", "weighted_cooccurrence"]
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _insert_ascending(vals, idx, last, v, j):
+    """``(v, j)`` into ``vals[:last + 1]`` kept ascending (an equal value stays behind): ``vals[last]`` drops."""
+    p = last
+    while p > 0 and vals[p - 1] > v:
+        vals[p] = vals[p - 1]
+        idx[p] = idx[p - 1]
+        p -= 1
+    vals[p] = v
+    idx[p] = j
+
+
 @nb.njit(cache=True, nogil=True)
 def smallest_by_products(G, c2, k, cand, row0):
     """Rows ``row0 + i``: the k centers with the smallest ``c2[j] - 2 G[i, j]``, into ``cand[row0 + i, :k]``.
@@ -31,26 +43,11 @@ def smallest_by_products(G, c2, k, cand, row0):
     idx = np.empty(k, np.int64)
     for i in range(b):
         for a in range(k):
-            v = c2[a] - 2.0 * G[i, a]
-            p = a
-            while p > 0 and vals[p - 1] > v:
-                vals[p] = vals[p - 1]
-                idx[p] = idx[p - 1]
-                p -= 1
-            vals[p] = v
-            idx[p] = a
-        top = vals[k - 1]
+            _insert_ascending(vals, idx, a, c2[a] - 2.0 * G[i, a], a)
         for j in range(k, m):
             v = c2[j] - 2.0 * G[i, j]
-            if v < top:
-                p = k - 1
-                while p > 0 and vals[p - 1] > v:
-                    vals[p] = vals[p - 1]
-                    idx[p] = idx[p - 1]
-                    p -= 1
-                vals[p] = v
-                idx[p] = j
-                top = vals[k - 1]
+            if v < vals[k - 1]:
+                _insert_ascending(vals, idx, k - 1, v, j)
         for a in range(k):
             cand[row0 + i, a] = idx[a]
 

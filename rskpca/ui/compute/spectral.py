@@ -232,12 +232,13 @@ def _solving(work, progress, seconds: float):
 
 
 def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: bool = True,
-         solve_share: float = 0.0) -> SpectralFit:
-    """Fit on centers C with weights w; every row of X embedded (``row_centers``: each row's center, whose
-    cluster it takes; None when the rows are the centers). ``progress``: ``(fraction, message)``, the first
-    ``solve_share`` of it the m x m problem (:func:`_solving`), the rest
+         solve_share: float = 0.0, solved: tuple | None = None) -> tuple[SpectralFit, tuple]:
+    """``(fit, solved)``: fit on centers C with weights w; every row of X embedded (``row_centers``: each row's
+    center, whose cluster it takes; None when the rows are the centers). ``progress``: ``(fraction, message)``,
+    the first ``solve_share`` of it the m x m problem (:func:`_solving`), the rest
     :func:`~rskpca.evaluation.all_rows.transform_in_blocks`; ``embed=False``: the rows are not embedded
-    (embedding None), the rest as fitted."""
+    (embedding None), the rest as fitted. ``solved``: the m x m problem's ``(estimator, clusters)`` from an
+    earlier call on the same centers (the page's first pass), which is then not solved again."""
     def solve():
         # One BLAS and OpenMP thread: k-means' and BLAS's threads wait for each other beside the browser or
         # another session on the same cores, and these fits are small enough for one (see
@@ -250,8 +251,9 @@ def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: b
                 est = _estimator(request, display=True).fit_reduced_set(C, w, sigma=request.sigma)
         return est, clusters
 
-    predicted = centers_seconds(C.shape[0], C.shape[1])
-    est, clusters = _solving(solve, scaled(progress, 0.0, solve_share), predicted)
+    if solved is None:
+        solved = _solving(solve, scaled(progress, 0.0, solve_share), centers_seconds(C.shape[0], C.shape[1]))
+    est, clusters = solved
     # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
     # form. Every row through float32 kernel blocks (drawn, not solved on): most of an ell change at scale.
     quantized = None
@@ -270,7 +272,7 @@ def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: b
     for array in (fit.eigenvalues, fit.embedding, fit.clusters, fit.quantized):
         if array is not None:
             array.setflags(write=False)  # shared by the sessions (reduced_fit is a resource)
-    return fit
+    return fit, solved
 
 
 def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
@@ -337,6 +339,12 @@ def _store():
     return all_rows_store("spectral", 16)
 
 
+def _solved_store():
+    """The m x m problems solved on the shadow's centers, ``(estimator, clusters)`` by ``(digest, request)``: the
+    page's first pass (each row at its center) solves it, the pass that embeds every row reuses it."""
+    return all_rows_store("spectral-solved", 8)
+
+
 def stored_reduced_fit(digest: str, request: SpectralRequest, *, embed: bool = True) -> SpectralFit | None:
     """:func:`reduced_fit`'s result if it is stored (nothing runs), else None."""
     store = _store()
@@ -372,7 +380,8 @@ def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest, *, embed: 
             s = shadow(digest, X, request.sigma, request.ell, request.kernel)
             C, w, labels = np.asarray(s.centers), np.asarray(s.weights, dtype=np.float64), np.asarray(s.labels)
             m = s.m
-            solve_s = centers_seconds(m, d)
+            solved = _solved_store().get((digest, request))
+            solve_s = 0.0 if solved is not None else centers_seconds(m, d)
         total = solve_s + (embedding_seconds(n, m) if embed else 0.0)
         label = (f"{SPECTRAL_METHODS[request.method]} on {'at most ' if on_rows else ''}m = {m:,} centers"
                  + (f", every one of the {n:,} rows embedded" if embed else ""))
@@ -380,8 +389,12 @@ def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest, *, embed: 
                             spinner="Solving the m x m problem on the centers"
                                     + (" and embedding every row..." if embed else "...")) as progress:
             share = solve_s / max(total, 1e-12)
-            fit = (_fit_on_rows(request, X, progress=progress, embed=embed, solve_share=share) if on_rows else
-                   _fit(request, C, w, X, labels, progress=progress, embed=embed, solve_share=share))
+            if on_rows:
+                fit = _fit_on_rows(request, X, progress=progress, embed=embed, solve_share=share)
+            else:
+                fit, solved = _fit(request, C, w, X, labels, progress=progress, embed=embed, solve_share=share,
+                                   solved=solved)
+                _solved_store().put((digest, request), solved)
         _store().put(key, fit)
     return fit
 
@@ -393,7 +406,7 @@ def centers_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> Spectra
 
 @st.cache_data(max_entries=8, show_spinner="Solving the exact n x n problem (every row a center; cached)...")
 def _exact_fit(digest: str, _X: np.ndarray, request: SpectralRequest) -> SpectralFit:
-    return _fit(request, _X, np.ones(_X.shape[0]), _X, None)
+    return _fit(request, _X, np.ones(_X.shape[0]), _X, None)[0]
 
 
 def exact_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> SpectralFit:
