@@ -53,4 +53,3 @@ def pytest_xdist_auto_num_workers(config):
     Chromium, the app's server and pip for about a third of their time (two workers on two cores used 1.24 of
     them), so a third worker fills those waits."""
     return (os.cpu_count() or 1) + 1
-

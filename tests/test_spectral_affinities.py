@@ -218,7 +218,9 @@ def test_nearest_centers_are_a_literal_sort_by_distance_then_index(n, m, d, K, o
 
     K = min(K, m)
     rng = np.random.default_rng(seed)
-    draw = (lambda size: rng.integers(0, 3, size=size).astype(float)) if integer else (lambda size: rng.normal(size=size))
+    def draw(size):
+        return rng.integers(0, 3, size=size).astype(float) if integer else rng.normal(size=size)
+
     X, C = offset + draw((n, d)), offset + draw((m, d))
     idx, dist = nearest_centers(X, C, K)
     for i in range(n):

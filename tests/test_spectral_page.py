@@ -46,7 +46,7 @@ def test_diffusion_map_embeds_every_row_beside_the_exact_method(moons):
     assert _metric(at, "shadow centers m") == "341"
     # the eigenvalue table and its CSV, and every row's coordinates as a CSV
     table = at.dataframe[0].value
-    assert list(table.columns) == ["component", "reduced set (m = 341)", "exact (n = 1000)"]
+    assert list(table.columns) == ["component", "reduced set (m = 341)", "exact (n = 1,000)"]
     assert table.shape[0] == 5  # the sidebar's rank r
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download every row's coordinates (CSV, 1,000 rows)" in labels
@@ -90,7 +90,7 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
     # every number says the rows it was computed on
     deltas = {m.label: m.delta for m in at.main.get("metric")}
     # the clustering's default center budget (at most 1,000 centers; the library picks eps for it)
-    assert deltas["shadow centers m"].endswith("of all n = 1,000 rows") and int(_metric(at, "shadow centers m")) <= 1000
+    assert deltas["shadow centers m"].endswith("of all n = 1,000 rows") and int(_metric(at, "shadow centers m").replace(",", "")) <= 1000
     assert any(c.value.startswith("Center budget: at most 1,000 centers") for c in at.caption)
     assert all(deltas[label] == "on all n = 1,000 rows" for label in deltas if label.startswith("ARI"))
     labels = [b.proto.label for b in at.get("download_button")]
@@ -144,10 +144,10 @@ def test_the_affinity_and_the_center_budget_are_offered_and_change_the_fit():
     at = _page(dataset="two_moons", ell=4)
     at.radio(key="sp_method").set_value("clustering").run()
     assert at.selectbox(key="sp_affinity").value == "auto" and at.selectbox(key="sp_budget").value == "auto"
-    assert int(_metric(at, "shadow centers m")) <= 1000  # the default budget, at most 1,000 centers
+    assert int(_metric(at, "shadow centers m").replace(",", "")) <= 1000  # the default budget, at most 1,000 centers
     at.selectbox(key="sp_budget").set_value(500).run()
     _ok(at, "budget 500")
-    assert int(_metric(at, "shadow centers m")) <= 500 and not _errors(at)
+    assert int(_metric(at, "shadow centers m").replace(",", "")) <= 500 and not _errors(at)
     at.selectbox(key="sp_budget").set_value("ell").run()
     at.selectbox(key="sp_affinity").set_value("gaussian").run()
     _ok(at, "gaussian on the sidebar's shadow")
@@ -160,7 +160,7 @@ def test_the_affinity_and_the_center_budget_are_offered_and_change_the_fit():
         at.radio(key="sp_method").set_value(method).run()
         at.selectbox(key="sp_budget").set_value(500).run()
         _ok(at, f"{method}, budget 500")
-        assert not _errors(at) and int(_metric(at, "shadow centers m")) <= 500
+        assert not _errors(at) and int(_metric(at, "shadow centers m").replace(",", "")) <= 500
 
 
 def test_a_solve_predicted_long_says_so_and_waits_for_a_click(monkeypatch):

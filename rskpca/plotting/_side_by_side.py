@@ -9,8 +9,6 @@ both panels, and an unnamed trace (a bar chart's) has none.
 
 from __future__ import annotations
 
-import copy
-
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -71,7 +69,7 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
             own = source.layout[axis].to_plotly_json()
             fig.layout[axis + suffix].update({k: v for k, v in own.items() if k in _AXIS_PROPERTIES})
         for shape in source.layout.shapes:
-            shape = copy.deepcopy(shape).to_plotly_json()
+            shape = shape.to_plotly_json()  # (a copy)
             for ref in ("xref", "yref"):
                 shape[ref] = _panel_ref(shape.get(ref, ref[0]), ref[0], suffix)
             fig.add_shape(shape)

@@ -32,7 +32,7 @@ def show_metrics(ds, reduced, exact, cmp, *, clustering: bool, embedded: bool, l
     n, m = ds.n, reduced.m
     label_name = str(ds.label_name or "label")
     cols = st.columns(4)
-    cols[0].metric("shadow centers m", m, f"{m / n:.1%} of all n = {n:,} rows", delta_color="off", delta_arrow="off")
+    cols[0].metric("shadow centers m", f"{m:,}", f"{m / n:.1%} of all n = {n:,} rows", delta_color="off", delta_arrow="off")
     rows = f"on all n = {n:,} rows"
     if clustering:
         unscored = sp.label_problem(ds.y)
@@ -47,8 +47,8 @@ def show_metrics(ds, reduced, exact, cmp, *, clustering: bool, embedded: bool, l
                             + (f" n/a: {unscored}." if value is None else "")
                             + ("" if exact_value is None else f" The exact method's: {exact_value:.3g}."))
         return scored, scored_exact
-    cols[1].metric("rows embedded", n if embedded else 0, "every row, through the m centers" if embedded else
-                   f"of {n}: " + ("being computed (above)" if later else "waiting for your go-ahead (above)"),
+    cols[1].metric("rows embedded", f"{n:,}" if embedded else "0", "every row, through the m centers" if embedded else
+                   f"of {n:,}: " + ("being computed (above)" if later else "waiting for your go-ahead (above)"),
                    delta_color="off", delta_arrow="off")
     versus = rows if exact is not None else "no exact method to compare with"
     cols[2].metric("alignment error vs exact", _value(cmp["alignment_error"]), versus, delta_color="off",
@@ -140,7 +140,7 @@ def show_spectra(n: int, method: str, reduced, exact, *, reduced_name: str, exac
     with right:
         short = {f"reduced set (m = {m:,})": reduced.eigenvalues}
         if exact is not None:
-            short[f"exact (n = {n})"] = exact.eigenvalues
+            short[f"exact (n = {n:,})"] = exact.eigenvalues
         show_table(sp.eigenvalue_table(short), key="sp_eigen_table", filename=f"spectral_{method}_eigenvalues")
         st.caption(f"Eigenvalues of P on the {m:,} centers" + (f" and on all {n:,} rows (exact)" if exact else "")
                    + ": the reduced ones are exact for the data quantized to the centers (each center repeated w "

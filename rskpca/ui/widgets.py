@@ -162,9 +162,9 @@ def warn_if_kernel_is_identity(ds, sigma: float, kernel: str, *, rows=None,
 def stop_unless_rank_fits(r: int, n_rows: int) -> None:
     """Stop the page with a message when centered kernel PCA on ``n_rows`` rows cannot give r informative components."""
     if r > n_rows - 1:
-        show_error(f"rank r = {r} is more than the {n_rows:,} rows compared allow: centered kernel PCA on {n_rows:,} rows "
-                   f"has at most {n_rows - 1} informative components. Lower rank r to {n_rows - 1} in the sidebar, "
-                   "or load more rows.")
+        show_error(f"rank r = {r} is more than the {n_rows:,} rows compared allow: centered kernel PCA on "
+                   f"{n_rows:,} rows has at most {n_rows - 1:,} informative components. Lower rank r to "
+                   f"{n_rows - 1:,} in the sidebar, or load more rows.")
         st.stop()
 
 

@@ -14,9 +14,9 @@ accuracy is compared at equal budget:
   rows: eigenvalue error and held-out alignment error against the same method with every
   training row a center (``ell`` so large that m = n: the exact method, extended by Nystrom).
 * **mixture**: 1,000,000 x 10 Gaussian mixture (5 components): spectral clustering and the
-  embedding of every row (``fit_transform``; also ``fit`` alone, and ``fit`` then ``transform``); scikit-learn would need an n x n matrix (8 TB). The
-  shadow and uniform rows use the global Gaussian at sigma = 5, ell = 1; "defaults" is
-  ``ReducedSetSpectralClustering(n_clusters=5)``.
+  embedding of every row (``fit_transform``; also ``fit`` alone, and ``fit`` then ``transform``);
+  scikit-learn would need an n x n matrix (8 TB). The shadow and uniform rows use the global
+  Gaussian at sigma = 5, ell = 1; "defaults" is ``ReducedSetSpectralClustering(n_clusters=5)``.
 * **real** (issue 37): labelled data sets (``REAL_DATA``: the paper's sets by path, the bundled
   samples) clustered by the rskpca defaults and one-change variants (``RSKPCA_VARIANTS``),
   k-means, scikit-learn's ``SpectralClustering`` (rbf at the median heuristic, and

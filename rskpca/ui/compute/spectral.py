@@ -342,7 +342,7 @@ def _store():
 def _solved_store():
     """The m x m problems solved on the shadow's centers, ``(estimator, clusters)`` by ``(digest, request)``: the
     page's first pass (each row at its center) solves it, the pass that embeds every row reuses it."""
-    return all_rows_store("spectral-solved", 8)
+    return all_rows_store("spectral-solved", 4)
 
 
 def stored_reduced_fit(digest: str, request: SpectralRequest, *, embed: bool = True) -> SpectralFit | None:
@@ -394,7 +394,8 @@ def reduced_fit(digest: str, X: np.ndarray, request: SpectralRequest, *, embed: 
             else:
                 fit, solved = _fit(request, C, w, X, labels, progress=progress, embed=embed, solve_share=share,
                                    solved=solved)
-                _solved_store().put((digest, request), solved)
+                if not embed:  # the first pass: the one that embeds every row next reuses its solve
+                    _solved_store().put((digest, request), solved)
         _store().put(key, fit)
     return fit
 
