@@ -134,6 +134,9 @@ def test_the_figure_marks_the_prediction_apart_from_what_was_measured():
     assert not any("power law" in t.name for t in project.data)
     with pytest.raises(ValueError):
         scaling_figure(rows, stage="other")
+    # a prediction that was not made (no projection time at the full n) draws no star and no legend entry for one
+    unpredicted = [dict(row, exact_project_s=None) if row["exact_kpca"] == "predicted" else row for row in rows]
+    assert not any("predicted" in t.name for t in scaling_figure(unpredicted, stage="project").data)
 
 
 def test_the_subsamples_are_nested_and_seeded_and_the_new_rows_are_in_none_of_them():

@@ -70,7 +70,8 @@ def scaling_figure(rows: Sequence[Mapping], *, stage: str = "fit", law: tuple[fl
         return np.array([np.nan if r.get(column) is None else float(r[column]) for r in sub], dtype=np.float64)
 
     measured = [r for r in rows if r["exact_kpca"] == "measured"]
-    predicted = [r for r in rows if r["exact_kpca"] == "predicted"]
+    # (a prediction not made, e.g. no power law for the projection, gets no star: a legend entry with no point)
+    predicted = [r for r in rows if r["exact_kpca"] == "predicted" and np.isfinite(values([r], f"exact_{key}_s")[0])]
     fig = go.Figure()
     hover = "n = %{x:,}<br>%{y:.3g} s<extra>%{fullData.name}</extra>"
     fig.add_trace(go.Scatter(x=[r["n"] for r in measured], y=values(measured, f"exact_{key}_s"),
