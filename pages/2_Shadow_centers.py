@@ -14,7 +14,7 @@ ds, sigma, ell, kernel = settings.dataset, settings.sigma, settings.ell, setting
 shadow = compute.shadow(ds.digest, ds.X, sigma, ell, kernel)
 
 c = st.columns(4)
-c[0].metric("centers m", shadow.m)
+c[0].metric("centers m", f"{shadow.m:,}")
 c[1].metric("m / n", f"{shadow.m / shadow.n:.1%}")
 c[2].metric("eps = sigma / ell", f"{shadow.eps:.4g}")
 c[3].metric("largest weight", int(shadow.weights.max()))

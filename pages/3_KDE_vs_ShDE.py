@@ -27,7 +27,7 @@ c = st.columns(4)
 c[0].metric("MMD measured", f"{bound['measured']:.4g}")
 c[1].metric("bound (a-posteriori)", f"{bound['a_posteriori']:.4g}")
 c[2].metric("bound (a-priori, Thm 5.1)", f"{bound['a_priori']:.4g}")
-c[3].metric("centers m", shadow.m)
+c[3].metric("centers m", f"{shadow.m:,}")
 st.caption(f"MMD between the data and the centers in the kernel's feature space; measured on "
            f"{bound['n_measured']} rows (at most {measured_rows}, the Bounds page's setting, so that both pages "
            f"measure the same rows). {bound['note']}")

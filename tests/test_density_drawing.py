@@ -325,7 +325,7 @@ def test_below_the_budget_the_figures_draw_points_as_before():
     assert not plots.draws_density(fig) and sum(np.asarray(t.x).size for t in fig.data) == 3000
     # between max_points and the budget: the seeded sample, as before
     fig = plots.shadow_figure(*args, max_points=500)
-    assert np.asarray(fig.data[0].x).size == 500 and "500 of 3000 points drawn" in fig.layout.title.text
+    assert np.asarray(fig.data[0].x).size == 500 and "500 of 3,000 points drawn" in fig.layout.title.text
 
 
 def test_a_box_over_a_one_panel_density_selects_the_rows_inside_it():

@@ -44,7 +44,7 @@ def test_scrubber_budgets_are_kept_and_said():
     assert len(fig.data[0].x) == 1000
     assert len(fig.frames[0].data[0].x) == 500
     title = fig.frames[0].layout.title.text
-    assert "500 heaviest centers drawn" in title and "1000 of 5000 points drawn" in title
+    assert "500 heaviest centers drawn" in title and "1,000 of 5,000 points drawn" in title
     # what was drawn on a second line: one line ran past both edges of the chart (a tryout, usps)
     head, details = title.split("<br>")
     assert head == "ell = 2: m = 3,000 shadow centers, 60.0% of n" and "heaviest" in details

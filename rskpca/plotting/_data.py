@@ -153,7 +153,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     elif eps is not None and not drew_discs and idx.size > max_discs:
         note = f" (eps-discs hidden: m > {max_discs})"
     if not dense and n > max_points:
-        note += f"; {max_points} of {n} points drawn"
+        note += f"; {max_points:,} of {n:,} points drawn"
     fig.update_layout(
         title=(title or shadow_centers_text(idx.size)) + note,
         xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,

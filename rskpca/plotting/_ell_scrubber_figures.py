@@ -198,7 +198,7 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
     traces = [dict(type="scattergl", x=_f32(X2[rows, 0]), y=_f32(X2[rows, 1]), mode="markers", name="points",
                    marker=dict(size=4, color="#adb5bd", opacity=0.6), hoverinfo="skip", xaxis="x", yaxis="y")]
     data, titles, retained = [], [], []
-    sampled = f"; {rows.size} of {n} points drawn" if rows.size < n else ""
+    sampled = f"; {rows.size:,} of {n:,} points drawn" if rows.size < n else ""
     where = " on the first two principal axes" if projected else ""
     for fr in frames:
         idx = np.asarray(fr["center_indices"], dtype=np.intp)
@@ -209,7 +209,7 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
         shown = idx[keep]
         size = center_sizes(w[keep])  # as in the Shadow centers chart: bounded, smaller when many
         data.append([dict(type="scattergl", x=_f32(X2[shown, 0]), y=_f32(X2[shown, 1]), marker=dict(size=_f32(size)))])
-        capped = f"the {max_centers} heaviest centers drawn" if idx.size > max_centers else ""
+        capped = f"the {max_centers:,} heaviest centers drawn" if idx.size > max_centers else ""
         # What was drawn goes on a second, smaller line, so that the title fits a half-width chart
         # instead of running past both of its edges and losing ell and m at the start.
         details = "; ".join(part for part in (where.strip(), capped, sampled.strip("; ")) if part)

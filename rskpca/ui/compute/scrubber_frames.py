@@ -156,7 +156,7 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
         frames = _with_progress("RSKPCA over the ell grid", SCRUB_EMBED_ELLS, point)
     if not frames:
         return ""
-    note = f" ({rows.size} of {X.shape[0]} rows drawn)" if rows.size < X.shape[0] else ""
+    note = f" ({rows.size:,} of {X.shape[0]:,} rows drawn)" if rows.size < X.shape[0] else ""
     return _embedding_scrubber(f"{digest}:{sigma!r}:{kernel}:{r}", exact.embedding[rows, :2], frames,
                                None if y is None else np.asarray(y)[rows], note)
 
