@@ -157,11 +157,19 @@ def test_predicted_seconds_are_within_a_few_times_the_measured_ones():
 
     from rskpca.decomposition.iterative_cost import measure_kernel_cost, predict_iterative_cost
 
+    # The unit cost and the fit are timed a moment apart: on a loaded machine (the whole suite on two cores) one
+    # of them can be slowed alone, so up to three tries; a model off by more than 5x fails every one.
     X = _points(1500, d=5)
-    unit = measure_kernel_cost(X, sigma=2.0)
-    cost = predict_iterative_cost(1500, 5, unit, cache_bytes=0)
-    t0 = time.perf_counter()
-    est = IterativeKPCA(n_components=5, sigma=2.0, cache_bytes=0, random_state=0).fit(X)
-    took = time.perf_counter() - t0
-    predicted = cost.seconds_for(est.n_matvec_ + 1)
-    assert predicted / 5 < took < predicted * 5, (predicted, took)
+    tries = []
+    for _ in range(3):
+        unit = measure_kernel_cost(X, sigma=2.0)
+        cost = predict_iterative_cost(1500, 5, unit, cache_bytes=0)
+        t0 = time.perf_counter()
+        est = IterativeKPCA(n_components=5, sigma=2.0, cache_bytes=0, random_state=0).fit(X)
+        took = time.perf_counter() - t0
+        predicted = cost.seconds_for(est.n_matvec_ + 1)
+        tries.append((predicted, took))
+        if predicted / 5 < took < predicted * 5:
+            break
+    else:
+        raise AssertionError(f"(predicted, measured) seconds, each try: {tries}")
