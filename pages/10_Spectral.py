@@ -8,6 +8,7 @@ from rskpca.plotting import shadow_centers_text
 from rskpca.ui import (compute, download_csv, reduction_note, selection, setting, start_page,
                        warn_if_kernel_is_identity)
 from rskpca.ui.compute import spectral as sp
+from rskpca.ui.compute import spectral_tables as tables
 from rskpca.ui.widgets import ColourChoice, colour_choice
 from rskpca.ui import spectral_views as views
 from rskpca.ui.spectral import default_clusters, embed_every_row, fit_for_page
@@ -77,7 +78,7 @@ if skip is None:
         exact = sp.exact_fit(ds.digest, ds.X, request)
     except (*sp.FIT_ERRORS, MemoryError) as exc:
         skip = f"The exact method (every row its own center) could not be computed at these settings: {exc}"
-cmp = sp.comparison(reduced, exact)
+cmp = tables.comparison(reduced, exact)
 if skip is None:
     st.caption(f"Reduced set: the m x m problem on {shadow_centers_text(m)} (of all n = {n:,} rows), every one "
                f"of the {n:,} rows embedded through them. Exact: every one of the {n:,} rows its own center (the "
@@ -126,7 +127,7 @@ views.show_spectra(n, request.method, reduced, exact, reduced_name=reduced_name,
 # (with a center budget the centers are the library's, not the sidebar's shadow's rows)
 center_rows = np.asarray(ds.row_ids)[shadow.center_indices[shadow.labels]] if request.max_centers is None else None
 if embedded:
-    download_csv(lambda: sp.rows_table(ds.row_ids, ds.y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
+    download_csv(lambda: tables.rows_table(ds.row_ids, ds.y, ds.label_name, center_rows, reduced, exact), key="sp_rows",
                  filename=f"spectral_{request.method}_rows",
                  label=f"Download every row's coordinates{' and cluster' if clustering else ''} (CSV, {n:,} rows)")
 if later:  # each row was drawn at its center's coordinates: now every row's own, then the page again

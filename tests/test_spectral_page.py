@@ -10,6 +10,7 @@ from test_app import APP, TIMEOUT, open_page, _errors, _ok
 
 from rskpca import ReducedSetSpectralClustering, plotting
 from rskpca.ui.compute import spectral as sp
+from rskpca.ui.compute import spectral_tables as tables
 
 PAGE = "pages/10_Spectral.py"
 
@@ -221,11 +222,11 @@ def test_the_learn_page_explains_the_extension_and_links_to_the_page():
 
 
 def test_clusters_are_scored_against_a_class_label_only():
-    assert sp.label_problem(None) == "no label column"
-    assert "distinct numbers" in sp.label_problem(np.linspace(0, 1, sp.MAX_LABEL_CLASSES + 1))
-    assert sp.label_scores(np.linspace(0, 1, 500), np.zeros(500, dtype=int)) is None
-    assert sp.label_problem(np.array([None, None], dtype=object)) == "every label is missing"
-    found = sp.label_scores(np.array(["a", "a", "b", np.nan], dtype=object), np.array([1, 1, 0, 0]))
+    assert tables.label_problem(None) == "no label column"
+    assert "distinct numbers" in tables.label_problem(np.linspace(0, 1, tables.MAX_LABEL_CLASSES + 1))
+    assert tables.label_scores(np.linspace(0, 1, 500), np.zeros(500, dtype=int)) is None
+    assert tables.label_problem(np.array([None, None], dtype=object)) == "every label is missing"
+    found = tables.label_scores(np.array(["a", "a", "b", np.nan], dtype=object), np.array([1, 1, 0, 0]))
     assert found.rows == 3 and found.scores.as_dict() == {"NMI": 1.0, "CA": 1.0, "ARI": 1.0}
     assert found.table.index.tolist() == [2, 1]  # numbered from 1 as drawn, matched to "a" then "b"
 
@@ -242,7 +243,7 @@ def test_exact_fit_is_every_row_a_center_and_the_reduced_fit_embeds_every_row():
     assert exact.m == est.m_ == 300
     assert np.array_equal(exact.clusters, est.labels_)
     assert exact.embedding.shape == (300, 2)  # drawn in two components at k = 2
-    table = sp.rows_table(np.arange(300), None, None, np.arange(300), exact, exact)
+    table = tables.rows_table(np.arange(300), None, None, np.arange(300), exact, exact)
     assert list(table.columns) == ["row", "shadow_center_row", "cluster", "exact_cluster", "c1", "c2", "exact_c1",
                                    "exact_c2"]
 
@@ -261,7 +262,7 @@ def test_eigenvalue_figure_and_table():
     fig = plotting.spectral_eigenvalues_figure({"reduced <b>": [0.99, 0.5], "exact": [0.991, 0.52, 0.3]})
     assert [t.type for t in fig.data] == ["scatter", "scatter"] and fig.data[0].name == "reduced &lt;b&gt;"
     assert fig.data[1].x.tolist() == [1, 2, 3] and fig.layout.xaxis.range == (0.5, 3.5)
-    table = sp.eigenvalue_table({"a": [0.9], "b": [0.8, 0.7]})
+    table = tables.eigenvalue_table({"a": [0.9], "b": [0.8, 0.7]})
     assert table["a"].isna().tolist() == [False, True]
 
 
@@ -284,7 +285,7 @@ def test_the_error_against_the_exact_method_is_on_the_components_the_reduced_fit
     first, second = rng.normal(size=200), rng.normal(size=200)
     exact = sp.SpectralFit(200, np.array([0.99, 0.9]), np.column_stack([first, second]), None)
     reduced = sp.SpectralFit(20, np.array([0.99]), np.column_stack([-first, np.zeros(200)]), None)
-    cmp = sp.comparison(reduced, exact)
+    cmp = tables.comparison(reduced, exact)
     assert cmp["alignment_error"] < 1e-12
     np.testing.assert_allclose(cmp["embedding"][:, 0], first, atol=1e-12)  # sign fixed to the exact one's
     assert not cmp["embedding"][:, 1].any()  # the zero axis stays zero

@@ -16,6 +16,7 @@ from rskpca.evaluation.units import seconds_text
 from rskpca.ui import keys as K
 from rskpca.ui.compute import all_rows_fits
 from rskpca.ui.compute import spectral as sp
+from rskpca.ui.compute import spectral_tables as tables
 from rskpca.ui.compute.shadow_cache import shadow as compute_shadow
 from rskpca.ui.progress import resume_button, stopped
 from rskpca.ui.widgets import download_csv, show_error
@@ -49,7 +50,7 @@ def default_clusters(ds) -> None:
     auto = ss.get(K.SPECTRAL_AUTO_K)  # (data set, k) of the last k set here
     if ss.get("sp_clusters") is not None and (auto is None or auto[1] != ss["sp_clusters"] or auto[0] == ds.digest):
         return
-    classes = sp.label_classes(ds.y)
+    classes = tables.label_classes(ds.y)
     k = classes if classes is not None and 2 <= classes <= 100 else 2
     ss["sp_clusters"] = k
     ss[K.SPECTRAL_AUTO_K] = (ds.digest, k)

@@ -10,7 +10,7 @@ import streamlit as st
 from rskpca import plotting as plots
 from rskpca.evaluation.clustering_scores import matched_labels
 from rskpca.ui import compute, selection
-from rskpca.ui.compute import spectral as sp
+from rskpca.ui.compute import spectral_tables as tables
 from rskpca.ui.spectral import show_cluster_table
 from rskpca.ui.widgets import show_figure, show_table
 
@@ -35,9 +35,9 @@ def show_metrics(ds, reduced, exact, cmp, *, clustering: bool, embedded: bool, l
     cols[0].metric("shadow centers m", f"{m:,}", f"{m / n:.1%} of all n = {n:,} rows", delta_color="off", delta_arrow="off")
     rows = f"on all n = {n:,} rows"
     if clustering:
-        unscored = sp.label_problem(ds.y)
-        scored = sp.label_scores(ds.y, reduced.clusters)
-        scored_exact = None if exact is None else sp.label_scores(ds.y, exact.clusters)
+        unscored = tables.label_problem(ds.y)
+        scored = tables.label_scores(ds.y, reduced.clusters)
+        scored_exact = None if exact is None else tables.label_scores(ds.y, exact.clusters)
         on_rows = rows if scored is None or scored.rows == n else f"on the {scored.rows:,} rows with a label"
         for col, (name, what) in zip(cols[1:], _METRICS):
             value = None if scored is None else scored.scores.as_dict()[name]
@@ -89,10 +89,10 @@ def show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, *, red
                   if request.affinity == "landmark" else "Each row takes the cluster of its shadow center.")
                + (" The exact clusters are renumbered to match the reduced ones, so one cluster has one colour in "
                   "both views." if exact is not None else ""))
-    table = sp.scores_table({"reduced set": scored, "exact (every row a center)": scored_exact},
+    table = tables.scores_table({"reduced set": scored, "exact (every row a center)": scored_exact},
                             agreement=cmp["cluster_ari"])
     if table is None:
-        st.caption(f"Clusters are not scored against the label: {sp.label_problem(ds.y)}.")
+        st.caption(f"Clusters are not scored against the label: {tables.label_problem(ds.y)}.")
         return
     st.subheader("Clusters against the label")
     show_table(table, key="sp_scores", filename="spectral_scores")
@@ -141,7 +141,7 @@ def show_spectra(n: int, method: str, reduced, exact, *, reduced_name: str, exac
         short = {f"reduced set (m = {m:,})": reduced.eigenvalues}
         if exact is not None:
             short[f"exact (n = {n:,})"] = exact.eigenvalues
-        show_table(sp.eigenvalue_table(short), key="sp_eigen_table", filename=f"spectral_{method}_eigenvalues")
+        show_table(tables.eigenvalue_table(short), key="sp_eigen_table", filename=f"spectral_{method}_eigenvalues")
         st.caption(f"Eigenvalues of P on the {m:,} centers" + (f" and on all {n:,} rows (exact)" if exact else "")
                    + ": the reduced ones are exact for the data quantized to the centers (each center repeated w "
                    "times).")

@@ -22,17 +22,14 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 from scipy.sparse.linalg import ArpackError
 
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
-from rskpca.core.metrics import align, alignment_error
 from rskpca.core.progress import scaled
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import transform_in_blocks
 from rskpca.evaluation.methods import SHADOW_METHOD
-from rskpca.evaluation.clustering_scores import ClusteringScores, cluster_class_table, clustering_scores, matched_labels
 from rskpca.evaluation.units import bytes_text
 from rskpca.plotting import shadow_centers_text
 from rskpca.ui.compute import all_rows_fits
@@ -40,12 +37,10 @@ from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store
 from rskpca.ui.progress import progress_panel
 from rskpca.ui.compute.shadow_cache import shadow
 
-__all__ = ["FIT_ERRORS", "SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "MAX_LABEL_CLASSES", "SpectralFit", "SpectralRequest",
+__all__ = ["FIT_ERRORS", "SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "SpectralFit", "SpectralRequest",
            "rank_problem", "exact_skip_reason", "embedding_seconds", "centers_seconds", "on_rows_seconds",
            "stored_reduced_fit", "reduced_fit", "centers_fit", "expected_m", "library_defaults", "AFFINITIES",
-           "CENTER_BUDGETS",
-           "exact_fit", "LabelScores", "label_problem", "label_classes", "label_scores", "scores_table", "embeds_with_fit",
-           "comparison", "eigenvalue_table", "rows_table"]
+           "CENTER_BUDGETS", "exact_fit", "embeds_with_fit"]
 
 #: The page's methods: key -> what the page calls it.
 SPECTRAL_METHODS = {"diffusion": "Diffusion map", "eigenmaps": "Laplacian eigenmaps",
@@ -62,8 +57,6 @@ SPECTRAL_EXACT_MAX_ROWS = 3000
 #: What a fit at bad settings raises (said on the page, which keeps its last good result): a rank or budget
 #: the centers cannot give, a singular or unconverged eigenproblem (ARPACK on a graph in pieces).
 FIT_ERRORS = (ValueError, np.linalg.LinAlgError, ArpackError)
-#: Clusters are scored against a numeric label with at most this many distinct values (more: a measurement).
-MAX_LABEL_CLASSES = 100
 #: k-means and ARPACK start from this seed: the same settings give the same clusters on every rerun.
 SEED = 0
 
@@ -414,144 +407,3 @@ def exact_fit(digest: str, X: np.ndarray, request: SpectralRequest) -> SpectralF
     """The method of ``request`` with every row its own center, weight 1: the dense n x n computation
     (cached without ell, which it does not depend on)."""
     return _exact_fit(digest, X, replace(request, ell=0.0, max_centers=None))
-
-
-@dataclass(frozen=True)
-class LabelScores:
-    """A clustering against the label column (:func:`label_scores`): NMI, CA, ARI and the cluster x label table,
-    on ``rows`` rows (those with a label)."""
-
-    scores: ClusteringScores
-    table: pd.DataFrame
-    rows: int
-
-
-def label_problem(y) -> str | None:
-    """Why clusters cannot be scored against the label ``y``, or None when they can.
-
-    >>> label_problem(None)
-    'no label column'
-    >>> label_problem(np.linspace(0, 1, MAX_LABEL_CLASSES + 1))
-    'the label has 101 distinct numbers, a measurement rather than classes'
-    """
-    if y is None:
-        return "no label column"
-    y = np.asarray(y)
-    present = y[~_missing(y)]
-    if present.size == 0:
-        return "every label is missing"
-    if y.dtype.kind in "iuf" and np.unique(present).size > MAX_LABEL_CLASSES:
-        return f"the label has {np.unique(present).size} distinct numbers, a measurement rather than classes"
-    return None
-
-
-def label_classes(y) -> int | None:
-    """How many classes the label ``y`` has, or None where it has none to score against (:func:`label_problem`).
-
-    >>> label_classes(np.array(["a", "b", None, "a"])), label_classes(None)
-    (2, None)
-    """
-    if label_problem(y) is not None:
-        return None
-    y = np.asarray(y)
-    return int(pd.unique(pd.Series(y[~_missing(y)])).size)
-
-
-def _missing(y: np.ndarray) -> np.ndarray:
-    return pd.isna(pd.Series(y)).to_numpy()
-
-
-def label_scores(y, clusters) -> LabelScores | None:
-    """NMI, CA and ARI of ``clusters`` against the label ``y``, and the cluster x label table
-    (:mod:`rskpca.evaluation.clustering_scores`), on the rows with a label; None when :func:`label_problem`
-    says the label is no class label. Clusters are numbered from 1, as the page draws them.
-
-    >>> s = label_scores(np.array(["a", "a", "b", None], dtype=object), np.array([0, 0, 1, 1]))
-    >>> s.rows, s.scores.ca, s.table.index.tolist()
-    (3, 1.0, [1, 2])
-    """
-    if label_problem(y) is not None:
-        return None
-    y = np.asarray(y)
-    keep = ~_missing(y)
-    labels, found = y[keep], np.asarray(clusters)[keep] + 1
-    return LabelScores(clustering_scores(labels, found), cluster_class_table(labels, found), int(keep.sum()))
-
-
-def scores_table(scores, *, agreement: float | None = None) -> pd.DataFrame | None:
-    """One row per clustering (``{name: LabelScores or None}``, the first the reduced set's): NMI, CA and ARI
-    against the label and the rows scored, with ``agreement`` (the ARI between the reduced and the exact
-    clusters) beside the others; None when the first is not scored.
-
-    >>> s = label_scores(np.array(["a", "a", "b"]), np.array([1, 1, 0]))
-    >>> scores_table({"reduced": s, "exact": s}, agreement=1.0).columns.tolist()
-    ['clusters', 'NMI', 'CA', 'ARI', 'rows scored', 'ARI vs the reduced set']
-    """
-    first = next(iter(scores.values()), None)
-    if first is None:
-        return None
-    rows = [{"clusters": name, **found.scores.as_dict(), "rows scored": found.rows,
-             "ARI vs the reduced set": 1.0 if i == 0 else agreement}
-            for i, (name, found) in enumerate(scores.items()) if found is not None]
-    table = pd.DataFrame(rows)
-    return table if len(rows) > 1 else table.drop(columns="ARI vs the reduced set")
-
-
-def comparison(reduced: SpectralFit, exact: SpectralFit | None) -> dict:
-    """The reduced embedding in the exact one's frame and the measured errors against it.
-
-    Returns ``{"embedding", "alignment_error", "eigenvalue_error", "cluster_ari"}``: without the exact
-    fit, the reduced embedding as it is and None for the errors.
-    """
-    if exact is None:
-        return {"embedding": reduced.embedding, "alignment_error": None, "eigenvalue_error": None,
-                "cluster_ari": None}
-    k = min(reduced.eigenvalues.size, exact.eigenvalues.size)
-    embedded = reduced.embedding is not None  # else the rows wait (centers_fit): no embedding to compare
-    aligned = error = None
-    if embedded:
-        # On the components the reduced fit computed: a budgeted clustering at k = 2 computes one, drawn with
-        # a zero second axis, which is no error of the method's.
-        cols = min(reduced.eigenvalues.size, reduced.embedding.shape[1], exact.embedding.shape[1])
-        aligned = np.array(reduced.embedding, dtype=np.float64)
-        aligned[:, :cols] = align(exact.embedding[:, :cols], reduced.embedding[:, :cols])
-        error = alignment_error(exact.embedding[:, :cols], reduced.embedding[:, :cols])
-    return {"embedding": aligned, "alignment_error": error,
-            "eigenvalue_error": float(np.linalg.norm(reduced.eigenvalues[:k] - exact.eigenvalues[:k])),
-            "cluster_ari": None if reduced.clusters is None else clustering_scores(exact.clusters,
-                                                                                   reduced.clusters).ari}
-
-
-def eigenvalue_table(spectra) -> pd.DataFrame:
-    """One row per component, one column of eigenvalues per fit (blank where a fit has fewer).
-
-    >>> eigenvalue_table({"reduced": [0.9, 0.5], "exact": [0.91]}).to_dict("list")
-    {'component': [1, 2], 'reduced': [0.9, 0.5], 'exact': [0.91, nan]}
-    """
-    k = max((np.asarray(v).size for v in spectra.values()), default=0)
-    table = {"component": list(range(1, k + 1))}
-    for name, lam in spectra.items():
-        lam = np.asarray(lam, dtype=np.float64).ravel()
-        table[str(name)] = np.concatenate([lam, np.full(k - lam.size, np.nan)]).tolist()
-    return pd.DataFrame(table)
-
-
-def rows_table(row_ids, y, label_name, center_rows, reduced: SpectralFit, exact: SpectralFit | None) -> pd.DataFrame:
-    """Every row's results, for the CSV: its row number, label, shadow center, cluster(s) and coordinates
-    (reduced set as computed, not aligned; exact beside them when it ran)."""
-    table = {"row": np.asarray(row_ids)}
-    if y is not None:
-        name = "label" if label_name is None else str(label_name)
-        table[name if name != "row" else "label (row)"] = np.asarray(y)
-    if center_rows is not None:
-        table["shadow_center_row"] = np.asarray(center_rows)
-    if reduced.clusters is not None:
-        table["cluster"] = reduced.clusters + 1
-        if exact is not None:
-            table["exact_cluster"] = matched_labels(reduced.clusters, exact.clusters) + 1
-    for j in range(reduced.embedding.shape[1]):
-        table[f"c{j + 1}"] = reduced.embedding[:, j]
-    if exact is not None:
-        for j in range(exact.embedding.shape[1]):
-            table[f"exact_c{j + 1}"] = exact.embedding[:, j]
-    return pd.DataFrame(table)
