@@ -90,7 +90,8 @@ class KPCAMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             extremes = column_extremes(arr)  # read once for the three checks below
             check_distance_range(arr, extremes=extremes)
             check_not_constant(arr, extremes=extremes)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        # C order once here: the scans and kernel blocks after it read rows (a DataFrame gives columns)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, order="C")
         self.sigma_ = resolve_sigma(self.sigma, X)
         if extremes is not None:
             check_kernel_spread(X, self.sigma_, power=get_kernel(self.kernel).p, extremes=extremes)
