@@ -47,6 +47,18 @@ def test_26_text_classes_each_have_a_look_of_their_own():
     assert [c.classes[k] for k in c.codes[:3]] == ["A", "B", "C"]
 
 
+def test_every_class_colour_is_far_from_every_other_not_only_from_its_neighbours():
+    # Seen: clusters 10, 11 and 12 took Dark24's blue, pink and green, look-alikes of D3's 1, 7 and 3. CIE76
+    # distance in L*a*b* (about 2.3 is the smallest difference an eye notices; 20 is a plainly other colour).
+    from rskpca.plotting._style import _lab
+
+    lab = _lab(CLASS_COLORS)
+    gaps = np.linalg.norm(lab[:, None, :] - lab[None, :, :], axis=2)
+    np.fill_diagonal(gaps, np.inf)
+    assert len(CLASS_COLORS) == 30 and gaps.min() > 20
+    assert list(CLASS_COLORS[:9]) == [c.upper() for c in plots.PALETTE[:7] + plots.PALETTE[8:10]]  # D3, no grey
+
+
 def test_100_text_classes_keep_the_largest_and_merge_the_rest_as_other_said_in_the_legend():
     names = [f"class {i:03d}" for i in range(100)]
     y = np.array(names + ["class 050"] * 10 + ["class 099"] * 5)

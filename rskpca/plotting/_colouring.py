@@ -5,7 +5,7 @@ and for the density drawing, which mixes the same colours per bin:
 
 * **Categorical** by default: text, integer (or whole-number float) and boolean columns, with any
   number of classes. Up to :data:`MAX_CLASSES` classes each get a look of their own: a colour from
-  :data:`CLASS_COLORS` (Plotly's qualitative sets D3, Dark24 and Alphabet, greys and near-whites left out
+  :data:`CLASS_COLORS` (Plotly's qualitative sets, D3's ten first; greys and near-whites left out
   so they stay for "other" and "(missing)"), and, once the colours repeat, the next marker symbol of
   :data:`CLASS_SYMBOLS`. Above that the largest ``MAX_CLASSES - 1`` classes keep their own look and the
   rest are drawn as one class "other" (grey); the legend's title says so (:attr:`Colouring.note`).
@@ -47,9 +47,9 @@ def _distinct_colors(candidates) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: Class colours: the app's :data:`PALETTE` (D3's ten, then Dark24's) first, so every chart of up to 24
-#: classes uses the app's one palette, then Alphabet's; 30 in all. The eye does not tell more colours
-#: apart, so past 30 classes the colours repeat with the next symbol.
+#: Class colours: the app's :data:`PALETTE` (D3's ten, then each next colour the least like those before
+#: it), less its grey, then Alphabet's; 30 in all. The eye does not tell more colours apart, so past 30
+#: classes the colours repeat with the next symbol.
 CLASS_COLORS: tuple[str, ...] = _distinct_colors(list(PALETTE) + list(qualitative.Alphabet))[:30]
 #: Marker symbols (all drawn by WebGL traces too), one per round of the colours.
 CLASS_SYMBOLS = ("circle", "diamond", "square", "cross", "x", "triangle-up")
