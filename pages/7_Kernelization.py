@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rskpca import plotting as plots
+from rskpca.data.datasets import labelled_rows
 from rskpca.evaluation.classify import CLASSIFIERS
 from rskpca.evaluation.methods import REFERENCE, SHADOW_METHOD
 from rskpca.ui import (comparison_note, compute, reduction_note, show_error, show_figure, show_table, start_page,
@@ -27,6 +28,14 @@ folds = int(c2.slider("Folds", 2, 10, key="cv_folds"))
 
 rows_idx, Xc, dig = compute.comparison_set(ds)
 yc = ds.y[rows_idx]
+labelled = labelled_rows(yc)
+if not labelled.all():  # a row without a label can neither train nor test a classifier
+    st.caption(f"{int((~labelled).sum()):,} of these {labelled.size:,} rows have no label: the classifiers are "
+               f"trained and tested on the other {int(labelled.sum()):,}.")
+    rows_idx, Xc, yc, dig = rows_idx[labelled], Xc[labelled], yc[labelled], f"{dig}:labelled"
+    if rows_idx.size < 2:
+        st.info("Fewer than two rows have a label here: there is nothing to classify.")
+        st.stop()
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n)
 reduction_note(shadow.m, shadow.n, ds.d)  # as on every page that uses the shadow

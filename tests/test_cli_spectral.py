@@ -76,6 +76,18 @@ def test_cluster_without_a_label_prints_no_scores(labeled_csv, tmp_path, capsys)
     assert "label" not in pd.read_csv(tmp_path / "out.csv").columns
 
 
+def test_cluster_keeps_rows_without_a_label_and_scores_the_others(labeled_csv, tmp_path, capsys):
+    df = pd.read_csv(labeled_csv)
+    df.loc[::10, "label"] = np.nan  # empty cells in the label column
+    df.to_csv(tmp_path / "holes.csv", index=False)
+    out = tmp_path / "out.csv"
+    assert main(["cluster", str(tmp_path / "holes.csv"), "-k", "3", "--sigma", "3", "-q", "-o", str(out)]) == 0
+    table, scored = pd.read_csv(out), df["label"].notna().to_numpy()
+    assert len(table) == len(df) and table["label"].isna().sum() == (~scored).sum()
+    expected = clustering_scores(df["label"][scored].to_numpy(), table["cluster"][scored].to_numpy())
+    assert f" {scored.sum():,} rows): NMI {expected.nmi:.4f}" in capsys.readouterr().out
+
+
 def test_scores_text_of_a_wide_label_leaves_the_table_out():
     y = np.arange(MAX_TABLE_CLASSES + 1)
     text = scores_text(y, np.zeros_like(y), "id")

@@ -18,6 +18,7 @@ from rskpca.data.datasets import (
     column_summary,
     data_digest,
     guess_label_column,
+    labelled_rows,
     load_sample,
     main,
     numeric_columns,
@@ -334,10 +335,16 @@ def test_nan_names_the_columns_and_drop_mode_drops_rows():
     assert prepare(df, feature_columns=["c"]).n == 4
 
 
-def test_nan_in_label_column_is_reported():
-    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "label": ["x", None, "y"]})
-    with pytest.raises(DataError, match="'label' \\(1 missing\\)"):
-        prepare(df, label_column="label")
+def test_a_row_missing_only_its_label_is_kept_and_the_notes_say_so():
+    # A label with empty cells used to refuse the whole file; the row's features are complete, so it is data.
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "label": ["x", None, "y", np.nan]})
+    ds = prepare(df, label_column="label")
+    assert ds.n == 4 and list(ds.y[[0, 2]]) == ["x", "y"] and pd.isna(ds.y[[1, 3]]).all()
+    assert any("'label' is missing in 2 of 4 rows" in note for note in ds.notes)
+    assert labelled_rows(ds.y).tolist() == [True, False, True, False]
+    assert prepare(df, label_column="label", missing="drop").n == 4  # "drop" is for features: nothing to drop
+    with pytest.raises(DataError, match="'a' \\(1 missing\\)"):  # a missing feature is still refused
+        prepare(pd.DataFrame({"a": [1.0, None, 3.0], "label": ["x", None, "y"]}), label_column="label")
 
 
 def test_inf_names_the_column():

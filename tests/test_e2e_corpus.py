@@ -32,7 +32,7 @@ pytestmark = pytest.mark.e2e
 
 #: The file Chromium visits: the text label of 100 classes, the largest label of the corpus (a many-class label
 #: is what switches the charts' colouring). Every corpus file runs every page in AppTest (tests/test_corpus_pages.py),
-#: the label with missing values and its "Drop missing rows" included (tests/test_app.py); a server and a browser
+#: the label with missing values included (its rows kept, the label "(missing)"); a server and a browser
 #: per file is the costliest setup of the suite (`pytest --durations=20` lists it), so one file visits in Chromium.
 BROWSER_FILES = ("classes_100",)
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from rskpca.cli._embed import _label, _Log, read_data_file, write_table
-from rskpca.data.datasets import prepare
+from rskpca.data.datasets import labelled_rows, prepare
 from rskpca.decomposition import ReducedSetSpectralClustering
 from rskpca.evaluation.clustering_scores import cluster_class_table, clustering_scores
 
@@ -158,8 +158,10 @@ def cluster_command(args) -> int:
     where = write_table(table, args.output)
     log(f"wrote {where}: {ds.n} rows ({', '.join(map(str, table.columns))})")
     if label is not None:
-        print(scores_text(ds.y, est.labels_, label), file=sys.stdout if args.output != "-" else sys.stderr,
-              flush=True)
+        scored = labelled_rows(ds.y)  # rows without a label are clustered, not scored
+        text = (scores_text(ds.y[scored], est.labels_[scored], label) if scored.any()
+                else f"not scored: the label column {label!r} is missing in every row")
+        print(text, file=sys.stdout if args.output != "-" else sys.stderr, flush=True)
     return 0
 
 

@@ -26,6 +26,7 @@ from rskpca.data.samples import SAMPLE_DIR, SAMPLES, SampleInfo, load_sample, ma
 
 __all__ = [
     "DataError",
+    "labelled_rows",
     "SampleInfo",
     "SAMPLES",
     "SAMPLE_DIR",
@@ -116,8 +117,10 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     random_state : int, default=0
         Seed of the row sample.
     missing : {"error", "drop"}, default="error"
-        What to do with rows having NaN in a chosen column: refuse (naming the
-        columns) or drop them (said in ``notes``).
+        What to do with rows having NaN in a feature column: refuse (naming the
+        columns) or drop them (said in ``notes``). A row whose label alone is
+        missing is kept: its label is NaN or None, a class "(missing)" on the
+        charts, left out of scores and classifiers (said in ``notes``).
     stray_text : {"exclude", "missing"}, default="exclude"
         Columns of numbers with a few text cells (:func:`stray_text_cells`):
         leave them out of the features, naming them and the cells in ``notes``,
@@ -180,10 +183,9 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     table = df.reset_index(drop=True)
     row_ids = np.arange(n_original)
 
-    used = features + ([label_column] if label_column is not None else [])
-    nan_rows = table[used].isna().any(axis=1).to_numpy()
+    nan_rows = table[features].isna().any(axis=1).to_numpy()
     if nan_rows.any():
-        counts = table[used].isna().sum()
+        counts = table[features].isna().sum()
         # (how many in each, with the unit named: "'b' (1 missing)"; a bare "(1)" reads as a typo)
         where = ", ".join(f"{c!r} ({int(k)} missing)" for c, k in counts.items() if k)
         if missing == "error":
@@ -231,6 +233,10 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)  # constant columns: centred only
 
     y = table[label_column].to_numpy() if label_column is not None else None
+    unlabelled = 0 if y is None else int(pd.isna(table[label_column]).sum())
+    if unlabelled:
+        notes.append(f"The label {label_column!r} is missing in {unlabelled:,} of {len(y):,} rows: they are kept, "
+                     "drawn as the class '(missing)', and left out of the scores and classifiers.")
     X = np.ascontiguousarray(X)
     extra = () if y is None else (np.asarray(y).astype(str),)
     return Dataset(X=X, y=y, feature_names=list(features), label_name=label_column, row_ids=row_ids,
@@ -264,6 +270,15 @@ def _choose_features(df: pd.DataFrame, feature_columns, label_column) -> list[st
             raise DataError(f"Column {c!r} is not numeric{_example_bad_value(df[c])}; "
                             "choose numeric feature columns.")
     return features
+
+
+def labelled_rows(y) -> np.ndarray:
+    """Where the label ``y`` is present (not NaN or None): the rows scores and classifiers use.
+
+    >>> labelled_rows(np.array(["a", None, "b"], dtype=object)).tolist()
+    [True, False, True]
+    """
+    return ~pd.isna(pd.Series(np.asarray(y, dtype=object))).to_numpy()
 
 
 def data_digest(X, *extra) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rskpca.core.metrics import align, alignment_error
+from rskpca.data.datasets import labelled_rows
 from rskpca.evaluation.clustering_scores import ClusteringScores, cluster_class_table, clustering_scores, matched_labels
 from rskpca.ui.compute.spectral import SpectralFit
 
@@ -42,7 +43,7 @@ def label_problem(y) -> str | None:
     if y is None:
         return "no label column"
     y = np.asarray(y)
-    present = y[~_missing(y)]
+    present = y[labelled_rows(y)]
     if present.size == 0:
         return "every label is missing"
     if y.dtype.kind in "iuf" and np.unique(present).size > MAX_LABEL_CLASSES:
@@ -59,11 +60,7 @@ def label_classes(y) -> int | None:
     if label_problem(y) is not None:
         return None
     y = np.asarray(y)
-    return int(pd.unique(pd.Series(y[~_missing(y)])).size)
-
-
-def _missing(y: np.ndarray) -> np.ndarray:
-    return pd.isna(pd.Series(y)).to_numpy()
+    return int(pd.unique(pd.Series(y[labelled_rows(y)])).size)
 
 
 def label_scores(y, clusters) -> LabelScores | None:
@@ -78,7 +75,7 @@ def label_scores(y, clusters) -> LabelScores | None:
     if label_problem(y) is not None:
         return None
     y = np.asarray(y)
-    keep = ~_missing(y)
+    keep = labelled_rows(y)
     labels, found = y[keep], np.asarray(clusters)[keep] + 1
     return LabelScores(clustering_scores(labels, found), cluster_class_table(labels, found), int(keep.sum()))
 
