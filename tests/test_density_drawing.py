@@ -358,3 +358,28 @@ def test_the_density_has_about_two_rows_a_bin_up_to_the_finest_bins():
     fig = plots.data_figure(X, point_budget=1000)
     assert fig.layout.title.subtitle.text == density_note(20_000, None, 100)
     assert png_pixels(fig.data[0].source).shape == (100, 100, 4)
+
+
+@pytest.mark.parametrize("point_budget", [1_000, 10_000], ids=["density", "points"])
+def test_thousands_of_centers_draw_the_heaviest_only_and_the_chart_says_how_many_of_how_many(point_budget):
+    # Seen: 16,436 centers over 20,000 rows made the chart one mass of outlines. A small eps gives m of
+    # several thousand here; the chart draws the MAX_CENTERS_DRAWN heaviest, sized among all m.
+    from rskpca.plotting._density_drawing import MAX_CENTERS_DRAWN
+
+    X, lab = _blobs(6000)
+    s = shadow_centers(X, sigma=0.02, ell=1.0)
+    assert s.m > MAX_CENTERS_DRAWN
+    fig = plots.shadow_figure(X, s.labels, s.center_indices, s.weights, row_ids=np.arange(6000),
+                              point_budget=point_budget, y=lab, bins=DENSITY_BINS)
+    centers = next(t for t in fig.data if t.name in ("shadow centers", "centers"))
+    kept = np.sort(np.argsort(-s.weights, kind="stable")[:MAX_CENTERS_DRAWN])
+    assert centers.x.size == MAX_CENTERS_DRAWN
+    np.testing.assert_array_equal(centers.customdata[:, 0], s.center_indices[kept])
+    note = fig.layout.title.subtitle.text if point_budget == 1_000 else fig.layout.title.text
+    assert f"{MAX_CENTERS_DRAWN:,} heaviest" in note and (point_budget != 1_000 or f"of {s.m:,} shadow" in note)
+    emb = embedding_figure({"ShDE + RSKPCA": X}, y=lab, bins=DENSITY_BINS, row_ids=np.arange(6000),
+                           centers=(s.center_indices, s.weights), max_points=point_budget)
+    drawn = [t for t in emb.data if t.name == "shadow centers"]
+    assert drawn and all(t.x.size == MAX_CENTERS_DRAWN for t in drawn)
+    if point_budget == 1_000:
+        assert emb.layout.title.text == density_note(6000, MAX_CENTERS_DRAWN, DENSITY_BINS, of=s.m)

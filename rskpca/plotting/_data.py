@@ -8,10 +8,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rskpca.core.row_draws import rows_within
-from rskpca.plotting._colouring import colouring, marker_style
+from rskpca.plotting._colouring import center_sizes, colouring, marker_style
 from rskpca.plotting._data_view import _point_traces, legend_key
-from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, centers_trace, crowded, density_bins,
-                                              density_note, image_axes, say_density)
+from rskpca.plotting._density_drawing import (MAX_CENTERS_DRAWN, POINT_BUDGET, _density_panel, capped_total,
+                                              centers_trace, crowded, density_bins, density_note, heaviest, image_axes,
+                                              say_density)
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
     _TYPICAL_WIDTH,
@@ -154,6 +155,8 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         note = f" (eps-discs hidden: m > {max_discs})"
     if not dense and n > max_points:
         note += f"; {max_points:,} of {n:,} points drawn"
+    if not dense and show_centers and idx.size > MAX_CENTERS_DRAWN:
+        note += f"; the {MAX_CENTERS_DRAWN:,} heaviest centers drawn"
     fig.update_layout(
         title=(title or shadow_centers_text(idx.size)) + note,
         xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
@@ -161,7 +164,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         margin=dict(l=40, r=10, t=50, b=40),
     )
     if dense:
-        say_density(fig, density_note(n, shown, bins), one_line=one_d)
+        say_density(fig, density_note(n, shown, bins, of=capped_total(shown, centers)), one_line=one_d)
     return highlight_rows(fig, selected_rows)
 
 
@@ -188,8 +191,10 @@ def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int, colour
                                      {k: v[drawn] for k, v in hover_data.items()}, {},
                                      extra={"shadow set": labels[drawn]}))
     if show_centers and idx.size:
+        keep = heaviest(w)  # sized among all m, drawn the heaviest (a mass of outlines hides the rows)
         fig.add_trace(go.Scattergl(**{k: v for k, v in centers_trace(
-            X2, idx, idx, w, dict(), dims=2, colour=colour, rid=rid, first=True).items() if k != "type"}))
+            X2, idx[keep], idx[keep], w[keep], dict(), dims=2, colour=colour, rid=rid, first=True,
+            sizes=center_sizes(w, dims=2)[keep]).items() if k != "type"}))
         fig.data[-1].update(name="centers", hovertemplate=(
             "center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>"))
 

@@ -21,7 +21,7 @@ from rskpca.plotting._style import _padded_ranges, class_color_marker
 
 __all__ = ["POINT_BUDGET", "DENSITY_BINS", "MIN_DENSITY_BINS", "density_bins", "CROWD_BINS", "CROWDED_CELL", "CROWD_MIN_POINTS", "density_counts",
            "density_levels", "class_density", "png_data_uri", "crowded", "draws_density", "density_note",
-           "say_density"]
+           "say_density", "MAX_CENTERS_DRAWN", "heaviest", "centers_note", "capped_total"]
 
 
 #: Above this many points in one figure (all panels together) an embedding panel draws the density
@@ -50,6 +50,21 @@ _CENTER_LINE = dict(color="rgba(20,20,20,0.85)", width=0.8)
 _CENTER_LINE_THIN = dict(color="rgba(20,20,20,0.5)", width=0.4)
 #: Above this many centers in a panel their outlines thin (:func:`centers_trace`).
 _MANY_CENTERS = 1_000
+#: A panel draws at most this many centers, the heaviest: more only stack outlines into a mass over the rows
+#: they stand for (at m = 16,436 of 20,000 rows nothing else showed); the note under the title says so.
+MAX_CENTERS_DRAWN = 2_000
+
+
+def heaviest(weights, limit: int = MAX_CENTERS_DRAWN) -> np.ndarray:
+    """Positions of the ``limit`` largest ``weights`` (ties to the earlier), in their given order.
+
+    >>> heaviest([1, 5, 2, 5, 3], 3).tolist()
+    [1, 3, 4]
+    """
+    w = np.asarray(weights, dtype=np.float64).ravel()
+    if w.size <= limit:
+        return np.arange(w.size)
+    return np.sort(np.argsort(-w, kind="stable")[:limit])
 
 
 def density_counts(x, y, *, bins: int = DENSITY_BINS, ranges=None):
@@ -237,14 +252,33 @@ def crowded(x, y, *, bins: int = CROWD_BINS, per_cell: int = CROWDED_CELL) -> bo
     return bool(full > 0.5 * x.size)
 
 
-def density_note(n_rows: int, n_centers: int | None, bins: int = DENSITY_BINS) -> str:
-    """What a density panel aggregates, in the chart's words.
+def density_note(n_rows: int, n_centers: int | None, bins: int = DENSITY_BINS, *, of: int | None = None) -> str:
+    """What a density panel aggregates, in the chart's words; ``of``: the centers in all, when only the
+    ``n_centers`` heaviest are drawn (:data:`MAX_CENTERS_DRAWN`).
 
     >>> density_note(1_000_000, 35)
     'density of 1,000,000 rows in 200 x 200 bins; 35 shadow centers on top (sized by weight)'
+    >>> density_note(20_000, 2_000, 100, of=16_436)
+    'density of 20,000 rows in 100 x 100 bins; the 2,000 heaviest of 16,436 shadow centers on top (sized by weight)'
     """
-    centers = "" if not n_centers else f"; {n_centers:,} shadow center{'' if n_centers == 1 else 's'} on top (sized by weight)"
-    return f"density of {n_rows:,} rows in {bins} x {bins} bins{centers}"
+    return f"density of {n_rows:,} rows in {bins} x {bins} bins{centers_note(n_centers, of)}"
+
+
+def centers_note(n_centers: int | None, of: int | None = None) -> str:
+    """``"; N shadow centers on top (sized by weight)"``, naming the heaviest of how many when capped
+    (:func:`capped_total`); empty without centers."""
+    if not n_centers:
+        return ""
+    if of is not None and of > n_centers:
+        return f"; the {n_centers:,} heaviest of {of:,} shadow centers on top (sized by weight)"
+    return f"; {n_centers:,} shadow center{'' if n_centers == 1 else 's'} on top (sized by weight)"
+
+
+def capped_total(shown: int, centers) -> int | None:
+    """The number of ``centers`` (``(positions, weights)`` or None) when a panel drew only the heaviest
+    ``shown`` of them, else None: for :func:`density_note`'s ``of``."""
+    total = 0 if centers is None else np.asarray(centers[0]).size
+    return total if total > MAX_CENTERS_DRAWN and shown == MAX_CENTERS_DRAWN else None
 
 
 def say_density(fig, note: str, *, one_line: bool = False) -> None:
@@ -333,6 +367,8 @@ def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref:
         local, c_pos, c_w, sizes = where[keep], c_pos[keep], c_w[keep], sizes[keep]
     if local.size == 0:
         return 0
+    keep = heaviest(c_w)
+    local, c_pos, c_w, sizes = local[keep], c_pos[keep], c_w[keep], sizes[keep]
     traces.append(centers_trace(A, local, c_pos, c_w, ref, dims=dims, colour=colour, rid=rid, first=first,
                                 sizes=sizes))
     return int(local.size)

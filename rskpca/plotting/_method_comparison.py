@@ -15,8 +15,8 @@ from plotly.colors import get_colorscale
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
 from rskpca.plotting._colouring import colouring, marker_style, row_hover
 from rskpca.plotting._data_view import _ONE_POINT_COLOR, legend_key
-from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, crowded, density_bins, density_note,
-                                              image_axes)
+from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, capped_total, crowded, density_bins,
+                                              density_note, image_axes)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
 from rskpca.plotting._style import (
     _APPROX_SYMBOLS,
@@ -261,8 +261,10 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     if any(dense):
         image_axes(layout, [ref for ref, d in zip(refs, dense) if d] if dims == 2 else [])
         biggest = max(size for size, d in zip(sizes, dense) if d)
-        note = (density_note(biggest, centers_shown, bins) if dims == 2 else
-                f"3-D draws the {centers_shown:,} shadow centers (sized by weight) of {biggest:,} rows; "
+        of = capped_total(centers_shown, centers)
+        note = (density_note(biggest, centers_shown, bins, of=of) if dims == 2 else
+                f"3-D draws the {centers_shown:,} {'' if of is None else f'heaviest of {of:,} '}shadow centers "
+                f"(sized by weight) of {biggest:,} rows; "
                 "the 2-D view draws the rows' density")
         layout["title"] = dict(text=note, font=dict(size=13), x=0.0, xanchor="left", y=0.995, yanchor="top")
         top = 90
