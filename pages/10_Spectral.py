@@ -89,6 +89,9 @@ else:
 embedded = reduced.embedding is not None  # else it waits for the toggle (said above)
 scored, scored_exact = views.show_metrics(ds, reduced, exact, cmp, clustering=clustering, embedded=embedded,
                                           later=later, skip=skip)
+pieces = tables.pieces_note(reduced.eigenvalues, request.affinity)
+if pieces:
+    st.info(pieces, icon=":material/call_split:")
 
 reduced_name = f"reduced set ({shadow_centers_text(m)})"
 exact_name = f"exact (every row a center, n = {n})"

@@ -289,3 +289,23 @@ def test_the_error_against_the_exact_method_is_on_the_components_the_reduced_fit
     assert cmp["alignment_error"] < 1e-12
     np.testing.assert_allclose(cmp["embedding"][:, 0], first, atol=1e-12)  # sign fixed to the exact one's
     assert not cmp["embedding"][:, 1].any()  # the zero axis stays zero
+
+
+def test_a_graph_in_pieces_is_said_beside_the_scores_and_a_connected_one_says_nothing():
+    # Seen: seven eigenvalues of exactly 1 and an embedding of a few dashes, with no word on the page.
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=300)
+    X = np.array([[0.0, 0.0], [1000.0, 0.0], [0.0, 1000.0]])[codes] + rng.normal(size=(300, 2))
+    rows = "\n".join(f"{a:.4f},{b:.4f},g{c}" for (a, b), c in zip(X, codes))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/1_Data.py").run()
+    at.file_uploader(key="uploader").set_value(("far.csv", ("a,b,group\n" + rows).encode(), "text/csv")).run()
+    at.switch_page(PAGE).run()
+    at.radio(key="sp_method").set_value("clustering").run()
+    _ok(at, "three far blobs")
+    notes = [i.value for i in at.info if "pieces that no edge joins" in i.value]
+    assert len(notes) == 1 and "at least 3 pieces" in notes[0] and "fewer centers" in notes[0]
+    assert float(_metric(at, "ARI vs label, reduced set")) == 1.0  # here the pieces are the groups
+    moons = _page(dataset="two_moons", ell=4)
+    moons.radio(key="sp_method").set_value("clustering").run()
+    assert not [i.value for i in moons.info if "pieces" in i.value]

@@ -15,7 +15,7 @@ from rskpca.data.datasets import labelled_rows
 from rskpca.evaluation.clustering_scores import ClusteringScores, cluster_class_table, clustering_scores, matched_labels
 from rskpca.ui.compute.spectral import SpectralFit
 
-__all__ = ["MAX_LABEL_CLASSES", "LabelScores", "label_problem", "label_classes", "label_scores", "scores_table",
+__all__ = ["MAX_LABEL_CLASSES", "pieces_note", "LabelScores", "label_problem", "label_classes", "label_scores", "scores_table",
            "comparison", "eigenvalue_table", "rows_table"]
 
 #: Clusters are scored against a numeric label with at most this many distinct values (more: a measurement).
@@ -157,3 +157,33 @@ def rows_table(row_ids, y, label_name, center_rows, reduced: SpectralFit, exact:
         for j in range(exact.embedding.shape[1]):
             table[f"exact_c{j + 1}"] = exact.embedding[:, j]
     return pd.DataFrame(table)
+
+
+#: A nontrivial eigenvalue of P within this of 1 stands for a piece of the graph that no edge joins to the rest.
+PIECE_TOLERANCE = 1e-9
+#: What joins the pieces, per affinity.
+_JOINS = {"landmark": "fewer centers (a smaller center budget: each center then links more rows)",
+          "gaussian": "a larger sigma (or fewer centers)",
+          "local_scaling": "fewer centers or a larger sigma"}
+
+
+def pieces_note(eigenvalues, affinity: str) -> str | None:
+    """Why an embedding shows a few spots: the graph is in pieces, or None when it is connected.
+
+    P's eigenvalue 1 has one eigenvector per connected piece of the graph (von Luxburg 2007, Prop. 4): past
+    the trivial one (dropped), each further eigenvalue at 1 is one more piece, and the rows of a piece share
+    their coordinates along those eigenvectors.
+
+    >>> pieces_note([0.93, 0.5], "gaussian") is None
+    True
+    >>> pieces_note([1.0, 1.0, 0.9], "landmark").split(":")[0]
+    'The graph is in at least 3 pieces that no edge joins (2 eigenvalues equal 1 besides the trivial one)'
+    """
+    c = int(np.sum(np.asarray(eigenvalues, dtype=np.float64) >= 1.0 - PIECE_TOLERANCE))
+    if c == 0:
+        return None
+    return (f"The graph is in at least {c + 1} pieces that no edge joins ({c} eigenvalue{'s' if c > 1 else ''} "
+            "equal 1 besides the trivial one): along those eigenvectors every row of a piece has the same "
+            "coordinate, so the chart draws each piece as a spot, and k-means splits pieces apart before it "
+            f"splits anything within one. If the pieces are not the groups you expect, "
+            f"{_JOINS.get(affinity, 'fewer centers or a larger sigma')} joins them.")
