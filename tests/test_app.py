@@ -1236,3 +1236,21 @@ def test_the_reduction_note_points_to_the_sidebars_button_where_the_sidebar_offe
 
     (warning,) = _AT.from_function(page, args=(n,)).run().warning
     assert ("Find an ell that keeps at most a third of the rows" in warning.value) == points_to_button
+
+
+def _table_app():
+    import pandas as pd
+    from rskpca.ui.widgets import show_table
+    show_table(pd.DataFrame({"m": [16436, 5], "error": [0.1, 0.2], "kept": [True, False], "name": ["a", "b"]}),
+               key="t")
+
+
+def test_tables_print_counts_with_thousands_separators_and_floats_with_four_digits():
+    # Seen: "m 16436" and "n_train 20000" in tables beside captions that print "16,436".
+    import json
+
+    at = AppTest.from_function(_table_app, default_timeout=TIMEOUT).run()
+    columns = json.loads(at.dataframe[0].proto.columns)
+    assert columns["m"]["type_config"]["format"] == "localized"
+    assert columns["error"]["type_config"]["format"] == "%.4g"
+    assert "kept" not in columns and "name" not in columns

@@ -294,7 +294,7 @@ def test_standardize_centres_and_scales_and_keeps_constant_columns_finite():
     np.testing.assert_allclose(ds.X.mean(axis=0), 0, atol=1e-12)
     np.testing.assert_allclose(ds.X[:, 0].std(), 1)
     np.testing.assert_array_equal(ds.X[:, 1], 0)
-    assert ds.standardized and any("Constant" in note for note in ds.notes)
+    assert ds.standardized and any("constant column" in note for note in ds.notes)
 
 
 def test_row_cap_samples_reproducibly_in_original_order():
@@ -543,8 +543,8 @@ def test_prepare_says_which_columns_it_leaves_out_and_what_constant_ones_do():
                        "b": [1.0, 0, 1, 0, 1, 0]})
     ds = prepare(df)
     assert ds.feature_names == ["a", "const", "b"]
-    assert any("['name'] are not features" in note for note in ds.notes), ds.notes
-    assert any("['const']" in note and "change no distance" in note for note in ds.notes), ds.notes
+    assert any("text column 'name' is not a feature" in note for note in ds.notes), ds.notes
+    assert any("column 'const' carries" in note and "changes no distance" in note for note in ds.notes), ds.notes
     labelled = prepare(df, label_column="name")  # the label is not "left out"
     assert not any("are not features" in note for note in labelled.notes), labelled.notes
 
@@ -556,3 +556,15 @@ def test_a_sample_says_it_wants_standardising_exactly_when_its_column_scales_dif
         spread = df.std().to_numpy()
         spread = spread[spread > 0]
         assert info.standardize == (spread.max() / spread.min() > 1000), name
+
+
+def test_a_feature_that_dwarfs_the_others_is_named_unless_the_features_are_standardised():
+    # Seen: a price column (std 711, the others about 1) taken as a feature at its scale without a word.
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(300, 4)), columns=list("abcd"))
+    df["price"] = rng.normal(1337, 711, size=300)
+    notes = [n for n in prepare(df).notes if "ranges about" in n]
+    assert len(notes) == 1 and "'price'" in notes[0] and "Standardise" in notes[0]
+    assert not [n for n in prepare(df, standardize=True).notes if "ranges about" in n]
+    assert not [n for n in prepare(df, label_column="price").notes if "ranges about" in n]
+    assert not [n for n in prepare(df.drop(columns="price")).notes if "ranges about" in n]

@@ -167,7 +167,7 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     stray = {c: cells for c, cells in stray_text_cells(df).items() if c != label_column}
     if stray and stray_text == "missing":
         df = stray_text_as_missing(df, list(stray))
-        notes.append(f"Text cells in the numeric column(s) {list(stray)} are read as missing values.")
+        notes.append(f"Text cells in the numeric {columns_text(stray)} are read as missing values.")
     elif stray:
         for col, cells in stray.items():
             shown = ", ".join(f"{text!r} in row {row}" for row, text in cells)
@@ -177,8 +177,9 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     if feature_columns is None:  # said, not left out silently: a column that vanishes unexplained looks like lost data
         text = [str(c) for c in df.columns if c not in features and c != label_column and c not in stray]
         if text:
-            notes.append(f"Text column(s) {text} are not features: kernel PCA needs numbers. Choose one as "
-                         "the label if it names classes.")
+            one = len(text) == 1
+            notes.append(f"The text {columns_text(text)} {'is not a feature' if one else 'are not features'}: kernel "
+                         f"PCA needs numbers. Choose {'it' if one else 'one'} as the label if it names classes.")
     n_original = len(df)
     table = df.reset_index(drop=True)
     row_ids = np.arange(n_original)
@@ -222,8 +223,14 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         raise DataError(f"All features vary by less than {MIN_SPREAD:.0e}: squared distances would "
                         "underflow to zero. Rescale the data (e.g. multiply by a power of ten).")
     if constant:
-        notes.append(f"Constant column(s) {constant} carry no information: they change no distance, so every "
-                     "result is the same as without them (they still count in d).")
+        one = len(constant) == 1
+        notes.append(f"The constant {columns_text(constant)} carr{'ies' if one else 'y'} no information: "
+                     f"{'it changes' if one else 'they change'} no distance, so every result is the same as without "
+                     f"{'it' if one else 'them'} ({'it still counts' if one else 'they still count'} in d).")
+    if not standardize:
+        dominant = _dominant_column(features, high - low)
+        if dominant:
+            notes.append(dominant)
     if standardize:
         # (each column divided by its largest value first: the squares of values near the overflow
         # limit, summed over many rows, would overflow the variance)
@@ -242,6 +249,32 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     return Dataset(X=X, y=y, feature_names=list(features), label_name=label_column, row_ids=row_ids,
                    n_original=n_original, standardized=bool(standardize),
                    digest=data_digest(X, *extra), notes=tuple(notes))
+
+
+#: A feature whose range is this many times the median feature's takes over every distance (a square: 400x).
+DOMINANT_RANGE_RATIO = 20.0
+
+
+def _dominant_column(features, ranges) -> str | None:
+    """A note when one feature's range dwarfs the others' (unstandardised): distances are then that column.
+
+    >>> _dominant_column(["price", "a", "b"], np.array([4000.0, 3.0, 2.5]))[:60]
+    "The column 'price' ranges about 1,455 times as widely as the"
+    >>> _dominant_column(["a", "b"], np.array([2.0, 3.0])) is None
+    True
+    """
+    live = ranges > 0
+    if np.count_nonzero(live) < 2:
+        return None
+    top = int(np.argmax(ranges))
+    others = np.median(np.delete(ranges, top)[np.delete(live, top)])
+    ratio = ranges[top] / others
+    if not ratio >= DOMINANT_RANGE_RATIO:
+        return None
+    return (f"The column '{features[top]}' ranges about {ratio:,.0f} times as widely as the median feature (from "
+            f"min to max: {ranges[top]:.4g} against {others:.4g}), so distances, and every result here, are mostly "
+            "that column. Standardise the features to weigh the columns alike, or choose it as the label if it is "
+            "a target rather than a feature.")
 
 
 def _choose_features(df: pd.DataFrame, feature_columns, label_column) -> list[str]:
@@ -270,6 +303,18 @@ def _choose_features(df: pd.DataFrame, feature_columns, label_column) -> list[st
             raise DataError(f"Column {c!r} is not numeric{_example_bad_value(df[c])}; "
                             "choose numeric feature columns.")
     return features
+
+
+def columns_text(names) -> str:
+    """Column names as a sentence says them (not a Python list): ``column 'a'``, ``columns 'a', 'b' and 'c'``.
+
+    >>> columns_text(["date"]), columns_text(["date", "comment", 3])
+    ("column 'date'", "columns 'date', 'comment' and '3'")
+    """
+    quoted = [f"'{name}'" for name in names]
+    if len(quoted) == 1:
+        return f"column {quoted[0]}"
+    return f"columns {', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
 def labelled_rows(y) -> np.ndarray:

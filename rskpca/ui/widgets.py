@@ -94,10 +94,13 @@ def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, heigh
     """Show a table (cells as text, never markdown; a missing value as "n/a", not "None") with a CSV download.
 
     Floats show four significant digits ("9e-12", not a column of zeros cut off at the left, which
-    reads as a different number); the CSV keeps them all.
+    reads as a different number), integers the reader's thousands separators; the CSV keeps them all.
     """
     floats = {c: st.column_config.NumberColumn(format="%.4g") for c in df.columns
               if pd.api.types.is_float_dtype(df[c])}
+    # counts with the reader's thousands separators ("16,436", as the captions print them)
+    floats.update({c: st.column_config.NumberColumn(format="localized") for c in df.columns
+                   if pd.api.types.is_integer_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])})
     # A column of sentences (the Bounds table's rows: which rows a number is on) gets the width of its text,
     # up to a bound, not a cell cut off after a few words; longer ones show whole on hover and in the CSV.
     lengths = {c: df[c].map(lambda v: len(v) if isinstance(v, str) else 0).max() for c in df.columns
