@@ -367,8 +367,9 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     titles = []
     for fr in frames:
         err = f", alignment error {fr['error']:.3g}" if fr.get("error") is not None else ""
+        # the rows named: a scrubber on a sample has an n (and an error) of its own beside the page's
         titles.append(f"ell = {fr['ell']:g}: {method_label} on m = {fr['m']:,} centers ({fr['m'] / fr['n']:.1%} "
-                      f"of n){err}{note}")
+                      f"of its {fr['n']:,} rows){err}{note}")
     retained = [fr["m"] / fr["n"] for fr in frames]
     return _with_scrubber(layout, traces, [fr["ell"] for fr in frames], retained, data, [1], titles, strip="3",
                           active=active)
