@@ -195,3 +195,36 @@ def test_the_bar_over_cached_steps_appears_at_the_first_step_that_computes(monke
     bar(0.75, "computed")  # the bar starts here, its fraction counted from the first step that computed
     bar(1.0, "computed")
     assert made == ["work"] and shown == [0.5, 1.0]
+
+
+def test_the_first_pass_is_predicted_as_the_m_by_m_problem_and_ticks_while_it_solves(monkeypatch, mixture_npy):
+    # Seen: 15.8 s at m = 16,436 behind "Fitting ShDE + RSKPCA on all 20,000 rows..." with no bar: the pass that
+    # draws each row at its center's coordinates was predicted at 0 s, and its solve reported nothing.
+    import contextlib
+    from types import SimpleNamespace
+
+    import streamlit as st
+
+    import rskpca.core.progress as core_progress
+    import rskpca.ui.compute.all_rows_fits as fits
+
+    st.cache_resource.clear()
+    monkeypatch.setattr(fits, "ALL_ROWS_PROGRESS_S", 0.0)
+    monkeypatch.setattr(fits, "finish_on_all_rows", lambda *a, **k: ["ShDE + RSKPCA: held for the test"])
+    monkeypatch.setattr(fits, "centers_solve_cost", lambda *a, **k: SimpleNamespace(seconds=12.5))
+    monkeypatch.setattr(core_progress, "TICK_S", 0.001)
+    asked, ticks = [], []
+
+    @contextlib.contextmanager
+    def recorded(label, m, seconds, spinner):
+        asked.append((seconds, spinner))
+        yield lambda fraction, message="": ticks.append(message)
+
+    monkeypatch.setattr(fits, "with_progress", recorded)
+    real = fits.fit_on_centers
+    monkeypatch.setattr(fits, "fit_on_centers", lambda *a, **k: __import__("time").sleep(0.05) or real(*a, **k))
+    at = _embeddings(mixture_npy)
+    assert not at.exception, [e.message for e in at.exception]
+    first = [(s, text) for s, text in asked if text.startswith("Solving")]
+    assert first and first[0][0] == 12.5 and "m x m problem on" in first[0][1]
+    assert "solving the m x m problem on the centers" in ticks

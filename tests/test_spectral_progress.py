@@ -133,7 +133,9 @@ def test_the_m_by_m_problem_shows_its_prediction_and_progress_while_it_solves(mo
 
     gate = threading.Event()
     ticks = []
-    monkeypatch.setattr(sp, "_TICK_S", 0.01)
+    from rskpca.core import progress as core_progress
+
+    monkeypatch.setattr(core_progress, "TICK_S", 0.01)
 
     def slow():
         gate.wait(5)
@@ -144,7 +146,7 @@ def test_the_m_by_m_problem_shows_its_prediction_and_progress_while_it_solves(mo
         if len(ticks) == 3:
             gate.set()
 
-    assert sp._solving(slow, progress, seconds=0.05) == "solved"
+    assert sp.ticking(slow, progress, 0.05, sp.SOLVING) == "solved"
     assert len(ticks) >= 3 and all(m == "solving the m x m problem on the centers" for _, m in ticks)
     assert all(0 < f <= 0.95 for f, _ in ticks)
 
@@ -153,7 +155,7 @@ def test_the_m_by_m_problem_shows_its_prediction_and_progress_while_it_solves(mo
 
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        sp._solving(lambda: time.sleep(2), stopping, seconds=1.0)
+        sp.ticking(lambda: time.sleep(2), stopping, 1.0, sp.SOLVING)
     assert time.perf_counter() - start < 1.0  # the page's run does not wait for the solve
     assert sp.centers_seconds(13_492, 16) > fits.ALL_ROWS_ASK_S  # the m asks first
 
@@ -165,8 +167,8 @@ def test_the_quantized_embedding_is_each_rows_center_and_the_centers_own_coordin
     from rskpca.core.shadow import shadow_centers
 
     solves = []
-    real_solving = sp._solving
-    monkeypatch.setattr(sp, "_solving", lambda *a, **k: solves.append(1) or real_solving(*a, **k))
+    real_solving = sp.ticking
+    monkeypatch.setattr(sp, "ticking", lambda *a, **k: solves.append(1) or real_solving(*a, **k))
     X = np.random.default_rng(1).normal(size=(600, 3))
     request = sp.SpectralRequest.of("diffusion", sigma=1.5, ell=3.0, kernel="gaussian", r=3, k=2, alpha=1.0, t=1.0)
     waiting = sp.centers_fit("quantized-test", X, request)

@@ -230,7 +230,7 @@ def sidebar() -> Settings | None:
     sb.metric("shadow centers m (on all n rows)", f"{shadow.m:,}", f"{shadow.m / shadow.n:.1%} of n = {shadow.n:,}",
               delta_color="off", delta_arrow="off")
     if shadow.m > CENTERS_COST_SHOWN_M:  # a large m is a cost: said where m is set
-        solve = centers_solve_cost(ds, settings.sigma, settings.kernel, settings.r, shadow.m)
+        solve = centers_solve_cost(ds.digest, ds.X, settings.sigma, settings.kernel, settings.r, shadow.m)
         sb.caption(f"The m x m problem on {shadow.m:,} centers: about {seconds_text(solve.seconds)} per change of "
                    f"sigma or ell, {bytes_text(8 * shadow.m ** 2)} (predicted). Lower ell or raise sigma for fewer "
                    "centers.")

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import streamlit as st
 
+from rskpca.core.progress import ticking
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows, fit_on_centers
 from rskpca.evaluation.costs import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, AllRowsCost, all_rows_cost
 from rskpca.evaluation.methods import METHODS, SHADOW_METHOD, perturbs_gram
+from rskpca.ui.compute.exact_on_request import centers_solve_cost
 from rskpca.ui.compute.exact_plan import exact_rows
 from rskpca.ui.compute.fits import _first_components, computed_rank, exact_embedding, method_result, said_once
 from rskpca.ui.compute.shadow_cache import shadow
@@ -142,7 +144,11 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
     if quantized:
         # The centers' fit is kept for the pass that projects every row next: one m x m solve per view.
         selected = shadow(digest, X, sigma, ell, kernel)
-        fitted = fit_on_centers(name, selected, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m)
+        # the eigensolver reports nothing: the bar ticks on the time spent against the prediction
+        fitted = ticking(lambda: fit_on_centers(name, selected, n_components=rank, sigma=sigma, kernel=kernel,
+                                                ell=ell, m=m),
+                         progress, centers_solve_cost(digest, X, sigma, kernel, rank, m).seconds,
+                         "solving the m x m problem on the centers")
         _stores()["centers"].put(key, fitted)
         return fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
                                shadow=selected, embed_dtype=np.float32, quantized=True, fitted=fitted)
@@ -194,8 +200,11 @@ def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: st
     if hit is not None:
         return hit
     label = METHODS[name].label
-    seconds = 0.0 if quantized else all_rows_cost(name, X.shape[0], m).seconds
-    with with_progress(label, m, seconds, f"Fitting {label} on all {X.shape[0]:,} rows...") as bar:
+    # the quantized pass is the m x m problem alone (each row then reads its center's coordinates)
+    seconds = (centers_solve_cost(digest, X, sigma, kernel, r, m).seconds if quantized
+               else all_rows_cost(name, X.shape[0], m).seconds)
+    with with_progress(label, m, seconds, f"Solving {label}'s m x m problem on {m:,} centers..." if quantized
+                       else f"Fitting {label} on all {X.shape[0]:,} rows...") as bar:
         res = _fitted_on_all_rows(digest, X, name, sigma, kernel, computed_rank(r, m), ell, m, progress=bar,
                                   quantized=quantized)
     Z = res.embedding[:, :r]

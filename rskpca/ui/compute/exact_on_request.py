@@ -59,12 +59,12 @@ def exact_all_rows_cost(ds, sigma: float, kernel: str, r: int) -> IterativeCost:
 CENTERS_COST_SHOWN_M = 2000
 
 
-def centers_solve_cost(ds, sigma: float, kernel: str, r: int, m: int) -> IterativeCost:
-    """RSKPCA's m x m problem on the shadow's m centers, predicted by the same model as exact KPCA on m points
-    (the weighted kernel matrix of the centers, all of it kept)."""
-    unit = kernel_unit_cost(ds.digest, ds.X, float(sigma), str(kernel))
+def centers_solve_cost(digest: str, X: np.ndarray, sigma: float, kernel: str, r: int, m: int) -> IterativeCost:
+    """RSKPCA's m x m problem on the shadow's m centers of the data ``X`` (key ``digest``), predicted by the same
+    model as exact KPCA on m points (the weighted kernel matrix of the centers, all of it kept)."""
+    unit = kernel_unit_cost(digest, X, float(sigma), str(kernel))
     m = max(int(m), 2)
-    return exact_kpca_cost(m, computed_rank(r, m - 1), unit, d=ds.d, cache_bytes=8 * m * m)
+    return exact_kpca_cost(m, computed_rank(r, m - 1), unit, d=X.shape[1], cache_bytes=8 * m * m)
 
 
 def refusal(cost: IterativeCost) -> str:

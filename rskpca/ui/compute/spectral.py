@@ -16,9 +16,6 @@ would record the bar's updates for replay. Above ``ALL_ROWS_ASK_S`` the page ask
 
 from __future__ import annotations
 
-import time
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -26,7 +23,7 @@ import streamlit as st
 from scipy.sparse.linalg import ArpackError
 
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
-from rskpca.core.progress import scaled
+from rskpca.core.progress import scaled, ticking
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import transform_in_blocks
 from rskpca.evaluation.methods import SHADOW_METHOD
@@ -190,8 +187,8 @@ def _estimator(request: SpectralRequest, *, display: bool = False):
 #: tests/benchmarks/bench_spectral_solve.py`` (tests/benchmarks/RESULTS.md).
 SOLVE_S_PER_M2 = 2.5e-7
 SOLVE_S_PER_M2_D = 2e-9
-#: A tick of the bar while the m x m problem is solved (its eigensolver reports nothing while it runs).
-_TICK_S = 0.25
+#: What the bar says while the m x m problem is solved.
+SOLVING = "solving the m x m problem on the centers"
 
 
 def centers_seconds(m: int, d: int) -> float:
@@ -203,32 +200,11 @@ def centers_seconds(m: int, d: int) -> float:
     return float(m) * float(m) * (SOLVE_S_PER_M2 + SOLVE_S_PER_M2_D * d)
 
 
-def _solving(work, progress, seconds: float):
-    """``work()``, with ``progress`` (or None) told the time spent against the prediction ``seconds`` every
-    :data:`_TICK_S` while it runs: the eigensolver reports nothing, so it runs on a thread of its own and the
-    bar's ticks (where a Stop, or any other control, ends the page's run) go on here. A stopped solve is
-    left to finish on its thread, and its result is dropped."""
-    if progress is None:
-        return work()
-    pool = ThreadPoolExecutor(max_workers=1)
-    future = pool.submit(work)
-    start = time.perf_counter()
-    try:
-        while True:
-            try:
-                return future.result(timeout=_TICK_S)
-            except FutureTimeout:
-                progress(min((time.perf_counter() - start) / max(seconds, 1e-9), 0.95),
-                         "solving the m x m problem on the centers")
-    finally:
-        pool.shutdown(wait=False)  # (a stop does not wait for the solve)
-
-
 def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: bool = True,
          solve_share: float = 0.0, solved: tuple | None = None) -> tuple[SpectralFit, tuple]:
     """``(fit, solved)``: fit on centers C with weights w; every row of X embedded (``row_centers``: each row's
     center, whose cluster it takes; None when the rows are the centers). ``progress``: ``(fraction, message)``,
-    the first ``solve_share`` of it the m x m problem (:func:`_solving`), the rest
+    the first ``solve_share`` of it the m x m problem (:func:`~rskpca.core.progress.ticking`), the rest
     :func:`~rskpca.evaluation.all_rows.transform_in_blocks`; ``embed=False``: the rows are not embedded
     (embedding None), the rest as fitted. ``solved``: the m x m problem's ``(estimator, clusters)`` from an
     earlier call on the same centers (the page's first pass), which is then not solved again."""
@@ -245,7 +221,7 @@ def _fit(request: SpectralRequest, C, w, X, row_centers, progress=None, embed: b
         return est, clusters
 
     if solved is None:
-        solved = _solving(solve, scaled(progress, 0.0, solve_share), centers_seconds(C.shape[0], C.shape[1]))
+        solved = ticking(solve, scaled(progress, 0.0, solve_share), centers_seconds(C.shape[0], C.shape[1]), SOLVING)
     est, clusters = solved
     # For a center, transform gives its entries of the eigenvectors: the rows are the centers, no kernel to
     # form. Every row through float32 kernel blocks (drawn, not solved on): most of an ell change at scale.
@@ -286,8 +262,8 @@ def _fit_on_rows(request: SpectralRequest, X, progress=None, embed: bool = True,
                 return est, est.fit_transform(X)
             return est.fit(X), None
 
-    est, Z = _solving(solve, scaled(progress, 0.0, 1.0 if at_once else solve_share),
-                      on_rows_seconds(n, expected_m(request, 0, n), d))
+    est, Z = ticking(solve, scaled(progress, 0.0, 1.0 if at_once else solve_share),
+                     on_rows_seconds(n, expected_m(request, 0, n), d), SOLVING)
     clusters = est.labels_ if request.n_clusters is not None else None
     if embed or Z is not None:
         if Z is None:
