@@ -86,6 +86,8 @@ def test_cluster_keeps_rows_without_a_label_and_scores_the_others(labeled_csv, t
     assert len(table) == len(df) and table["label"].isna().sum() == (~scored).sum()
     expected = clustering_scores(df["label"][scored].to_numpy(), table["cluster"][scored].to_numpy())
     assert f" {scored.sum():,} rows): NMI {expected.nmi:.4f}" in capsys.readouterr().out
+    assert main(["cluster", str(tmp_path / "holes.csv"), "-k", "3", "--sigma", "3", "-o", str(out)]) == 0
+    assert f"The label 'label' is missing in {(~scored).sum():,} of {len(df):,} rows" in capsys.readouterr().err
 
 
 def test_scores_text_of_a_wide_label_leaves_the_table_out():

@@ -131,6 +131,8 @@ def cluster_command(args) -> int:
     label = _label(df, args.label)
     ds = prepare(df, feature_columns=args.columns, label_column=label)
     log(f"read {args.data}: {ds.n} rows, {ds.d} features" + (f", label column {label!r}" if label else ""))
+    for note in ds.notes:  # what the app's Data page says of the same table
+        log(note)
     X = pd.DataFrame(ds.X, columns=ds.feature_names)
     if args.standardize:
         X = pd.DataFrame(StandardScaler().fit_transform(X), columns=ds.feature_names)

@@ -121,6 +121,8 @@ def embed_command(args) -> int:
     label = _label(df, args.label)
     ds = prepare(df, feature_columns=args.columns, label_column=label)
     log(f"read {args.data}: {ds.n} rows, {ds.d} features" + (f", label column {label!r}" if label else ""))
+    for note in ds.notes:  # what the app's Data page says of the same table
+        log(note)
     method = getattr(args, "method", "kpca")
     cls, prefix = EMBED_METHODS[method]
     extra_params = {"alpha": args.alpha, "t": args.t} if method == "diffusion" else {}
