@@ -27,6 +27,7 @@ clf = c1.selectbox("Classifier", list(CLASSIFIERS), key="classifier", format_fun
 folds = int(c2.slider("Folds", 2, 10, key="cv_folds"))
 
 rows_idx, Xc, dig = compute.comparison_set(ds)
+drawn = rows_idx.size
 yc = ds.y[rows_idx]
 labelled = labelled_rows(yc)
 if not labelled.all():  # a row without a label can neither train nor test a classifier
@@ -37,7 +38,7 @@ if not labelled.all():  # a row without a label can neither train nor test a cla
         st.info("Fewer than two rows have a label here: there is nothing to classify.")
         st.stop()
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
-comparison_note(shadow.m, rows_idx.size, ds.n)
+comparison_note(shadow.m, rows_idx.size, ds.n, drawn=drawn)
 reduction_note(shadow.m, shadow.n, ds.d)  # as on every page that uses the shadow
 warn_if_kernel_is_identity(ds, sigma, kernel)
 

@@ -268,3 +268,16 @@ def test_pages_colour_by_a_26_class_text_label_and_by_any_column(letters_csv, pa
     legend = {t.get("name") for t in _chart(at, chart)["data"]}
     assert {"&lt;odd&gt;", "even", "(missing)"} <= legend or any(t.get("type") == "image"
                                                                 for t in _chart(at, chart)["data"]), legend
+
+
+def test_a_chart_grows_to_show_every_class_in_its_legend_up_to_a_bound():
+    # Seen: usps' ten digits showed 0-8 in the legend, the tenth behind a small scrollbar; 26 letters, 12.
+    from rskpca.plotting._colouring import MAX_LEGEND_HEIGHT
+
+    X = np.random.default_rng(0).normal(size=(520, 2))
+    y = np.array(LETTERS * 20)
+    for fig in (plots.embedding_figure({"ShDE + RSKPCA": X}, y=y, label_name="letter"),
+                plots.data_figure(X, y=y, label_name="letter")):
+        assert 20 * 27 + 30 <= fig.layout.height <= MAX_LEGEND_HEIGHT
+    assert plots.data_figure(X, y=np.arange(520) % 3).layout.height == 450  # a short legend: the usual height
+    assert plots.data_figure(X, y=np.arange(520) % 100).layout.height == MAX_LEGEND_HEIGHT  # then it scrolls

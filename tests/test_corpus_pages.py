@@ -34,3 +34,5 @@ def test_every_page_runs_on_the_uploaded_file(name):
         if name == "missing_label" and page.endswith("Kernelization.py"):  # the unlabelled rows are left out
             assert any("have no label: the classifiers are trained and tested on the other" in c.value
                        for c in at.caption), f"{name}: {page}"
+            assert not [i.value for i in at.info if "seeded sample" in i.value], f"{name}: not a sample"
+            assert any("rows with a label, of all" in c.value for c in at.caption), f"{name}: {page}"

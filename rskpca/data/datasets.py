@@ -272,7 +272,7 @@ def _dominant_column(features, ranges) -> str | None:
     if not ratio >= DOMINANT_RANGE_RATIO:
         return None
     return (f"The column '{features[top]}' ranges about {ratio:,.0f} times as widely as the median feature (from "
-            f"min to max: {ranges[top]:.4g} against {others:.4g}), so distances, and every result here, are mostly "
+            f"min to max: {ranges[top]:,.4g} against {others:,.4g}), so distances, and every result here, are mostly "
             "that column. Standardise the features to weigh the columns alike, or choose it as the label if it is "
             "a target rather than a feature.")
 

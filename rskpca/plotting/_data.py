@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rskpca.core.row_draws import rows_within
-from rskpca.plotting._colouring import center_sizes, colouring, marker_style
+from rskpca.plotting._colouring import center_sizes, colouring, legend_height, marker_style
 from rskpca.plotting._data_view import _point_traces, legend_key
 from rskpca.plotting._density_drawing import (MAX_CENTERS_DRAWN, POINT_BUDGET, _density_panel, capped_total,
                                               centers_trace, crowded, density_bins, density_note, heaviest, image_axes,
@@ -161,7 +161,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         title=(title or shadow_centers_text(idx.size)) + note,
         xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
         legend=dict(title=dict(text=colour.legend_title if colour else ""), itemsizing="constant"),
-        margin=dict(l=40, r=10, t=50, b=40),
+        margin=dict(l=40, r=10, t=50, b=40), height=legend_height(colour, int(show_centers and idx.size > 0)),
     )
     if dense:
         say_density(fig, density_note(n, shown, bins, of=capped_total(shown, centers)), one_line=one_d)

@@ -51,8 +51,9 @@ _CENTER_LINE_THIN = dict(color="rgba(20,20,20,0.5)", width=0.4)
 #: Above this many centers in a panel their outlines thin (:func:`centers_trace`).
 _MANY_CENTERS = 1_000
 #: A panel draws at most this many centers, the heaviest: more only stack outlines into a mass over the rows
-#: they stand for (at m = 16,436 of 20,000 rows nothing else showed); the note under the title says so.
-MAX_CENTERS_DRAWN = 2_000
+#: they stand for (at m = 16,436 of 20,000 rows nothing else showed); the note under the title says so. The
+#: ell scrubbers' frames draw as many (one number on a page).
+MAX_CENTERS_DRAWN = 1_500
 
 
 def heaviest(weights, limit: int = MAX_CENTERS_DRAWN) -> np.ndarray:
@@ -258,8 +259,8 @@ def density_note(n_rows: int, n_centers: int | None, bins: int = DENSITY_BINS, *
 
     >>> density_note(1_000_000, 35)
     'density of 1,000,000 rows in 200 x 200 bins; 35 shadow centers on top (sized by weight)'
-    >>> density_note(20_000, 2_000, 100, of=16_436)
-    'density of 20,000 rows in 100 x 100 bins; the 2,000 heaviest of 16,436 shadow centers on top (sized by weight)'
+    >>> density_note(20_000, 1_500, 100, of=16_436)
+    'density of 20,000 rows in 100 x 100 bins; the 1,500 heaviest of 16,436 shadow centers on top (sized by weight)'
     """
     return f"density of {n_rows:,} rows in {bins} x {bins} bins{centers_note(n_centers, of)}"
 

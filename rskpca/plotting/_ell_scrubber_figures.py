@@ -28,6 +28,7 @@ from plotly.subplots import make_subplots
 
 from rskpca.core.row_draws import rows_within
 from rskpca.plotting._colouring import center_sizes, colouring
+from rskpca.plotting._density_drawing import MAX_CENTERS_DRAWN
 from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, class_color_marker, shadow_centers_text,
                                     signed_sqrt_colorscale, user_text)
 
@@ -36,8 +37,8 @@ __all__ = ["shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrub
 
 #: Points drawn per frame at most (a seeded subsample above it; the chart says so).
 SCRUB_POINTS = 2000
-#: Centers drawn per frame at most (the heaviest ones; the frame's title says so).
-SCRUB_CENTERS = 1500
+#: Centers drawn per frame at most (the heaviest ones; the frame's title says so): the row charts' number.
+SCRUB_CENTERS = MAX_CENTERS_DRAWN
 
 
 def _f32(a) -> np.ndarray:

@@ -171,12 +171,21 @@ def stop_unless_rank_fits(r: int, n_rows: int) -> None:
         st.stop()
 
 
-def comparison_note(m: int, n_rows: int, n: int) -> None:
-    """Say which rows a comparison page's m and m/n are counted on (the sidebar's m counts all n rows)."""
-    if n_rows < n:
+def comparison_note(m: int, n_rows: int, n: int, *, drawn: int | None = None) -> None:
+    """Say which rows a comparison page's m and m/n are counted on (the sidebar's m counts all n rows).
+
+    ``drawn``: the rows of the comparison set before those without a label were left out (Kernelization's
+    classifiers), when that is what made ``n_rows`` smaller; None when ``n_rows`` are the set itself.
+    """
+    drawn = n_rows if drawn is None else drawn
+    labelled = "" if drawn == n_rows else f", the {n_rows:,} of them with a label"
+    if drawn < n:
         st.info(f"Exact KPCA needs an n x n matrix, so every method here is trained and compared on a seeded "
-                f"sample of {n_rows:,} of the {n:,} rows: m = {shadow_centers_text(m)} of these {n_rows:,} rows "
-                f"({m / n_rows:.1%}). The sidebar's m counts all {n:,} rows.")
+                f"sample of {drawn:,} of the {n:,} rows{labelled}: m = {shadow_centers_text(m)} of these "
+                f"{n_rows:,} rows ({m / n_rows:.1%}). The sidebar's m counts all {n:,} rows.")
+    elif labelled:
+        st.caption(f"On the {n_rows:,} rows with a label, of all {n:,}: m = {shadow_centers_text(m)} "
+                   f"({m / n_rows:.1%}); the sidebar's m counts all {n:,} rows.")
     else:
         st.caption(f"On all {n:,} rows: m = {shadow_centers_text(m)} ({m / n:.1%}), as in the sidebar.")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import streamlit as st
 
-from rskpca.core.progress import ticking
+from rskpca.core.progress import scaled, ticking
 from rskpca.core.threads import native_threads_off
 from rskpca.evaluation.all_rows import ExactPlan, alignment_map, fit_on_all_rows, fit_on_centers
 from rskpca.evaluation.costs import ALL_ROWS_LIVE_S, ALL_ROWS_MAX_BYTES, AllRowsCost, all_rows_cost
@@ -144,12 +144,7 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
     if quantized:
         # The centers' fit is kept for the pass that projects every row next: one m x m solve per view.
         selected = shadow(digest, X, sigma, ell, kernel)
-        # the eigensolver reports nothing: the bar ticks on the time spent against the prediction
-        fitted = ticking(lambda: fit_on_centers(name, selected, n_components=rank, sigma=sigma, kernel=kernel,
-                                                ell=ell, m=m),
-                         progress, centers_solve_cost(digest, X, sigma, kernel, rank, m).seconds,
-                         "solving the m x m problem on the centers")
-        _stores()["centers"].put(key, fitted)
+        fitted = _solved_on_centers(key, digest, X, selected, progress)
         return fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
                                shadow=selected, embed_dtype=np.float32, quantized=True, fitted=fitted)
     store = _stores()["fits"]
@@ -161,6 +156,13 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
         if res is not None:
             return res
         selected = shadow(digest, X, sigma, ell, kernel) if METHODS[name].fits_on_shadow else None
+        fitted, rows_progress = None, progress
+        if selected is not None:  # the m x m problem first (or the first pass's), then the rows with their bar
+            solve_s = 0.0 if _stores()["centers"].get(key) is not None else _solve_seconds(digest, X, name, sigma,
+                                                                                          kernel, rank, m)
+            share = solve_s / max(solve_s + all_rows_cost(name, X.shape[0], m).seconds, 1e-9)
+            fitted = _solved_on_centers(key, digest, X, selected, scaled(progress, 0.0, share))
+            rows_progress = scaled(progress, share, 1.0)
         # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
         # libraries' threads gain more than they lose waiting for the browser's core.
         threads = contextlib.nullcontext() if X.shape[0] * m > _THREADED_NM else native_threads_off()
@@ -168,11 +170,32 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
             # float32 kernel blocks for every row's embedding (drawn, and read for the alignment, whose
             # errors are far above float32 rounding): the projection of n rows is most of an ell change.
             res = fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
-                                  shadow=selected, embed_dtype=np.float32, progress=progress,
-                                  fitted=_stores()["centers"].get(key) if selected is not None else None)
+                                  shadow=selected, embed_dtype=np.float32, progress=rows_progress, fitted=fitted)
         res.embedding.setflags(write=False)  # shared by the sessions
         store.put(key, res)
     return res
+
+
+def _solve_seconds(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, r: int, m: int) -> float:
+    """Predicted seconds of the m x m problem of a method fitted on the shadow (0 for the others): the
+    sidebar's model (:func:`~rskpca.ui.compute.exact_on_request.centers_solve_cost`). The O(nm) rates of
+    :func:`~rskpca.evaluation.costs.all_rows_cost` leave it out; at m in the thousands it is most of the fit."""
+    return centers_solve_cost(digest, X, sigma, kernel, r, m).seconds if METHODS[name].fits_on_shadow else 0.0
+
+
+def _solved_on_centers(key: tuple, digest: str, X: np.ndarray, selected, progress):
+    """The method's fit on the shadow's centers for ``key`` (the store's, or solved now and stored): the
+    eigensolver reports nothing, so ``progress`` ticks on the time spent against the prediction."""
+    store = _stores()["centers"]
+    fitted = store.get(key)
+    if fitted is None:
+        _, name, sigma, kernel, rank, ell, m = key
+        fitted = ticking(lambda: fit_on_centers(name, selected, n_components=rank, sigma=sigma, kernel=kernel,
+                                                ell=ell, m=m),
+                         progress, _solve_seconds(digest, X, name, sigma, kernel, rank, m),
+                         "solving the m x m problem on the centers")
+        store.put(key, fitted)
+    return fitted
 
 
 def _view_key(digest: str, name: str, sigma: float, kernel: str, r: int, ell: float, m: int, rows_key: str,
@@ -200,9 +223,12 @@ def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: st
     if hit is not None:
         return hit
     label = METHODS[name].label
-    # the quantized pass is the m x m problem alone (each row then reads its center's coordinates)
-    seconds = (centers_solve_cost(digest, X, sigma, kernel, r, m).seconds if quantized
-               else all_rows_cost(name, X.shape[0], m).seconds)
+    # the quantized pass is the m x m problem alone (each row then reads its center's coordinates); the full
+    # pass adds the rows, and the problem too unless the first pass solved it
+    rank = computed_rank(r, m)
+    solved = _stores()["centers"].get((digest, name, float(sigma), str(kernel), int(rank), float(ell), int(m)))
+    solve_s = 0.0 if solved is not None else _solve_seconds(digest, X, name, sigma, kernel, rank, m)
+    seconds = solve_s if quantized else solve_s + all_rows_cost(name, X.shape[0], m).seconds
     with with_progress(label, m, seconds, f"Solving {label}'s m x m problem on {m:,} centers..." if quantized
                        else f"Fitting {label} on all {X.shape[0]:,} rows...") as bar:
         res = _fitted_on_all_rows(digest, X, name, sigma, kernel, computed_rank(r, m), ell, m, progress=bar,
