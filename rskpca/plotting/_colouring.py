@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from plotly.colors import qualitative, sample_colorscale
 
-from rskpca.plotting._style import PALETTE, user_text
+from rskpca.plotting._style import PALETTE, largest, user_text
 
 __all__ = ["MAX_CLASSES", "HOVER_FEATURES", "CLASS_COLORS", "CLASS_SYMBOLS", "OTHER", "MISSING", "Colouring",
            "colouring", "hover_columns", "row_hover", "marker_style", "center_sizes", "legend_height"]
@@ -206,7 +206,7 @@ def colouring(values, *, name: str = "label", continuous: bool | None = None,
     note = ""
     if n_distinct > max_classes:
         # the largest classes keep their look (ties: the first in sorted order), shown in sorted order
-        kept = np.sort(np.argsort(-counts, kind="stable")[:max_classes - 1])
+        kept = largest(counts, max_classes - 1)
         remap = np.full(n_distinct, len(kept), dtype=np.int32)
         remap[kept] = np.arange(len(kept), dtype=np.int32)
         other = (codes >= 0) & (remap[np.maximum(codes, 0)] == len(kept))

@@ -11,13 +11,14 @@ from rskpca.core.row_draws import rows_within
 from rskpca.plotting._colouring import center_sizes, colouring, legend_height, marker_style
 from rskpca.plotting._data_view import _point_traces, legend_key
 from rskpca.plotting._density_drawing import (MAX_CENTERS_DRAWN, POINT_BUDGET, _density_panel, capped_total,
-                                              centers_trace, crowded, density_bins, density_note, heaviest, image_axes,
+                                              centers_trace, crowded, density_bins, density_note, image_axes,
                                               say_density)
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
     _TYPICAL_WIDTH,
     _as_2d,
     _check_len,
+    largest,
     _count_axis,
     _row_ids,
     cyclic_color_marker,
@@ -191,7 +192,7 @@ def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int, colour
                                      {k: v[drawn] for k, v in hover_data.items()}, {},
                                      extra={"shadow set": labels[drawn]}))
     if show_centers and idx.size:
-        keep = heaviest(w)  # sized among all m, drawn the heaviest (a mass of outlines hides the rows)
+        keep = largest(w, MAX_CENTERS_DRAWN)  # sized among all m, drawn the heaviest (outlines hide rows)
         fig.add_trace(go.Scattergl(**{k: v for k, v in centers_trace(
             X2, idx[keep], idx[keep], w[keep], dict(), dims=2, colour=colour, rid=rid, first=True,
             sizes=center_sizes(w, dims=2)[keep]).items() if k != "type"}))

@@ -17,11 +17,11 @@ import numpy as np
 
 from rskpca.plotting._colouring import center_sizes, continuous_colors, marker_style
 from rskpca.plotting._selection import SELECTION_COLOR
-from rskpca.plotting._style import _padded_ranges, class_color_marker
+from rskpca.plotting._style import _padded_ranges, class_color_marker, largest
 
 __all__ = ["POINT_BUDGET", "DENSITY_BINS", "MIN_DENSITY_BINS", "density_bins", "CROWD_BINS", "CROWDED_CELL", "CROWD_MIN_POINTS", "density_counts",
            "density_levels", "class_density", "png_data_uri", "crowded", "draws_density", "density_note",
-           "say_density", "MAX_CENTERS_DRAWN", "heaviest", "centers_note", "capped_total"]
+           "say_density", "MAX_CENTERS_DRAWN", "centers_note", "capped_total"]
 
 
 #: Above this many points in one figure (all panels together) an embedding panel draws the density
@@ -54,18 +54,6 @@ _MANY_CENTERS = 1_000
 #: they stand for (at m = 16,436 of 20,000 rows nothing else showed); the note under the title says so. The
 #: ell scrubbers' frames draw as many (one number on a page).
 MAX_CENTERS_DRAWN = 1_500
-
-
-def heaviest(weights, limit: int = MAX_CENTERS_DRAWN) -> np.ndarray:
-    """Positions of the ``limit`` largest ``weights`` (ties to the earlier), in their given order.
-
-    >>> heaviest([1, 5, 2, 5, 3], 3).tolist()
-    [1, 3, 4]
-    """
-    w = np.asarray(weights, dtype=np.float64).ravel()
-    if w.size <= limit:
-        return np.arange(w.size)
-    return np.sort(np.argsort(-w, kind="stable")[:limit])
 
 
 def density_counts(x, y, *, bins: int = DENSITY_BINS, ranges=None):
@@ -368,7 +356,7 @@ def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref:
         local, c_pos, c_w, sizes = where[keep], c_pos[keep], c_w[keep], sizes[keep]
     if local.size == 0:
         return 0
-    keep = heaviest(c_w)
+    keep = largest(c_w, MAX_CENTERS_DRAWN)  # sized among all m above, drawn the heaviest
     local, c_pos, c_w, sizes = local[keep], c_pos[keep], c_w[keep], sizes[keep]
     traces.append(centers_trace(A, local, c_pos, c_w, ref, dims=dims, colour=colour, rid=rid, first=first,
                                 sizes=sizes))

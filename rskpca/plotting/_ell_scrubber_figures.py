@@ -29,7 +29,8 @@ from plotly.subplots import make_subplots
 from rskpca.core.row_draws import rows_within
 from rskpca.plotting._colouring import center_sizes, colouring
 from rskpca.plotting._density_drawing import MAX_CENTERS_DRAWN
-from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, class_color_marker, shadow_centers_text,
+from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, class_color_marker, largest,
+                                    shadow_centers_text,
                                     signed_sqrt_colorscale, user_text)
 
 __all__ = ["shadow_scrubber_figure", "density_scrubber_figure", "embedding_scrubber_figure",
@@ -206,9 +207,9 @@ def shadow_scrubber_figure(X2, frames: Sequence[dict], *, axis_titles: Sequence[
         w = np.asarray(fr["weights"], dtype=np.float64)
         if idx.shape != w.shape:
             raise ValueError(f"frame at ell = {fr['ell']:g}: center_indices and weights differ in length.")
-        keep = np.argsort(-w, kind="stable")[:max_centers] if idx.size > max_centers else slice(None)
+        keep = largest(w, max_centers)
         shown = idx[keep]
-        size = center_sizes(w[keep])  # as in the Shadow centers chart: bounded, smaller when many
+        size = center_sizes(w)[keep]  # as in the Shadow centers chart: sized among all m, bounded
         data.append([dict(type="scattergl", x=_f32(X2[shown, 0]), y=_f32(X2[shown, 1]), marker=dict(size=_f32(size)))])
         capped = f"the {max_centers:,} heaviest centers drawn" if idx.size > max_centers else ""
         # What was drawn goes on a second, smaller line, so that the title fits a half-width chart

@@ -27,6 +27,19 @@ def shadow_centers_text(m: int) -> str:
     return f"{m:,} shadow center{'' if m == 1 else 's'}"
 
 
+def largest(values, limit: int) -> np.ndarray:
+    """Positions of the ``limit`` largest ``values`` (ties to the earlier), in their given order: the heaviest
+    centers a chart draws, the largest classes a legend keeps.
+
+    >>> largest([1, 5, 2, 5, 3], 3).tolist()
+    [1, 3, 4]
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size <= limit:
+        return np.arange(v.size)
+    return np.sort(np.argsort(-v, kind="stable")[:limit])
+
+
 #: Above this many points a scatter is drawn with WebGL.
 WEBGL_THRESHOLD = 1000
 

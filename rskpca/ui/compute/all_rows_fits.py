@@ -144,7 +144,7 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
     if quantized:
         # The centers' fit is kept for the pass that projects every row next: one m x m solve per view.
         selected = shadow(digest, X, sigma, ell, kernel)
-        fitted = _solved_on_centers(key, digest, X, selected, progress)
+        fitted = _solved_on_centers(key, selected, progress, _solve_seconds(digest, X, name, sigma, kernel, rank, m))
         return fit_on_all_rows(name, X, n_components=rank, sigma=sigma, kernel=kernel, ell=ell, m=m,
                                shadow=selected, embed_dtype=np.float32, quantized=True, fitted=fitted)
     store = _stores()["fits"]
@@ -161,7 +161,7 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
             solve_s = 0.0 if _stores()["centers"].get(key) is not None else _solve_seconds(digest, X, name, sigma,
                                                                                           kernel, rank, m)
             share = solve_s / max(solve_s + all_rows_cost(name, X.shape[0], m).seconds, 1e-9)
-            fitted = _solved_on_centers(key, digest, X, selected, scaled(progress, 0.0, share))
+            fitted = _solved_on_centers(key, selected, scaled(progress, 0.0, share), solve_s)
             rows_progress = scaled(progress, share, 1.0)
         # One thread, as every fit of the app's (see method_result), up to work that takes seconds: there the
         # libraries' threads gain more than they lose waiting for the browser's core.
@@ -183,17 +183,16 @@ def _solve_seconds(digest: str, X: np.ndarray, name: str, sigma: float, kernel: 
     return centers_solve_cost(digest, X, sigma, kernel, r, m).seconds if METHODS[name].fits_on_shadow else 0.0
 
 
-def _solved_on_centers(key: tuple, digest: str, X: np.ndarray, selected, progress):
+def _solved_on_centers(key: tuple, selected, progress, seconds: float):
     """The method's fit on the shadow's centers for ``key`` (the store's, or solved now and stored): the
-    eigensolver reports nothing, so ``progress`` ticks on the time spent against the prediction."""
+    eigensolver reports nothing, so ``progress`` ticks on the time spent against the prediction ``seconds``."""
     store = _stores()["centers"]
     fitted = store.get(key)
     if fitted is None:
         _, name, sigma, kernel, rank, ell, m = key
         fitted = ticking(lambda: fit_on_centers(name, selected, n_components=rank, sigma=sigma, kernel=kernel,
                                                 ell=ell, m=m),
-                         progress, _solve_seconds(digest, X, name, sigma, kernel, rank, m),
-                         "solving the m x m problem on the centers")
+                         progress, seconds, "solving the m x m problem on the centers")
         store.put(key, fitted)
     return fitted
 
