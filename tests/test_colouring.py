@@ -278,6 +278,8 @@ def test_a_chart_grows_to_show_every_class_in_its_legend_up_to_a_bound():
     y = np.array(LETTERS * 20)
     for fig in (plots.embedding_figure({"ShDE + RSKPCA": X}, y=y, label_name="letter"),
                 plots.data_figure(X, y=y, label_name="letter")):
-        assert 20 * 27 + 30 <= fig.layout.height <= MAX_LEGEND_HEIGHT
+        assert 28 * 27 + 30 <= fig.layout.height <= MAX_LEGEND_HEIGHT
     assert plots.data_figure(X, y=np.arange(520) % 3).layout.height == 450  # a short legend: the usual height
     assert plots.data_figure(X, y=np.arange(520) % 100).layout.height == MAX_LEGEND_HEIGHT  # then it scrolls
+    ten = plots.embedding_figure({"ShDE + RSKPCA": X}, y=np.arange(520) % 10, centers=(np.arange(50), np.ones(50)))
+    assert ten.layout.height >= 30 + 28 * 11 + ten.layout.margin.t + ten.layout.margin.b  # usps: 0-8 shown before

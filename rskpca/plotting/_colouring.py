@@ -368,24 +368,26 @@ def center_sizes(weights, *, dims: int = 2) -> np.ndarray:
     return sizes.astype(np.float32)
 
 
-#: Pixels a vertical legend takes per entry and for its title, and the margins around a chart's plot.
-_LEGEND_ROW_PX, _LEGEND_TITLE_PX, _CHART_MARGINS_PX = 20, 30, 100
+#: Pixels a vertical legend takes per entry and for its title (measured on a screenshot: about 28 and 30),
+#: and the usual margins above and below a chart's plot.
+_LEGEND_ROW_PX, _LEGEND_TITLE_PX, _CHART_MARGINS_PX = 28, 30, 90
 #: A chart grows to show its legend whole up to this height; past it the legend scrolls.
 MAX_LEGEND_HEIGHT = 900
 #: Plotly's height for a chart that does not set one.
 DEFAULT_HEIGHT = 450
 
 
-def legend_height(colour, extra: int = 0, *, at_least: int = DEFAULT_HEIGHT) -> int:
+def legend_height(colour, extra: int = 0, *, at_least: int = DEFAULT_HEIGHT, margins: int = _CHART_MARGINS_PX) -> int:
     """A chart's height that shows every class of ``colour`` (and ``extra`` other entries, such as the
     centers) in its vertical legend, at least ``at_least``; more than 10 classes were cut off behind a
-    small scrollbar at the usual height. At most :data:`MAX_LEGEND_HEIGHT` (then the legend scrolls).
+    small scrollbar at the usual height. ``margins``: the chart's top and bottom margins. At most
+    :data:`MAX_LEGEND_HEIGHT` (then the legend scrolls).
 
     >>> c = colouring(np.arange(26), name="cluster", continuous=False)
     >>> legend_height(c, 1), legend_height(None), legend_height(colouring(np.arange(3), continuous=False))
-    (670, 450, 450)
+    (876, 450, 450)
     """
     if colour is None or colour.continuous:
         return at_least
-    need = _LEGEND_TITLE_PX + _LEGEND_ROW_PX * (len(colour.classes) + extra) + _CHART_MARGINS_PX
+    need = _LEGEND_TITLE_PX + _LEGEND_ROW_PX * (len(colour.classes) + extra) + margins
     return max(at_least, min(need, MAX_LEGEND_HEIGHT))

@@ -271,7 +271,8 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     # Fixed margins, no automargin: measuring every panel's tick labels to fit the margins is a large
     # share of the chart's redraw at each ell change (``python tests/benchmarks/bench_latency.py
     # --browser --trace``).
-    layout.update(height=legend_height(colour, int(centers is not None), at_least=height + (top - 60)),
+    layout.update(height=legend_height(colour, int(centers is not None), at_least=height + (top - 60),
+                                       margins=top + 50),
                   margin=dict(l=70 if dims == 2 else 30, r=10, t=top, b=50),
                   # legend symbols at a readable size, not the 2.5-4 px of the points
                   legend=dict(title=dict(text=colour.legend_title if colour else label_name), itemsizing="constant",
