@@ -175,8 +175,10 @@ def _menu(page):
 
 def nav_links(page) -> list[str]:
     links = _menu(page)
-    # The first run of a fresh session can still be drawing the sidebar when the page reads idle.
+    # The first run of a fresh session can still be drawing the sidebar when the page reads idle: wait for the
+    # last page's link, not only the first (CI once read the menu with "Speedups" not drawn yet).
     links.first.wait_for(timeout=RUN_TIMEOUT_MS)
+    links.nth(len(list((Path(__file__).resolve().parents[1] / "pages").glob("*.py")))).wait_for(timeout=RUN_TIMEOUT_MS)
     return [re.sub(r"^[a-z_]+\s+", "", links.nth(i).inner_text().strip()) for i in range(links.count())]
 
 
