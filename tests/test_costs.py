@@ -5,7 +5,9 @@ import re
 
 import pytest
 
-from rskpca.core.progress import TimeLeft
+import numpy as np
+
+from rskpca.core.progress import TimeLeft, counted, paced
 from rskpca.decomposition.iterative_cost import KernelCost
 from rskpca.evaluation.costs import exact_kpca_cost, lanczos_progress
 from rskpca.evaluation.units import seconds_text
@@ -22,6 +24,26 @@ def test_the_time_left_converges_to_the_measured_time_whatever_the_prediction():
         assert errors[-1] < 0.02 * truth
     # a slow first step does not make the estimate jump past the prediction's scale ("83 s left" at 5 s)
     assert TimeLeft(37.0).seconds_left(0.05, 5.0) < 40.0
+
+
+def test_a_sweep_whose_steps_grow_predicts_its_time_left_from_their_trend():
+    # 19 points over ell, each 30 % longer than the one before (m grows with ell), two read from a cache
+    steps = [0.0001, 0.0001] + list(0.05 * 1.3 ** np.arange(17))
+    truth_left = [sum(steps[i + 1:]) for i in range(len(steps))]
+    errors = {}
+    for name, ticker in (("counted", counted), ("paced", paced)):
+        clock = iter(np.concatenate([[0.0], np.cumsum(steps)]))
+        seen = []
+        tick = ticker(lambda f, m: seen.append(f), len(steps), **({"clock": lambda: next(clock)} if name == "paced"
+                                                                   else {}))
+        spent = np.cumsum(steps)
+        for _ in steps:
+            tick("")
+        # what a bar with no prediction says (TimeLeft(None)): from the fraction and the time spent
+        left = [TimeLeft(None).seconds_left(f, t) if f > 0 else None for f, t in zip(seen, spent)]
+        errors[name] = [abs(e - t) / max(t, 1e-9) for e, t in zip(left[4:-1], truth_left[4:-1])]
+    assert max(errors["paced"]) < 0.05  # a geometric trend is found exactly after the third computed step
+    assert max(errors["counted"]) > 0.5  # equal weights: the time left far too low
 
 
 def test_lanczos_progress_reports_a_fraction_of_the_predicted_time():

@@ -22,7 +22,7 @@ from enum import Enum
 
 import numpy as np
 
-from rskpca.core.progress import ProgressCallback, counted
+from rskpca.core.progress import ProgressCallback, paced
 from rskpca.core.validation import check_array_2d, check_positive
 from rskpca.core.metrics import align, alignment_error, eigenvalue_deviation
 from rskpca.core.shadow import shadow_centers
@@ -190,7 +190,7 @@ def method_sweep(X_train, X_eval=None, *, ells, methods, n_components: int, sigm
                       random_state=random_state, timing=timing)
     rows: list[dict] = []
     ells = list(ells)
-    tick = counted(progress, len(ells))
+    tick = paced(progress, len(ells))  # later ells, larger m: longer steps
     for ell in ells:
         rows += sweep_point(X_train, X_eval, exact, ell=float(ell), methods=methods, n_components=n_components,
                             sigma=sigma, kernel=kernel, random_state=random_state, timing=timing)

@@ -17,7 +17,7 @@ from rskpca.ui.compute.app_timing import APP_TIMING
 from rskpca.ui.compute.bounds_at_ell import bounds_rows
 from rskpca.ui.compute.shadow_cache import timed_shadow
 from rskpca.ui.keys import ELL_RANGE
-from rskpca.core.progress import counted
+from rskpca.core.progress import paced
 from rskpca.ui.progress import progress_on_miss
 
 __all__ = ["sweep_rows", "ell_curve", "shadow_rows", "bounds_sweep"]
@@ -41,13 +41,14 @@ def _with_progress(label: str, ells, point):
     """Call ``point(ell)`` for every ell (each call cached), with a progress bar while anything runs.
 
     The bar (:func:`~rskpca.ui.progress.progress_on_miss`) appears at the first point that computes
-    (cached ones cost nothing) and estimates the time left from the points computed since. Any
+    (cached ones cost nothing) and estimates the time left from the points computed since and their growth
+    (:func:`~rskpca.core.progress.paced`: later ells have more centers). Any
     widget change interrupts the loop; the points already computed stay cached, so the next run
     resumes where this one stopped.
     """
     rows: list[dict] = []
     with progress_on_miss(label) as show:
-        tick = counted(show, len(ells))
+        tick = paced(show, len(ells))
         for ell in ells:
             rows += point(float(ell))
             tick("values of ell; cached as it goes, so stopping loses nothing")
