@@ -6,8 +6,8 @@ problem is then as large as the n x n one; in low dimension it can leave a handf
 too few for a landmark graph. :func:`shadow_within_budget` picks eps for a target instead: the
 smallest radius with ``m <= max_centers``, by a bisection in log eps on a seeded subsample
 (cheap; the subsample's m is at most about the full data's at the same eps, so it gives a lower
-bound), then full scans, each widening eps by the measured rate ``m ~ eps^-slope`` until the
-count fits. The result is an ordinary shadow at the final eps (every row within eps of its
+bound), then full scans, each aimed where the subsample's count times the full/subsample ratio
+the last scan measured meets the target, until the radius is known to about 10 %. The result is an ordinary shadow at the final eps (every row within eps of its
 center), so its exactness on the quantized data holds at that eps.
 
 **Refinement.** Cai & Chen (2015) found k-means landmarks better than random ones for LSC; the
@@ -28,8 +28,11 @@ from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_
 
 __all__ = ["shadow_within_budget", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER"]
 
-#: The budget's bisection runs on this many rows per allowed center (at most all rows).
-BISECTION_ROWS_PER_CENTER = 4
+#: The budget's bisection runs on this many rows per allowed center, and at least BISECTION_MIN_ROWS
+#: (at most all rows). Its cost grows with the square of its rows on wide data (a table of their
+#: distances), and the aimed full scans correct its count for the rows it leaves out.
+BISECTION_ROWS_PER_CENTER = 2
+BISECTION_MIN_ROWS = 2000
 #: The target leaves at least this many rows per center on average (small data): with about as many
 #: landmarks as rows, each row is its own nearest landmark at distance 0, its self-link outweighs
 #: its other K - 1, and the landmark graph falls into near-isolated rows whose eigenvectors pick
@@ -39,8 +42,10 @@ ROWS_PER_CENTER = 8
 MIN_TARGET = 50
 #: Where the target search starts, as a multiple of 1 / sigma (the estimators' default ell).
 DEFAULT_ELL = 4.0
-#: The full scans stop when the radius is known to this ratio.
+#: The full scans stop when the radius is known to this ratio ...
 FULL_SCAN_TOLERANCE = 1.1
+#: ... or after this many aimed scans (then at most a few doublings, if none fitted).
+MAX_FULL_SCANS = 6
 #: Lloyd steps see at most this many rows per center: the means settle long before every row is seen.
 SUBSAMPLE_PER_CENTER = 50
 
@@ -84,26 +89,72 @@ def shadow_within_budget(X, *, sigma: float, ell: float | None, max_centers: int
         budget = min(budget, max(n // ROWS_PER_CENTER, MIN_TARGET))
     if n <= budget and ell is None:  # every distinct row a center: a radius below every distance between them
         return _shadow(X, float(sigma) * 1e-12, kernel=kernel, order=order, rng=rng)
-    pick = uniform_rows(n, min(n, BISECTION_ROWS_PER_CENTER * budget), rng)
+    pick = uniform_rows(n, min(n, max(BISECTION_ROWS_PER_CENTER * budget, BISECTION_MIN_ROWS)), rng)
     floor = None if ell is None else float(sigma) / float(ell)
-    eps, slope = _bisect_subsample(X[pick], float(sigma) / DEFAULT_ELL if floor is None else floor, budget,
-                                   floor=floor)
+    S = X[pick]
+    table = EarlierDistances(S) if table_pays_off(*S.shape) else None
+
+    counts = {}
+
+    def sub_m(eps):
+        if eps not in counts:
+            counts[eps] = _subsample_m(table, S, eps)
+        return counts[eps]
+
+    eps = _bisect_subsample(sub_m, S.shape[0], lambda: np.unique(S, axis=0).shape[0],
+                            float(sigma) / DEFAULT_ELL if floor is None else floor, budget, floor=floor)
     best = _shadow(X, eps, kernel=kernel, order=order, rng=rng)
     if best.m <= budget:
         return best
-    lo = eps
-    while best.m > budget:  # m ~ eps^-slope: widen by the rate that would bring m to the budget
-        lo, eps = eps, eps * max(1.02, (best.m / budget) ** (1.0 / slope) * 1.01)
-        best = _shadow(X, eps, kernel=kernel, order=order, rng=rng)
-    hi = eps
-    while hi / lo > FULL_SCAN_TOLERANCE:  # the last widening may overshoot: bisect back on the full data
-        mid = np.sqrt(lo * hi)
-        s = _shadow(X, mid, kernel=kernel, order=order, rng=rng)
+    # The subsample's m is a lower bound of the full data's at the same eps; their ratio changes slowly
+    # with eps, so each full scan aims where the subsample's count, times the ratio the last scan
+    # measured, meets the budget (a few cheap shadows on the subsample per full scan).
+    lo, hi, ratio = eps, None, best.m / max(sub_m(eps), 1)
+    for _ in range(MAX_FULL_SCANS):
+        if hi is not None and hi / lo <= FULL_SCAN_TOLERANCE:
+            break
+        eps = _aim(sub_m, counts, budget / ratio, lo, hi)
+        s = _shadow(X, eps, kernel=kernel, order=order, rng=rng)
+        ratio = s.m / max(sub_m(eps), 1)
         if s.m <= budget:
-            hi, best = mid, s
+            hi, best = eps, s
         else:
-            lo = mid
+            lo = eps
+    while hi is None:  # the aim kept falling short: widen by doubling
+        lo, eps = eps, eps * 2.0
+        s = _shadow(X, eps, kernel=kernel, order=order, rng=rng)
+        if s.m <= budget:
+            hi, best = eps, s
     return best
+
+
+def _aim(sub_m, counts: dict, target: float, lo: float, hi: float | None) -> float:
+    """Where the subsample's m crosses ``target`` above ``lo`` (and below ``hi``), kept 2 % inside the bracket.
+
+    Bracketed by the radii the subsample was already counted at (``counts``), narrowed to 5 %,
+    then interpolated in log m against log eps (the count falls like a power of the radius).
+    """
+    low, top = lo, None
+    for eps, m in sorted(counts.items()):
+        if eps > lo and (hi is None or eps < hi) and m <= target:
+            top = eps
+            break
+    if top is None:
+        top = hi if hi is not None else lo * 2.0
+        while hi is None and sub_m(top) > target and top < lo * 64.0:
+            low, top = top, top * 2.0
+    low = max([low] + [eps for eps, m in counts.items() if low <= eps < top and m > target])
+    while top / low > 1.05:
+        mid = np.sqrt(low * top)
+        if sub_m(mid) <= target:
+            top = mid
+        else:
+            low = mid
+    m_low, m_top = counts.get(low), counts.get(top)
+    aim = top
+    if m_low and m_top and m_low > target >= m_top > 0:
+        aim = low * (top / low) ** (np.log(m_low / target) / np.log(m_low / m_top))
+    return float(np.clip(aim, lo * 1.02, hi / 1.02 if hi is not None else np.inf))
 
 
 def _subsample_m(table, S, eps: float) -> int:
@@ -111,42 +162,39 @@ def _subsample_m(table, S, eps: float) -> int:
     return (s if s is not None else _shadow(S, eps, kernel="gaussian", order="input", rng=None)).m
 
 
-def _bisect_subsample(S, eps0: float, budget: int, *, floor: float | None = None):
-    """``(eps, slope)``: the smallest eps (to 5 %) whose shadow on S has at most ``budget`` centers, and the rate.
+def _bisect_subsample(sub_m, n_sub: int, n_distinct, eps0: float, budget: int, *,
+                      floor: float | None = None) -> float:
+    """The smallest eps (to 5 %) whose shadow on the subsample has at most ``budget`` centers.
 
+    ``sub_m(eps)`` is the subsample's m, ``n_distinct()`` its number of distinct rows (read off one table of distances between its rows
+    where that pays, on wide data: :class:`~rskpca.core.shadow.EarlierDistances`; else a scan).
     The search starts at ``eps0``; with a ``floor`` it never goes below it (and returns it when
     it fits). The subsample's m is at most about the full data's at the same eps, so this eps
-    is where the full scans start. Where it pays (wide data) the shadows at every trial radius
-    are read off one table of distances between the subsample's rows
-    (:class:`~rskpca.core.shadow.EarlierDistances`); else each is a scan.
+    is where the full scans start.
     """
-    table = EarlierDistances(S) if table_pays_off(*S.shape) else None
-    eps, m = eps0, _subsample_m(table, S, eps0)
+    eps, m = eps0, sub_m(eps0)
     if m <= budget and floor is not None:
-        return eps, float(S.shape[1])
+        return eps
     if m <= budget:  # walk down to a radius with too many centers
-        lo, m_lo, hi, m_hi = eps / 2.0, None, eps, m
+        lo, hi = eps / 2.0, eps
         while True:
-            m_lo = _subsample_m(table, S, lo)
+            m_lo = sub_m(lo)
             if m_lo > budget:
                 break
-            if m_lo == S.shape[0]:  # every sampled row a center already: the full data decides
-                return lo, float(S.shape[1])
-            hi, m_hi, lo = lo, m_lo, lo / 2.0
+            if m_lo == n_sub or m_lo == n_distinct():  # every sampled row a center already: the full data decides
+                return lo
+            hi, lo = lo, lo / 2.0
     else:
-        lo, m_lo, hi = eps, m, eps * 2.0
-        while (m_hi := _subsample_m(table, S, hi)) > budget:
-            lo, m_lo, hi = hi, m_hi, hi * 2.0
+        lo, hi = eps, eps * 2.0
+        while sub_m(hi) > budget:
+            lo, hi = hi, hi * 2.0
     while hi / lo > 1.05:
         mid = np.sqrt(lo * hi)
-        m_mid = _subsample_m(table, S, mid)
-        if m_mid <= budget:
-            hi, m_hi = mid, m_mid
+        if sub_m(mid) <= budget:
+            hi = mid
         else:
-            lo, m_lo = mid, m_mid
-    # the rate over a halving of the radius: the bracket itself is too narrow to measure it
-    slope = np.log2(max(_subsample_m(table, S, hi / 2.0), 2) / max(m_hi, 1))
-    return hi, float(np.clip(slope, 1.0, S.shape[1]))
+            lo = mid
+    return hi
 
 
 def nearest_center(X, C) -> np.ndarray:
