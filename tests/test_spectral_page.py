@@ -90,9 +90,9 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
     assert scores["ARI vs the reduced set"].iloc[1] > 0.95 and (scores["rows scored"] == 1000).all()
     # every number says the rows it was computed on
     deltas = {m.label: m.delta for m in at.main.get("metric")}
-    # the clustering's default center budget (at most 1,000 centers; the library picks eps for it)
+    # the clustering's default center budget (at most 900 centers; the library picks eps for it)
     assert deltas["shadow centers m"].endswith("of all n = 1,000 rows") and int(_metric(at, "shadow centers m").replace(",", "")) <= 1000
-    assert any(c.value.startswith("Center budget: at most 1,000 centers") for c in at.caption)
+    assert any(c.value.startswith("Center budget: at most 900 centers") for c in at.caption)
     assert all(deltas[label] == "on all n = 1,000 rows" for label in deltas if label.startswith("ARI"))
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download every row's coordinates and cluster (CSV, 1,000 rows)" in labels
@@ -145,7 +145,7 @@ def test_the_affinity_and_the_center_budget_are_offered_and_change_the_fit():
     at = _page(dataset="two_moons", ell=4)
     at.radio(key="sp_method").set_value("clustering").run()
     assert at.selectbox(key="sp_affinity").value == "auto" and at.selectbox(key="sp_budget").value == "auto"
-    assert int(_metric(at, "shadow centers m").replace(",", "")) <= 1000  # the default budget, at most 1,000 centers
+    assert int(_metric(at, "shadow centers m").replace(",", "")) <= 900  # the default budget, at most 900 centers
     at.selectbox(key="sp_budget").set_value(500).run()
     _ok(at, "budget 500")
     assert int(_metric(at, "shadow centers m").replace(",", "")) <= 500 and not _errors(at)
