@@ -145,12 +145,7 @@ def _aim(sub_m, counts: dict, target: float, lo: float, hi: float | None) -> flo
         while hi is None and sub_m(top) > target and top < lo * 64.0:
             low, top = top, top * 2.0
     low = max([low] + [eps for eps, m in counts.items() if low <= eps < top and m > target])
-    while top / low > 1.05:
-        mid = np.sqrt(low * top)
-        if sub_m(mid) <= target:
-            top = mid
-        else:
-            low = mid
+    low, top = _narrow(sub_m, target, low, top)
     m_low, m_top = counts.get(low), counts.get(top)
     aim = top
     if m_low and m_top and m_low > target >= m_top > 0:
@@ -167,8 +162,9 @@ def _bisect_subsample(sub_m, n_sub: int, n_distinct, eps0: float, budget: int, *
                       floor: float | None = None) -> float:
     """The smallest eps (to 5 %) whose shadow on the subsample has at most ``budget`` centers.
 
-    ``sub_m(eps)`` is the subsample's m, ``n_distinct()`` its number of distinct rows (read off one table of distances between its rows
-    where that pays, on wide data: :class:`~rskpca.core.shadow.EarlierDistances`; else a scan).
+    ``sub_m(eps)`` is the subsample's m (read off one table of distances between its rows where that
+    pays, on wide data: :class:`~rskpca.core.shadow.EarlierDistances`; else a scan), ``n_distinct()``
+    its number of distinct rows.
     The search starts at ``eps0``; with a ``floor`` it never goes below it (and returns it when
     it fits). The subsample's m is at most about the full data's at the same eps, so this eps
     is where the full scans start.
@@ -189,13 +185,18 @@ def _bisect_subsample(sub_m, n_sub: int, n_distinct, eps0: float, budget: int, *
         lo, hi = eps, eps * 2.0
         while sub_m(hi) > budget:
             lo, hi = hi, hi * 2.0
-    while hi / lo > 1.05:
-        mid = np.sqrt(lo * hi)
-        if sub_m(mid) <= budget:
-            hi = mid
+    return _narrow(sub_m, budget, lo, hi)[1]
+
+
+def _narrow(sub_m, target: float, low: float, top: float) -> tuple[float, float]:
+    """``(low, top)`` bisected in log eps to within 5 %, keeping ``sub_m(low) > target >= sub_m(top)``."""
+    while top / low > 1.05:
+        mid = np.sqrt(low * top)
+        if sub_m(mid) <= target:
+            top = mid
         else:
-            lo = mid
-    return hi
+            low = mid
+    return low, top
 
 
 def nearest_center(X, C) -> np.ndarray:
