@@ -80,26 +80,25 @@ def bar_figure(values: Mapping[str, float], *, title: str, yaxis_title: str, err
         # narrower one: more room, so the smallest value's label stays clear of the method names.
         value_axis["range"] = _padded_range(np.append(v, baseline), log=log_y, room=0.22 if horizontal else 0.12)
         style["hovertemplate"] = ("%{y}" if horizontal else "%{x}") + ": %{customdata:" + text_format + "}<extra></extra>"
+    # Bar and layout as plain dicts, made into a figure once: plotly validates each part once.
     if horizontal:
-        fig = go.Figure(go.Bar(y=names, x=lengths, error_x=err, orientation="h", **style))
-        fig.update_xaxes(**value_axis)
+        bar = dict(type="bar", y=names, x=lengths, error_x=err, orientation="h", **style)
         # The first name on top, as in a table.
-        fig.update_yaxes(**_category_axis(names) | dict(ticktext=[user_text(n) for n in names],
-                                                         autorange="reversed"))
+        axes = dict(xaxis=value_axis, yaxis=_category_axis(names) | dict(ticktext=[user_text(n) for n in names],
+                                                                         autorange="reversed"))
         height = 120 + 34 * len(names)
     else:
-        fig = go.Figure(go.Bar(x=names, y=lengths, error_y=err, **style))
-        fig.update_xaxes(**_category_axis(names))
-        fig.update_yaxes(**value_axis)
+        bar = dict(type="bar", x=names, y=lengths, error_y=err, **style)
+        axes = dict(xaxis=_category_axis(names), yaxis=value_axis)
         height = None
+    shapes = []
     if baseline is not None:
         at = float(baseline)  # in data units, on a log axis too (plotly >= 6)
         line = dict(type="line", line=dict(color="#444", width=1.5), layer="above")
-        if horizontal:
-            fig.add_shape(x0=at, x1=at, xref="x", y0=0, y1=1, yref="paper", **line)
-        else:
-            fig.add_shape(y0=at, y1=at, yref="y", x0=0, x1=1, xref="paper", **line)
-    fig.update_layout(title=title, height=height, margin=dict(l=40, r=30, t=50, b=40))
+        shapes.append(dict(x0=at, x1=at, xref="x", y0=0, y1=1, yref="paper", **line) if horizontal
+                      else dict(y0=at, y1=at, yref="y", x0=0, x1=1, xref="paper", **line))
+    fig = go.Figure(data=[bar], layout=dict(title=dict(text=title), height=height,
+                                            margin=dict(l=40, r=30, t=50, b=40), shapes=shapes, **axes))
     return fig
 
 
