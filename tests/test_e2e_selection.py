@@ -82,9 +82,10 @@ def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85), subplot: str | None
 
 def wait_for_selection(page) -> None:
     """Wait until the sidebar states a selection, then for the rerun to end. On a loaded machine the chart's
-    selection event can reach the server after a plain wait for the rerun has already returned."""
+    selection event can reach the server after a plain wait for the rerun has already returned, and the
+    rerun it starts (Embeddings at 5,000 rows) took over 30 s in a CI run that shared the cores."""
     page.wait_for_function("() => /Selected:\\s*\\d+\\s*rows/.test("
-                           "document.querySelector(\"[data-testid='stSidebar']\").innerText)", timeout=30_000)
+                           "document.querySelector(\"[data-testid='stSidebar']\").innerText)", timeout=60_000)
     wait_for_app_run(page)
 
 
