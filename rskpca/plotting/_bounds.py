@@ -8,13 +8,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from rskpca.bounds import THEOREMS
 from rskpca.plotting._style import (
     _BOUND_COLORS,
     _BOUND_KINDS,
     _log_axis,
+    _subplot_grid,
     method_colors,
     user_text,
 )
@@ -150,10 +150,13 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
         raise ValueError("rows is empty; compute the bounds at one ell at least.")
     ncols = min(2, len(theorems))
     nrows = int(np.ceil(len(theorems) / ncols))
-    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[f"Theorem {t}" for t in theorems],
-                        horizontal_spacing=0.12, vertical_spacing=0.16)
+    # Traces and layout as plain dicts, made into a figure once (make_subplots and a dozen per-panel updates,
+    # each validated, were half of the Bounds page's ell change: bench_latency.py --profile)
+    layout, refs = _subplot_grid(nrows, ncols, [f"Theorem {t}" for t in theorems], horizontal_spacing=0.12,
+                                 vertical_spacing=0.16)
+    traces, shapes = [], []
     for p, th in enumerate(theorems):
-        r, c = p // ncols + 1, p % ncols + 1
+        suffix = "" if p == 0 else str(p + 1)
         sub = sorted((row for row in rows if str(row["theorem"]) == th), key=lambda row: row["ell"])
         for kind in _BOUND_KINDS:
             # Each kind may be known on its own grid (closed forms everywhere, measured values on a few ell).
@@ -162,18 +165,17 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
                 continue
             ell = np.array([row["ell"] for row in have], dtype=np.float64)
             vals = np.array([row[kind] for row in have], dtype=np.float64)
-            fig.add_trace(go.Scatter(x=ell, y=vals, name=kind, mode="lines+markers", legendgroup=kind,
-                                     showlegend=p == 0, line=dict(color=_BOUND_COLORS[kind])), r, c)
-        fig.update_yaxes(**_log_axis([row.get(kind) for row in sub for kind in _BOUND_KINDS]), row=r, col=c)
-        fig.update_xaxes(title_text="ell", row=r, col=c)
+            traces.append(dict(type="scatter", x=ell, y=vals, name=kind, mode="lines+markers", legendgroup=kind,
+                               showlegend=p == 0, line=dict(color=_BOUND_COLORS[kind]), **refs[p]))
         quantity = next((row["quantity"] for row in sub if row.get("quantity")), THEOREMS.get(th, "value"))
-        fig.update_yaxes(title=dict(text=user_text(quantity), standoff=6), automargin=True, row=r, col=c)
+        layout[f"yaxis{suffix}"].update(_log_axis([row.get(kind) for row in sub for kind in _BOUND_KINDS]),
+                                        title=dict(text=user_text(quantity), standoff=6), automargin=True)
+        layout[f"xaxis{suffix}"]["title"] = dict(text="ell")
         if current_ell is not None:
-            # A plain shape per panel: add_vline(row="all") walks every subplot for each call, far slower.
-            suffix = "" if p == 0 else str(p + 1)
-            fig.add_shape(type="line", x0=float(current_ell), x1=float(current_ell), y0=0, y1=1,
-                          xref=f"x{suffix}", yref=f"y{suffix} domain", line=dict(color="gray", dash="dot"))
-    fig.update_layout(height=max(380, 320 * nrows), margin=dict(l=40, r=10, t=50, b=40))
+            shapes.append(dict(type="line", x0=float(current_ell), x1=float(current_ell), y0=0, y1=1,
+                               xref=f"x{suffix}", yref=f"y{suffix} domain", line=dict(color="gray", dash="dot")))
+    layout.update(height=max(380, 320 * nrows), margin=dict(l=40, r=10, t=50, b=40), shapes=shapes)
+    fig = go.Figure(data=traces, layout=layout)
     return fig
 
 

@@ -9,11 +9,9 @@ both panels, and an unnamed trace (a bar chart's) has none.
 
 from __future__ import annotations
 
-import copy
-import functools
-
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+
+from rskpca.plotting._style import _subplot_grid
 
 __all__ = ["side_by_side"]
 
@@ -51,7 +49,7 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
     ('log', None, ['Fit time', 'Projection time'])
     """
     titles = [f.layout.title.text or "" for f in (left, right)]
-    layout = _two_panels(*titles)
+    layout = _subplot_grid(1, 2, titles, horizontal_spacing=0.14, vertical_spacing=0.0)[0]
     named, traces = set(), []
     for col, source in ((1, left), (2, right)):
         suffix = "" if col == 1 else "2"
@@ -82,21 +80,6 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
     # One figure built from plain dicts: plotly validates each trace and the layout once (adding copied
     # traces to a make_subplots figure validated them a second time: half of the Speedups page's figure time)
     return go.Figure(data=traces, layout=layout)
-
-
-@functools.lru_cache(maxsize=None)
-def _panel_grid(left_title: str, right_title: str) -> dict:
-    """make_subplots' layout of two panels side by side (the axes' domains and anchors, the titles' annotations),
-    without the template (the figure applies the default one itself)."""
-    layout = make_subplots(rows=1, cols=2, subplot_titles=[left_title, right_title],
-                           horizontal_spacing=0.14).layout.to_plotly_json()
-    layout.pop("template", None)
-    return layout
-
-
-def _two_panels(left_title: str, right_title: str) -> dict:
-    """A copy of :func:`_panel_grid`'s layout, to fill in."""
-    return copy.deepcopy(_panel_grid(left_title, right_title))
 
 
 def _panel_ref(ref: str, letter: str, suffix: str) -> str:

@@ -308,7 +308,7 @@ def _subplot_grid(nrows: int, ncols: int, titles: Sequence[str], *, horizontal_s
                 layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "domain": x}
                 layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "domain": y}
                 refs.append({"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"})
-            if k <= len(titles):
+            if k <= len(titles) and titles[k - 1]:  # as make_subplots: no annotation for an empty title
                 annotations.append({"font": {"size": title_size}, "showarrow": False, "text": titles[k - 1],
                                     "x": (x[0] + x[1]) / 2, "xanchor": "center", "xref": "paper", "y": y[1],
                                     "yanchor": "bottom", "yref": "paper"})
