@@ -7,8 +7,9 @@ too few for a landmark graph. :func:`shadow_within_budget` picks eps for a targe
 smallest radius with ``m <= max_centers``, by a bisection in log eps on a seeded subsample
 (cheap; the subsample's m is at most about the full data's at the same eps, so it gives a lower
 bound), then full scans, each aimed where the subsample's count times the full/subsample ratio
-the last scan measured meets the target, until the radius is known to about 5 %. The result is an ordinary shadow at the final eps (every row within eps of its
-center), so its exactness on the quantized data holds at that eps.
+the last scan measured meets the target, until the radius is known to about 5 %. The result is an
+ordinary shadow at the final eps (every row within eps of its center), so its exactness on the
+quantized data holds at that eps.
 
 **Refinement.** Cai & Chen (2015) found k-means landmarks better than random ones for LSC; the
 shadow's centers are rows picked in scan order, as evenly spread as a cover, not placed at the
@@ -18,6 +19,8 @@ then give the weights.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,8 +45,9 @@ ROWS_PER_CENTER = 8
 MIN_TARGET = 50
 #: Where the target search starts, as a multiple of 1 / sigma (the estimators' default ell).
 DEFAULT_ELL = 4.0
-#: The full scans stop when the radius is known to this ratio (m falls like a power of the radius, up to the
-#: 5th on wide data: 10 % in the radius let USPS's m land anywhere from 700 to 980 of a 1,000 budget) ...
+#: The full scans stop when the radius is known to this ratio. m falls like a power of the radius (about the
+#: 5th on USPS), so a looser bracket leaves m anywhere in a wide band below the budget, and two fits of the same
+#: data then cluster differently (``python tests/benchmarks/bench_spectral.py --cases predict``) ...
 FULL_SCAN_TOLERANCE = 1.05
 #: ... or after this many aimed scans (then at most a few doublings, if none fitted).
 MAX_FULL_SCANS = 6
@@ -102,7 +106,7 @@ def shadow_within_budget(X, *, sigma: float, ell: float | None, max_centers: int
             counts[eps] = _subsample_m(table, S, eps)
         return counts[eps]
 
-    eps = _bisect_subsample(sub_m, S.shape[0], lambda: np.unique(S, axis=0).shape[0],
+    eps = _bisect_subsample(sub_m, S.shape[0], functools.cache(lambda: np.unique(S, axis=0).shape[0]),
                             float(sigma) / DEFAULT_ELL if floor is None else floor, budget, floor=floor)
     best = _shadow(X, eps, kernel=kernel, order=order, rng=rng)
     if best.m <= budget:

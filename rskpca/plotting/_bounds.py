@@ -150,8 +150,9 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
         raise ValueError("rows is empty; compute the bounds at one ell at least.")
     ncols = min(2, len(theorems))
     nrows = int(np.ceil(len(theorems) / ncols))
-    # Traces and layout as plain dicts, made into a figure once (make_subplots and a dozen per-panel updates,
-    # each validated, were half of the Bounds page's ell change: bench_latency.py --profile)
+    # Traces and layout as plain dicts, made into a figure once: plotly validates each part once, where
+    # per-panel updates validate the layout at every step (redrawn on every ell change of the Bounds page;
+    # python tests/benchmarks/bench_latency.py --profile)
     layout, refs = _subplot_grid(nrows, ncols, [f"Theorem {t}" for t in theorems], horizontal_spacing=0.12,
                                  vertical_spacing=0.16)
     traces, shapes = [], []

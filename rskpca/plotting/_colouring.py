@@ -368,8 +368,8 @@ def center_sizes(weights, *, dims: int = 2) -> np.ndarray:
     return sizes.astype(np.float32)
 
 
-#: Pixels a vertical legend takes per entry and for its title (measured on a screenshot: about 28 and 30),
-#: and the usual margins above and below a chart's plot.
+#: Pixels a vertical legend takes per entry and for its title, and the usual margins above and below a chart's
+#: plot (``python tests/benchmarks/screenshots.py --data usps.csv.gz --pages Embeddings`` shows all ten digits).
 _LEGEND_ROW_PX, _LEGEND_TITLE_PX, _CHART_MARGINS_PX = 28, 30, 90
 #: A chart grows to show its legend whole up to this height; past it the legend scrolls.
 MAX_LEGEND_HEIGHT = 900
@@ -379,8 +379,8 @@ DEFAULT_HEIGHT = 450
 
 def legend_height(colour, extra: int = 0, *, at_least: int = DEFAULT_HEIGHT, margins: int = _CHART_MARGINS_PX) -> int:
     """A chart's height that shows every class of ``colour`` (and ``extra`` other entries, such as the
-    centers) in its vertical legend, at least ``at_least``; more than 10 classes were cut off behind a
-    small scrollbar at the usual height. ``margins``: the chart's top and bottom margins. At most
+    centers) in its vertical legend, at least ``at_least``: at plotly's usual height a legend of more than
+    about 10 entries hides the rest behind a small scrollbar. ``margins``: the chart's top and bottom margins. At most
     :data:`MAX_LEGEND_HEIGHT` (then the legend scrolls).
 
     >>> c = colouring(np.arange(26), name="cluster", continuous=False)

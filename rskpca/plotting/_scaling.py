@@ -73,8 +73,8 @@ def scaling_figure(rows: Sequence[Mapping], *, stage: str = "fit", law: tuple[fl
     # (a prediction not made, e.g. no power law for the projection, gets no star: a legend entry with no point)
     predicted = [r for r in rows if r["exact_kpca"] == "predicted" and np.isfinite(values([r], f"exact_{key}_s")[0])]
     hover = "n = %{x:,}<br>%{y:.3g} s<extra>%{fullData.name}</extra>"
-    # Traces and layout as plain dicts, made into a figure once: plotly validates each part once (updating
-    # a figure's layout three times validated it three times: most of this function's time)
+    # Traces and layout as plain dicts, made into a figure once: plotly validates each part once, where every
+    # update_layout / update_axes call validates the layout again
     traces = [dict(type="scatter", x=[r["n"] for r in measured], y=values(measured, f"exact_{key}_s"),
                    name=f"{_EXACT}, measured", mode="lines+markers", hovertemplate=hover,
                    line=dict(color=colors[_EXACT]), marker=dict(symbol="circle", size=8))]

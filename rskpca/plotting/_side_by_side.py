@@ -77,8 +77,8 @@ def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None
     # land on the right panel here.
     layout.update(height=height or (max(heights) if heights else None), margin=dict(l=40, r=30, t=60, b=40),
                   legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), showlegend=bool(named))
-    # One figure built from plain dicts: plotly validates each trace and the layout once (adding copied
-    # traces to a make_subplots figure validated them a second time: half of the Speedups page's figure time)
+    # One figure built from plain dicts: plotly validates each trace and the layout once (traces added to an
+    # existing figure are validated again on the add)
     return go.Figure(data=traces, layout=layout)
 
 

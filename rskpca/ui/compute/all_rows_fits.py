@@ -140,7 +140,7 @@ def _fitted_on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, ker
     each row at its center's coordinates (not stored: it takes no longer than reading the store would save),
     from the centers' fit, which is kept for the projection of every row that follows.
     """
-    key = (digest, name, float(sigma), str(kernel), int(rank), float(ell), int(m))
+    key = _fit_key(digest, name, sigma, kernel, rank, ell, m)
     if quantized:
         # The centers' fit is kept for the pass that projects every row next: one m x m solve per view.
         selected = shadow(digest, X, sigma, ell, kernel)
@@ -197,9 +197,14 @@ def _solved_on_centers(key: tuple, selected, progress, seconds: float):
     return fitted
 
 
+def _fit_key(digest: str, name: str, sigma: float, kernel: str, rank: int, ell: float, m: int) -> tuple:
+    """The key of a fit on every row, and of its fit on the centers (the stores "fits" and "centers")."""
+    return digest, name, float(sigma), str(kernel), int(rank), float(ell), int(m)
+
+
 def _view_key(digest: str, name: str, sigma: float, kernel: str, r: int, ell: float, m: int, rows_key: str,
               quantized: bool = False) -> tuple:
-    return (digest, name, float(sigma), str(kernel), int(r), float(ell), int(m), rows_key, bool(quantized))
+    return (*_fit_key(digest, name, sigma, kernel, r, ell, m), rows_key, bool(quantized))
 
 
 def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: str, r: int, ell: float, m: int,
@@ -225,7 +230,7 @@ def _on_all_rows(digest: str, X: np.ndarray, name: str, sigma: float, kernel: st
     # the quantized pass is the m x m problem alone (each row then reads its center's coordinates); the full
     # pass adds the rows, and the problem too unless the first pass solved it
     rank = computed_rank(r, m)
-    solved = _stores()["centers"].get((digest, name, float(sigma), str(kernel), int(rank), float(ell), int(m)))
+    solved = _stores()["centers"].get(_fit_key(digest, name, sigma, kernel, rank, ell, m))
     solve_s = 0.0 if solved is not None else _solve_seconds(digest, X, name, sigma, kernel, rank, m)
     seconds = solve_s if quantized else solve_s + all_rows_cost(name, X.shape[0], m).seconds
     with with_progress(label, m, seconds, f"Solving {label}'s m x m problem on {m:,} centers..." if quantized
