@@ -66,6 +66,7 @@ def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85), subplot: str | None
     """Drag a box over the plot area of chart ``key``, its first subplot or ``subplot`` ("x2y2"; the charts
     open in "select" drag mode)."""
     page.locator(f".st-key-{key}").scroll_into_view_if_needed()
+    wait_for_chart_drawn(page, key)
     drag = ".nsewdrag" if subplot is None else f".nsewdrag[data-subplot='{subplot}']"  # a plot area's drag layer
     area = chart_frame(page, key).locator(drag).first
     area.wait_for(state="attached")
@@ -78,6 +79,13 @@ def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85), subplot: str | None
         page.mouse.move(x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8)
     page.mouse.up()
     wait_for_selection(page)
+
+
+def wait_for_chart_drawn(page, key: str) -> None:
+    """Wait until chart ``key`` has drawn its newest figure (none waiting, none being drawn): a box dragged
+    while Plotly replaces the figure can lose its drag layer under the mouse."""
+    page.wait_for_function("(key) => { " + PLOT_OF_KEY + " const gd = plotOf(key); return gd && gd.data && "
+                           "(gd.dataset.drawing || '0') === '0' && !gd.dataset.deferred; }", arg=key, timeout=60_000)
 
 
 def wait_for_selection(page) -> None:
@@ -180,12 +188,10 @@ def test_a_box_on_a_density_panel_selects_the_rows_inside_it_not_the_points_draw
     # the centers as drawn (plotly's full data holds the decoded arrays)
     centers = page.evaluate("(key) => { " + PLOT_OF_KEY + " const t = plotOf(key)._fullData.find((t) => t.name === "
                             "'shadow centers'); return t.x.length; }", "emb_scatter")
-    # The page draws each row at its center first, then reruns with every row's own projection, which redraws
-    # the chart: the box is dragged once that rerun has ended. Suspected (not shown) cause of the wait below
-    # timing out in 2 of 5 full runs: a box dragged on the chart that the rerun then replaced.
     wait_for_app_run(page)
     # drag over most of the second panel (the first density panel: ShDE + RSKPCA on all rows)
     page.locator(".st-key-emb_scatter").scroll_into_view_if_needed()
+    wait_for_chart_drawn(page, "emb_scatter")
     area = frame.locator(".nsewdrag").nth(1)
     box = area.bounding_box()
     page.mouse.move(box["x"] + 0.02 * box["width"], box["y"] + 0.02 * box["height"])
