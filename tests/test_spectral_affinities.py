@@ -211,10 +211,15 @@ def test_landmark_fit_transform_is_fit_then_transform_with_one_search_of_the_row
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(1, 60), m=st.integers(1, 50), d=st.integers(1, 5), K=st.integers(1, 6),
        offset=st.sampled_from([0.0, 1e6]), integer=st.booleans(), seed=st.integers(0, 10_000))
-def test_nearest_centers_are_a_literal_sort_by_distance_then_index(n, m, d, K, offset, integer, seed):
+@pytest.mark.parametrize("pruned", [False, True])
+def test_nearest_centers_are_a_literal_sort_by_distance_then_index(pruned, n, m, d, K, offset, integer, seed):
     # The candidates come from GEMM products (rounded); the answer must still be the literal one, ties
-    # (integer features, duplicate centers) to the lower index, also far from the origin.
-    from rskpca.decomposition._landmark_graph import nearest_centers
+    # (integer features, duplicate centers) to the lower index, also far from the origin. ``pruned``: every
+    # row's products cover only the centers the triangle inequality leaves it (clustered centers, so that
+    # the prefixes are short), as on many rows.
+    from unittest import mock
+
+    from rskpca.decomposition import _nearest_centers
 
     K = min(K, m)
     rng = np.random.default_rng(seed)
@@ -222,7 +227,14 @@ def test_nearest_centers_are_a_literal_sort_by_distance_then_index(n, m, d, K, o
         return rng.integers(0, 3, size=size).astype(float) if integer else rng.normal(size=size)
 
     X, C = offset + draw((n, d)), offset + draw((m, d))
-    idx, dist = nearest_centers(X, C, K)
+    if pruned:  # a few far-apart groups of centers and rows
+        X[:, 0] += 20.0 * rng.integers(0, 4, size=n)
+        C[:, 0] += 20.0 * rng.integers(0, 4, size=m)
+    force = dict(PRUNE_MIN_ROWS=1, PRUNE_MIN_CENTERS=1, PRUNE_MAX_FRACTION=np.inf) if pruned else dict(PRUNE_MIN_ROWS=n + 1)
+    with mock.patch.multiple(_nearest_centers, **force):
+        if pruned:
+            assert _nearest_centers._prefixes(X, C, min(m, K + _nearest_centers.TIE_MARGIN)) is not None or n == 0
+        idx, dist = _nearest_centers.nearest_centers(X, C, K)
     for i in range(n):
         sq = np.array([((C[j] - X[i]) ** 2).sum() for j in range(m)])
         order = np.lexsort((np.arange(m), sq))[:K]

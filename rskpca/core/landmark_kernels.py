@@ -13,19 +13,11 @@ import numpy as np
 
 from rskpca.core.shadow._compiled_kernels import squared_distance
 
-__all__ = ["nearest_of_candidates", "smallest_by_products", "weighted_cooccurrence"]
+__all__ = ["nearest_of_candidates", "prefix_lengths", "smallest_by_products", "weighted_cooccurrence"]
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
-def _insert_ascending(vals, idx, last, v, j):
-    """``(v, j)`` into ``vals[:last + 1]`` kept ascending (an equal value stays behind): ``vals[last]`` drops."""
-    p = last
-    while p > 0 and vals[p - 1] > v:
-        vals[p] = vals[p - 1]
-        idx[p] = idx[p - 1]
-        p -= 1
-    vals[p] = v
-    idx[p] = j
+#: Values per group of :func:`smallest_by_products`' first pass (its minima bound the k-th smallest).
+_GROUP = 8
 
 
 @nb.njit(cache=True, nogil=True)
@@ -34,22 +26,67 @@ def smallest_by_products(G, c2, k, cand, row0):
 
     ``G`` is a block of products ``x_i . c_j`` and ``c2`` the centers' squared norms: the value is
     the squared distance less ``|x_i|^2``, the same for every center, so the order is the
-    distances' (to rounding; :func:`nearest_of_candidates` then settles it exactly). One pass
-    over each row, keeping the k smallest so far in order: a center that does not beat the
-    k-th costs one comparison.
+    distances' (to rounding; :func:`nearest_of_candidates` then settles it exactly). Ties go to
+    the lower index.
+
+    Two passes a row, without a branch per value: the minima of groups of ``_GROUP`` values, whose
+    k-th smallest ``t`` bounds the k-th smallest value (k groups hold a value at most ``t``); then
+    the indices of the values at most ``t`` (at most ``k * _GROUP``, often about k), of which the k
+    smallest are kept by insertion. A one-pass insertion over every value measured twice the time
+    (a mispredicted branch at each of its insertions).
     """
     b, m = G.shape
-    vals = np.empty(k)
-    idx = np.empty(k, np.int64)
+    groups = (m + _GROUP - 1) // _GROUP
+    vals = np.empty(groups * _GROUP)
+    minima = np.empty(groups)
+    bound = np.empty(k)
+    keep = np.empty(m, np.int64)
     for i in range(b):
+        for j in range(m):
+            vals[j] = c2[j] - 2.0 * G[i, j]
+        for j in range(m, groups * _GROUP):
+            vals[j] = np.inf
+        for g in range(groups):
+            low = vals[g * _GROUP]
+            for t in range(1, _GROUP):
+                low = min(low, vals[g * _GROUP + t])
+            minima[g] = low
+        t = np.inf
+        if groups >= k:
+            for a in range(k):
+                _insert_sorted(bound, a, minima[a])
+            for g in range(k, groups):
+                if minima[g] < bound[k - 1]:
+                    _insert_sorted(bound, k - 1, minima[g])
+            t = bound[k - 1]
+        kept = 0
+        for j in range(m):
+            keep[kept] = j
+            kept += vals[j] <= t
+        # the k smallest of the kept (in index order: an equal value stays behind, so ties go to the lower index)
+        for a in range(kept):
+            j = keep[a]
+            v = vals[j]
+            last = min(a, k - 1)
+            if a >= k and v >= vals[keep[k - 1]]:
+                continue
+            p = last
+            while p > 0 and vals[keep[p - 1]] > v:
+                keep[p] = keep[p - 1]
+                p -= 1
+            keep[p] = j
         for a in range(k):
-            _insert_ascending(vals, idx, a, c2[a] - 2.0 * G[i, a], a)
-        for j in range(k, m):
-            v = c2[j] - 2.0 * G[i, j]
-            if v < vals[k - 1]:
-                _insert_ascending(vals, idx, k - 1, v, j)
-        for a in range(k):
-            cand[row0 + i, a] = idx[a]
+            cand[row0 + i, a] = keep[a]
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _insert_sorted(vals, last, v):
+    """``v`` into ``vals[:last + 1]`` kept ascending: ``vals[last]`` drops."""
+    p = last
+    while p > 0 and vals[p - 1] > v:
+        vals[p] = vals[p - 1]
+        p -= 1
+    vals[p] = v
 
 
 @nb.njit(cache=True, nogil=True)
@@ -80,6 +117,24 @@ def nearest_of_candidates(X, C, cand, K, idx, dist, farthest, start, stop):
             idx[i, a] = i_buf[a]
             dist[i, a] = d_buf[a]
         farthest[i] = top
+
+
+@nb.njit(cache=True, nogil=True)
+def prefix_lengths(sorted_dist, group, radius, out):
+    """``out[i]``: how many of ``sorted_dist[group[i]]`` (ascending) are at most ``radius[i]``.
+
+    ``np.searchsorted(sorted_dist[group[i]], radius[i], side="right")`` for every row at once.
+    """
+    for i in range(group.shape[0]):
+        row = sorted_dist[group[i]]
+        lo, hi = 0, row.shape[0]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if row[mid] <= radius[i]:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = lo
 
 
 @nb.njit(cache=True, nogil=True)

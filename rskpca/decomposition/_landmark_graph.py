@@ -50,17 +50,12 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from rskpca.core.log_space import row_softmax
 from rskpca.core.eigen import SINGLE_THREAD_MAX_M, column_signs
-from rskpca.core.threads import blas_threads, map_row_blocks
+from rskpca.core.threads import blas_threads
+from rskpca.decomposition._nearest_centers import nearest_centers
 
 __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
            "landmark_transform", "localized", "AUTO_REGULARIZATION"]
 
-#: Candidates beyond the K asked for, so that ties at the K-th distance resolve by index. Few suffice: each
-#: makes every row's list of candidates longer, and a row whose K-th distance comes within rounding of its
-#: farthest candidate's is searched again against every center, so the choice stays exact.
-TIE_MARGIN = 3
-#: Relative width of "within rounding" for that check: far above the GEMM distances' error.
-TIE_TOLERANCE = 1e-9
 #: Up to this many landmarks the m x m problem is solved densely; above, by ARPACK on the sparse G.
 DENSE_MAX_M = 2000
 
@@ -91,69 +86,6 @@ class LandmarkGraphEigen:
     degrees: np.ndarray
     solver: str
     regularization: float = 0.0
-
-
-def nearest_centers(X, C, n_neighbors: int):
-    """``(indices, distances)`` of each row's ``n_neighbors`` nearest centers, nearest first, exact.
-
-    Candidates come from blocks of products ``X C'`` (a GEMM per block of rows, on the threads
-    of :mod:`rskpca.core.threads`; no n x m matrix is held), ``TIE_MARGIN`` more than asked,
-    ranked by ``|c|^2 - 2 x.c`` about the centers' mean (small products for data far from the
-    origin); their distances are then recomputed directly (GEMM distances round, so near-equal
-    ones may swap), and ties go to the lower center index. A row whose tie at the K-th distance
-    reaches past the candidates is redone against every center, so the choice is the one a
-    literal sort by (distance, index) makes.
-
-    >>> import numpy as np
-    >>> idx, dist = nearest_centers(np.array([[0.0], [2.9]]), np.array([[0.0], [1.0], [3.0]]), 2)
-    >>> idx.tolist(), np.round(dist, 3).tolist()
-    ([[0, 1], [2, 1]], [[0.0, 1.0], [0.1, 1.9]])
-    """
-    from rskpca.core.landmark_kernels import nearest_of_candidates, smallest_by_products  # numba loads here
-
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    C = np.ascontiguousarray(C, dtype=np.float64)
-    K, n, m = int(n_neighbors), X.shape[0], C.shape[0]
-    k = min(m, K + TIE_MARGIN)
-    mean = C.mean(axis=0)
-    Ct = np.ascontiguousarray((C - mean).T)
-    c2 = np.einsum("ji,ji->i", Ct, Ct)
-    cand = np.empty((n, k), np.int64)
-    idx, dist, farthest = np.empty((n, K), np.int64), np.empty((n, K)), np.empty(n)
-
-    def block(start):
-        stop = min(start + _CANDIDATE_ROWS, n)
-        smallest_by_products((X[start:stop] - mean) @ Ct, c2, k, cand, start)
-        nearest_of_candidates(X, C, cand, K, idx, dist, farthest, start, stop)
-
-    map_row_blocks(block, range(0, n, _CANDIDATE_ROWS))
-    idx = idx.astype(np.intp)
-    if k < m:
-        # the K-th ties (within rounding) with a candidate's farthest: a center outside may tie with it too
-        spill = np.flatnonzero(dist[:, -1] >= farthest * (1.0 - TIE_TOLERANCE))
-        if spill.size:
-            every = np.broadcast_to(np.arange(m), (spill.size, m))
-            idx[spill], dist[spill], _ = _exact_first(X[spill], C, every, K)
-    return idx, dist
-
-
-#: Rows per block of the candidates' search (a block x m matrix of products per thread; 512 rows were
-#: faster than 128-1,024 on 1,000,000 x 10 rows against 642 centers, RESULTS.md 2026-11-29 13:40 UTC).
-_CANDIDATE_ROWS = 512
-#: Rows per block of the exact refinement (blocks run on the threads of rskpca.core.threads).
-_BLOCK_ROWS = 16_384
-
-
-def _exact_first(X, C, cand, K):
-    """The K candidates nearest each row by exact distance, ties to the lower index; and the farthest."""
-    from rskpca.core.landmark_kernels import nearest_of_candidates  # numba loads here
-
-    n = X.shape[0]
-    cand = np.ascontiguousarray(cand, dtype=np.int64)
-    idx, dist, farthest = np.empty((n, K), np.int64), np.empty((n, K)), np.empty(n)
-    map_row_blocks(lambda s: nearest_of_candidates(X, C, cand, K, idx, dist, farthest, s, min(s + _BLOCK_ROWS, n)),
-                   range(0, n, _BLOCK_ROWS))
-    return idx.astype(np.intp), dist, farthest
 
 
 def landmark_rows(dist, idx, m: int, bandwidth: float) -> sp.csr_matrix:
