@@ -11,9 +11,9 @@ import math
 import numba as nb
 import numpy as np
 
-from rskpca.core.shadow._compiled_kernels import squared_distance
+from rskpca.core.shadow._compiled_kernels import leaf_sum, squared_distance
 
-__all__ = ["nearest_of_candidates", "prefix_lengths", "smallest_by_products", "weighted_cooccurrence"]
+__all__ = ["column_moments", "landmark_weights", "nearest_representative", "nearest_unit_row", "nearest_of_candidates", "prefix_lengths", "smallest_by_products", "weighted_cooccurrence"]
 
 
 #: Values per group of :func:`smallest_by_products`' first pass (its minima bound the k-th smallest).
@@ -96,14 +96,17 @@ def nearest_of_candidates(X, C, cand, K, idx, dist, farthest, start, stop):
     Writes ``idx[i, :K]``, ``dist[i, :K]`` (Euclidean, ascending) and ``farthest[i]``, the
     largest exact distance among row i's candidates.
     """
-    k = cand.shape[1]
+    k, d = cand.shape[1], X.shape[1]
+    # up to 128 features numpy sums in one leaf: leaf_sum is squared_distance then, and called directly it
+    # compiles into this loop (through squared_distance the refinement took twice as long)
+    short = d <= 128
     d_buf = np.empty(k)
     i_buf = np.empty(k, np.int64)
     for i in range(start, stop):
         top = 0.0
         for a in range(k):
             j = cand[i, a]
-            s = math.sqrt(squared_distance(X, i, C, j))
+            s = math.sqrt(leaf_sum(X, i, C, j, 0, d) if short else squared_distance(X, i, C, j))
             top = max(top, s)
             # insertion by (distance, index)
             p = a
@@ -117,6 +120,93 @@ def nearest_of_candidates(X, C, cand, K, idx, dist, farthest, start, stop):
             idx[i, a] = i_buf[a]
             dist[i, a] = d_buf[a]
         farthest[i] = top
+
+
+@nb.njit(cache=True, nogil=True)
+def landmark_weights(dist, scale):
+    """Each row's ``exp(-scale * d^2)`` divided by the row's sum, relative to the row's nearest (the largest
+    term is exactly 1 before the division, so no row underflows to all zeros: the log-sum-exp trick)."""
+    n, K = dist.shape
+    V = np.empty((n, K))
+    for i in range(n):
+        near = dist[i, 0] * dist[i, 0]
+        for a in range(1, K):
+            near = min(near, dist[i, a] * dist[i, a])
+        total = 0.0
+        for a in range(K):
+            v = math.exp(-(dist[i, a] * dist[i, a] - near) * scale)
+            V[i, a] = v
+            total += v
+        for a in range(K):
+            V[i, a] /= total
+    return V
+
+
+@nb.njit(cache=True, nogil=True)
+def column_moments(idx, values, row_weights, coef):
+    """``(sum_i r_i u_ij^2, sum_i r_i u_ij^4)`` for the rows ``u_i = sum_a values[i, a] coef[idx[i, a]]``.
+
+    The moments of ``U = Z @ coef`` for Z with K entries a row, without the n x k matrix.
+    """
+    n, K = idx.shape
+    k = coef.shape[1]
+    u = np.empty(k)
+    mass, peak = np.zeros(k), np.zeros(k)
+    for i in range(n):
+        u[:] = 0.0
+        for a in range(K):
+            v = values[i, a]
+            row = idx[i, a]
+            for j in range(k):
+                u[j] += v * coef[row, j]
+        r = row_weights[i]
+        for j in range(k):
+            q = u[j] * u[j]
+            mass[j] += r * q
+            peak[j] += r * q * q
+    return mass, peak
+
+
+@nb.njit(cache=True, nogil=True)
+def nearest_unit_row(E, centers, out):
+    """``out[i]``: the row of ``centers`` nearest to ``[1, E[i]]`` scaled to unit length (ties: lowest)."""
+    n, k = E.shape
+    for i in range(n):
+        norm = 1.0
+        for j in range(k):
+            norm += E[i, j] * E[i, j]
+        scale = 1.0 / math.sqrt(norm)
+        best, best_at = np.inf, 0
+        for c in range(centers.shape[0]):
+            t = centers[c, 0] - scale
+            s = t * t
+            for j in range(k):
+                t = centers[c, j + 1] - E[i, j] * scale
+                s += t * t
+            if s < best:
+                best, best_at = s, c
+        out[i] = best_at
+
+
+@nb.njit(cache=True, nogil=True)
+def nearest_representative(X, Pt, near, r, start, stop):
+    """Rows ``start:stop``: ``near[i]``, the nearest column of ``Pt`` (d x p, ties: lowest), and ``r[i]``, its
+    distance, both from direct differences (no product rounding)."""
+    d, p = Pt.shape
+    acc = np.empty(p)
+    for i in range(start, stop):
+        acc[:] = 0.0
+        for t in range(d):
+            x = X[i, t]
+            for q in range(p):
+                diff = x - Pt[t, q]
+                acc[q] += diff * diff
+        best, at = acc[0], 0
+        for q in range(1, p):
+            if acc[q] < best:
+                best, at = acc[q], q
+        near[i] = at
+        r[i] = math.sqrt(best)
 
 
 @nb.njit(cache=True, nogil=True)

@@ -48,9 +48,8 @@ import scipy.sparse as sp
 from scipy.linalg import eigh
 from scipy.sparse.linalg import LinearOperator, eigsh
 
-from rskpca.core.log_space import row_softmax
 from rskpca.core.eigen import SINGLE_THREAD_MAX_M, column_signs
-from rskpca.core.threads import blas_threads
+from rskpca.core.threads import all_threads, blas_threads, map_row_blocks
 from rskpca.decomposition._nearest_centers import nearest_centers
 
 __all__ = ["LandmarkGraphEigen", "nearest_centers", "landmark_rows", "local_bandwidth", "landmark_graph_eigen",
@@ -90,10 +89,11 @@ class LandmarkGraphEigen:
 
 def landmark_rows(dist, idx, m: int, bandwidth: float) -> sp.csr_matrix:
     """The row-stochastic ``Z`` (n x m, K entries a row) for distances to the K nearest centers."""
-    dist = np.asarray(dist, dtype=np.float64)
+    from rskpca.core.landmark_kernels import landmark_weights  # numba loads here
+
+    dist = np.ascontiguousarray(dist, dtype=np.float64)
     n, K = dist.shape
-    # Relative to the nearest (the largest exponent, 0): no all-zero row for a row far from every landmark.
-    V = row_softmax(-(dist**2 - dist[:, :1] ** 2) / (2.0 * bandwidth**2))
+    V = landmark_weights(dist, 1.0 / (2.0 * bandwidth**2))
     return sp.csr_matrix((V.ravel(), np.asarray(idx).ravel(), np.arange(0, n * K + 1, K)), shape=(n, m))
 
 
@@ -152,9 +152,16 @@ def localized(Z: sp.csr_matrix, r, coef, n_clusters: int) -> bool:
     about ``s / n`` for one carried by s of n rows; below ``DANGLING_PARTICIPATION / n_clusters``
     the vector singles out a handful of outlying rows rather than a cluster.
     """
-    U = np.asarray(Z @ coef)
-    u2 = r[:, None] * U**2
-    mass, peak = u2.sum(axis=0), (u2 * U**2).sum(axis=0)
+    n, K = Z.shape[0], _entries_per_row(Z)
+    if K:
+        from rskpca.core.landmark_kernels import column_moments  # numba loads here
+
+        mass, peak = column_moments(Z.indices.reshape(n, K), Z.data.reshape(n, K), np.asarray(r, dtype=np.float64),
+                                    np.ascontiguousarray(coef))
+    else:
+        U = np.asarray(Z @ coef)
+        u2 = r[:, None] * U**2
+        mass, peak = u2.sum(axis=0), (u2 * U**2).sum(axis=0)
     live = peak > 0
     participation = mass[live] ** 2 / (r.sum() * peak[live])
     return bool(np.any(participation < DANGLING_PARTICIPATION / n_clusters))
@@ -194,20 +201,40 @@ def _eigenpairs(Z, r, degrees, used, k: int, fraction: float, rng):
     return vals, coef, solver
 
 
+#: Rows per thread, at least, of the Gram matrix's compiled pass (each thread adds into its own p x p).
+_GRAM_MIN_ROWS = 100_000
+
+
 def _gram(Z: sp.csr_matrix, r, used) -> np.ndarray:
     """``Z' diag(r) Z`` on the columns ``used``, dense: in one compiled pass over the rows when every row
     has the same number of entries (as :func:`landmark_rows` makes Z), else by sparse products."""
     n, m = Z.shape
-    K = Z.indptr[1] - Z.indptr[0] if n else 0
-    if n and K and Z.indptr[-1] == n * K and np.all(np.diff(Z.indptr) == K):
+    K = _entries_per_row(Z)
+    if K:
         from rskpca.core.landmark_kernels import weighted_cooccurrence  # numba loads here
 
         position = np.full(m, -1, np.int64)
         position[used] = np.arange(used.size)
-        return weighted_cooccurrence(Z.indices.reshape(n, K).astype(np.int64), Z.data.reshape(n, K),
-                                     np.asarray(r, dtype=np.float64), position, used.size)
+        idx, values, r = Z.indices.reshape(n, K), Z.data.reshape(n, K), np.asarray(r, dtype=np.float64)
+        # a partial sum per thread (p x p each), added at the end
+        parts = np.linspace(0, n, min(all_threads(), max(n // _GRAM_MIN_ROWS, 1)) + 1).astype(int)
+        partial = [None] * (parts.size - 1)
+
+        def part(b):
+            s, e = parts[b], parts[b + 1]
+            partial[b] = weighted_cooccurrence(idx[s:e], values[s:e], r[s:e], position, used.size)
+
+        map_row_blocks(part, range(parts.size - 1))
+        return sum(partial[1:], partial[0])
     Zu = sp.diags(np.sqrt(r)) @ Z[:, used]
     return (Zu.T @ Zu).toarray()
+
+
+def _entries_per_row(Z: sp.csr_matrix) -> int:
+    """K when every row of Z has K > 0 entries (as :func:`landmark_rows` makes it), else 0."""
+    n = Z.shape[0]
+    K = int(Z.indptr[1] - Z.indptr[0]) if n else 0
+    return K if K and Z.indptr[-1] == n * K and np.all(np.diff(Z.indptr) == K) else 0
 
 
 def landmark_transform(X, C, coef, *, n_neighbors: int, bandwidth: float) -> np.ndarray:

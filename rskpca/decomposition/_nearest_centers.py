@@ -106,26 +106,19 @@ def _prefixes(X, C, k: int):
     ``rows``: indices of up to ``_CANDIDATE_ROWS`` rows of one representative; ``columns``: the centers
     their products need, the longest of their prefixes of the representative's order.
     """
-    from rskpca.core.landmark_kernels import prefix_lengths  # numba loads here
+    from rskpca.core.landmark_kernels import nearest_representative, prefix_lengths  # numba loads here
 
     n, m = X.shape[0], C.shape[0]
     if n == 0:
         return None
     reps = _farthest_first(C, int(np.ceil(np.sqrt(m))))
     P = C[reps]
-    # each row's nearest representative by products about the centers' mean (any representative gives a
-    # valid bound; the nearest a tight one), then its distance to it computed directly
-    mean = C.mean(axis=0)
-    Pt = np.ascontiguousarray((P - mean).T)
-    p2 = np.einsum("ji,ji->i", Pt, Pt)
-    near, r = np.empty(n, np.intp), np.empty(n)
+    # each row's nearest representative (any representative gives a valid bound; the nearest a tight one)
+    Pt = np.ascontiguousarray(P.T)
+    near, r = np.empty(n, np.int64), np.empty(n)
 
     def assign(start):
-        stop = min(start + _BLOCK_ROWS, n)
-        Xb = X[start:stop]
-        near[start:stop] = (p2 - 2.0 * ((Xb - mean) @ Pt)).argmin(axis=1)
-        diff = Xb - P[near[start:stop]]
-        r[start:stop] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        nearest_representative(X, Pt, near, r, start, min(start + _BLOCK_ROWS, n))
 
     map_row_blocks(assign, range(0, n, _BLOCK_ROWS))
     D = cdist(P, C)

@@ -257,8 +257,13 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
         self.center_labels_ = self._nearest_cluster(self.embedding_)
 
     def _nearest_cluster(self, Z):
-        if self.affinity == "landmark":
-            Z = _unit_rows(Z)
+        if self.affinity == "landmark":  # _unit_rows(Z)'s nearest center, in one compiled pass
+            from rskpca.core.landmark_kernels import nearest_unit_row  # numba loads here
+
+            out = np.empty(Z.shape[0], np.intp)
+            nearest_unit_row(np.ascontiguousarray(Z, dtype=np.float64),
+                             np.ascontiguousarray(self.cluster_centers_, dtype=np.float64), out)
+            return out
         return np.argmin(squared_distances(Z, self.cluster_centers_), axis=1).astype(np.intp)
 
     def fit_reduced_set(self, centers, weights, *, sigma=None, center_indices=None):
