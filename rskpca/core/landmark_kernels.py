@@ -13,7 +13,8 @@ import numpy as np
 
 from rskpca.core.shadow._compiled_kernels import leaf_sum, squared_distance
 
-__all__ = ["column_moments", "landmark_weights", "nearest_representative", "nearest_unit_row", "nearest_of_candidates", "prefix_lengths", "smallest_by_products", "weighted_cooccurrence"]
+__all__ = ["column_moments", "landmark_weights", "nearest_representative", "nearest_unit_row", "nearest_of_candidates",
+           "prefix_lengths", "smallest_by_products", "smallest_of_rows", "weighted_cooccurrence"]
 
 
 #: Values per group of :func:`smallest_by_products`' first pass (its minima bound the k-th smallest).
@@ -38,45 +39,71 @@ def smallest_by_products(G, c2, k, cand, row0):
     b, m = G.shape
     groups = (m + _GROUP - 1) // _GROUP
     vals = np.empty(groups * _GROUP)
-    minima = np.empty(groups)
-    bound = np.empty(k)
-    keep = np.empty(m, np.int64)
+    minima, bound, keep = np.empty(groups), np.empty(k), np.empty(m, np.int64)
     for i in range(b):
         for j in range(m):
             vals[j] = c2[j] - 2.0 * G[i, j]
-        for j in range(m, groups * _GROUP):
-            vals[j] = np.inf
-        for g in range(groups):
-            low = vals[g * _GROUP]
-            for t in range(1, _GROUP):
-                low = min(low, vals[g * _GROUP + t])
-            minima[g] = low
-        t = np.inf
-        if groups >= k:
-            for a in range(k):
-                _insert_sorted(bound, a, minima[a])
-            for g in range(k, groups):
-                if minima[g] < bound[k - 1]:
-                    _insert_sorted(bound, k - 1, minima[g])
-            t = bound[k - 1]
-        kept = 0
-        for j in range(m):
-            keep[kept] = j
-            kept += vals[j] <= t
-        # the k smallest of the kept (in index order: an equal value stays behind, so ties go to the lower index)
-        for a in range(kept):
-            j = keep[a]
-            v = vals[j]
-            last = min(a, k - 1)
-            if a >= k and v >= vals[keep[k - 1]]:
-                continue
-            p = last
-            while p > 0 and vals[keep[p - 1]] > v:
-                keep[p] = keep[p - 1]
-                p -= 1
-            keep[p] = j
+        _k_smallest(vals, m, k, minima, bound, keep)
         for a in range(k):
             cand[row0 + i, a] = keep[a]
+
+
+@nb.njit(cache=True, nogil=True)
+def smallest_of_rows(X, mean, Ct, c2, k, cand):
+    """:func:`smallest_by_products` with the products computed here: rows ``X`` (b x d) against the
+    centers ``Ct`` (d x m, less ``mean``), into ``cand[:b, :k]``. For few features, where a GEMM per
+    small block of rows costs more in calls than in arithmetic."""
+    d, m = Ct.shape
+    groups = (m + _GROUP - 1) // _GROUP
+    vals = np.empty(groups * _GROUP)
+    minima, bound, keep = np.empty(groups), np.empty(k), np.empty(m, np.int64)
+    for i in range(X.shape[0]):
+        for j in range(m):
+            vals[j] = c2[j]
+        for t in range(d):
+            x = -2.0 * (X[i, t] - mean[t])
+            for j in range(m):
+                vals[j] += x * Ct[t, j]
+        _k_smallest(vals, m, k, minima, bound, keep)
+        for a in range(k):
+            cand[i, a] = keep[a]
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _k_smallest(vals, m, k, minima, bound, keep):
+    """``keep[:k]``: the indices of the k smallest of ``vals[:m]``, ascending, ties to the lower index (the
+    two passes of :func:`smallest_by_products`; ``vals`` has room for whole groups)."""
+    groups = minima.shape[0]
+    for j in range(m, groups * _GROUP):
+        vals[j] = np.inf
+    for g in range(groups):
+        low = vals[g * _GROUP]
+        for t in range(1, _GROUP):
+            low = min(low, vals[g * _GROUP + t])
+        minima[g] = low
+    t = np.inf
+    if groups >= k:
+        for a in range(k):
+            _insert_sorted(bound, a, minima[a])
+        for g in range(k, groups):
+            if minima[g] < bound[k - 1]:
+                _insert_sorted(bound, k - 1, minima[g])
+        t = bound[k - 1]
+    kept = 0
+    for j in range(m):
+        keep[kept] = j
+        kept += vals[j] <= t
+    # the k smallest of the kept (in index order: an equal value stays behind, so ties go to the lower index)
+    for a in range(kept):
+        j = keep[a]
+        v = vals[j]
+        if a >= k and v >= vals[keep[k - 1]]:
+            continue
+        p = min(a, k - 1)
+        while p > 0 and vals[keep[p - 1]] > v:
+            keep[p] = keep[p - 1]
+            p -= 1
+        keep[p] = j
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

@@ -27,6 +27,7 @@ import scipy.sparse as sp
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
 from rskpca.core.row_draws import uniform_rows
+from rskpca.core.threads import map_row_blocks
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 
 __all__ = ["shadow_within_budget", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER"]
@@ -220,11 +221,14 @@ def _nearest_center_f32(X32, C) -> np.ndarray:
     C32 = np.ascontiguousarray(C, dtype=np.float32)
     c2 = np.einsum("ij,ij->i", C32, C32)
     near = np.empty(X32.shape[0], dtype=np.intp)
-    for start in range(0, X32.shape[0], _LLOYD_BLOCK_ROWS):
+
+    def block(start):
         G = X32[start:start + _LLOYD_BLOCK_ROWS] @ C32.T
         G *= -2.0
         G += c2[None, :]
         near[start:start + G.shape[0]] = G.argmin(axis=1)
+
+    map_row_blocks(block, range(0, X32.shape[0], _LLOYD_BLOCK_ROWS))
     return near
 
 

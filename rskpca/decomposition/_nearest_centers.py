@@ -61,7 +61,7 @@ def nearest_centers(X, C, n_neighbors: int):
     >>> idx.tolist(), np.round(dist, 3).tolist()
     ([[0, 1], [2, 1]], [[0.0, 1.0], [0.1, 1.9]])
     """
-    from rskpca.core.landmark_kernels import nearest_of_candidates, smallest_by_products  # numba loads here
+    from rskpca.core.landmark_kernels import nearest_of_candidates, smallest_by_products, smallest_of_rows  # numba
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
@@ -83,7 +83,7 @@ def nearest_centers(X, C, n_neighbors: int):
         if cols is None:
             smallest_by_products((Xb - mean) @ Ct, c2, k, cand, 0)
         else:
-            smallest_by_products((Xb - mean) @ np.take(Ct, cols, axis=1), np.take(c2, cols), k, cand, 0)
+            smallest_of_rows(Xb, mean, np.take(Ct, cols, axis=1), np.take(c2, cols), k, cand)
             cand = np.take(cols, cand)
         i_b, d_b, f_b = np.empty((Xb.shape[0], K), np.int64), np.empty((Xb.shape[0], K)), np.empty(Xb.shape[0])
         nearest_of_candidates(Xb, C, cand, K, i_b, d_b, f_b, 0, Xb.shape[0])
