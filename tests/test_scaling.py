@@ -61,7 +61,9 @@ def test_the_time_budget_stops_the_ladder_before_a_fit_predicted_over_it():
     assert "8,000" in ladder.stop_text() and "2 s" in ladder.stop_text()
     # a larger budget goes on; a smaller one stops earlier
     assert run_ladder(_quadratic_fits(), size_ladder(1_000_000), ScalingBudget(max_fit_s=7.0)).measured_n[-1] == 8000
-    assert run_ladder(_quadratic_fits(), size_ladder(1_000_000), ScalingBudget(max_fit_s=0.3)).measured_n == [1000]
+    # the second size is allowed SECOND_SIZE_ALLOWANCE times the budget (a power law needs two points), the third not
+    assert run_ladder(_quadratic_fits(), size_ladder(1_000_000), ScalingBudget(max_fit_s=0.3)).measured_n == [1000, 2000]
+    assert run_ladder(_quadratic_fits(), size_ladder(1_000_000), ScalingBudget(max_fit_s=0.09)).measured_n == [1000]
 
 
 def test_the_look_ahead_never_assumes_less_than_quadratic_growth():

@@ -58,6 +58,10 @@ MEASURED, PREDICTED = "measured", "predicted"
 _MIN_LOOKAHEAD_EXPONENT = 2.0
 
 
+#: The second size of a ladder may take this many times the time budget: a power law needs two points.
+SECOND_SIZE_ALLOWANCE = 4.0
+
+
 @dataclass(frozen=True)
 class ScalingBudget:
     """What exact KPCA may cost per size of the ladder.
@@ -65,8 +69,9 @@ class ScalingBudget:
     ``max_fit_s``: a size is timed only if its fit is predicted to take at most this many seconds
     (from the sizes measured so far, with an exponent of at least 2) and the previous fit took at
     most this; ``max_matrix_bytes``: and only if its n x n float64 kernel matrix (8 n^2 bytes) is at
-    most this. The first size is always timed (a power law needs points), unless its matrix alone
-    breaks the memory budget.
+    most this. The first size is always timed and the second within ``SECOND_SIZE_ALLOWANCE`` times
+    ``max_fit_s`` (a power law needs two points; on a busy machine the first fit alone can take a
+    quarter of the budget), unless a matrix breaks the memory budget.
 
     >>> ScalingBudget()
     ScalingBudget(max_fit_s=2.0, max_matrix_bytes=512000000)
@@ -266,7 +271,8 @@ def run_ladder(measure: Callable[[int], LadderStep], sizes: Sequence[int], budge
     Before each size: if its n x n matrix is over ``budget.max_matrix_bytes`` the ladder stops
     ("memory"); if a size timed so far took over ``budget.max_fit_s``, or this size's fit is
     predicted to (the last time scaled by the size ratio to the power max(b, 2), b fitted on the sizes
-    so far), it stops ("time"). The first size is always timed (unless over the memory budget).
+    so far), it stops ("time"). The first size is always timed (unless over the memory budget), the
+    second against ``SECOND_SIZE_ALLOWANCE`` times the budget.
 
     ``progress(fraction, message)`` (:mod:`rskpca.core.progress`) is called before each size is timed,
     the message naming the size and its fit's predicted time (none for the first size).
@@ -284,7 +290,8 @@ def run_ladder(measure: Callable[[int], LadderStep], sizes: Sequence[int], budge
         predicted = float("nan")
         if steps:
             predicted = lookahead_s(steps, size)
-            if max(s.fit_s for s in steps) > budget.max_fit_s or predicted > budget.max_fit_s:
+            limit = budget.max_fit_s * (SECOND_SIZE_ALLOWANCE if len(steps) == 1 else 1.0)
+            if max(s.fit_s for s in steps) > limit or predicted > limit:
                 return Ladder(tuple(steps), tuple(sizes), budget, stopped_at=size, reason="time",
                               predicted_s=predicted)
         if progress is not None:
