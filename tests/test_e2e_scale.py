@@ -240,7 +240,7 @@ def test_embeddings_fit_all_rows_draw_densities_select_rows_and_follow_ell(scale
 def test_speedups_time_rskpca_on_all_rows_and_predict_exact_kpca(scale_server, app_page):
     page = app_page
     # a time budget for exact KPCA's ladder of sizes that a busy CI core fits two sizes in (the second size may take
-    # four times the budget: a 500-row fit that took 1.1 s under CI's load stopped the ladder at one size before)
+    # four times the budget: under CI's load a 500-row fit over 0.25 s stopped the ladder at one size before)
     open_page(page, scale_server, r"speed", query="exact_s=1.0")
     assert re.search(r"[?&]exact_s=1(\.0)?(&|$)", page.url), page.url  # the link's budget is the one in use
     main = page.get_by_test_id("stMain")
