@@ -42,8 +42,10 @@ _BLOCK_ROWS = 16_384
 #: Pruning is tried from this many rows and centers on (below, the grouping costs more than it saves).
 PRUNE_MIN_ROWS = 50_000
 PRUNE_MIN_CENTERS = 128
-#: Pruning is used when the rows' candidate prefixes average at most this fraction of the centers.
+#: Pruning is used when the rows' candidate prefixes average at most this fraction of the centers (judged on
+#: about _SAMPLE_ROWS rows first, then on all).
 PRUNE_MAX_FRACTION = 0.6
+_SAMPLE_ROWS = 2048
 
 
 def nearest_centers(X, C, n_neighbors: int):
@@ -115,20 +117,28 @@ def _prefixes(X, C, k: int):
     P = C[reps]
     # each row's nearest representative (any representative gives a valid bound; the nearest a tight one)
     Pt = np.ascontiguousarray(P.T)
-    near, r = np.empty(n, np.int64), np.empty(n)
-
-    def assign(start):
-        nearest_representative(X, Pt, near, r, start, min(start + _BLOCK_ROWS, n))
-
-    map_row_blocks(assign, range(0, n, _BLOCK_ROWS))
     D = cdist(P, C)
     by_rep = np.argsort(D, axis=1, kind="stable")
     D_sorted = np.take_along_axis(D, by_rep, axis=1)
-    # each distance is computed from differences: rounded relative to the coordinates' size
-    slack = 4 * np.finfo(np.float64).eps * np.sqrt(X.shape[1]) * max(np.abs(X).max(), np.abs(C).max())
-    radius = (D_sorted[near, k - 1] + 2.0 * r) * (1.0 + TIE_TOLERANCE) + 4 * slack
-    length = np.empty(n, np.int64)
-    prefix_lengths(D_sorted, near, radius, length)
+
+    def lengths(rows):
+        # each distance is computed from differences: rounded relative to the coordinates' size
+        slack = 4 * np.finfo(np.float64).eps * np.sqrt(rows.shape[1]) * max(np.abs(rows).max(), np.abs(C).max())
+        near, r = np.empty(rows.shape[0], np.int64), np.empty(rows.shape[0])
+
+        def assign(start):
+            nearest_representative(rows, Pt, near, r, start, min(start + _BLOCK_ROWS, rows.shape[0]))
+
+        map_row_blocks(assign, range(0, rows.shape[0], _BLOCK_ROWS))
+        radius = (D_sorted[near, k - 1] + 2.0 * r) * (1.0 + TIE_TOLERANCE) + 4 * slack
+        length = np.empty(rows.shape[0], np.int64)
+        prefix_lengths(D_sorted, near, radius, length)
+        return near, length
+
+    # whether pruning pays, from a strided sample of the rows first (on wide data it seldom does)
+    if lengths(np.ascontiguousarray(X[::max(1, n // _SAMPLE_ROWS)]))[1].mean() + reps.size > PRUNE_MAX_FRACTION * m:
+        return None
+    near, length = lengths(X)
     if length.mean() + reps.size > PRUNE_MAX_FRACTION * m:
         return None
     # rows by representative, then by prefix length (a block's products cover its longest prefix); the key
