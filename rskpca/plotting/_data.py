@@ -247,12 +247,24 @@ def weight_histogram(weights, *, nbins: int = 40) -> go.Figure:
     ('histogram', 1.0, 1)
     """
     w = np.asarray(weights, dtype=np.float64).ravel()
-    xbins, max_count = _pinned_bins(w, nbins, whole_numbers=True)
-    fig = go.Figure(go.Histogram(x=w, xbins=xbins, name="weights"))
-    fig.update_layout(title="Shadow weights w_j", xaxis_title="points in the shadow set",
-                      yaxis_title="centers", bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
-    fig.update_yaxes(**_count_axis(max_count))
-    return fig
+    return counts_histogram(w, nbins=nbins, name="weights", title="Shadow weights w_j",
+                            xaxis_title="points in the shadow set", yaxis_title="centers", whole_numbers=True)
+
+
+def counts_histogram(values: np.ndarray, *, nbins: int, name: str, title: str, xaxis_title: str, yaxis_title: str,
+                     whole_numbers: bool = False) -> go.Figure:
+    """A histogram with its bins fixed here (:func:`_pinned_bins`) and a whole-number count axis, built as
+    one dict (the histograms are redrawn on every ell change).
+
+    >>> counts_histogram(np.array([1.0, 1.0, 3.0]), nbins=3, name="w", title="t", xaxis_title="x",
+    ...                  yaxis_title="n", whole_numbers=True).layout.yaxis.dtick
+    1
+    """
+    xbins, max_count = _pinned_bins(values, nbins, whole_numbers=whole_numbers)
+    layout = dict(title=dict(text=title), xaxis=dict(title=dict(text=xaxis_title)),
+                  yaxis=dict(title=dict(text=yaxis_title), **_count_axis(max_count)), bargap=0.05,
+                  margin=dict(l=40, r=10, t=50, b=40))
+    return go.Figure(dict(data=[dict(type="histogram", x=values, xbins=xbins, name=name)], layout=layout))
 
 
 def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False) -> tuple[dict, int]:

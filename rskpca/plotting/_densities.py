@@ -11,13 +11,12 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rskpca.plotting._data import _pinned_bins
+from rskpca.plotting._data import counts_histogram
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
     _TYPICAL_WIDTH,
     _as_2d,
     _check_len,
-    _count_axis,
     _row_ids,
     _scatter_type,
     user_text,
@@ -148,19 +147,30 @@ def density_curve_figure(t, kde, shde, *, xaxis_title: str = "x", title: str = "
     t = np.asarray(t, dtype=np.float64).ravel()
     kde = _check_len(np.asarray(kde, dtype=np.float64).ravel(), t.size, "kde")
     shde = _check_len(np.asarray(shde, dtype=np.float64).ravel(), t.size, "shde")
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3], vertical_spacing=0.06)
-    fig.add_trace(go.Scatter(x=t, y=kde, name="KDE", mode="lines", line=dict(width=3)), 1, 1)
-    fig.add_trace(go.Scatter(x=t, y=shde, name="ShDE", mode="lines", line=dict(dash="dash")), 1, 1)
-    fig.add_trace(go.Scatter(x=t, y=shde - kde, name="ShDE - KDE", mode="lines",
-                             line=dict(color="#EF553B")), 2, 1)
+    layout = copy.deepcopy(_curve_grid())
     # Each title set off from its own tick labels, the margin grown to fit both: a fixed 40 px
     # margin put "difference" over labels such as "0.004" (and "density" past the edge).
-    titles = dict(automargin=True, title_standoff=8)
-    fig.update_yaxes(title_text="density", row=1, col=1, **titles)
-    fig.update_yaxes(title_text="difference", row=2, col=1, **titles)
-    fig.update_xaxes(title_text=user_text(xaxis_title), row=2, col=1)
-    fig.update_layout(title=title, margin=dict(l=40, r=10, t=50, b=40))
-    return fig
+    titles = dict(automargin=True, title=dict(standoff=8))
+    layout["yaxis"].update(titles, title=dict(text="density", standoff=8))
+    layout["yaxis2"].update(titles, title=dict(text="difference", standoff=8))
+    layout["xaxis2"]["title"] = dict(text=user_text(xaxis_title))
+    layout.update(title=dict(text=title), margin=dict(l=40, r=10, t=50, b=40))
+    # Traces and layout as plain dicts, made into a figure once (redrawn on every ell change).
+    data = [dict(type="scatter", x=t, y=kde, name="KDE", mode="lines", line=dict(width=3), xaxis="x", yaxis="y"),
+            dict(type="scatter", x=t, y=shde, name="ShDE", mode="lines", line=dict(dash="dash"), xaxis="x",
+                 yaxis="y"),
+            dict(type="scatter", x=t, y=shde - kde, name="ShDE - KDE", mode="lines", line=dict(color="#EF553B"),
+                 xaxis="x2", yaxis="y2")]
+    return go.Figure(dict(data=data, layout=layout))
+
+
+@lru_cache(maxsize=1)
+def _curve_grid() -> dict:
+    """``make_subplots``' layout of the density and difference panels (shared x), without its template."""
+    layout = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3],
+                           vertical_spacing=0.06).layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
 
 
 def density_points_figure(kde, shde, *, row_ids=None, selected_rows=None) -> go.Figure:
@@ -192,9 +202,4 @@ def error_histogram(errors, *, nbins: int = 50, title: str = "ShDE - KDE at the 
     'ShDE - KDE at the data points'
     """
     e = np.asarray(errors, dtype=np.float64).ravel()
-    xbins, max_count = _pinned_bins(e, nbins)
-    fig = go.Figure(go.Histogram(x=e, xbins=xbins, name="error"))
-    fig.update_layout(title=title, xaxis_title="ShDE - KDE", yaxis_title="points",
-                      bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
-    fig.update_yaxes(**_count_axis(max_count))
-    return fig
+    return counts_histogram(e, nbins=nbins, name="error", title=title, xaxis_title="ShDE - KDE", yaxis_title="points")

@@ -53,13 +53,12 @@ def cluster_class_figure(table, *, title: str = "Clusters x classes (rows of eac
     classes = [user_text(c) for c in table.columns]
     clusters = [f"cluster {user_text(c)}" for c in table.index]
     big = z.shape[0] * z.shape[1] > 900  # numbers in the cells only where they fit
-    fig = go.Figure(go.Heatmap(z=z, x=classes, y=clusters, colorscale="Blues", showscale=False,
-                               texttemplate=None if big else "%{z}", hovertemplate=(
-                                   "%{y}<br>class %{x}<br>%{z} rows<extra></extra>")))
-    fig.update_layout(title=title, margin=dict(l=80, r=10, t=50, b=40), height=max(300, 22 * len(clusters) + 120))
-    fig.update_xaxes(title="class", side="top", type="category", automargin=True)
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    return fig
+    heatmap = dict(type="heatmap", z=z, x=classes, y=clusters, colorscale="Blues", showscale=False,
+                   texttemplate=None if big else "%{z}", hovertemplate="%{y}<br>class %{x}<br>%{z} rows<extra></extra>")
+    layout = dict(title=dict(text=title), margin=dict(l=80, r=10, t=50, b=40), height=max(300, 22 * len(clusters) + 120),
+                  xaxis=dict(title=dict(text="class"), side="top", type="category", automargin=True),
+                  yaxis=dict(autorange="reversed", automargin=True))
+    return go.Figure(dict(data=[heatmap], layout=layout))
 
 
 def spectral_eigenvalues_figure(spectra: Mapping[str, np.ndarray], *,
@@ -87,8 +86,7 @@ def spectral_eigenvalues_figure(spectra: Mapping[str, np.ndarray], *,
     >>> [t.name for t in fig.data], fig.data[0].x.tolist(), fig.data[1].line.dash
     (['reduced set', 'exact'], [1, 2], 'dash')
     """
-    fig = go.Figure()
-    longest = 1
+    data, longest = [], 1
     for j, (name, lam) in enumerate(spectra.items()):
         lam = np.asarray(lam, dtype=np.float64).ravel()
         longest = max(longest, lam.size)
@@ -96,11 +94,13 @@ def spectral_eigenvalues_figure(spectra: Mapping[str, np.ndarray], *,
         style = (dict(line=dict(color=color, width=2), marker=dict(size=9, color=color)) if j == 0 else
                  dict(line=dict(color=color, width=2, dash="dash"),
                       marker=dict(size=13, symbol="circle-open", line=dict(width=2, color=color))))
-        fig.add_trace(go.Scatter(x=np.arange(1, lam.size + 1), y=lam, name=user_text(name), mode="lines+markers",
-                                 hovertemplate="component %{x}<br>eigenvalue %{y:.6g}<extra>" + user_text(name)
-                                               + "</extra>", **style))
-    fig.update_layout(title=title, xaxis_title="component", yaxis_title="eigenvalue",
-                      margin=dict(l=50, r=10, t=50, b=40),
-                      legend=dict(orientation="h", x=0.0, xanchor="left", y=-0.2, yanchor="top"))
-    fig.update_xaxes(tickformat="d", tick0=1, dtick=_integer_step(longest), range=[0.5, longest + 0.5])
-    return fig
+        data.append(dict(type="scatter", x=np.arange(1, lam.size + 1), y=lam, name=user_text(name), mode="lines+markers",
+                         hovertemplate="component %{x}<br>eigenvalue %{y:.6g}<extra>" + user_text(name) + "</extra>",
+                         **style))
+    # Traces and layout as plain dicts, made into a figure once (redrawn on every change of the page).
+    layout = dict(title=dict(text=title), margin=dict(l=50, r=10, t=50, b=40),
+                  legend=dict(orientation="h", x=0.0, xanchor="left", y=-0.2, yanchor="top"),
+                  xaxis=dict(title=dict(text="component"), tickformat="d", tick0=1, dtick=_integer_step(longest),
+                             range=[0.5, longest + 0.5]),
+                  yaxis=dict(title=dict(text="eigenvalue")))
+    return go.Figure(dict(data=data, layout=layout))
