@@ -121,34 +121,34 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     dense = n > point_budget or crowded(X2[:, 0], X2[:, 1])
     bins = bins or density_bins(n)
     centers = (idx, w) if idx.size and show_centers else None
-    fig = go.Figure()
+    # Traces and layout as plain dicts, made into a figure once (redrawn on every ell change).
+    traces, layout = [], {}
     if dense:
         # The density of every row (O(bins^2) numbers whatever n), the centers on top, as on the Embeddings page.
-        traces = []
         selected = None if selected_rows is None else np.asarray(selected_rows, dtype=np.int64).ravel()
         ref = dict(xaxis="x", yaxis="y")
         shown = _density_panel(traces, X2, None, rid, ref, dims=2, bins=bins, centers=centers, colour=colour,
                                rid=rid, first=True, selected=selected)
-        fig.add_traces(traces + legend_key(colour))
-        layout = {}
+        traces += legend_key(colour)
         image_axes(layout, [ref])
-        fig.update_layout(layout, legend=dict(itemclick=False, itemdoubleclick=False))
+        layout["legend"] = dict(itemclick=False, itemdoubleclick=False)
     else:
-        _add_points(fig, X2, labels, idx, w, rid, max_points, colour, hover_data, show_centers)
+        traces += _point_traces_of_shadow(X2, labels, idx, w, rid, max_points, colour, hover_data, show_centers)
     drew_discs = show_centers and eps is not None and not projected and X2.shape[1] == 2 and axis_titles[1] != "" \
         and idx.size <= max_discs
+    xaxis, yaxis = layout.setdefault("xaxis", {}), layout.setdefault("yaxis", {})
     if drew_discs:
         extent = float(np.max(np.ptp(X2[:, :2], axis=0)))
-        fig.add_trace(_disc_outlines(X2[idx], eps, extent))
+        traces.append(_disc_outlines(X2[idx], eps, extent))
         # Equal axis scales keep the discs round.
-        fig.update_yaxes(scaleanchor="x", scaleratio=1)
+        yaxis.update(scaleanchor="x", scaleratio=1)
         if eps > _DISC_ZOOM_LIMIT * extent:
             # Discs much wider than the data (a huge sigma) would zoom the axes out until the points
             # are one dot: the view stays on the data and the discs are cut at its edges.
             lo, hi = [X2[:, 0].min(), X2[:, 1].min()], [X2[:, 0].max(), X2[:, 1].max()]  # by column: fast
             pad = 0.1 * max(extent, 1e-300)
-            fig.update_xaxes(range=[float(lo[0] - pad), float(hi[0] + pad)])
-            fig.update_yaxes(range=[float(lo[1] - pad), float(hi[1] + pad)])
+            xaxis["range"] = [float(lo[0] - pad), float(hi[0] + pad)]
+            yaxis["range"] = [float(lo[1] - pad), float(hi[1] + pad)]
     note = ""
     if projected:
         note = " (on the first two principal axes)"
@@ -158,19 +158,18 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         note += f"; {max_points:,} of {n:,} points drawn"
     if not dense and show_centers and idx.size > MAX_CENTERS_DRAWN:
         note += f"; the {MAX_CENTERS_DRAWN:,} heaviest centers drawn"
-    fig.update_layout(
-        title=(title or shadow_centers_text(idx.size)) + note,
-        xaxis_title=axis_titles[0], yaxis_title=axis_titles[1], showlegend=True,
-        legend=dict(title=dict(text=colour.legend_title if colour else ""), itemsizing="constant"),
-        margin=dict(l=40, r=10, t=50, b=40), height=legend_height(colour, int(show_centers and idx.size > 0)),
-    )
+    xaxis["title"] = dict(text=axis_titles[0])
+    yaxis["title"] = dict(text=axis_titles[1])
+    layout.setdefault("legend", {}).update(title=dict(text=colour.legend_title if colour else ""), itemsizing="constant")
+    layout.update(title=dict(text=(title or shadow_centers_text(idx.size)) + note), showlegend=True,
+                  margin=dict(l=40, r=10, t=50, b=40), height=legend_height(colour, int(show_centers and idx.size > 0)))
+    fig = go.Figure(dict(data=traces, layout=layout))
     if dense:
         say_density(fig, density_note(n, shown, bins, of=capped_total(shown, centers)), one_line=one_d)
     return highlight_rows(fig, selected_rows)
 
 
-def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int, colour, hover_data,
-                show_centers: bool) -> None:
+def _point_traces_of_shadow(X2, labels, idx, w, rid, max_points: int, colour, hover_data, show_centers: bool) -> list:
     """The rows as points (a seeded subsample above ``max_points``) coloured by shadow set, or by
     ``colour`` (one trace per class), and the centers as small outlined markers sized by weight.
 
@@ -181,23 +180,22 @@ def _add_points(fig: go.Figure, X2, labels, idx, w, rid, max_points: int, colour
     drawn = rows_within(n, max_points, np.random.default_rng(0))
     style = marker_style(drawn.size)
     if colour is None:
-        fig.add_trace(go.Scattergl(
-            x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers", name="points",
-            marker=dict(**cyclic_color_marker(labels[drawn]), **style),
+        traces = [dict(
+            type="scattergl", x=X2[drawn, 0].astype(np.float32), y=X2[drawn, 1].astype(np.float32), mode="markers",
+            name="points", marker=dict(**cyclic_color_marker(labels[drawn]), **style),
             customdata=np.column_stack([rid[drawn], labels[drawn]]).astype(np.float32),  # exact below 2**24
             hovertemplate="row %{customdata[0]}<br>shadow set %{customdata[1]}<extra></extra>",
-        ))
+        )]
     else:
-        fig.add_traces(_point_traces(X2[drawn], rid[drawn], colour if drawn.size == n else colour.subset(drawn),
-                                     {k: v[drawn] for k, v in hover_data.items()}, {},
-                                     extra={"shadow set": labels[drawn]}))
+        traces = _point_traces(X2[drawn], rid[drawn], colour if drawn.size == n else colour.subset(drawn),
+                               {k: v[drawn] for k, v in hover_data.items()}, {}, extra={"shadow set": labels[drawn]})
     if show_centers and idx.size:
         keep = largest(w, MAX_CENTERS_DRAWN)  # sized among all m, drawn the heaviest (outlines hide rows)
-        fig.add_trace(go.Scattergl(**{k: v for k, v in centers_trace(
-            X2, idx[keep], idx[keep], w[keep], dict(), dims=2, colour=colour, rid=rid, first=True,
-            sizes=center_sizes(w, dims=2)[keep]).items() if k != "type"}))
-        fig.data[-1].update(name="centers", hovertemplate=(
-            "center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>"))
+        traces.append(dict(centers_trace(X2, idx[keep], idx[keep], w[keep], dict(), dims=2, colour=colour, rid=rid,
+                                         first=True, sizes=center_sizes(w, dims=2)[keep]),
+                           type="scattergl", name="centers", hovertemplate=(
+                               "center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>")))
+    return traces
 
 
 #: Beyond this fraction of the data's extent, eps-discs no longer set the axis ranges.
@@ -220,7 +218,7 @@ def _disc_segments(eps: float, extent: float, *, width_px: int = _TYPICAL_WIDTH,
     return int(np.clip(np.ceil(np.pi / np.arccos(1.0 - 0.5 / r_px)), low, high))
 
 
-def _disc_outlines(centers: np.ndarray, eps: float, extent: float) -> go.Scattergl:
+def _disc_outlines(centers: np.ndarray, eps: float, extent: float) -> dict:
     """Circles of radius eps around the centers as one line trace (gaps between circles).
 
     ``extent`` is the larger side of the data's box (the axes share one scale), which sets
@@ -232,8 +230,8 @@ def _disc_outlines(centers: np.ndarray, eps: float, extent: float) -> go.Scatter
     pts = np.full((centers.shape[0], vertices + 1, 2), np.nan)
     pts[:, :vertices] = centers[:, None, :] + ring[None]
     pts = pts.reshape(-1, 2).astype(np.float32)
-    return go.Scattergl(x=pts[:, 0], y=pts[:, 1], mode="lines", name="eps-discs", hoverinfo="skip",
-                        line=dict(color="rgba(0,0,0,0.35)", width=1), connectgaps=False)
+    return dict(type="scattergl", x=pts[:, 0], y=pts[:, 1], mode="lines", name="eps-discs", hoverinfo="skip",
+                line=dict(color="rgba(0,0,0,0.35)", width=1), connectgaps=False)
 
 
 def weight_histogram(weights, *, nbins: int = 40) -> go.Figure:
