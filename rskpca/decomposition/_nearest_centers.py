@@ -63,7 +63,8 @@ def nearest_centers(X, C, n_neighbors: int):
     >>> idx.tolist(), np.round(dist, 3).tolist()
     ([[0, 1], [2, 1]], [[0.0, 1.0], [0.1, 1.9]])
     """
-    from rskpca.core.landmark_kernels import nearest_of_candidates, smallest_by_products, smallest_of_rows  # numba
+    # numba loads here
+    from rskpca.core.landmark_kernels import nearest_of_candidates, smallest_by_products, smallest_of_rows
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
