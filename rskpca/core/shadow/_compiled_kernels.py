@@ -60,12 +60,6 @@ def squared_distance(X, i, Y, j):
     d = X.shape[1]
     if d <= 128:
         return leaf_sum(X, i, Y, j, 0, d)
-    return _tree_sum(X, i, Y, j, d)
-
-
-# Apart from squared_distance, which then stays small for the common case of at most 128 features.
-@nb.njit(cache=True, nogil=True)
-def _tree_sum(X, i, Y, j, d):
     # numpy halves runs longer than 128 (the first half a multiple of 8) and adds the
     # halves' sums: the same tree, walked with an explicit stack, leaves left to right
     starts = np.empty(64, np.int64)
