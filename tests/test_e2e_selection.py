@@ -11,6 +11,7 @@ browser draws, not what the server meant to send.
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 
@@ -83,9 +84,22 @@ def box_select(page, key: str, frac=(0.15, 0.15, 0.6, 0.85), subplot: str | None
 
 def wait_for_chart_drawn(page, key: str) -> None:
     """Wait until chart ``key`` has drawn its newest figure (none waiting, none being drawn): a box dragged
-    while Plotly replaces the figure can lose its drag layer under the mouse."""
-    page.wait_for_function("(key) => { " + PLOT_OF_KEY + " const gd = plotOf(key); return gd && gd.data && "
-                           "(gd.dataset.drawing || '0') === '0' && !gd.dataset.deferred; }", arg=key, timeout=60_000)
+    while Plotly replaces the figure can lose its drag layer under the mouse.
+
+    Best effort: in one full run of the suite (three Chromium workers on two cores) the chart still said it
+    was drawing after 60 s, which the test alone under three CPU burners never showed. The chart keeps a box
+    let go of during a drawing (live_chart.html), so the test goes on after 30 s, with the chart's state in a
+    warning, and judges the selection itself."""
+    script = ("(key) => { " + PLOT_OF_KEY + " const gd = plotOf(key); return gd && gd.data && "
+              "(gd.dataset.drawing || '0') === '0' && !gd.dataset.deferred; }")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(script, arg=key, timeout=30_000)
+    except PlaywrightTimeout:
+        state = page.evaluate("(key) => { " + PLOT_OF_KEY + " const gd = plotOf(key); return gd ? "
+                              "JSON.stringify(Object.assign({plotted: Boolean(gd.data)}, gd.dataset)) : null; }", key)
+        warnings.warn(f"chart {key} had not finished drawing after 30 s: {state}", stacklevel=2)
 
 
 def wait_for_selection(page) -> None:
