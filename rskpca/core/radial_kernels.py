@@ -284,6 +284,11 @@ def fused_gaussian_block(out, left, right, u_left, u_right=None):
     0.3679
     """
     np.matmul(left, right.T, out=out)
+    if out.dtype == np.float32 and out.flags.c_contiguous:
+        # the adds and the exp in one compiled pass, several times numpy's speed in float32
+        from rskpca.core.exp_float32 import exp_shifted_float32
+
+        return exp_shifted_float32(out, u_left, u_right)
     out += u_left[:, None]
     if u_right is not None:
         out += u_right[None, :]
