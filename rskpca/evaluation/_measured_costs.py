@@ -6,12 +6,12 @@ in :mod:`rskpca.evaluation.costs`; the runs behind them are in ``tests/benchmark
 
 #: Seconds per (row x center) of fitting each O(nm) method on all n rows and embedding every row.
 SECONDS_PER_NM = {
-    'rskpca': 2.4e-09,
-    'subsampled': 2.1e-09,
-    'rskpca_uniform': 2.2e-09,
-    'random_fourier': 8.2e-08,
-    'nystrom': 6.9e-09,
+    'rskpca': 1.5e-09,
+    'subsampled': 1.5e-09,
+    'rskpca_uniform': 1.5e-09,
+    'random_fourier': 6.8e-08,
+    'nystrom': 7.3e-09,
     'wnystrom': 1.4e-07,
     'rskpca_kmeans': 1.4e-07,
-    'rskpca_herding': 1.4e-07,
+    'rskpca_herding': 1.2e-07,
 }

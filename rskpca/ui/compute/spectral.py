@@ -185,8 +185,8 @@ def _estimator(request: SpectralRequest, *, display: bool = False):
 #: Seconds of the m x m problem per squared center, and per squared center and feature (the centers' kernel
 #: matrix, its leading eigenvectors, k-means on the centers; one thread): ``python
 #: tests/benchmarks/bench_spectral_solve.py`` (tests/benchmarks/RESULTS.md).
-SOLVE_S_PER_M2 = 2.5e-7
-SOLVE_S_PER_M2_D = 2e-9
+SOLVE_S_PER_M2 = 7e-8
+SOLVE_S_PER_M2_D = 4e-10
 #: What the bar says while the m x m problem is solved.
 SOLVING = "solving the m x m problem on the centers"
 
@@ -195,7 +195,7 @@ def centers_seconds(m: int, d: int) -> float:
     """Predicted seconds to solve the m x m problem on m centers of d features (before the rows are embedded).
 
     >>> round(centers_seconds(13_492, 16))  # the issue's sigma change at ell 4: said before it starts
-    51
+    14
     """
     return float(m) * float(m) * (SOLVE_S_PER_M2 + SOLVE_S_PER_M2_D * d)
 
