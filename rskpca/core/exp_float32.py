@@ -1,7 +1,7 @@
 """The exponential of a float32 kernel block, compiled (imported on first use: numba loads here).
 
 The float32 Gaussian blocks of a projection (:func:`rskpca.core.radial_kernels.fused_gaussian_block`)
-spend most of their time in ``np.exp``: on the 2-core development machine numpy's float32 exp took 3-6 ns
+spent most of their time in ``np.exp``: on the 2-core development machine numpy's float32 exp took 2-6 ns
 a value, against 0.6 ns for the block's GEMM and 0.4 ns for each of the two adds before it (a million rows
 through 4,675 centers: 8.8 s, most of an ell change at that size). :func:`exp_shifted_float32` does the
 adds and the exp in one pass the compiler vectorizes, about 0.8 ns a value:
@@ -12,11 +12,10 @@ adds and the exp in one pass the compiler vectorizes, about 0.8 ns a value:
 * ``2^k`` as two exact powers of two, so that results below float32's smallest normal number are the
   subnormals they round to, and 0 below ``e^-104``; above ``e^88.7``, inf (as numpy's).
 
-Its largest error over every float32 exponent in [-87, 88] is 1.5 units of roundoff ``u = 2^-24``
-(numpy's own float32 exp: 3.4 u, on the same values), within the few ``u`` that
-:func:`~rskpca.core.radial_kernels.gaussian_relative_error` allows the exp. ``tests/test_exp_float32.py``
-checks both against the float64 exp; ``python tests/benchmarks/bench_speed.py --skip fit shadow iterative``
-times the projections it serves.
+Its largest error over every float32 exponent in [-87, 88] is 1.51 units of roundoff ``u = 2^-24``
+(numpy's own float32 exp: 3.57 u on the same values), within the few ``u`` that
+:func:`~rskpca.core.radial_kernels.gaussian_relative_error` allows the exp. Both numbers, and the speeds,
+come from ``python tests/benchmarks/bench_exp_float32.py``; ``tests/test_exp_float32.py`` holds it to 2 u.
 """
 
 import numba as nb
