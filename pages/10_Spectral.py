@@ -94,7 +94,7 @@ if pieces:
     st.info(pieces, icon=":material/call_split:")
 
 reduced_name = f"reduced set ({shadow_centers_text(m)})"
-exact_name = f"exact (every row a center, n = {n})"
+exact_name = f"exact (every row a center, n = {n:,})"
 if clustering:
     views.show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, reduced_name=reduced_name,
                         exact_name=exact_name)

@@ -92,7 +92,7 @@ else:
     kde, shde = compute.densities_at(ds.digest, ds.X, sigma, kernel, ell, P, f"rows{rows.size}")
     st.metric("max |ShDE - KDE| at the data points", f"{np.max(np.abs(shde - kde)):.4g}")
     if rows.size < ds.n:
-        st.caption(f"Densities compared at a seeded sample of {rows.size} of the {ds.n} rows.")
+        st.caption(f"Densities compared at a seeded sample of {rows.size:,} of the {ds.n:,} rows.")
     left, right = st.columns(2)
     with left:
         selection.show_selectable(plots.density_points_figure(kde, shde, row_ids=ds.row_ids[rows],

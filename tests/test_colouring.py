@@ -283,3 +283,11 @@ def test_a_chart_grows_to_show_every_class_in_its_legend_up_to_a_bound():
     assert plots.data_figure(X, y=np.arange(520) % 100).layout.height == MAX_LEGEND_HEIGHT  # then it scrolls
     ten = plots.embedding_figure({"ShDE + RSKPCA": X}, y=np.arange(520) % 10, centers=(np.arange(50), np.ones(50)))
     assert ten.layout.height >= 30 + 28 * 11 + ten.layout.margin.t + ten.layout.margin.b  # usps: 0-8 shown before
+
+
+def test_text_classes_are_ordered_as_read_numbers_within_them_compared_as_numbers():
+    values = np.array(["class_10", "class_2", None, "class_1", "class_2", "b"], dtype=object)
+    c = colouring(values)
+    assert c.classes == ("b", "class_1", "class_2", "class_10", "(missing)")
+    assert [c.classes[code] for code in c.codes] == ["class_10", "class_2", "(missing)", "class_1", "class_2", "b"]
+    assert c.counts == (1, 1, 2, 1, 1)

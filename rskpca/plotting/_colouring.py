@@ -20,6 +20,7 @@ class in every panel and a double click isolates it (Plotly's legend behaviour).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -131,6 +132,22 @@ def _value_text(v) -> str:
     return str(v)
 
 
+#: Above this many distinct text classes they stay in plain text order (a sort key per class costs more).
+NATURAL_ORDER_MAX = 10_000
+
+
+def _natural_order(names) -> np.ndarray:
+    """The order of text class names with their runs of digits compared as numbers, as a person reads them.
+
+    >>> [["class_10", "class_2", "class_1", "b"][i] for i in _natural_order(["class_10", "class_2", "class_1", "b"])]
+    ['b', 'class_1', 'class_2', 'class_10']
+    """
+    def key(text):
+        parts = re.split(r"(\d+)", text)  # text, digits, text, ...: each place holds one type
+        return [int(p) if i % 2 else p for i, p in enumerate(parts)], text
+    return np.array(sorted(range(len(names)), key=lambda i: key(names[i])), dtype=np.intp)
+
+
 def _is_text(arr: np.ndarray) -> bool:
     if arr.dtype.kind in "USb":
         return True
@@ -194,6 +211,12 @@ def colouring(values, *, name: str = "label", continuous: bool | None = None,
         codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
     missing = codes < 0
     n_distinct = len(uniques)
+    if text and 1 < n_distinct <= NATURAL_ORDER_MAX:  # "class_2" before "class_10"
+        order = _natural_order([_value_text(v) for v in uniques])
+        rank = np.empty(n_distinct, dtype=np.intp)
+        rank[order] = np.arange(n_distinct)
+        codes = np.where(missing, -1, rank[np.maximum(codes, 0)])
+        uniques = np.asarray(uniques, dtype=object)[order]
     if continuous is None:
         continuous = (not text and values.dtype.kind == "f" and n_distinct > CONTINUOUS_ABOVE
                       and not np.all(np.mod(np.asarray(uniques, dtype=np.float64), 1.0) == 0))
@@ -216,7 +239,7 @@ def colouring(values, *, name: str = "label", continuous: bool | None = None,
         names = [names[i] for i in kept] + [OTHER]
         counts = np.append(counts[kept], counts.sum() - counts[kept].sum())
         codes = new_codes
-        note = f'the {len(kept)} largest of {n_distinct} classes; the other {n_other} as "{OTHER}"'
+        note = f'the {len(kept):,} largest of {n_distinct:,} classes; the other {n_other:,} as "{OTHER}"'
     k_own = len(names) - (1 if note else 0)
     colors = [CLASS_COLORS[i % len(CLASS_COLORS)] for i in range(k_own)]
     symbols = [CLASS_SYMBOLS[(i // len(CLASS_COLORS)) % len(CLASS_SYMBOLS)] for i in range(k_own)]

@@ -120,7 +120,7 @@ def fit_for_page(ds, request, shadow, notes):
     if request.n_components is not None and request.n_components < 2:
         problem = "The embedding drawn needs at least 2 components: raise the rank r in the sidebar."
     if problem is None:
-        problem = sp.rank_problem(request, m)
+        problem = sp.rank_problem(request, m, ds.n)
     if problem is None and sp.stored_reduced_fit(ds.digest, request, embed=False) is None:
         with notes:
             held = solve_waits(ds, request, m)  # the m x m problem waits for a click: predicted long, or stopped

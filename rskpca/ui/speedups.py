@@ -115,7 +115,7 @@ def show_at_ell(exact, now: list, by_name: dict, shadow) -> None:
                        "points does n / m times fewer kernel evaluations than exact KPCA, and RSKPCA's kernel "
                        "evaluations are also cheaper (fused blocks, in float32 where that is provably accurate enough) "
                        "than scikit-learn's float64 pairwise kernel. Below 1, a method took longer than exact KPCA: on "
-                       f"n = {exact.n_train} rows the n x n problem is itself cheap. Calls of a few milliseconds vary by "
+                       f"n = {exact.n_train:,} rows the n x n problem is itself cheap. Calls of a few milliseconds vary by "
                        "tens of percent from run to run; Time again takes new times.")
         parted = [name for name in by_name if METHODS[name].reports_train_parts]  # the reduced-set construction
         if parted:

@@ -128,7 +128,7 @@ def reduction_note(m: int, n: int, d: int) -> None:
     """Warn when the shadow keeps most of the data (so there is little to gain); an empty slot otherwise."""
     slot = st.empty()  # drawn either way: see the note above show_errors
     if m == 1 and n > 1:
-        slot.warning(f"The shadow keeps one center for all {n} points: every point lies within eps = sigma / ell of "
+        slot.warning(f"The shadow keeps one center for all {n:,} points: every point lies within eps = sigma / ell of "
                      "the first, so the reduced methods see a single point and have nothing to learn. Lower sigma "
                      "or raise ell for more centers.")
     elif n and m / n > LITTLE_REDUCTION:

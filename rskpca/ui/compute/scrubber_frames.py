@@ -95,7 +95,7 @@ def density_scrubber(digest: str, X: np.ndarray, sigma: float, kernel: str, axis
         shape = (rows.size,)
         kde = kde_at(digest, X, sigma, kernel, P, key)[drawn]
         gx = gy = None
-        note = f" ({rows.size} of {X.shape[0]} points)" if rows.size < X.shape[0] else ""
+        note = f" ({rows.size:,} of {X.shape[0]:,} points)" if rows.size < X.shape[0] else ""
 
     def point(ell):
         s = shadow(digest, X, sigma, ell, kernel)

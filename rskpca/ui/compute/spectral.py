@@ -130,13 +130,23 @@ class SpectralFit:
     quantized: np.ndarray | None = None
 
 
-def rank_problem(request: SpectralRequest, m: int) -> str | None:
+def rank_problem(request: SpectralRequest, m: int, n: int | None = None) -> str | None:
     """Why the reduced problem on ``m`` centers cannot give what ``request`` asks, in the sidebar's words, or None.
 
     P on m centers has m - 1 eigenvectors besides the trivial one; k-means on m centers finds at most m
-    clusters, and the embedding drawn needs two components.
+    clusters, and the embedding drawn needs two components. With every one of the ``n`` rows a center
+    (``m >= n``), no setting gives more centers: only a smaller k or r can help, and the message says so.
+
+    >>> request = SpectralRequest.of("diffusion", sigma=2.0, ell=4.0, kernel="gaussian", r=5, k=2, alpha=0.5,
+    ...                              t=1.0, affinity="auto", budget="ell")
+    >>> print(rank_problem(request, 5, n=5))  # doctest: +NORMALIZE_WHITESPACE
+    r = 5 components need at least 6 shadow centers (P on m centers has m - 1 eigenvectors besides the trivial
+    one), but every one of the 5 rows is already a center. Lower the rank r to 4 or fewer.
     """
-    if request.max_centers is None:
+    if n is not None and m >= n:
+        where = f"every one of the {n:,} rows is already a center"
+        fix = None
+    elif request.max_centers is None:
         where = (f"at sigma = {request.sigma:.4g} and ell = {request.ell:g} the shadow keeps "
                  f"{shadow_centers_text(m)}")
         fix = "Raise ell in the sidebar (or lower sigma) for more centers"
@@ -146,14 +156,18 @@ def rank_problem(request: SpectralRequest, m: int) -> str | None:
     if request.n_clusters is not None:
         need = max(request.n_clusters, request.components() + 1)
         if m < need:
+            # (k >= 3 needs k centers; k = 2 needs 3, for the two eigenvectors drawn)
+            lower = (f"{fix}, or lower k." if fix else f"Lower k to {m} or fewer." if m >= 3 else
+                     "Clustering needs at least 3 rows.")
             return (f"k = {request.n_clusters} clusters need at least {need} shadow centers (k-means on the centers "
                     f"finds at most m clusters, and the embedding drawn needs {request.components()} eigenvectors "
-                    f"besides the trivial one), but {where}. {fix}, or lower k.")
+                    f"besides the trivial one), but {where}. {lower}")
         return None
     r = request.n_components
     if r >= m:
+        lower = f"{fix}, or lower the rank r." if fix else f"Lower the rank r to {m - 1} or fewer."
         return (f"r = {r} components need at least {r + 1} shadow centers (P on m centers has m - 1 eigenvectors "
-                f"besides the trivial one), but {where}. {fix}, or lower the rank r.")
+                f"besides the trivial one), but {where}. {lower}")
     return None
 
 
