@@ -6,10 +6,10 @@ import streamlit as st
 
 from rskpca import plotting as plots
 from rskpca.data.datasets import labelled_rows
-from rskpca.evaluation.classify import CLASSIFIERS
+from rskpca.evaluation.classify import CLASSIFIERS, rows_of_classes_with_folds
 from rskpca.evaluation.methods import REFERENCE, SHADOW_METHOD
-from rskpca.ui import (comparison_note, compute, reduction_note, show_error, show_figure, show_table, start_page,
-                       warn_if_kernel_is_identity)
+from rskpca.ui import (comparison_note, compute, plain, reduction_note, show_error, show_figure, show_table,
+                       start_page, warn_if_kernel_is_identity)
 from rskpca.evaluation.units import seconds_text
 from rskpca.ui.progress import resume_button, stopped
 from rskpca.ui.state import cv_requested, request_cv
@@ -37,6 +37,24 @@ if not labelled.all():  # a row without a label can neither train nor test a cla
     if rows_idx.size < 2:
         st.info("Fewer than two rows have a label here: there is nothing to classify.")
         st.stop()
+keep, n_classes, rare = rows_of_classes_with_folds(yc, folds)
+label_name = plain(repr(str(ds.label_name or "label")))  # the user's text, shown as text
+if n_classes > yc.size / 2:  # mostly one row a class: a measurement or an identifier
+    st.info(f"The label column {label_name} has {n_classes:,} distinct values among these {yc.size:,} rows, "
+            "most of them on a single row: it looks like a measurement or an identifier, not classes, and a "
+            "classifier has nothing to learn from it. Choose a column of classes on the Data page.",
+            icon=":material/category:")
+    st.stop()
+if rare:
+    if n_classes - rare < 2:
+        st.info(f"Fewer than two classes of {label_name} have {folds} or more rows here, and stratified "
+                f"{folds}-fold cross-validation needs that many of each: lower the folds, or choose another label "
+                "column on the Data page.", icon=":material/category:")
+        st.stop()
+    st.caption(f"{rare:,} of the {n_classes:,} classes have fewer than {folds} rows ({int((~keep).sum()):,} rows), "
+               f"too few for stratified {folds}-fold cross-validation: the classifiers are trained and tested on "
+               f"the other {int(keep.sum()):,} rows.")
+    rows_idx, Xc, yc, dig = rows_idx[keep], Xc[keep], yc[keep], f"{dig}:folds{folds}"
 shadow = compute.shadow(dig, Xc, sigma, ell, kernel)
 comparison_note(shadow.m, rows_idx.size, ds.n, drawn=drawn)
 reduction_note(shadow.m, shadow.n, ds.d)  # as on every page that uses the shadow

@@ -31,8 +31,29 @@ def test_every_page_runs_on_the_uploaded_file(name):
     for page in PAGES:
         at.switch_page(page).run()
         _ok(at, f"{name}: {page}")
+        if name == "numeric_label" and page.endswith("Kernelization.py"):  # a measurement, not classes
+            assert any("looks like a measurement or an identifier, not classes" in i.value for i in at.info), name
+            assert not [b for b in at.button if b.key == "cv_run"], f"{name}: nothing to cross-validate"
         if name == "missing_label" and page.endswith("Kernelization.py"):  # the unlabelled rows are left out
             assert any("have no label: the classifiers are trained and tested on the other" in c.value
                        for c in at.caption), f"{name}: {page}"
             assert not [i.value for i in at.info if "seeded sample" in i.value], f"{name}: not a sample"
             assert any("rows with a label, of all" in c.value for c in at.caption), f"{name}: {page}"
+
+
+def test_kernelization_leaves_out_classes_with_fewer_rows_than_folds_and_says_so():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    label = np.array(["a"] * 60 + ["b"] * 60 + ["rare1", "rare2", "rare2"])
+    X = rng.normal(size=(label.size, 2)) + (label == "b")[:, None] * 4.0
+    data = pd.DataFrame({"x": X[:, 0].round(4), "y": X[:, 1].round(4), "label": label}).to_csv(index=False).encode()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at = _upload(at, "rare.csv", data)
+    at.switch_page("pages/7_Kernelization.py").run()
+    _ok(at, "rare classes")
+    assert any("2 of the 4 classes have fewer than 5 rows (3 rows)" in c.value and "the other 120 rows" in c.value
+               for c in at.caption), [c.value for c in at.caption]
+    assert not at.error and [b for b in at.button if b.key == "cv_run"]

@@ -19,7 +19,8 @@ from rskpca.core.validation import check_array_2d
 from rskpca.evaluation.methods import make_estimator
 from rskpca.evaluation.timing import Timing, best_time
 
-__all__ = ["CLASSIFIERS", "make_classifier", "fit_predict", "check_labels", "cross_validate_classifier"]
+__all__ = ["CLASSIFIERS", "make_classifier", "fit_predict", "check_labels", "rows_of_classes_with_folds",
+           "cross_validate_classifier"]
 
 #: Classifiers offered on kernel PCA features.
 CLASSIFIERS = {
@@ -82,6 +83,24 @@ def check_labels(X, y, folds: int):
         raise ValueError(f"The smallest class has {counts.min()} row(s), fewer than the {folds} folds; "
                          "lower the number of folds or choose another label column.")
     return X, y
+
+
+def rows_of_classes_with_folds(y, folds: int) -> tuple[np.ndarray, int, int]:
+    """``(keep, n_classes, n_dropped)``: the rows whose class has at least ``folds`` rows (stratified
+    ``folds``-fold cross-validation needs as many of each class), the classes there are, and how many are
+    left out. Labels are compared as text, as :func:`check_labels` compares them.
+
+    A label whose classes are mostly single rows is a measurement or an identifier, not classes: a caller
+    says so rather than cross-validating the few classes that repeat.
+
+    >>> keep, n_classes, dropped = rows_of_classes_with_folds(["a", "a", "b", "b", "c"], folds=2)
+    >>> keep.tolist(), n_classes, dropped
+    ([True, True, True, True, False], 3, 1)
+    """
+    y = np.asarray(y).astype(str)
+    classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    common = counts >= int(folds)
+    return common[codes.ravel()], int(classes.size), int((~common).sum())
 
 
 def cross_validate_classifier(X, y, *, method: str, classifier: str, n_components: int, sigma: float,
