@@ -12,7 +12,7 @@ from rskpca.plotting._colouring import colouring, legend_height, marker_style, r
 from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, crowded, density_bins, density_note,
                                               image_axes, say_density)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
-from rskpca.plotting._style import _as_2d, _check_len, _row_ids, _scatter_type, user_text
+from rskpca.plotting._style import _as_2d, _check_len, _row_ids, _scatter_type, colour_bar, user_text
 
 __all__ = ["data_figure", "data_panels", "legend_key"]
 
@@ -126,7 +126,7 @@ def _point_traces(X2, rid, colour, hover_data, ref: dict, *, extra=None) -> list
         return [trace(everyone, dict(color=_ONE_POINT_COLOR, **style), "rows", showlegend=False)]
     if colour.continuous:
         marker = dict(color=colour.values.astype(np.float32), colorscale="Viridis", **style,
-                      colorbar=dict(title=dict(text=user_text(colour.name)), exponentformat="e"))
+                      colorbar=colour_bar(user_text(colour.name)))
         return [trace(everyone, marker, "rows", showlegend=False)]
     return [trace(colour.codes == k, dict(color=colour.colors[k], symbol=colour.symbols[k], **style), user_text(name),
                   class_index=k) for k, name in enumerate(colour.classes)]
@@ -170,7 +170,7 @@ def _density_figure(X2, rid, titles, title: str, selected_rows, bins: int, one_d
         key = [go.Scatter(x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip", marker=dict(
             color=[float(np.nanmin(colour.values))], cmin=float(np.nanmin(colour.values)),
             cmax=float(np.nanmax(colour.values)), colorscale="Viridis", showscale=True,
-            colorbar=dict(title=dict(text=user_text(colour.name)), exponentformat="e")))]
+            colorbar=colour_bar(user_text(colour.name))))]
     fig = go.Figure(traces + key)
     fig.update_layout(layout, showlegend=bool(key) and not colour.continuous, height=legend_height(colour),
                       legend=dict(title=dict(text=colour.legend_title if colour else ""), itemclick=False,

@@ -31,6 +31,7 @@ from rskpca.plotting._style import (
     _scatter_type,
     _subplot_grid,
     _title_chars,
+    colour_bar,
     method_colors,
     user_text,
 )
@@ -207,7 +208,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
             parts = [(None, np.ones(A.shape[0], dtype=bool),
                       dict(color=take(v).astype(np.float32), colorscale=get_colorscale("Viridis"),
                            cmin=float(np.nanmin(v)), cmax=float(np.nanmax(v)), showscale=p == 0,
-                           colorbar=dict(title=dict(text=label_name), exponentformat="e")))]
+                           colorbar=colour_bar(label_name)))]
         else:
             codes = take(colour.codes)
             parts = [(k, codes == k, dict(color=colour.colors[k], symbol=colour.symbols[k]))

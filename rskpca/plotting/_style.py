@@ -247,6 +247,16 @@ def signed_sqrt_colorscale(base: str = "RdBu_r", stops: int = 41) -> list:
     return [[float(p), c] for p, c in zip(positions, colors)]
 
 
+def colour_bar(title: str) -> dict:
+    """A continuous colouring's colour bar: the lower 60 % of the right margin, under the legend (rows,
+    centers, eps-discs) that holds its top, so that neither is drawn over the other.
+
+    >>> colour_bar("target")["yanchor"]
+    'bottom'
+    """
+    return dict(title=dict(text=title), exponentformat="e", len=0.6, y=0.0, yanchor="bottom")
+
+
 def user_text(text) -> str:
     """User text (a column name, a class value) made safe for Plotly, which renders some HTML in labels.
 
