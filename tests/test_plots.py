@@ -661,3 +661,13 @@ def test_side_by_side_keeps_each_panels_axes_shapes_and_one_legend_entry_per_nam
     shown = [t.name for t in both.data if t.showlegend is not False]
     assert sorted(shown) == sorted({t.name for t in both.data})  # each name once in the legend
     assert all(t.legendgroup == t.name for t in both.data)  # a click hides it in both panels
+
+
+def test_a_3d_embedding_of_points_draws_the_shadow_centers_in_each_scene():
+    from rskpca.plotting import embedding_figure
+
+    Z = np.random.default_rng(0).normal(size=(200, 3))
+    fig = embedding_figure({"Exact": Z, "Approx": -Z}, centers=([0, 5, 9], [12.0, 8.0, 1.0]), dims=3)
+    centers = [t for t in fig.data if t.name == "shadow centers"]
+    assert [t.type for t in centers] == ["scatter3d", "scatter3d"] and [t.scene for t in centers] == ["scene", "scene2"]
+    assert np.allclose(centers[1].z, -Z[[0, 5, 9], 2]) and sum(t.showlegend is not False for t in centers) == 1

@@ -229,8 +229,8 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
             else:
                 trace.update(x=A[mask, 0], y=A[mask, 1], z=A[mask, 2])
             traces.append(trace)
-        if centers is not None and dims == 2:
-            shown = _density_panel(traces, A, pos, panel_ids, refs[p], dims=2, bins=bins, centers=centers,
+        if centers is not None:
+            shown = _density_panel(traces, A, pos, panel_ids, refs[p], dims=dims, bins=bins, centers=centers,
                                    colour=colour, rid=rid, first=not centers_shown, selected=None, rows_drawn=False)
             centers_shown = max(centers_shown, shown)
     legend_only = colour is not None and not colour.continuous and not in_legend
