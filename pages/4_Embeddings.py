@@ -8,7 +8,7 @@ from rskpca import plotting as plots
 from rskpca.evaluation.compare import compare
 from rskpca.evaluation.result_columns import timing_columns
 from rskpca.evaluation.methods import perturbs_gram
-from rskpca.ui import (choose_methods, compute, fragment, reduction_note, selection, show_error, show_errors,
+from rskpca.ui import (choose_methods, compute, fragment, plain, reduction_note, selection, show_error, show_errors,
                        show_figure, show_table, start_page, stop_unless_rank_fits, warn_if_kernel_is_identity,
                        without_slow_methods)
 from rskpca.ui import embeddings, exact_all_rows
@@ -137,6 +137,10 @@ if not table.empty:
 
 with scrubber_slot:
     st.subheader("Scrub ell: RSKPCA against exact KPCA at every ell")
+    # (its ten frames are fitted once per sigma and rank, and coloured with them: by the label, not by the
+    # chart's colour choice above, which redraws that chart alone)
+    st.caption("One colour: there is no label column." if ds.label_name is None else
+               f"Coloured by the label column ({plain(ds.label_name)}), whatever the colour choice above.")
     y_rows = None if ds.y is None else ds.y[plan.rows]
     show_scrubber(compute.embedding_scrubber(rows_key, X_rows, sample_exact, sigma, kernel, r, y_rows),
                   key="emb_scrubber",
