@@ -86,10 +86,11 @@ def wait_for_chart_drawn(page, key: str) -> None:
     """Wait until chart ``key`` has drawn its newest figure (none waiting, none being drawn): a box dragged
     while Plotly replaces the figure can lose its drag layer under the mouse.
 
-    Best effort: in one full run of the suite (three Chromium workers on two cores) the chart still said it
-    was drawing after 60 s, which the test alone under three CPU burners never showed. The chart keeps a box
-    let go of during a drawing (live_chart.html), so the test goes on after 30 s, with the chart's state in a
-    warning, and judges the selection itself."""
+    Best effort: in full runs of the suite (three Chromium workers on two cores) the chart still said it
+    was drawing after 30-60 s (``{"plotted":true,"drawing":"1"}``: its first draw's promise pending), which
+    the test alone under three CPU burners never showed. The chart now listens for selections from the
+    start of its first draw and keeps a box let go of during a drawing (live_chart.html), so the test goes
+    on after 30 s, with the chart's state in a warning, and judges the selection itself."""
     script = ("(key) => { " + PLOT_OF_KEY + " const gd = plotOf(key); return gd && gd.data && "
               "(gd.dataset.drawing || '0') === '0' && !gd.dataset.deferred; }")
     from playwright.sync_api import TimeoutError as PlaywrightTimeout

@@ -240,7 +240,7 @@ def test_the_density_scrubber_draws_1000_of_the_pages_points_off_its_kernel(monk
     frame = next(f for f in spec["frames"] if float(f["name"]) == 4.5)
     y = frame["data"][0]["y"]  # a typed array (base64) or a list
     shde = np.frombuffer(base64.b64decode(y["bdata"]), dtype=np.dtype(y["dtype"])) if isinstance(y, dict) else y
-    assert "1000 of 1500 points" in json.dumps(spec["layout"])
+    assert "1,000 of 1,500 points" in json.dumps(spec["layout"])
     s = shadow_centers(X, sigma=1.5, ell=4.5)
     np.testing.assert_allclose(shde, kernel_row_means(X[drawn], s.centers, sigma=1.5, weights=s.weights), rtol=1e-6)
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from rskpca.core.progress import ProgressCallback
 from rskpca.evaluation.fitting import fit_exact, fit_method
-from rskpca.evaluation.methods import SHADOW_METHOD
+from rskpca.evaluation.methods import REFERENCE, SHADOW_METHOD
 from rskpca.evaluation.timing import Timing
 from rskpca.evaluation.units import bytes_text, seconds_text
 
@@ -327,7 +327,7 @@ def time_exact_at(X: np.ndarray, size: int, *, n_components: int, sigma: float, 
     n = X.shape[0]
     few = X[:min(_WARM_ROWS, n)]
     if few.shape[0] > n_components + 1:
-        _warm_once(("exact", kernel, X.dtype.str), lambda: fit_exact(
+        _warm_once((REFERENCE.name, kernel, X.dtype.str), lambda: fit_exact(
             few, few[:8], n_components=n_components, sigma=sigma, kernel=kernel, solvers=("arpack",)))
     res = fit_exact(X[nested_rows(n, size, seed)], X[eval_rows(n, seed)], n_components=n_components, sigma=sigma,
                     kernel=kernel, solvers=("arpack",), timing=timing)
@@ -347,7 +347,7 @@ def time_rskpca_at(X: np.ndarray, size: int, *, n_components: int, sigma: float,
     """
     n = X.shape[0]
     few = X[:min(_WARM_ROWS, n)]
-    _warm_once(("rskpca", kernel, X.dtype.str), lambda: fit_method(
+    _warm_once((SHADOW_METHOD.name, kernel, X.dtype.str), lambda: fit_method(
         SHADOW_METHOD.name, few, few[:8], n_components=1, sigma=sigma, kernel=kernel, ell=ell))
     whole = size >= n and shadow is not None and shadow_s is not None
     res = fit_method(SHADOW_METHOD.name, X[nested_rows(n, size, seed)] if size < n else X, X[eval_rows(n, seed)],
