@@ -309,8 +309,8 @@ _warmed: set = set()
 
 def _warm_once(key, run) -> None:
     """``run()`` untimed the first time ``key`` comes in this process: a fit's first call loads its
-    compiled loops (numba's disk cache) and its imports, tens of milliseconds that the smallest timed size
-    would count as its own (the ladder's RSKPCA fit took 26 ms at 500 rows and 10 ms at 1,000)."""
+    compiled loops (numba's disk cache) and its imports, which the smallest timed size would otherwise
+    count as its own fit (tests/benchmarks/RESULTS.md, 2026-11-30 02:55 UTC, has the times)."""
     if key in _warmed:
         return
     _warmed.add(key)

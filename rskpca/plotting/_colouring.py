@@ -211,12 +211,14 @@ def colouring(values, *, name: str = "label", continuous: bool | None = None,
         codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
     missing = codes < 0
     n_distinct = len(uniques)
+    names = None  # (a text per class: not made for a continuous column's many values)
     if text and 1 < n_distinct <= NATURAL_ORDER_MAX:  # "class_2" before "class_10"
-        order = _natural_order([_value_text(v) for v in uniques])
+        names = [_value_text(v) for v in uniques]
+        order = _natural_order(names)
         rank = np.empty(n_distinct, dtype=np.intp)
         rank[order] = np.arange(n_distinct)
         codes = np.where(missing, -1, rank[np.maximum(codes, 0)])
-        uniques = np.asarray(uniques, dtype=object)[order]
+        names = [names[i] for i in order]
     if continuous is None:
         continuous = (not text and values.dtype.kind == "f" and n_distinct > CONTINUOUS_ABOVE
                       and not np.all(np.mod(np.asarray(uniques, dtype=np.float64), 1.0) == 0))
@@ -224,7 +226,8 @@ def colouring(values, *, name: str = "label", continuous: bool | None = None,
         return Colouring(name=str(name), continuous=True, codes=None, classes=(), colors=(), symbols=(), counts=(),
                          values=np.asarray(values, dtype=np.float64), row_text=None, n_distinct=n_distinct, note="")
     counts = np.bincount(codes[codes >= 0], minlength=n_distinct)
-    names = [_value_text(v) for v in uniques]
+    if names is None:
+        names = [_value_text(v) for v in uniques]
     row_text = None
     note = ""
     if n_distinct > max_classes:
