@@ -6,6 +6,10 @@ reads the words after `--` from sys.argv: rskpca.ui.app_file).
 
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca.ui import sidebar
 from rskpca.ui.nav import view_links
 from rskpca.ui.page_setup import ICON

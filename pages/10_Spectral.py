@@ -3,6 +3,10 @@
 import numpy as np
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca import plotting as plots
 from rskpca.plotting import shadow_centers_text
 from rskpca.ui import (compute, download_csv, reduction_note, selection, setting, start_page,

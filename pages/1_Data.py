@@ -3,6 +3,10 @@
 import pandas as pd
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca import plotting as plots
 from rskpca.data.datasets import SAMPLES, DataError, numeric_columns, stray_text_cells
 from rskpca.evaluation.row_cap import FIRST_VIEW_BUDGET_S, larger_cap_costs, row_cap_cost_text

@@ -2,6 +2,10 @@
 
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca import plotting as plots
 from rskpca.evaluation.shadow_tables import assignment_table, centers_table
 from rskpca.ui import compute, download_csv, reduction_note, selection, show_figure, show_table, start_page

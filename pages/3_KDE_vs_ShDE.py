@@ -4,6 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca import plotting as plots
 from rskpca.ui import (compute, download_csv, fragment, reduction_note, selection, show_figure, show_table,
                        start_page)

@@ -4,6 +4,10 @@ stated seeded sample, or on all n matrix-free when the reader asks), aligned to 
 import pandas as pd
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import compare
 from rskpca.evaluation.result_columns import timing_columns

@@ -3,6 +3,10 @@
 import pandas as pd
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca import plotting as plots
 from rskpca.bounds import apriori_ell_grid, apriori_rows, measured_over_ell_rows
 from rskpca.ui.keys import BOUNDS_ROWS, ELL_RANGE

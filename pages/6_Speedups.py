@@ -4,6 +4,10 @@ every method compared at this ell on the comparison rows; the fraction of data r
 import pandas as pd
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca import plotting as plots
 from rskpca.evaluation.compare import Outcome, compare
 from rskpca.evaluation.scaling import ScalingBudget

@@ -5,6 +5,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rskpca.ui.first_visit import load_libraries
+
+load_libraries()  # a server's first visit: a spinner while the libraries load, not an empty page
+
 from rskpca import plotting as plots
 from rskpca.evaluation.denoising import DENOISERS, MIN_IMAGE_PIXELS, NOISE_KINDS, check_image_shape
 from rskpca.ui import setting, show_error, show_figure, show_table, start_page, warn_if_kernel_is_identity

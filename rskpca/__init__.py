@@ -18,21 +18,20 @@ Gaussian ``exp(-||x-y||^2 / sigma^2)`` (scikit-learn ``gamma = 1/sigma**2``),
 Laplacian ``exp(-||x-y|| / sigma)``.
 """
 
-from rskpca.approximation import RandomFourierKPCA, ReducedSetConstructionKPCA, SampledGramKPCA
-from rskpca.core.bandwidth_heuristic import median_heuristic
-from rskpca.core.radial_kernels import get_kernel, kernel_matrix
-from rskpca.core.shadow import ShadowResult, shadow_centers
-from rskpca.decomposition import (
-    DensityWeightedNystromKPCA,
-    IterativeKPCA,
-    KernelPCA,
-    NystromKPCA,
-    ReducedSetDiffusionMap,
-    ReducedSetKPCA,
-    ReducedSetSpectralClustering,
-    ReducedSetSpectralEmbedding,
-    SubsampledKPCA,
-)
+import importlib
+
+# The public names load on first use (PEP 562): ``import rskpca`` itself is instant, so a page of the
+# app can say that it is loading before scikit-learn's several seconds of imports (rskpca.ui.first_visit).
+_EXPORTS = {
+    **{name: "rskpca.approximation" for name in ("RandomFourierKPCA", "ReducedSetConstructionKPCA",
+                                                   "SampledGramKPCA")},
+    "median_heuristic": "rskpca.core.bandwidth_heuristic",
+    "get_kernel": "rskpca.core.radial_kernels", "kernel_matrix": "rskpca.core.radial_kernels",
+    "ShadowResult": "rskpca.core.shadow", "shadow_centers": "rskpca.core.shadow",
+    **{name: "rskpca.decomposition" for name in (
+        "DensityWeightedNystromKPCA", "IterativeKPCA", "KernelPCA", "NystromKPCA", "ReducedSetDiffusionMap",
+        "ReducedSetKPCA", "ReducedSetSpectralClustering", "ReducedSetSpectralEmbedding", "SubsampledKPCA")},
+}
 
 __version__ = "0.1.0"
 
@@ -56,3 +55,15 @@ __all__ = [
     "median_heuristic",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:  # a subpackage (rskpca.plotting, ...) is imported by its own name
+        raise AttributeError(f"module 'rskpca' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
