@@ -114,3 +114,48 @@ def test_the_grid_has_at_most_a_few_cells_per_row():
     _, cell_start, _ = _shadow_compiled._grid(P, 3.0, 3)
     assert cell_start.size - 2 <= max(_shadow_compiled._MIN_CELLS, 8 * 1500)
     _same(X, 3.0)
+
+
+def _threaded_everywhere(monkeypatch, chunk, block):
+    """Every scan takes the threaded path (chunks of ``chunk`` rows screened ``block`` rows at a time)."""
+    monkeypatch.setattr(_shadow_compiled, "_THREADED_MIN_ROWS", 1)
+    monkeypatch.setattr(_shadow_compiled, "_CHUNK_ROWS", chunk)
+    monkeypatch.setattr(_shadow_compiled, "_SCREEN_BLOCK_ROWS", block)
+    monkeypatch.setattr(_shadow_compiled, "all_threads", lambda: 2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    X=st.integers(1, 80).flatmap(
+        lambda n: st.integers(1, 10).flatmap(
+            lambda d: arrays(np.float64, (n, d), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0]))
+        )
+    ),
+    eps=st.sampled_from([0.25, 0.5, 1.0, 1.5, 3.0]),
+    chunk=st.integers(1, 20),
+    block=st.integers(1, 7),
+)
+def test_the_threaded_scan_equals_the_literal_algorithm_on_tie_heavy_inputs(X, eps, chunk, block):
+    # (hypothesis runs the examples inside one test call: the patch is undone by hand)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _threaded_everywhere(monkeypatch, chunk, block)
+        _same(X, eps)
+
+
+@pytest.mark.parametrize("order", ["shuffled", "by cluster"])
+def test_the_threaded_scan_equals_the_sequential_one(monkeypatch, order):
+    # Rows sorted by cluster leave most of each chunk unabsorbed by the centers before it: the
+    # in-order pass over those rows must still decide as the sequential scan does.
+    rng = np.random.default_rng(8)
+    X = np.concatenate([rng.normal(c, 1.0, size=(1500, 5)) for c in (0.0, 4.0, 9.0, 15.0)])
+    if order == "shuffled":
+        rng.shuffle(X)
+    for eps in (0.5, 1.5, 4.0):
+        expected = compiled_scan(X, eps)
+        _threaded_everywhere(monkeypatch, 500, 128)
+        got = compiled_scan(X, eps)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+    _threaded_everywhere(monkeypatch, 500, 128)
+    _same(X, 1.5)

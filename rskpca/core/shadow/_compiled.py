@@ -19,6 +19,12 @@ Each cell keeps its centers in creation order, so a point stops reading a cell a
 center inside eps or at the first center created after the best one found so far: the
 earliest-created center within eps is found without visiting the rest.
 
+From ``_THREADED_MIN_ROWS`` rows on, the rows are taken a chunk at a time: each chunk is first
+looked up on the threads against the centers filed before it (a row with one of them within eps
+takes the earliest, as in order), and only its other rows are then visited in order
+(:func:`_scan_on_threads`; 1.5-2x on two cores at a million rows, ``python
+tests/benchmarks/bench_threaded_scan.py``).
+
 "auto" runs this scan up to ``COMPILED_MAX_DIM`` features, where its pruning leaves few
 candidates and it beats the GEMM screen, as the shadow rows of ``python
 tests/benchmarks/bench_speed.py --pendigits PATH`` measure.
@@ -32,7 +38,7 @@ import math
 
 import numpy as np
 
-from rskpca.core.threads import map_row_blocks
+from rskpca.core.threads import all_threads, map_row_blocks
 from rskpca.core.validation import column_extremes, column_reduce
 
 #: Coordinates of the lower bound (the first principal axes; zero-padded below 8 features).
@@ -70,8 +76,8 @@ def _build_kernels():
     if _kernels is None:
         from rskpca.core.shadow import _compiled_kernels as kernels
 
-        _kernels = {"scan": kernels.scan, "screen": kernels.screen, "squared_distance": kernels.squared_distance,
-                    "cells": kernels.cells}
+        _kernels = {"scan": kernels.scan, "scan_rows": kernels.scan_rows, "screen_rows": kernels.screen_rows,
+                    "screen": kernels.screen, "squared_distance": kernels.squared_distance, "cells": kernels.cells}
     return _kernels
 
 
@@ -87,12 +93,13 @@ def load_compiled_kernels() -> dict:
     Examples
     --------
     >>> sorted(load_compiled_kernels())
-    ['cells', 'scan', 'screen', 'squared_distance']
+    ['cells', 'scan', 'scan_rows', 'screen', 'screen_rows', 'squared_distance']
     """
     if not compiled_available():  # pragma: no cover - numba is a dependency
         return {}
     X = np.array([[0.0, 0.0], [1.0, 0.0]])
     compiled_scan(X, 0.5)
+    _scan_on_threads(X, *_prepared(X, 0.5), chunk=1)  # the path of large inputs
     compiled_earliest_center(X, X[:1], 0.5)
     exact_squared_distance(X[0], X[1])
     return {name: "cache" if sum(f.stats.cache_hits.values()) else "compiled" if f.signatures else "not loaded"
@@ -200,8 +207,49 @@ def compiled_scan(X: np.ndarray, eps: float):
     prepared = _prepared(X, eps)
     if prepared is None:
         return None
-    rows, labels = _build_kernels()["scan"](X, *prepared)
+    if X.shape[0] >= _THREADED_MIN_ROWS and all_threads() > 1:
+        rows, labels = _scan_on_threads(X, *prepared)
+    else:
+        rows, labels = _build_kernels()["scan"](X, *prepared)
     return rows.astype(np.intp, copy=False), labels.astype(np.intp, copy=False)
+
+
+#: Rows from which the scan screens blocks of rows on the threads (:func:`_scan_on_threads`).
+_THREADED_MIN_ROWS = 262_144
+#: Rows a chunk: scanned in order first, then screened a chunk at a time.
+_CHUNK_ROWS = 65_536
+#: Rows each thread screens at a time.
+_SCREEN_BLOCK_ROWS = 4_096
+
+
+def _scan_on_threads(X, P, cell_of, cell_start, offsets, eps2, bound2, chunk=None):
+    """The scan's ``(center_rows, labels)``, most rows looked up on the threads.
+
+    Centers are created in visiting order, so every center filed before a chunk of rows is
+    older than any the chunk creates. A row with one of them within eps therefore takes the
+    earliest of those, whatever the chunk adds: those lookups read the filed centers only and
+    run on the threads. The chunk's other rows -- few, once the data's regions have centers --
+    are then scanned in order, as Algorithm 2 visits them. Each decision is the sequential
+    scan's, so the result is too (tests/test_shadow_compiled.py compares them).
+    """
+    kernels = _build_kernels()
+    chunk = chunk or _CHUNK_ROWS
+    n, K = X.shape[0], P.shape[1]
+    filled = np.zeros(cell_start.size - 1, np.int64)
+    slot_center, slot_P = np.empty(n, np.int64), np.empty((n, K))
+    center_rows, labels = np.empty(n, np.int64), np.empty(n, np.int64)
+    state = (filled, slot_center, slot_P, center_rows, labels)
+    grid = (X, P, cell_of, cell_start, offsets, eps2, bound2)
+    m = kernels["scan_rows"](*grid, np.arange(min(chunk, n)), *state, 0)
+    for start in range(chunk, n, chunk):
+        stop = min(start + chunk, n)
+
+        def screen(block, m=m, stop=stop):
+            kernels["screen_rows"](*grid, block, min(block + _SCREEN_BLOCK_ROWS, stop), *state, m)
+
+        map_row_blocks(screen, range(start, stop, _SCREEN_BLOCK_ROWS))
+        m = kernels["scan_rows"](*grid, start + np.flatnonzero(labels[start:stop] < 0), *state, m)
+    return center_rows[:m].copy(), labels
 
 
 def compiled_earliest_center(X: np.ndarray, centers: np.ndarray, eps: float):

@@ -12,7 +12,7 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["scan", "screen", "squared_distance", "cells"]
+__all__ = ["scan", "scan_rows", "screen_rows", "screen", "squared_distance", "cells"]
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -134,15 +134,11 @@ def _file(i, j, P, home, cell_start, filled, slot_center, slot_P):
 
 
 @nb.njit(cache=True, nogil=True)
-def scan(X, P, cell_of, cell_start, offsets, eps2, bound2):
-    n, K = X.shape[0], P.shape[1]
-    filled = np.zeros(cell_start.size - 1, np.int64)
-    slot_center = np.empty(n, np.int64)  # the center filed in each slot
-    slot_P = np.empty((n, K))  # its principal coordinates, next to those of its cell-mates
-    center_rows = np.empty(n, np.int64)
-    labels = np.empty(n, np.int64)
-    m = 0
-    for i in range(n):
+def scan_rows(X, P, cell_of, cell_start, offsets, eps2, bound2, rows, filled, slot_center, slot_P, center_rows,
+              labels, m):
+    # scan's loop over the given rows in order, continuing from m filed centers; returns the new m
+    for r in range(rows.size):
+        i = rows[r]
         home = cell_of[i]
         best = earliest_filed(X, i, P, home, cell_start, offsets, filled, slot_center, slot_P, center_rows, m,
                               eps2, bound2)
@@ -151,6 +147,30 @@ def scan(X, P, cell_of, cell_start, offsets, eps2, bound2):
             center_rows[m] = i
             m += 1
         labels[i] = best
+    return m
+
+
+@nb.njit(cache=True, nogil=True)
+def screen_rows(X, P, cell_of, cell_start, offsets, eps2, bound2, start, stop, filled, slot_center, slot_P,
+                center_rows, labels, m):
+    # rows [start, stop) against the m filed centers, read only (threads share them): the
+    # earliest within eps, or -1
+    for i in range(start, stop):
+        best = earliest_filed(X, i, P, cell_of[i], cell_start, offsets, filled, slot_center, slot_P, center_rows,
+                              m, eps2, bound2)
+        labels[i] = best if best < m else -1
+
+
+@nb.njit(cache=True, nogil=True)
+def scan(X, P, cell_of, cell_start, offsets, eps2, bound2):
+    n, K = X.shape[0], P.shape[1]
+    filled = np.zeros(cell_start.size - 1, np.int64)
+    slot_center = np.empty(n, np.int64)  # the center filed in each slot
+    slot_P = np.empty((n, K))  # its principal coordinates, next to those of its cell-mates
+    center_rows = np.empty(n, np.int64)
+    labels = np.empty(n, np.int64)
+    m = scan_rows(X, P, cell_of, cell_start, offsets, eps2, bound2, np.arange(n), filled, slot_center, slot_P,
+                  center_rows, labels, 0)
     return center_rows[:m].copy(), labels
 
 
