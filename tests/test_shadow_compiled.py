@@ -61,13 +61,15 @@ def test_compiled_with_few_cells_allowed(monkeypatch):
     assert got.m > 100
 
 
+def dyadic_rows(max_rows):
+    """Up to ``max_rows`` rows of 1-10 dyadic coordinates: distances hit eps exactly all the time."""
+    return st.integers(1, max_rows).flatmap(lambda n: st.integers(1, 10).flatmap(
+        lambda d: arrays(np.float64, (n, d), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0]))))
+
+
 @settings(max_examples=150, deadline=None)
 @given(
-    X=st.integers(1, 60).flatmap(
-        lambda n: st.integers(1, 10).flatmap(
-            lambda d: arrays(np.float64, (n, d), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0]))
-        )
-    ),
+    X=dyadic_rows(60),
     eps=st.sampled_from([0.25, 0.5, 1.0, 1.5, 3.0]),
 )
 def test_compiled_equals_literal_on_tie_heavy_inputs(X, eps):
@@ -126,11 +128,7 @@ def _threaded_everywhere(monkeypatch, chunk, block):
 
 @settings(max_examples=100, deadline=None)
 @given(
-    X=st.integers(1, 80).flatmap(
-        lambda n: st.integers(1, 10).flatmap(
-            lambda d: arrays(np.float64, (n, d), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0]))
-        )
-    ),
+    X=dyadic_rows(80),
     eps=st.sampled_from([0.25, 0.5, 1.0, 1.5, 3.0]),
     chunk=st.integers(1, 20),
     block=st.integers(1, 7),
