@@ -1,8 +1,8 @@
 """A server's first visit: say that the app is starting while the numerical libraries load.
 
-A fresh server process spends several seconds importing scikit-learn, SciPy and pandas and loading
-the compiled loops from numba's cache before a page can draw anything; without a word the browser
-shows an empty page for all of it. Every page calls :func:`load_libraries` right after importing
+A fresh server process spends several seconds importing scikit-learn, SciPy and pandas before a
+page can draw anything; without a word the browser shows an empty page for all of it (the compiled
+shadow scan that loads next says so with its own spinner, ``compute.compiled_shadow_ready``). Every page calls :func:`load_libraries` right after importing
 Streamlit and before its own imports, which are then instant. This module imports nothing but
 Streamlit (``rskpca`` and ``rskpca.ui`` load their names lazily), so the notice is on screen within
 Streamlit's own start-up.

@@ -216,7 +216,8 @@ def compiled_scan(X: np.ndarray, eps: float):
 
 #: Rows from which the scan screens blocks of rows on the threads (:func:`_scan_on_threads`).
 _THREADED_MIN_ROWS = 262_144
-#: Rows a chunk: scanned in order first, then screened a chunk at a time.
+#: Rows a chunk: the first is scanned in order; each later one is screened on the threads, then its
+#: other rows scanned in order.
 _CHUNK_ROWS = 65_536
 #: Rows each thread screens at a time.
 _SCREEN_BLOCK_ROWS = 4_096
