@@ -2,10 +2,10 @@
 
 A fresh server process spends several seconds importing scikit-learn, SciPy and pandas before a
 page can draw anything; without a word the browser shows an empty page for all of it (the compiled
-shadow scan that loads next says so with its own spinner, ``compute.compiled_shadow_ready``). Every page calls :func:`load_libraries` right after importing
-Streamlit and before its own imports, which are then instant. This module imports nothing but
-Streamlit (``rskpca`` and ``rskpca.ui`` load their names lazily), so the notice is on screen within
-Streamlit's own start-up.
+shadow scan that loads next says so with its own spinner, ``compute.compiled_shadow_ready``).
+Every page calls :func:`load_libraries` right after importing Streamlit and before its own imports,
+which are then instant. This module imports nothing but Streamlit (``rskpca`` and ``rskpca.ui`` load
+their names lazily), so the notice is on screen within Streamlit's own start-up.
 """
 
 from __future__ import annotations
