@@ -101,6 +101,6 @@ def scaling_figure(rows: Sequence[Mapping], *, stage: str = "fit", law: tuple[fl
     fig = go.Figure(data=traces, layout=dict(
         title=dict(text=title or f"{what}{per} against n (log-log)"), margin=dict(l=40, r=10, t=50, b=40),
         legend=dict(orientation="h", yanchor="top", y=-0.2),
-        xaxis=dict(title=dict(text="training rows n"), type="log", exponentformat="e", automargin=True),
+        xaxis=_log_axis([v for t in traces for v in t["x"]]) | dict(title=dict(text="training rows n")),
         yaxis=y_axis))
     return fig

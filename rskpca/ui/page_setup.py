@@ -206,7 +206,8 @@ def sidebar() -> Settings | None:
     if ss.get(K.DATA_ERROR):
         show_error(ss[K.DATA_ERROR] + ("" if ds is None else f"\nStill showing: {shown_title()}."))
     if ds is None:
-        st.info("Choose a sample data set in the sidebar, or fix the upload on the Data page.")
+        st.info("Nothing to show until a data set loads: choose a sample in the sidebar, or do what the message "
+                "above says (the Data page has the file's options: columns, dropping rows with missing values).")
         sidebar_menu(menu, dict(st.query_params))
         return None
     _data_status(sb, ds)

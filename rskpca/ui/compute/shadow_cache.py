@@ -17,8 +17,8 @@ from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_
 __all__ = ["compiled_shadow_ready", "timed_shadow", "shadow"]
 
 
-@st.cache_resource(show_spinner="Loading the compiled shadow scan (the first run after an install compiles it: "
-                               "a few seconds)...")
+@st.cache_resource(show_spinner="Loading the compiled shadow scan (once per server; a few seconds more the first "
+                               "time after an install, which compiles it)...")
 def compiled_shadow_ready() -> str:
     """The shadow's path on a tiny input, run once per server process before any page needs a shadow.
 
