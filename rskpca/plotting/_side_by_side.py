@@ -16,8 +16,9 @@ from rskpca.plotting._style import _subplot_grid
 __all__ = ["side_by_side"]
 
 #: Axis properties carried from each figure to its panel.
-_AXIS_PROPERTIES = ("type", "range", "title", "tickvals", "ticktext", "tickformat", "exponentformat", "dtick",
-                    "tick0", "rangemode", "autorange", "categoryorder", "categoryarray", "automargin", "showgrid")
+_AXIS_PROPERTIES = ("type", "range", "title", "tickmode", "tickvals", "ticktext", "tickformat", "exponentformat",
+                    "minorloglabels", "dtick", "tick0", "rangemode", "autorange", "categoryorder", "categoryarray",
+                    "automargin", "showgrid")
 
 
 def side_by_side(left: go.Figure, right: go.Figure, *, height: int | None = None) -> go.Figure:
