@@ -66,3 +66,20 @@ def test_the_kde_at_few_points_of_many_rows_sums_blocks_of_rows_to_the_same_valu
     monkeypatch.setattr(rsde, "PROJECTION_BLOCK_ELEMENTS", 7 * 333)  # blocks that split the rows unevenly
     blocked = rsde.kde(P, X, sigma=0.7, kernel=kernel)  # 5,000 rows for 7 points: by blocks of rows
     np.testing.assert_allclose(blocked, kernel_row_means(P, X, sigma=0.7, kernel=kernel), rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian"])
+def test_the_float32_kde_is_the_kde_to_float32_rounding(kernel, monkeypatch):
+    # Many rows per point: the Gaussian's float32 kernel blocks (a few points a block, uneven here); the
+    # Laplacian has none and gives the float64 answer.
+    import rskpca.core.rsde as rsde
+
+    X = np.random.default_rng(4).normal(size=(6000, 4)) * 3.0 + 100.0  # far from the origin: the shift matters
+    P = X[:9] + 0.05
+    monkeypatch.setattr(rsde, "_FLOAT32_POINTS_PER_BLOCK", 4)
+    fast = kde(P, X, sigma=1.5, kernel=kernel, dtype=np.float32)
+    exact = kde(P, X, sigma=1.5, kernel=kernel)
+    assert fast.dtype == np.float64 and fast.shape == (9,)
+    np.testing.assert_allclose(fast, exact, rtol=1e-5 if kernel == "gaussian" else 1e-12)  # values and sums in float32
+    if kernel == "gaussian":
+        assert not np.array_equal(fast, exact)  # (the float32 path ran)

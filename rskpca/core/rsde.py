@@ -27,7 +27,7 @@ from sklearn.utils import check_random_state
 
 from rskpca.core.row_draws import rows_within, uniform_rows
 from rskpca.core.block_sizes import PROJECTION_BLOCK_ELEMENTS
-from rskpca.core.radial_kernels import kernel_matrix, kernel_row_means
+from rskpca.core.radial_kernels import get_kernel, kernel_matrix, kernel_matvec, kernel_row_means
 
 __all__ = ["kmeans_rsde", "uniform_rsde", "herding_rsde", "RSDE_ESTIMATORS", "HERDING_MAX_CANDIDATES", "kde",
            "reduced_set_density", "row_masses"]
@@ -119,7 +119,7 @@ def herding_rsde(X, m: int, *, sigma: float, kernel: str = "gaussian", random_st
 
 
 
-def kde(P, X, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:
+def kde(P, X, *, sigma: float, kernel: str = "gaussian", dtype=np.float64) -> np.ndarray:
     """The kernel density estimate of the rows of X at the points P (eq. 8 of Kingravi et al., 2013).
 
     ``p(x) = (1/n) sum_i k(x, x_i)``, unnormalised (the kernel's own integral is not divided out,
@@ -135,6 +135,12 @@ def kde(P, X, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:
         The bandwidth.
     kernel : str, default="gaussian"
         ``"gaussian"`` or ``"laplacian"``.
+    dtype : {np.float64, np.float32}, default=np.float64
+        ``np.float32``: with the Gaussian kernel and many rows per point, the kernel values are
+        computed in float32 blocks (:func:`~rskpca.core.radial_kernels.kernel_matvec`, each
+        within float32 rounding of its float64 value), about 3x faster at 500 points against a
+        million rows (``python tests/benchmarks/bench_kde_float32.py``): for a density that is
+        drawn. Otherwise float64.
 
     Returns
     -------
@@ -150,6 +156,12 @@ def kde(P, X, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:
     X = np.asarray(X, dtype=np.float64)
     if X.shape[0] <= _MANY_ROWS_PER_POINT * max(P.shape[0], 1):
         return kernel_row_means(P, X, sigma=sigma, kernel=kernel)
+    if dtype == np.float32 and get_kernel(kernel).p == 2:
+        # Blocks of points against every row, on the threads: a few points a block, so each GEMM reads
+        # the rows once for several points (one point at a time reads them once per point).
+        weights = np.full(X.shape[0], 1.0 / X.shape[0])
+        return kernel_matvec(P, X, weights, sigma=sigma, kernel=kernel, dtype=np.float32,
+                             block_elements=_FLOAT32_POINTS_PER_BLOCK * X.shape[0])
     # Few points against many rows (the app's 500 points against a million rows): blocks of rows, each a
     # GEMM-shaped kernel block against every point, summed; rather than one point at a time against all
     # the rows, which reads every row once per point (two to three times slower at 500 x 1,000,000).
@@ -162,6 +174,8 @@ def kde(P, X, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:
 
 #: :func:`kde` sums over blocks of rows when the data have more than this many rows per point.
 _MANY_ROWS_PER_POINT = 64
+#: Points a float32 kernel block of :func:`kde` holds against every row (64 MB a block at a million rows).
+_FLOAT32_POINTS_PER_BLOCK = 16
 
 
 def reduced_set_density(P, centers, weights, *, sigma: float, kernel: str = "gaussian") -> np.ndarray:

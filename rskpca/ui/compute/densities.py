@@ -55,8 +55,8 @@ def _density(digest: str, X: np.ndarray, sigma: float, kernel: str, P: np.ndarra
     """The KDE at the points P, or with ``shadow_result`` the ShDE: from the kept ``k(P, X)`` when it
     fits :data:`DENSITY_KERNEL_MAX_ELEMENTS`, else evaluated against the rows or the centers."""
     if P.shape[0] * X.shape[0] > DENSITY_KERNEL_MAX_ELEMENTS:
-        if shadow_result is None:
-            return kde(P, X, sigma=sigma, kernel=kernel)
+        if shadow_result is None:  # float32 kernel blocks: a density to draw, 3x faster on large data
+            return kde(P, X, sigma=sigma, kernel=kernel, dtype=np.float32)
         return reduced_set_density(P, shadow_result.centers, shadow_result.weights, sigma=sigma, kernel=kernel)
     mass = (row_masses(X.shape[0]) if shadow_result is None else
             row_masses(X.shape[0], shadow_result.center_indices, shadow_result.weights))
