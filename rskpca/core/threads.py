@@ -2,10 +2,10 @@
 
 ``threadpoolctl.threadpool_limits`` inspects every loaded shared library on each
 call, a cost a small fit would pay at every limit it enters; one controller, made when this
-module is imported (after numpy's and scipy's OpenBLAS are loaded), only sets the counts.
-A BLAS library loaded later is not limited by it. The thread count it finds then is
-"all" (:func:`all_threads`): taken at import, so that the package's own one-thread
-limits do not hide it; a limit active while rskpca is imported becomes it.
+module is imported (after numpy's and scipy's OpenBLAS and scikit-learn's OpenMP runtime, which
+it imports for that), only sets the counts. A library loaded later is not limited by it. The
+thread count it finds then is "all" (:func:`all_threads`): taken at import, so that the
+package's own one-thread limits do not hide it; a limit active while rskpca is imported becomes it.
 
 OpenBLAS (0.3.x) ignores a thread count set from another thread once the process's
 main thread has set one. The app's script runs are threads of their own and its main
@@ -21,6 +21,7 @@ from contextlib import contextmanager, nullcontext
 
 import numpy  # noqa: F401  (both OpenBLAS builds loaded before the controller looks for them)
 import scipy.linalg  # noqa: F401
+import sklearn.utils._openmp_helpers  # noqa: F401  (and scikit-learn's OpenMP runtime, which its k-means runs on)
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["blas_threads", "native_threads_off", "all_threads", "map_row_blocks", "one_thread_per_task"]
