@@ -1,10 +1,9 @@
 """A server's first visit: say that the app is starting while the numerical libraries load.
 
-A fresh server process spends several seconds importing scikit-learn, SciPy and pandas before a
-page can draw anything; without a word the browser shows an empty page for all of it (the compiled
-shadow scan that loads next says so with its own spinner, ``compute.compiled_shadow_ready``).
-Every page calls :func:`load_libraries` right after importing Streamlit and before its own imports,
-which are then instant. This module imports nothing but Streamlit (``rskpca`` and ``rskpca.ui`` load
+A fresh server process spends several seconds importing scikit-learn, SciPy and pandas, and
+loading the shadow's compiled loops, before a page can draw anything; without a word the browser
+shows an empty page for all of it. Every page calls :func:`load_libraries` right after importing
+Streamlit and before its own imports, which are then instant. This module imports nothing but Streamlit (``rskpca`` and ``rskpca.ui`` load
 their names lazily), so the notice is on screen within Streamlit's own start-up.
 """
 
@@ -20,7 +19,8 @@ __all__ = ["load_libraries", "STARTING_MESSAGE"]
 #: The modules whose imports are the wait: every page's own imports come from these.
 HEAVY_MODULES = ("rskpca.ui.page_setup", "rskpca.plotting", "rskpca.ui.compute")
 
-STARTING_MESSAGE = "Starting the app: loading the numerical libraries (once per server, a few seconds)..."
+STARTING_MESSAGE = ("Starting the app: loading the numerical libraries and the compiled shadow scan (once per "
+                    "server: a few seconds, more the first time after an install, which compiles the scan)...")
 
 
 def load_libraries() -> None:
@@ -34,3 +34,6 @@ def load_libraries() -> None:
     with st.spinner(STARTING_MESSAGE):
         for name in HEAVY_MODULES:
             importlib.import_module(name)
+        from rskpca.core.shadow import load_compiled_kernels
+
+        load_compiled_kernels()  # under the same spinner: the sidebar's shadow then starts at once
