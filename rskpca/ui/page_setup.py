@@ -273,8 +273,8 @@ def start_page(title: str, *, needs_data: bool = True) -> Settings | None:
     when no data set could be loaded.
     """
     st.set_page_config(page_title=f"{title} - RSKPCA", page_icon=ICON, layout="wide")
+    st.title(title)  # first: on screen while the sidebar loads the data and its shadow
     settings = sidebar()
-    st.title(title)
     if needs_data and settings is None:
         st.stop()
     return settings
