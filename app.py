@@ -15,9 +15,8 @@ from rskpca.ui.nav import view_links
 from rskpca.ui.page_setup import ICON
 
 st.set_page_config(page_title="RSKPCA explorer", page_icon=ICON, layout="wide")
+st.title("Reduced-Set Kernel PCA with the Shadow Density Estimate")  # on screen while the sidebar loads the data
 settings = sidebar()
-
-st.title("Reduced-Set Kernel PCA with the Shadow Density Estimate")
 st.markdown(
     "Kernel PCA on n points costs an n x n eigenproblem. The **shadow density estimate** keeps only "
     "m points (*shadow centers*), each weighted by how many points lie within eps = sigma / ell of it, "
