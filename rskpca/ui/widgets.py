@@ -90,11 +90,14 @@ def show_figure(fig: go.Figure, key: str, filename: str | None = None, *, on_sel
 _LONG_TEXT, _CHAR_PX, _MAX_TEXT_PX = 30, 7, 760
 
 
-def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, height="auto") -> None:
+def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, height="auto",
+               csv_only: tuple[str, ...] = ()) -> None:
     """Show a table (cells as text, never markdown; a missing value as "n/a", not "None") with a CSV download.
 
     Floats show four significant digits ("9e-12", not a column of zeros cut off at the left, which
     reads as a different number), integers the reader's thousands separators; the CSV keeps them all.
+    ``csv_only``: columns left off the screen but kept in the CSV (sentences that the page says in its
+    captions, which a cell would cut off).
     """
     floats = {c: st.column_config.NumberColumn(format="%.4g") for c in df.columns
               if pd.api.types.is_float_dtype(df[c])}
@@ -107,8 +110,9 @@ def show_table(df: pd.DataFrame, key: str, filename: str | None = None, *, heigh
                if df[c].dtype == object and len(df)}
     texts = {c: st.column_config.TextColumn(width=int(min(_CHAR_PX * chars, _MAX_TEXT_PX)))
              for c, chars in lengths.items() if chars > _LONG_TEXT}
+    hidden = {c: None for c in csv_only if c in df.columns}
     st.dataframe(df, hide_index=True, width="stretch", height=height, key=key, placeholder="n/a",
-                 column_config={**floats, **texts} or None)
+                 column_config={**floats, **texts, **hidden} or None)
     download_csv(df, key, filename)
 
 

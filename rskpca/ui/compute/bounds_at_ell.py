@@ -18,21 +18,28 @@ __all__ = ["bounds_rows", "mmd"]
 @st.cache_data(max_entries=64, show_spinner="Computing the bounds and the measured values...")
 def bounds_rows(digest: str, _X: np.ndarray, sigma: float, kernel: str, ell: float, r: int, max_exact: int):
     """Theorems 5.1-5.4 at ell as table rows: measured on at most ``max_exact`` rows, the a-posteriori values
-    of 5.1-5.3 on all n; each row's ``rows`` says which."""
+    of 5.1-5.3 on all n; each row's ``measured on`` and ``bound on`` say which (``rows`` in a sentence)."""
     s = shadow(digest, _X, sigma, ell, kernel)
     with native_threads_off():  # the measured values fit exact KPCA: see fits.method_result
         rows = bounds_table(theorem_bounds(_X, s, sigma=sigma, kernel=kernel, n_components=r, max_exact=max_exact))
     n = int(_X.shape[0])
-    return [_with_rows({"ell": ell, "m": s.m, **row}, rows_statement({**row, "n_total": n})) for row in rows]
+    return [_with_rows({"ell": ell, "m": s.m, **row}, n) for row in rows]
 
 
-def _with_rows(row: dict, statement: str) -> dict:
-    """``row`` with ``rows`` (which rows its numbers are on) right after its three numbers."""
+def _on(rows: int, n: int) -> str:
+    return f"all {n:,} rows" if rows >= n else f"{rows:,} sampled rows"
+
+
+def _with_rows(row: dict, n: int) -> dict:
+    """``row`` with which rows its numbers are on right after them: ``measured on`` and ``bound on``, short
+    enough for a table's column, and ``rows``, the same in a sentence (:func:`rskpca.bounds.rows_statement`)."""
     out = {}
     for key, value in row.items():
         out[key] = value
         if key == "measured":
-            out["rows"] = statement
+            out["measured on"] = _on(int(row["n_measured"]), n)
+            out["bound on"] = _on(int(row.get("n_a_posteriori") or row["n_measured"]), n)
+            out["rows"] = rows_statement({**row, "n_total": n})
     return out
 
 
