@@ -48,15 +48,40 @@ def test_26_text_classes_each_have_a_look_of_their_own():
 
 
 def test_every_class_colour_is_far_from_every_other_not_only_from_its_neighbours():
-    # Seen: clusters 10, 11 and 12 took Dark24's blue, pink and green, look-alikes of D3's 1, 7 and 3. CIE76
-    # distance in L*a*b* (about 2.3 is the smallest difference an eye notices; 20 is a plainly other colour).
-    from rskpca.plotting._style import _lab
+    # Seen: clusters 10, 11 and 12 took Dark24's blue, pink and green, look-alikes of D3's 1, 7 and 3; then, picked
+    # by CIE76 distance, two pinks 7.5 apart in CIEDE2000 (the eye's measure: about 1 is just noticed side by side).
+    from rskpca.plotting._palette import ciede2000, lab
 
-    lab = _lab(CLASS_COLORS)
-    gaps = np.linalg.norm(lab[:, None, :] - lab[None, :, :], axis=2)
+    L = lab(CLASS_COLORS)
+    gaps = ciede2000(L[:, None, :], L[None, :, :])
     np.fill_diagonal(gaps, np.inf)
-    assert len(CLASS_COLORS) == 30 and gaps.min() > 20
+    assert len(CLASS_COLORS) == 30 and gaps.min() >= 16.0
     assert list(CLASS_COLORS[:9]) == [c.upper() for c in plots.PALETTE[:7] + plots.PALETTE[8:10]]  # D3, no grey
+    assert all(lab([c])[0, 0] <= 80 for c in CLASS_COLORS)  # none pale on the white background
+
+
+def test_the_written_out_palettes_are_the_farthest_first_picks():
+    from plotly.colors import qualitative
+
+    from rskpca.plotting._palette import PALETTE, farthest_first
+
+    assert farthest_first(qualitative.D3, 30) == PALETTE
+    assert farthest_first([c for c in qualitative.D3 if c != "#7F7F7F"], 30) == CLASS_COLORS
+
+
+def test_ciede2000_matches_sharma_wu_and_dalals_test_data():
+    # Sharma, Wu & Dalal (2005), Table 1: pairs 1, 7, 13, 17, 19, 25 and 34 (hue wrap, achromatic, blue region).
+    from rskpca.plotting._palette import ciede2000
+
+    pairs = [((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+             ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+             ((50.0, 2.49, -0.001), (50.0, -2.49, 0.0011), 7.2195),
+             ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+             ((50.0, 2.5, 0.0), (50.0, 3.1736, 0.5854), 1.0),
+             ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+             ((2.0776, 0.0795, -1.135), (0.9033, -0.0636, -0.5514), 0.9082)]
+    got = ciede2000(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]))
+    np.testing.assert_allclose(got, [p[2] for p in pairs], atol=1e-4)
 
 
 def test_100_text_classes_keep_the_largest_and_merge_the_rest_as_other_said_in_the_legend():
@@ -274,17 +299,19 @@ def test_pages_colour_by_a_26_class_text_label_and_by_any_column(letters_csv, pa
 
 def test_a_chart_grows_to_show_every_class_in_its_legend_up_to_a_bound():
     # Seen: usps' ten digits showed 0-8 in the legend, the tenth behind a small scrollbar; 26 letters, 12.
+    # What Chromium draws: tests/test_e2e_legends.py. Here the arithmetic, with no gap between entries.
     from rskpca.plotting._colouring import MAX_LEGEND_HEIGHT
 
     X = np.random.default_rng(0).normal(size=(520, 2))
     y = np.array(LETTERS * 20)
     for fig in (plots.embedding_figure({"ShDE + RSKPCA": X}, y=y, label_name="letter"),
                 plots.data_figure(X, y=y, label_name="letter")):
-        assert 28 * 27 + 30 <= fig.layout.height <= MAX_LEGEND_HEIGHT
+        assert 20 * 27 + 30 <= fig.layout.height <= MAX_LEGEND_HEIGHT
+        assert fig.layout.legend.tracegroupgap == 0
     assert plots.data_figure(X, y=np.arange(520) % 3).layout.height == 450  # a short legend: the usual height
     assert plots.data_figure(X, y=np.arange(520) % 100).layout.height == MAX_LEGEND_HEIGHT  # then it scrolls
     ten = plots.embedding_figure({"ShDE + RSKPCA": X}, y=np.arange(520) % 10, centers=(np.arange(50), np.ones(50)))
-    assert ten.layout.height >= 30 + 28 * 11 + ten.layout.margin.t + ten.layout.margin.b  # usps: 0-8 shown before
+    assert ten.layout.height >= 30 + 20 * 11 + ten.layout.margin.t + ten.layout.margin.b  # usps: 0-8 shown before
 
 
 def test_text_classes_are_ordered_as_read_numbers_within_them_compared_as_numbers():

@@ -5,8 +5,9 @@ and for the density drawing, which mixes the same colours per bin:
 
 * **Categorical** by default: text, integer (or whole-number float) and boolean columns, with any
   number of classes. Up to :data:`MAX_CLASSES` classes each get a look of their own: a colour from
-  :data:`CLASS_COLORS` (Plotly's qualitative sets, D3's ten first; greys and near-whites left out
-  so they stay for "other" and "(missing)"), and, once the colours repeat, the next marker symbol of
+  :data:`CLASS_COLORS` (D3's ten first, then colours that differ from all before them by the
+  eye's measure, :mod:`rskpca.plotting._palette`; greys and pale colours left out so they stay for "other"
+  and "(missing)"), and, once the colours repeat, the next marker symbol of
   :data:`CLASS_SYMBOLS`. Above that the largest ``MAX_CLASSES - 1`` classes keep their own look and the
   rest are drawn as one class "other" (grey); the legend's title says so (:attr:`Colouring.note`).
   Missing values (NaN, None) are a class of their own, "(missing)", drawn last.
@@ -26,32 +27,19 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
-from plotly.colors import qualitative, sample_colorscale
+from plotly.colors import sample_colorscale
 
-from rskpca.plotting._style import PALETTE, largest, user_text
+from rskpca.plotting._palette import CLASS_COLORS
+from rskpca.plotting._style import largest, user_text
 
 __all__ = ["MAX_CLASSES", "HOVER_FEATURES", "CLASS_COLORS", "CLASS_SYMBOLS", "OTHER", "MISSING", "Colouring",
-           "colouring", "hover_columns", "row_hover", "marker_style", "center_sizes", "legend_height"]
+           "colouring", "hover_columns", "row_hover", "marker_style", "center_sizes", "legend_height",
+           "class_legend"]
 
 #: Classes told apart by colour and symbol; above, the largest ``MAX_CLASSES - 1`` and "other".
 MAX_CLASSES = 60
 
 
-def _distinct_colors(candidates) -> tuple[str, ...]:
-    """``candidates`` without repeats, greys and near-whites (kept for "other" and "(missing)")."""
-    out = []
-    for c in candidates:
-        c = c.upper()
-        r, g, b = (int(c[i:i + 2], 16) for i in (1, 3, 5))
-        if c not in out and max(r, g, b) - min(r, g, b) >= 40 and (r + g + b) / 3 <= 215:
-            out.append(c)
-    return tuple(out)
-
-
-#: Class colours: the app's :data:`PALETTE` (D3's ten, then each next colour the least like those before
-#: it), less its grey, then Alphabet's; 30 in all. The eye does not tell more colours apart, so past 30
-#: classes the colours repeat with the next symbol.
-CLASS_COLORS: tuple[str, ...] = _distinct_colors(list(PALETTE) + list(qualitative.Alphabet))[:30]
 #: Marker symbols (all drawn by WebGL traces too), one per round of the colours.
 CLASS_SYMBOLS = ("circle", "diamond", "square", "cross", "x", "triangle-up")
 OTHER = "other"
@@ -396,9 +384,23 @@ def center_sizes(weights, *, dims: int = 2) -> np.ndarray:
     return sizes.astype(np.float32)
 
 
-#: Pixels a vertical legend takes per entry and for its title, and the usual margins above and below a chart's
-#: plot (``python tests/benchmarks/screenshots.py --data usps.csv.gz --pages Embeddings`` shows all ten digits).
-_LEGEND_ROW_PX, _LEGEND_TITLE_PX, _CHART_MARGINS_PX = 28, 30, 90
+def class_legend(colour, title: str = "", **more) -> dict:
+    """The ``legend`` of a layout whose rows are coloured by ``colour``: its title (``title`` without a
+    colouring), symbols at a readable size rather than the points' few pixels, and no gap between
+    entries. Each class is a legend group of its own (a click hides it in every panel), and plotly
+    leaves 10 px between groups, which made a 26-class legend taller than its chart.
+
+    >>> class_legend(None, "label")["tracegroupgap"]
+    0
+    """
+    return dict(title=dict(text=colour.legend_title if colour else title), itemsizing="constant", tracegroupgap=0,
+                **more)
+
+
+#: Pixels a vertical legend takes per entry (19 in Chromium with :func:`class_legend`'s gap of 0) and for its
+#: title, and the usual margins above and below a chart's plot (``python tests/benchmarks/screenshots.py --data
+#: letters.csv --letters 20000 --serve --pages Embeddings`` shows all 26 classes).
+_LEGEND_ROW_PX, _LEGEND_TITLE_PX, _CHART_MARGINS_PX = 20, 30, 90
 #: A chart grows to show its legend whole up to this height; past it the legend scrolls.
 MAX_LEGEND_HEIGHT = 900
 #: Plotly's height for a chart that does not set one.
@@ -413,7 +415,7 @@ def legend_height(colour, extra: int = 0, *, at_least: int = DEFAULT_HEIGHT, mar
 
     >>> c = colouring(np.arange(26), name="cluster", continuous=False)
     >>> legend_height(c, 1), legend_height(None), legend_height(colouring(np.arange(3), continuous=False))
-    (876, 450, 450)
+    (660, 450, 450)
     """
     if colour is None or colour.continuous:
         return at_least

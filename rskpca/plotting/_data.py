@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rskpca.core.row_draws import rows_within
-from rskpca.plotting._colouring import center_sizes, colouring, legend_height, marker_style
+from rskpca.plotting._colouring import class_legend, center_sizes, colouring, legend_height, marker_style
 from rskpca.plotting._data_view import _point_traces, legend_key
 from rskpca.plotting._density_drawing import (MAX_CENTERS_DRAWN, POINT_BUDGET, _density_panel, capped_total,
                                               centers_trace, crowded, density_bins, density_note, image_axes,
@@ -160,7 +160,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         note += f"; the {MAX_CENTERS_DRAWN:,} heaviest centers drawn"
     xaxis["title"] = dict(text=axis_titles[0])
     yaxis["title"] = dict(text=axis_titles[1])
-    layout.setdefault("legend", {}).update(title=dict(text=colour.legend_title if colour else ""), itemsizing="constant")
+    layout.setdefault("legend", {}).update(class_legend(colour))
     layout.update(title=dict(text=(title or shadow_centers_text(idx.size)) + note), showlegend=True,
                   margin=dict(l=40, r=10, t=50, b=40), height=legend_height(colour, int(show_centers and idx.size > 0)))
     fig = go.Figure(dict(data=traces, layout=layout))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from rskpca.plotting._colouring import colouring, legend_height, marker_style, row_hover
+from rskpca.plotting._colouring import class_legend, colouring, legend_height, marker_style, row_hover
 from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, crowded, density_bins, density_note,
                                               image_axes, say_density)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
@@ -101,7 +101,7 @@ def data_figure(X2, *, y=None, label_name: str = "label", continuous: bool | Non
         return _density_figure(X2, rid, titles, title, selected_rows, bins or density_bins(n), one_d, colour)
     fig = go.Figure(_point_traces(X2, rid, colour, hover_data, dict(xaxis="x", yaxis="y")))
     fig.update_layout(title=title, xaxis_title=titles[0], yaxis_title=titles[1],
-                      legend=dict(title=dict(text=colour.legend_title if colour else ""), itemsizing="constant"),
+                      legend=class_legend(colour),
                       margin=dict(l=40, r=10, t=50, b=40), height=legend_height(colour))
     return highlight_rows(fig, selected_rows)
 
@@ -173,7 +173,6 @@ def _density_figure(X2, rid, titles, title: str, selected_rows, bins: int, one_d
             colorbar=colour_bar(user_text(colour.name))))]
     fig = go.Figure(traces + key)
     fig.update_layout(layout, showlegend=bool(key) and not colour.continuous, height=legend_height(colour),
-                      legend=dict(title=dict(text=colour.legend_title if colour else ""), itemclick=False,
-                                  itemdoubleclick=False))
+                      legend=class_legend(colour, itemclick=False, itemdoubleclick=False))
     say_density(fig, density_note(X2.shape[0], None, bins), one_line=one_d)
     return fig

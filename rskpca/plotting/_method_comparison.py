@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
-from rskpca.plotting._colouring import colouring, legend_height, marker_style, row_hover
+from rskpca.plotting._colouring import class_legend, colouring, legend_height, marker_style, row_hover
 from rskpca.plotting._data_view import _ONE_POINT_COLOR, legend_key
 from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, capped_total, crowded, density_bins,
                                               density_note, image_axes)
@@ -276,8 +276,8 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                                        margins=top + 50),
                   margin=dict(l=70 if dims == 2 else 30, r=10, t=top, b=50),
                   # legend symbols at a readable size, not the 2.5-4 px of the points
-                  legend=dict(title=dict(text=colour.legend_title if colour else label_name), itemsizing="constant",
-                              **(dict(itemclick=False, itemdoubleclick=False) if legend_only else {})))
+                  legend=class_legend(colour, label_name,
+                                      **(dict(itemclick=False, itemdoubleclick=False) if legend_only else {})))
     fig = go.Figure(dict(data=traces, layout=layout), _validate=False)
     return highlight_rows(fig, selected_rows)
 

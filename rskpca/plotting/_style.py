@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative, sample_colorscale, unlabel_rgb
+from plotly.colors import sample_colorscale
 
 from rskpca.evaluation.methods import METHODS
+from rskpca.plotting._palette import PALETTE
 
 
 def shadow_centers_text(m: int) -> str:
@@ -44,52 +45,6 @@ def largest(values, limit: int) -> np.ndarray:
 WEBGL_THRESHOLD = 1000
 
 
-def _lab(hex_colors) -> np.ndarray:
-    """CIE 1976 L*a*b* (D65 white) of ``#RRGGBB`` sRGB colours, one row each."""
-    rgb = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in hex_colors], dtype=np.float64) / 255.0
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    xyz = linear @ np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]).T
-    t = xyz / np.array([0.95047, 1.0, 1.08883])
-    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
-    return np.column_stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])])
-
-
-def _hex(color: str) -> str:
-    """``#RRGGBB`` of a ``#rrggbb`` or ``rgb(r, g, b)`` colour."""
-    if color.startswith("rgb"):
-        return "#" + "".join(f"{int(v):02X}" for v in unlabel_rgb(color))
-    return color.upper()
-
-
-def _farthest_first(start, pool, size: int) -> tuple[str, ...]:
-    """``start``, then colours of ``pool`` one at a time, each the farthest (CIE76 distance in L*a*b*) from
-    every colour already taken, up to ``size``: each new class gets the colour least like the others'.
-    Greys and pale colours (L* above 85) are left out of the pool: "other" and "(missing)" are grey.
-
-    >>> _farthest_first(["#000000"], ["#111111", "#FF0000", "#220000"], 2)
-    ('#000000', '#FF0000')
-    """
-    taken = [_hex(c) for c in start]
-    rgb = {_hex(c): [int(_hex(c)[i:i + 2], 16) for i in (1, 3, 5)] for c in pool}
-    rest = [c for c, (r, g, b) in rgb.items() if c not in taken and max(r, g, b) - min(r, g, b) >= 40]
-    rest = [c for c, lab in zip(rest, _lab(rest)) if lab[0] <= 85]  # pale ones vanish on the white background
-    lab_taken, lab_rest = _lab(taken), _lab(rest)
-    nearest = np.min(np.linalg.norm(lab_rest[:, None, :] - lab_taken[None, :, :], axis=2), axis=1)
-    while len(taken) < size and rest:
-        i = int(np.argmax(nearest))
-        taken.append(rest.pop(i))
-        picked = lab_rest[i]
-        lab_rest = np.delete(lab_rest, i, axis=0)
-        nearest = np.minimum(np.delete(nearest, i), np.linalg.norm(lab_rest - picked, axis=1))
-    return tuple(taken)
-
-
-#: Colours for shadow sets, classes and methods (cycled): D3's category10 first, whose ten hues are
-#: distinct so the ten digit classes never share a look-alike, then 20 more from Plotly's qualitative
-#: sets (Dark24, Alphabet, Light24, Set1), each the one least like those before it, so that the 11th
-#: class is not the first's blue again; 30 in all.
-PALETTE: tuple[str, ...] = _farthest_first(
-    qualitative.D3, qualitative.Dark24 + qualitative.Alphabet + qualitative.Light24 + qualitative.Set1, 30)
 _BOUND_KINDS = ("a_priori", "a_posteriori", "measured")
 _BOUND_COLORS = {"a_priori": "#636EFA", "a_posteriori": "#EF553B", "measured": "#00CC96"}
 #: One colour per registered method (by its label), the same in every chart: exact KPCA, the
