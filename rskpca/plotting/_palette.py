@@ -8,8 +8,9 @@ L*a*b* overstates it between saturated colours, so that a palette picked by CIE7
 Each palette starts with D3's category10, then takes, one at a time, the colour of a grid over the
 sRGB cube farthest from every colour already taken (Glasbey et al. 2007 pick categorical colours
 so). The grid leaves out greys (kept for "other" and "(missing)"), pale colours, which vanish on
-the white background, and near-blacks. ``python -m doctest rskpca/plotting/_palette.py`` checks the
-differences quoted here.
+the white background, and near-blacks. ``python -m pytest tests/test_colouring.py -k "palettes or far_from"``
+derives the palettes again and checks their closest pair; the old palette's 7.5 is in
+``tests/benchmarks/RESULTS.md`` (2026-11-30 08:20 UTC).
 """
 
 from __future__ import annotations
