@@ -71,7 +71,9 @@ if request.max_centers is None:
     reduction_note(m, n, ds.d)
 else:  # (the budget sets m, not sigma and ell: reduction_note's advice would not apply)
     st.caption(f"Center budget: at most {request.max_centers:,} centers, eps picked for it: m = {m:,} of the "
-               f"{n:,} rows" + (" (every row: choose a smaller budget to reduce them)" if m >= n else "") + ".")
+               f"{n:,} rows" + (" (every row: choose a smaller budget to reduce them)" if m >= n else "") + ". The "
+               f"sidebar's ell (its shadow keeps {shadow_centers_text(shadow.m)}) does not change this fit; "
+               "\"Centers: the sidebar's ell\" uses it.")
 warn_if_kernel_is_identity(ds, request.sigma, request.kernel,
                            consequence="the kernel graph links no two rows and the eigenvectors below are arbitrary")
 
@@ -112,7 +114,8 @@ if embedded or quantized is not None:
     if exact is not None and embedded:
         panels[exact_name] = exact.embedding
     if clustering:  # clusters are always categories
-        colour = ColourChoice(reduced.clusters + 1, "cluster", False,
+        # (the colours of the cluster views below: a cluster has one colour on the page)
+        colour = ColourChoice(views.cluster_colourings(reduced, exact)[0], "cluster", False,
                               plots.hover_columns(ds.X, ds.feature_names, label=ds.y,
                                                   label_name=str(ds.label_name or "label")))
     else:

@@ -145,7 +145,9 @@ with scrubber_slot:
     # chart's colour choice above, which redraws that chart alone)
     st.caption("One colour: there is no label column." if ds.label_name is None else
                f"Coloured by the label column ({plain(ds.label_name)}), whatever the colour choice above.")
-    y_rows = None if ds.y is None else ds.y[plan.rows]
+    # the label's classes and colours of all n rows, as the chart above gives them: on exact KPCA's sample a class
+    # absent from it, or past the 59 largest, would shift every colour after it
+    y_rows = None if ds.y is None else plots.colouring(ds.y, name=str(ds.label_name)).subset(plan.rows)
     show_scrubber(compute.embedding_scrubber(rows_key, X_rows, sample_exact, sigma, kernel, r, y_rows),
                   key="emb_scrubber",
                   what="RSKPCA's embedding (aligned to exact KPCA)" if plan.all_rows else

@@ -320,3 +320,46 @@ def test_text_classes_are_ordered_as_read_numbers_within_them_compared_as_number
     assert c.classes == ("b", "class_1", "class_2", "class_10", "(missing)")
     assert [c.classes[code] for code in c.codes] == ["class_10", "class_2", "(missing)", "class_1", "class_2", "b"]
     assert c.counts == (1, 1, 2, 1, 1)
+
+
+def _colour_of_points(trace) -> list[str]:
+    """Each point's colour of a trace coloured by :func:`class_color_marker` (codes on a stepped scale)."""
+    scale = trace.marker.colorscale
+    return [scale[2 * int(code)][1] for code in trace.marker.color]
+
+
+def test_a_sample_lacking_a_class_keeps_every_other_class_colour_in_the_scrubber():
+    # Seen: the Embeddings page's scrubber coloured exact KPCA's sample by its own classes, so a class missing
+    # from the sample (or, past 59 classes, other largest classes) shifted every colour after it.
+    from rskpca.plotting import embedding_scrubber_figure
+
+    y = np.array(["a", "b", "c"] * 10)
+    rows = np.flatnonzero(y != "b")  # the sample has no "b"
+    E = np.random.default_rng(0).normal(size=(rows.size, 2))
+    fig = embedding_scrubber_figure(E, [dict(ell=1.0, embedding=E, m=5, n=rows.size)],
+                                    y=colouring(y, name="letter").subset(rows))
+    colours = _colour_of_points(fig.data[0])
+    assert {c for c, label in zip(colours, y[rows]) if label == "c"} == {CLASS_COLORS[2]}
+    # a column of values is coloured by its own classes, as before
+    plain = embedding_scrubber_figure(E, [dict(ell=1.0, embedding=E, m=5, n=rows.size)], y=y[rows])
+    assert {c for c, label in zip(_colour_of_points(plain.data[0]), y[rows])
+            if label == "c"} == {CLASS_COLORS[1]}
+    with pytest.raises(ValueError, match="colours 30 rows but there are 20 points"):
+        embedding_scrubber_figure(E, [dict(ell=1.0, embedding=E, m=5, n=rows.size)], y=colouring(y))
+
+
+def test_two_clusterings_give_a_cluster_one_colour_whichever_clusters_each_has():
+    from types import SimpleNamespace
+
+    from rskpca.ui.spectral_views import cluster_colourings
+
+    reduced = SimpleNamespace(clusters=np.repeat(np.arange(4), 5))
+    exact = SimpleNamespace(clusters=np.repeat([2, 0, 0, 3], 5))  # three clusters: one of the four is missing
+    one, two = cluster_colourings(reduced, exact)
+    assert one.classes == two.classes and one.colors == two.colors
+    # matched: exact's clusters take the numbers of the reduced clusters they share rows with
+    assert np.array_equal(two.codes[:5], one.codes[:5]) and np.array_equal(two.codes[15:], one.codes[15:])
+    assert np.unique(two.codes[5:15]).size == 1 and two.codes[5] in one.codes[5:15]
+    many = SimpleNamespace(clusters=np.arange(200) % 100)
+    (alone,) = cluster_colourings(many)
+    assert alone.note == 'the 59 largest of 100 clusters; the other 41 as "other"'

@@ -97,8 +97,12 @@ def test_above_the_point_budget_panels_draw_density_with_centers_on_top_and_say_
     # the others an image of the rows' density and the centers
     assert types[:3] == [("scattergl", "x")] * 3 or types[:3] == [("scatter", "x")] * 3
     assert ("image", "x2") in types and ("image", "x3") in types
-    centers = [t for t in fig.data if t.name == "shadow centers"]
+    centers = [t for t in fig.data if t.name == "shadow centers" and t.customdata is not None]
     assert len(centers) == 3 and centers[0].x.size == np.isin(s.center_indices, sample).sum()
+    # filled with class colours, the centers' own legend symbols stay hidden; one neutral key stands in for them
+    key = [t for t in fig.data if t.name == "shadow centers" and t.customdata is None]
+    assert [t.showlegend for t in centers] == [False] * 3 and len(key) == 1 and key[0].showlegend
+    assert key[0].marker.color == "rgba(255,255,255,0.9)" and key[0].legendgroup == centers[0].legendgroup
     assert centers[1].x.size == s.m and centers[1].xaxis == "x2"
     assert fig.layout.title.text == density_note(3000, s.m)
     assert "seeded sample of 500 rows" in fig.layout.annotations[0].text
@@ -379,7 +383,7 @@ def test_thousands_of_centers_draw_the_heaviest_only_and_the_chart_says_how_many
     assert f"{MAX_CENTERS_DRAWN:,} heaviest" in note and (point_budget != 1_000 or f"of {s.m:,} shadow" in note)
     emb = embedding_figure({"ShDE + RSKPCA": X}, y=lab, bins=DENSITY_BINS, row_ids=np.arange(6000),
                            centers=(s.center_indices, s.weights), max_points=point_budget)
-    drawn = [t for t in emb.data if t.name == "shadow centers"]
+    drawn = [t for t in emb.data if t.name == "shadow centers" and t.customdata is not None]
     assert drawn and all(t.x.size == MAX_CENTERS_DRAWN for t in drawn)
     if point_budget == 1_000:
         assert emb.layout.title.text == density_note(6000, MAX_CENTERS_DRAWN, DENSITY_BINS, of=s.m)

@@ -30,11 +30,11 @@ import pandas as pd
 from plotly.colors import sample_colorscale
 
 from rskpca.plotting._palette import CLASS_COLORS
-from rskpca.plotting._style import largest, user_text
+from rskpca.plotting._style import _check_len, largest, user_text
 
 __all__ = ["MAX_CLASSES", "HOVER_FEATURES", "CLASS_COLORS", "CLASS_SYMBOLS", "OTHER", "MISSING", "Colouring",
            "colouring", "hover_columns", "row_hover", "marker_style", "center_sizes", "legend_height",
-           "class_legend"]
+           "class_legend", "as_colouring"]
 
 #: Classes told apart by colour and symbol; above, the largest ``MAX_CLASSES - 1`` and "other".
 MAX_CLASSES = 60
@@ -146,7 +146,7 @@ def _is_text(arr: np.ndarray) -> bool:
 
 
 def colouring(values, *, name: str = "label", continuous: bool | None = None,
-              max_classes: int = MAX_CLASSES) -> Colouring:
+              max_classes: int = MAX_CLASSES, noun: str = "classes") -> Colouring:
     """How to colour rows by ``values`` (a label, a feature, clusters).
 
     Parameters
@@ -160,6 +160,8 @@ def colouring(values, *, name: str = "label", continuous: bool | None = None,
         column with more than :data:`CONTINUOUS_ABOVE` distinct values not all whole numbers.
     max_classes : int, default=MAX_CLASSES
         Classes with a look of their own; above, the largest ``max_classes - 1`` and "other".
+    noun : str, default="classes"
+        What the values are, for the legend's note when classes are merged ("clusters").
 
     Returns
     -------
@@ -230,7 +232,7 @@ def colouring(values, *, name: str = "label", continuous: bool | None = None,
         names = [names[i] for i in kept] + [OTHER]
         counts = np.append(counts[kept], counts.sum() - counts[kept].sum())
         codes = new_codes
-        note = f'the {len(kept):,} largest of {n_distinct:,} classes; the other {n_other:,} as "{OTHER}"'
+        note = f'the {len(kept):,} largest of {n_distinct:,} {noun}; the other {n_other:,} as "{OTHER}"'
     k_own = len(names) - (1 if note else 0)
     colors = [CLASS_COLORS[i % len(CLASS_COLORS)] for i in range(k_own)]
     symbols = [CLASS_SYMBOLS[(i // len(CLASS_COLORS)) % len(CLASS_SYMBOLS)] for i in range(k_own)]
@@ -382,6 +384,25 @@ def center_sizes(weights, *, dims: int = 2) -> np.ndarray:
     if dims == 3:
         sizes *= 0.6
     return sizes.astype(np.float32)
+
+
+def as_colouring(y, n: int, *, name: str = "label", continuous: bool | None = None) -> Colouring | None:
+    """The figure builders' ``y``: None, a column of n values (coloured by :func:`colouring`), or a
+    :class:`Colouring` of the n rows made by the caller, so that two charts of other rows (a sample, two
+    clusterings) give a class the same colour.
+
+    >>> c = colouring(["a", "b", "c"])
+    >>> as_colouring(c.subset([2]), 1).classes, as_colouring(["c"], 1).classes
+    (('a', 'b', 'c'), ('c',))
+    """
+    if y is None:
+        return None
+    if isinstance(y, Colouring):
+        rows = y.codes if y.codes is not None else y.values
+        if rows.shape[0] != n:
+            raise ValueError(f"y colours {rows.shape[0]} rows but there are {n} points; pass one per point.")
+        return y
+    return colouring(_check_len(y, n, "y"), name=name, continuous=continuous)
 
 
 def class_legend(colour, title: str = "", **more) -> dict:

@@ -8,11 +8,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rskpca.core.row_draws import rows_within
-from rskpca.plotting._colouring import class_legend, center_sizes, colouring, legend_height, marker_style
+from rskpca.plotting._colouring import as_colouring, class_legend, center_sizes, legend_height, marker_style
 from rskpca.plotting._data_view import _point_traces, legend_key
 from rskpca.plotting._density_drawing import (MAX_CENTERS_DRAWN, POINT_BUDGET, _density_panel, capped_total,
-                                              centers_trace, crowded, density_bins, density_note, image_axes,
-                                              say_density)
+                                              centers_legend_key, centers_trace, crowded, density_bins, density_note,
+                                              image_axes, say_density)
 from rskpca.plotting._selection import highlight_rows
 from rskpca.plotting._style import (
     _TYPICAL_WIDTH,
@@ -116,7 +116,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise ValueError("center_indices must be row numbers of X2 (0 <= index < n).")
     rid = _row_ids(row_ids, n)
-    colour = None if y is None else colouring(_check_len(y, n, "y"), name=label_name, continuous=continuous)
+    colour = as_colouring(y, n, name=label_name, continuous=continuous)
     hover_data = {k: _check_len(v, n, f"hover_data[{k!r}]") for k, v in (hover_data or {}).items()}
     dense = n > point_budget or crowded(X2[:, 0], X2[:, 1])
     bins = bins or density_bins(n)
@@ -195,6 +195,8 @@ def _point_traces_of_shadow(X2, labels, idx, w, rid, max_points: int, colour, ho
                                          first=True, sizes=center_sizes(w, dims=2)[keep]),
                            type="scattergl", name="centers", hovertemplate=(
                                "center %{pointNumber} (row %{customdata[0]})<br>weight %{customdata[1]}<extra></extra>")))
+        if colour is not None:
+            traces.append(dict(centers_legend_key({}), name="centers"))
     return traces
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from rskpca.plotting._colouring import class_legend, colouring, legend_height, marker_style, row_hover
+from rskpca.plotting._colouring import as_colouring, class_legend, legend_height, marker_style, row_hover
 from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, crowded, density_bins, density_note,
                                               image_axes, say_density)
 from rskpca.plotting._selection import axis_of_panel, highlight_rows
@@ -95,7 +95,7 @@ def data_figure(X2, *, y=None, label_name: str = "label", continuous: bool | Non
         X2 = np.column_stack([X2[:, 0], np.zeros(n)])
         titles[1] = ""
     rid = _row_ids(row_ids, n)
-    colour = None if y is None else colouring(_check_len(y, n, "y"), name=label_name, continuous=continuous)
+    colour = as_colouring(y, n, name=label_name, continuous=continuous)
     hover_data = {k: _check_len(v, n, f"hover_data[{k!r}]") for k, v in (hover_data or {}).items()}
     if n > point_budget or crowded(X2[:, 0], X2[:, 1]):
         return _density_figure(X2, rid, titles, title, selected_rows, bins or density_bins(n), one_d, colour)

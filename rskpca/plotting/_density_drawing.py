@@ -317,10 +317,29 @@ def centers_trace(A: np.ndarray, local, c_pos, c_w, ref: dict, *, dims: int, col
     trace = dict(type="scattergl" if dims == 2 else "scatter3d", mode="markers", marker=marker,
                  customdata=np.column_stack([rid[c_pos], c_w]).astype(np.float64),
                  hovertemplate="shadow center: row %{customdata[0]}<br>weight %{customdata[1]}<extra></extra>",
-                 name="shadow centers", legendgroup="shadow centers", showlegend=first,
+                 # filled with class colours, its legend symbol would take the first center's and read as a
+                 # class: centers_legend_key stands in for it
+                 name="shadow centers", legendgroup="shadow centers", showlegend=first and colour is None,
                  x=A[local, 0].astype(np.float32), y=A[local, 1].astype(np.float32), **ref)
     if dims == 3:
         trace.update(x=A[local, 0], y=A[local, 1], z=A[local, 2])
+    return trace
+
+
+def centers_legend_key(ref: dict, *, dims: int = 2) -> dict:
+    """The legend's entry for centers filled with class colours (:func:`centers_trace`): an empty trace
+    drawn as the centers are without a colour column (white, outlined), in their legend group, so a
+    click on it still hides every panel's centers.
+
+    >>> key = centers_legend_key({})
+    >>> key["name"], key["legendgroup"], key["marker"]["color"], key["x"]
+    ('shadow centers', 'shadow centers', 'rgba(255,255,255,0.9)', [None])
+    """
+    trace = dict(type="scattergl" if dims == 2 else "scatter3d", mode="markers", x=[None], y=[None],
+                 marker=dict(size=8, color="rgba(255,255,255,0.9)", line=_CENTER_LINE), name="shadow centers",
+                 legendgroup="shadow centers", showlegend=True, hoverinfo="skip", **ref)
+    if dims == 3:
+        trace["z"] = [None]
     return trace
 
 
@@ -360,4 +379,6 @@ def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref:
     local, c_pos, c_w, sizes = local[keep], c_pos[keep], c_w[keep], sizes[keep]
     traces.append(centers_trace(A, local, c_pos, c_w, ref, dims=dims, colour=colour, rid=rid, first=first,
                                 sizes=sizes))
+    if first and colour is not None:
+        traces.append(centers_legend_key(ref, dims=dims))
     return int(local.size)

@@ -27,7 +27,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from rskpca.core.row_draws import rows_within
-from rskpca.plotting._colouring import center_sizes, colouring
+from rskpca.plotting._colouring import as_colouring, center_sizes
 from rskpca.plotting._density_drawing import MAX_CENTERS_DRAWN
 from rskpca.plotting._style import (_TYPICAL_WIDTH, _as_2d, _padded_ranges, class_color_marker, largest,
                                     shadow_centers_text,
@@ -319,8 +319,9 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     frames : sequence of dict
         One per ell with keys ``ell``, ``embedding`` (shape (n, >=2), aligned),
         ``m``, ``n`` and optionally ``error`` (relative alignment error).
-    y : array-like of shape (n,) or None
-        Class labels for colours.
+    y : array-like of shape (n,), Colouring or None
+        Class labels for colours, or their :func:`~rskpca.plotting.colouring` (a ``subset`` of the page's,
+        so that a class has the colour it has in the page's other charts).
     active : int, default=0
     note : str
         Appended to every frame's title.
@@ -342,7 +343,7 @@ def embedding_scrubber_figure(exact, frames: Sequence[dict], *, y=None, active: 
     E = _as_2d(exact, "exact")  # not a method name: the argument's
     if E.shape[1] < 2:
         raise ValueError("exact needs at least 2 components to draw an embedding.")
-    colour = None if y is None else colouring(y)
+    colour = as_colouring(y, E.shape[0])
     if colour is None:
         color = dict(color="#3b5bdb")
     elif colour.continuous:

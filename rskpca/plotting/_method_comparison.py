@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.colors import get_colorscale
 
 from rskpca.plotting._bars import bar_figure, fit_predict_figure, fit_time_figure
-from rskpca.plotting._colouring import class_legend, colouring, legend_height, marker_style, row_hover
+from rskpca.plotting._colouring import as_colouring, class_legend, legend_height, marker_style, row_hover
 from rskpca.plotting._data_view import _ONE_POINT_COLOR, legend_key
 from rskpca.plotting._density_drawing import (POINT_BUDGET, _density_panel, capped_total, crowded, density_bins,
                                               density_note, image_axes)
@@ -177,7 +177,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     # not a fraction of the figure's height, which would squeeze many rows of panels between wide gaps.
     layout, refs = _subplot_grid(nrows, ncols, titles, horizontal_spacing=spacing, title_size=_TITLE_FONT,
                                  vertical_spacing=(100 if dims == 2 else 60) / height, scenes=dims == 3)
-    colour = None if y is None else colouring(_check_len(y, n, "y"), name=label_name, continuous=continuous)
+    colour = as_colouring(y, n, name=label_name, continuous=continuous)
     hover_data = {k: _check_len(v, n, f"hover_data[{k!r}]") for k, v in (hover_data or {}).items()}
     label_name = user_text(label_name)
     # WebGL by the points of all panels: they share one canvas, while SVG styles every point at every

@@ -5,6 +5,7 @@ chart)."""
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from rskpca import plotting as plots
@@ -63,6 +64,18 @@ def show_metrics(ds, reduced, exact, cmp, *, clustering: bool, embedded: bool, l
     return None, None
 
 
+def cluster_colourings(reduced, exact=None) -> list:
+    """One :class:`~rskpca.plotting.Colouring` per clustering: the reduced set's, then the exact method's (its
+    clusters renumbered to match), made together, so that a cluster has one colour in every chart of the page
+    even where one view lacks a cluster or, past 59 clusters, merges another into "other"."""
+    labels = [reduced.clusters + 1]
+    if exact is not None:
+        labels.append(matched_labels(reduced.clusters, exact.clusters) + 1)
+    n = labels[0].shape[0]
+    both = plots.colouring(np.concatenate(labels), name="cluster", continuous=False, noun="clusters")
+    return [both.subset(np.arange(i * n, (i + 1) * n)) for i in range(len(labels))]
+
+
 def show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, *, reduced_name: str,
                   exact_name: str) -> None:
     """The clusters on the data (beside the exact method's, renumbered to match), and the scores and the cluster x
@@ -74,14 +87,13 @@ def show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, *, red
     titles = [str(f) for f in ds.feature_names] if flat else ("PC1", "PC2")
     views = st.columns(2) if exact is not None else [st.container()]
     hover = plots.hover_columns(ds.X, ds.feature_names, label=ds.y, label_name=label_name)
-    drawn = [(reduced.clusters, reduced_name, "sp_cluster_view", "spectral_clusters")]
+    drawn = [(reduced_name, "sp_cluster_view", "spectral_clusters")]
     if exact is not None:
-        drawn.append((matched_labels(reduced.clusters, exact.clusters), exact_name, "sp_exact_cluster_view",
-                      "spectral_exact_clusters"))
-    for view, (clusters, name, key, filename) in zip(views, drawn):
+        drawn.append((exact_name, "sp_exact_cluster_view", "spectral_exact_clusters"))
+    for view, colour, (name, key, filename) in zip(views, cluster_colourings(reduced, exact), drawn):
         with view:
             selection.show_selectable(plots.data_figure(
-                coords, y=clusters + 1, label_name="cluster", continuous=False, row_ids=ds.row_ids,
+                coords, y=colour, label_name="cluster", continuous=False, row_ids=ds.row_ids,
                 hover_data=hover, axis_titles=titles, selected_rows=selection.rows(),
                 title=f"Clusters on the data: {name}"), key=key, filename=filename)
     st.caption(("The data on its first two principal axes. " if not flat else "")

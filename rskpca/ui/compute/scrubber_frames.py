@@ -118,7 +118,8 @@ def _embedding_scrubber(key: str, _exact, _frames, _y, note: str) -> str:
 
 def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: str, r: int, y=None) -> str:
     """The embedding scrubber's figure (JSON text): RSKPCA aligned to exact KPCA at each ell of
-    :data:`SCRUB_EMBED_ELLS` ("" when no ell of the grid has r centers or more).
+    :data:`SCRUB_EMBED_ELLS` ("" when no ell of the grid has r centers or more). ``y``: the rows' labels,
+    or their :class:`~rskpca.plotting.Colouring` (the page's, so that a class keeps its colour).
 
     Ells whose shadow has fewer than r centers (RSKPCA cannot give r components), or where
     RSKPCA cannot be fitted, are left out.
@@ -157,8 +158,8 @@ def embedding_scrubber(digest: str, X: np.ndarray, exact, sigma: float, kernel: 
     if not frames:
         return ""
     note = f" ({rows.size:,} of {X.shape[0]:,} rows drawn)" if rows.size < X.shape[0] else ""
-    return _embedding_scrubber(f"{digest}:{sigma!r}:{kernel}:{r}", exact.embedding[rows, :2], frames,
-                               None if y is None else np.asarray(y)[rows], note)
+    y = None if y is None else y.subset(rows) if hasattr(y, "subset") else np.asarray(y)[rows]
+    return _embedding_scrubber(f"{digest}:{sigma!r}:{kernel}:{r}", exact.embedding[rows, :2], frames, y, note)
 
 
 def suggested_ell(digest: str, X: np.ndarray, sigma: float, kernel: str) -> tuple[float, int] | None:
