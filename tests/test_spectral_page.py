@@ -92,7 +92,8 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
     deltas = {m.label: m.delta for m in at.main.get("metric")}
     # the clustering's default center budget (at most 900 centers; the library picks eps for it)
     assert deltas["shadow centers m"].endswith("of all n = 1,000 rows") and int(_metric(at, "shadow centers m").replace(",", "")) <= 1000
-    assert any(c.value.startswith("Center budget: at most 900 centers") for c in at.caption)
+    (budget,) = [c.value for c in at.caption if c.value.startswith("Center budget: at most 900 centers")]
+    assert "The sidebar's ell (its shadow keeps" in budget and "does not change this fit" in budget, budget
     assert all(deltas[label] == "on all n = 1,000 rows" for label in deltas if label.startswith("ARI"))
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download every row's coordinates and cluster (CSV, 1,000 rows)" in labels
