@@ -45,6 +45,74 @@ def test_landmark_eigenvalues_equal_the_dense_graph_on_the_rows(ell, regularizat
     assert alignment_error(vecs[:, 1:k + 1] * np.sqrt(40), se.transform(X)) < 1e-8
 
 
+@pytest.mark.parametrize("regularization", [0.0, 0.05])
+def test_a_graph_in_pieces_on_the_sparse_solver_equals_the_dense_graph(monkeypatch, regularization):
+    # Seen: every row its own landmark on a 100-class mixture gave a graph in 30 pieces, eigenvalue 1 thirty
+    # times, and ARPACK gave up after 30,000 restarts (70 s, then an error). Each piece is now solved alone.
+    import rskpca.decomposition._landmark_graph as graph
+
+    monkeypatch.setattr(graph, "DENSE_MAX_M", 8)  # the sparse path from 9 landmarks up
+    X, _ = make_blobs(72, n_features=3, centers=6, cluster_std=0.3, center_box=(-60, 60), random_state=3)
+    W = literal_landmark_graph(X, X, 5, regularization)
+    vals, vecs = np.linalg.eigh(W)
+    vals, vecs = vals[::-1], vecs[:, ::-1]
+    ones = int(np.sum(vals > 1 - 1e-9))
+    k = ones + 2 if regularization == 0 else 7  # past the eigenvalue-1 pairs: a separated k-th eigenvalue
+    assert (regularization > 0 or ones >= 6) and vals[k] - vals[k + 1] > 1e-6
+    se = ReducedSetSpectralEmbedding(n_components=k, sigma=1.0, ell=EVERY_ROW, affinity="landmark", n_neighbors=5,
+                                     regularization=regularization).fit(X)
+    assert se.m_ == 72 and se.eigen_solver_ == "arpack"
+    np.testing.assert_allclose(se.eigenvalues_, vals[1:k + 1], atol=1e-8)
+    reference = vecs[:, 1:k + 1]
+    if regularization == 0:  # eigenvalue 1 is multiple: its space less the constant, not eigh's basis of it
+        ones_space = vecs[:, :ones] - np.outer(np.full(72, 72**-0.5), np.full(72, 72**-0.5) @ vecs[:, :ones])
+        reference = np.hstack([np.linalg.svd(ones_space, full_matrices=False)[0][:, :ones - 1], vecs[:, ones:k + 1]])
+    assert alignment_error(reference * np.sqrt(72), se.transform(X)) < 1e-8
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_many_pieces_and_few_eigenvectors_give_eigenvectors_of_the_dense_graph(monkeypatch, k):
+    # The case ARPACK gave up on: eigenvalue 1 many times over and only the top few asked for (k clusters - 1).
+    # Any basis of that eigenspace is right: the rows' coordinates must be eigenvectors of the literal W.
+    import rskpca.decomposition._landmark_graph as graph
+
+    monkeypatch.setattr(graph, "DENSE_MAX_M", 8)
+    X, _ = make_blobs(300, n_features=3, centers=30, cluster_std=0.2, center_box=(-200, 200), random_state=1)
+    W = literal_landmark_graph(X, X, 5, 0.0)
+    assert np.sum(np.linalg.eigvalsh(W) > 1 - 1e-9) >= k + 1
+    se = ReducedSetSpectralEmbedding(n_components=k, sigma=1.0, ell=EVERY_ROW, affinity="landmark",
+                                     n_neighbors=5).fit(X)
+    assert se.eigen_solver_ == "arpack"
+    np.testing.assert_allclose(se.eigenvalues_, 1.0, atol=1e-8)
+    U = se.transform(X) / np.sqrt(300)
+    np.testing.assert_allclose(U.T @ U, np.eye(k), atol=1e-8)
+    np.testing.assert_allclose(U.sum(axis=0), 0.0, atol=1e-8)  # orthogonal to the constant
+    np.testing.assert_allclose(W @ U, U, atol=1e-8)
+
+
+def test_where_arpack_stalls_the_graph_is_solved_densely_or_refused_in_words(monkeypatch):
+    # Pieces joined by a few weak links put the top eigenvalues within 1e-7 of one another: ARPACK stalled there
+    # (a 600-row sample of a 100-class mixture). Stalled here on purpose: the dense answer, or above
+    # DENSE_FALLBACK_M landmarks a message that says what to change.
+    import rskpca.decomposition._landmark_graph as graph
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    def stall(*args, **kwargs):
+        raise ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((0, 0)))
+
+    X = _rows(60)
+    dense = ReducedSetSpectralEmbedding(n_components=3, sigma=1.0, ell=EVERY_ROW, affinity="landmark").fit(X)
+    monkeypatch.setattr(graph, "DENSE_MAX_M", 8)
+    monkeypatch.setattr(graph, "eigsh", stall)
+    fallen = ReducedSetSpectralEmbedding(n_components=3, sigma=1.0, ell=EVERY_ROW, affinity="landmark").fit(X)
+    assert dense.eigen_solver_ == "dense" and fallen.eigen_solver_ == "arpack"
+    np.testing.assert_allclose(fallen.eigenvalues_, dense.eigenvalues_, atol=1e-12)
+    assert alignment_error(dense.transform(X), fallen.transform(X)) < 1e-10
+    monkeypatch.setattr(graph, "DENSE_FALLBACK_M", 50)
+    with pytest.raises(ValueError, match="too close together for ARPACK on 60 landmarks.*max_centers"):
+        ReducedSetSpectralEmbedding(n_components=3, sigma=1.0, ell=EVERY_ROW, affinity="landmark").fit(X)
+
+
 def _two_blobs_and_outliers():
     """Two blobs of 300 rows and three rows far from both (and from each other)."""
     X, y = make_blobs(600, n_features=4, centers=[[0, 0, 0, 0], [6, 0, 0, 0]], random_state=0)

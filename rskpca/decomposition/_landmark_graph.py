@@ -46,7 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from rskpca.core.eigen import SINGLE_THREAD_MAX_M, column_signs
 from rskpca.core.threads import all_threads, blas_threads, map_row_blocks
@@ -188,8 +189,7 @@ def _eigenpairs(Z, r, degrees, used, k: int, fraction: float, rng):
     else:
         Zh = sp.diags(np.sqrt(r)) @ Z[:, used] @ sp.diags(scale)
         G = (Zh.T @ Zh).tocsr()  # K^2 entries a row at most: sparse when the landmarks are many
-        deflated = LinearOperator((p, p), matvec=lambda v: G @ v - b0 * (b0 @ v), dtype=np.float64)
-        vals, B = eigsh(deflated, k=solve_k, which="LA", v0=rng.uniform(-1.0, 1.0, p), tol=0.0)
+        vals, B = _sparse_top(G, b0, solve_k, rng, deflated=tau == 0)
         solver = "arpack"
     order = np.argsort(vals)[::-1][solve_k - k:]
     vals, B = np.clip(vals[order], 0.0, 1.0), B[:, order]
@@ -199,6 +199,78 @@ def _eigenpairs(Z, r, degrees, used, k: int, fraction: float, rng):
     coef[used] = B * scale[:, None] * inv_sqrt[None, :]
     coef *= column_signs(coef)
     return vals, coef, solver
+
+
+def _sparse_top(G: sp.csr_matrix, b0, k: int, rng, *, deflated: bool):
+    """The top ``k`` eigenpairs of ``G - b0 b0'`` (``G`` sparse, symmetric), piece by piece of its graph
+    (:func:`_arpack_or_dense` on each).
+
+    A landmark graph in c pieces (every row its own landmark on clustered data: thirty pieces among 3,000
+    rows of a 100-class mixture) has eigenvalue 1 c times; ARPACK does not converge on such a multiple
+    top eigenvalue (30,000 restarts, then an error). ``G`` is block diagonal over the pieces, so each
+    piece is solved alone and the pairs merged. ``deflated`` (no regularization): each piece's top pair is
+    its own ``b0`` restricted to it, eigenvalue 1, known in closed form; the c - 1 combinations of those
+    orthogonal to ``b0`` are the eigenvalue-1 pairs left after ``b0`` is deflated.
+    """
+    p = G.shape[0]
+    n_pieces, piece = connected_components(G, directed=False)
+    if n_pieces == 1:
+        return _arpack_or_dense(G, b0, k, rng)
+    vals, vecs = [], []
+    if deflated:
+        # each piece's normalised b0; the pieces' combinations orthogonal to b0 (b0 = T a)
+        T = np.zeros((p, n_pieces))
+        T[np.arange(p), piece] = b0
+        a = np.linalg.norm(T, axis=0)
+        T /= np.where(a > 0, a, 1.0)
+        basis = np.linalg.qr(np.column_stack([a, np.eye(n_pieces)]))[0][:, 1:n_pieces]
+        vals.append(np.ones(n_pieces - 1))
+        vecs.append(T @ basis)
+    for j in range(n_pieces):
+        rows = np.flatnonzero(piece == j)
+        bj = b0[rows] / max(np.linalg.norm(b0[rows]), 1e-300) if deflated else np.zeros(rows.size)
+        kj = min(k, rows.size - 1 if deflated else rows.size)
+        if kj <= 0:
+            continue
+        block = G[rows][:, rows]
+        if rows.size <= DENSE_MAX_M or kj >= rows.size // 2:
+            w, V = eigh(block.toarray() - np.outer(bj, bj), subset_by_index=[rows.size - kj, rows.size - 1],
+                        check_finite=False)
+        else:
+            w, V = _arpack_or_dense(block, bj, kj, rng)
+        full = np.zeros((p, kj))
+        full[rows] = V
+        vals.append(w)
+        vecs.append(full)
+    vals, vecs = np.concatenate(vals), np.hstack(vecs)
+    top = np.argsort(vals, kind="stable")[::-1][:k]
+    return vals[top], vecs[:, top]
+
+
+#: Up to this many landmarks a connected graph on which ARPACK does not converge is solved densely (its
+#: p x p matrix: 290 MB at 6,000); ARPACK then gets ARPACK_RESTARTS restarts, not its default 10 p.
+DENSE_FALLBACK_M = 6000
+ARPACK_RESTARTS = 1000
+
+
+def _arpack_or_dense(G: sp.csr_matrix, b0, k: int, rng):
+    """The top ``k`` eigenpairs of ``G - b0 b0'`` for a connected graph: ARPACK, or dense where it fails.
+
+    Pieces joined by a few weak links (a 600-row sample of a 100-class mixture, every row a landmark:
+    its top eigenvalues within 1e-7 of one another) stall ARPACK as separate pieces do.
+    """
+    p = G.shape[0]
+    op = LinearOperator((p, p), matvec=lambda v: G @ v - b0 * (b0 @ v), dtype=np.float64)
+    small = p <= DENSE_FALLBACK_M
+    try:
+        return eigsh(op, k=k, which="LA", v0=rng.uniform(-1.0, 1.0, p), tol=0.0,
+                     maxiter=ARPACK_RESTARTS if small else None)
+    except ArpackNoConvergence:
+        if not small:
+            raise ValueError(f"The landmark graph's top eigenvalues are too close together for ARPACK on {p:,} "
+                             "landmarks (pieces joined by a few weak links): use fewer centers (max_centers) or "
+                             "more neighbours (n_neighbors).") from None
+    return eigh(G.toarray() - np.outer(b0, b0), subset_by_index=[p - k, p - 1], check_finite=False)
 
 
 #: Rows per thread, at least, of the Gram matrix's compiled pass (each thread adds into its own p x p).
