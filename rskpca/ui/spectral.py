@@ -178,6 +178,10 @@ def heat_colours(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(css, index=table.index, columns=table.columns)
 
 
+#: The cluster x label table shows this many clusters without scrolling.
+_CLUSTERS_IN_VIEW = 30
+
+
 def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> None:
     """The cluster x label table (:func:`rskpca.evaluation.clustering_scores.cluster_class_table`) as a heat
     map of counts, the matched class of each cluster on the diagonal, with a CSV download. Class names
@@ -185,6 +189,8 @@ def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> None:
     shown = table.copy()
     shown.columns = [str(c) for c in shown.columns]
     shown.index = [f"cluster {c}" for c in shown.index]
+    # every cluster of up to 30 in view (26 letters: all rows and, narrow, all columns), no scrolling
     st.dataframe(shown.style.apply(heat_colours, axis=None), key=key, width="stretch",
-                 height=min(420, 38 + 35 * shown.shape[0]))
+                 height=38 + 35 * min(shown.shape[0], _CLUSTERS_IN_VIEW),
+                 column_config={c: st.column_config.NumberColumn(width="small") for c in shown.columns})
     download_csv(lambda: table.reset_index(), key=key, filename=filename)

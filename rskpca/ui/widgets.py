@@ -270,7 +270,8 @@ def colour_choice(ds, container=st) -> ColourChoice:
                        if str(c) not in by_name and c != ds.label_name)
     if st.session_state.get("colour_column") not in by_name:
         st.session_state["colour_column"] = LABEL_COLOUR
-    label = "no colours (no label column)" if ds.label_name is None else f"the label ({ds.label_name})"
+    # (without a label each chart keeps its own colours: one colour, or the shadow sets on Shadow centers)
+    label = "the chart's own (no label column)" if ds.label_name is None else f"the label ({ds.label_name})"
     chosen = container.selectbox("Colour rows by", list(by_name), key="colour_column",
                                  format_func=lambda c: label if c == LABEL_COLOUR else c,
                                  help="The column the charts of rows colour by (one choice for every page). "
