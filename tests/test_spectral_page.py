@@ -1,6 +1,8 @@
 """AppTest of the Spectral page: each method on a sample, beside the exact method; bad settings keep the last
 good result; the page's helpers (cluster matching, tables, the eigenvalue figure) in plain tests."""
 
+import json
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -87,6 +89,10 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
         assert float(_metric(at, f"{score} vs label, reduced set")) > 0.95, score
     scores = next(df.value for df in at.dataframe if "CA" in df.value.columns)
     assert scores["clusters"].tolist() == ["reduced set", "exact (every row a center)"]
+    # the cluster x label table (classes 0 and 1): its columns as wide as their widest cell (counts of 3 digits)
+    (heat,) = [df for df in at.dataframe if list(df.value.columns) == ["0", "1"]]
+    widths = {name: col.get("width") for name, col in json.loads(heat.proto.columns).items()}
+    assert widths == {"0": 8 * 3 + 18, "1": 8 * 3 + 18}, widths
     assert scores["ARI vs the reduced set"].iloc[1] > 0.95 and (scores["rows scored"] == 1000).all()
     # every number says the rows it was computed on
     deltas = {m.label: m.delta for m in at.main.get("metric")}

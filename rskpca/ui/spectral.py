@@ -178,8 +178,9 @@ def heat_colours(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(css, index=table.index, columns=table.columns)
 
 
-#: The cluster x label table shows this many clusters without scrolling.
-_CLUSTERS_IN_VIEW = 30
+#: The cluster x label table shows this many clusters without scrolling; a column takes about this many pixels
+#: a character of its widest cell, plus its padding.
+_CLUSTERS_IN_VIEW, _CHAR_PX, _CELL_PAD_PX = 30, 8, 18
 
 
 def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> None:
@@ -189,8 +190,11 @@ def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> None:
     shown = table.copy()
     shown.columns = [str(c) for c in shown.columns]
     shown.index = [f"cluster {c}" for c in shown.index]
-    # every cluster of up to 30 in view (26 letters: all rows and, narrow, all columns), no scrolling
+    # every cluster of up to 30 in view, no scrolling; each class column as wide as its name or its largest count
+    # (26 letters: about 40 px each, where Streamlit's narrowest named width is 75)
+    digits = len(f"{int(table.to_numpy().max(initial=0)):,}")
+    widths = {c: _CHAR_PX * max(len(c), digits) + _CELL_PAD_PX for c in shown.columns}
     st.dataframe(shown.style.apply(heat_colours, axis=None), key=key, width="stretch",
                  height=38 + 35 * min(shown.shape[0], _CLUSTERS_IN_VIEW),
-                 column_config={c: st.column_config.NumberColumn(width="small") for c in shown.columns})
+                 column_config={c: st.column_config.NumberColumn(width=w) for c, w in widths.items()})
     download_csv(lambda: table.reset_index(), key=key, filename=filename)
