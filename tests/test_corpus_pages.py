@@ -57,3 +57,20 @@ def test_kernelization_leaves_out_classes_with_fewer_rows_than_folds_and_says_so
     assert any("2 of the 4 classes have fewer than 5 rows (3 rows)" in c.value and "the other 120 rows" in c.value
                for c in at.caption), [c.value for c in at.caption]
     assert not at.error and [b for b in at.button if b.key == "cv_run"]
+
+
+def test_spectral_clustering_of_100_classes_draws_its_cluster_x_label_table_as_a_heat_map():
+    # 100 clusters x 100 classes: a table of 10,000 styled cells took seconds to draw and could not be read whole
+    from charts import chart_keys
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at = _upload(at, "classes_100.csv", corpus_table("classes_100").to_csv(index=False).encode())
+    at.session_state["sp_method"] = "clustering"
+    at.switch_page("pages/10_Spectral.py").run()
+    _ok(at, "classes_100: spectral clustering")
+    assert "sp_cluster_label_map" in chart_keys(at)
+    assert not [df for df in at.dataframe if df.value.shape[1] >= 100]  # no 100-column table
+    assert any("coloured by their count" in c.value for c in at.caption)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Download table (CSV)" in labels

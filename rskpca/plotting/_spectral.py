@@ -41,7 +41,8 @@ def cluster_figure(X2, clusters, *, label=None, label_name: str = "label", featu
 def cluster_class_figure(table, *, title: str = "Clusters x classes (rows of each cluster in each class)") -> go.Figure:
     """The cluster x class table (:func:`rskpca.evaluation.clustering_scores.cluster_class_table`) as a
     heatmap with its counts written in the cells: matched clusters down the diagonal, so a good
-    clustering is a dark diagonal.
+    clustering is a dark diagonal. At most 900 px tall: past about 35 clusters their rows narrow (and plotly
+    thins the labels) rather than the chart growing past a screen.
 
     >>> import pandas as pd
     >>> t = pd.DataFrame([[5, 0], [1, 4]], index=pd.Index([1, 0], name="cluster"), columns=["<a>", "b"])
@@ -55,7 +56,7 @@ def cluster_class_figure(table, *, title: str = "Clusters x classes (rows of eac
     big = z.shape[0] * z.shape[1] > 900  # numbers in the cells only where they fit
     heatmap = dict(type="heatmap", z=z, x=classes, y=clusters, colorscale="Blues", showscale=False,
                    texttemplate=None if big else "%{z}", hovertemplate="%{y}<br>class %{x}<br>%{z} rows<extra></extra>")
-    layout = dict(title=dict(text=title), margin=dict(l=80, r=10, t=50, b=40), height=max(300, 22 * len(clusters) + 120),
+    layout = dict(title=dict(text=title), margin=dict(l=80, r=10, t=50, b=40), height=max(300, min(22 * len(clusters) + 120, 900)),
                   xaxis=dict(title=dict(text="class"), side="top", type="category", automargin=True),
                   yaxis=dict(autorange="reversed", automargin=True))
     return go.Figure(dict(data=[heatmap], layout=layout))

@@ -19,7 +19,7 @@ from rskpca.ui.compute import spectral as sp
 from rskpca.ui.compute import spectral_tables as tables
 from rskpca.ui.compute.shadow_cache import shadow as compute_shadow
 from rskpca.ui.progress import resume_button, stopped
-from rskpca.ui.widgets import download_csv, show_error
+from rskpca.ui.widgets import download_csv, show_error, show_figure
 
 __all__ = ["remember_good", "last_good", "default_clusters", "solve_waits", "fit_for_page", "embed_every_row",
            "heat_colours", "show_cluster_table"]
@@ -183,10 +183,18 @@ def heat_colours(table: pd.DataFrame) -> pd.DataFrame:
 _CLUSTERS_IN_VIEW, _CHAR_PX, _CELL_PAD_PX = 30, 8, 18
 
 
-def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> None:
-    """The cluster x label table (:func:`rskpca.evaluation.clustering_scores.cluster_class_table`) as a heat
-    map of counts, the matched class of each cluster on the diagonal, with a CSV download. Class names
-    are shown as text (they are the user's)."""
+def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> bool:
+    """The cluster x label table (:func:`rskpca.evaluation.clustering_scores.cluster_class_table`) as a table
+    shaded by each cluster's shares, the matched class of each cluster on the diagonal, with a CSV download;
+    past 30 clusters or classes as a heat map of the counts (:func:`rskpca.plotting.cluster_class_figure`),
+    where a table of thousands of styled cells is slow to draw and cannot be read whole. Class names are
+    shown as text (they are the user's). Returns whether it drew the heat map."""
+    if max(table.shape) > _CLUSTERS_IN_VIEW:
+        from rskpca import plotting as plots
+
+        show_figure(plots.cluster_class_figure(table), key=f"{key}_map", filename=filename)
+        download_csv(lambda: table.reset_index(), key=key, filename=filename)
+        return True
     shown = table.copy()
     shown.columns = [str(c) for c in shown.columns]
     shown.index = [f"cluster {c}" for c in shown.index]
@@ -198,3 +206,4 @@ def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> None:
                  height=38 + 35 * min(shown.shape[0], _CLUSTERS_IN_VIEW),
                  column_config={c: st.column_config.NumberColumn(width=w) for c, w in widths.items()})
     download_csv(lambda: table.reset_index(), key=key, filename=filename)
+    return False

@@ -108,11 +108,12 @@ def show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, *, red
         return
     st.subheader("Clusters against the label")
     show_table(table, key="sp_scores", filename="spectral_scores")
-    show_cluster_table(scored.table, key="sp_cluster_label", filename="spectral_clusters_by_label")
-    st.caption(f"Rows of each cluster (reduced set) in each class of {label_name!r}, shaded by the share of the "
-               "cluster's rows; clusters matched one-to-one to classes (as for CA) come first, so the matched "
-               "counts run down the diagonal." + ("" if scored.rows == n else
-                                                  f" Rows without a label ({n - scored.rows:,}) are left out."))
+    as_map = show_cluster_table(scored.table, key="sp_cluster_label", filename="spectral_clusters_by_label")
+    st.caption(f"Rows of each cluster (reduced set) in each class of {label_name!r}, "
+               + ("coloured by their count (hover for the numbers; the CSV holds them all)" if as_map else
+                  "shaded by the share of the cluster's rows")
+               + "; clusters matched one-to-one to classes (as for CA) come first, so the matched counts run down "
+               "the diagonal." + ("" if scored.rows == n else f" Rows without a label ({n - scored.rows:,}) are left out."))
 
 
 def embedding_caption(n: int, request, *, embedded: bool, quantized: bool, later: bool, with_exact: bool) -> None:
