@@ -320,7 +320,7 @@ def test_a_bound_that_does_not_apply_shows_its_bars_and_says_why():
     fig = plots.bounds_figure(rows)
     by_kind = {t.name: list(t.y) for t in fig.data}
     assert by_kind["measured"] == [0.04, 0.2]  # the bar that exists is drawn
-    assert by_kind["a_priori"][1] is None and by_kind["a_posteriori"][1] is None
+    assert by_kind["a-priori"][1] is None and by_kind["a-posteriori"][1] is None  # (legend names, not field names)
     (note_shown,) = fig.layout.annotations  # one note, for the theorem that does not apply
     text = note_shown.text.replace("<br>", " ")
     assert text.startswith("bound does not apply: the condition 2 sqrt(kappa)") and text.endswith("fails")

@@ -13,6 +13,7 @@ from rskpca.bounds import THEOREMS
 from rskpca.plotting._style import (
     _BOUND_COLORS,
     _BOUND_KINDS,
+    _BOUND_NAMES,
     _log_axis,
     _subplot_grid,
     method_colors,
@@ -50,7 +51,7 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
     ...                      {"theorem": "5.4", "a_priori": None, "a_posteriori": None, "measured": 0.2,
     ...                       "applies": False, "note": "Does not apply: the gap is 0 (see Thm 3); lower D."}])
     >>> [t.name for t in fig.data], fig.layout.annotations[0].text
-    (['a_priori', 'a_posteriori', 'measured'], 'bound does not apply:<br>the gap is 0')
+    (['a-priori', 'a-posteriori', 'measured'], 'bound does not apply:<br>the gap is 0')
     >>> fig = bounds_figure([{"theorem": "5.2", "a_priori": 0.5, "a_posteriori": 0.0, "measured": 1e-32}])
     >>> fig.data[2].y
     (None,)
@@ -78,7 +79,7 @@ def bounds_figure(rows: Sequence[Mapping]) -> go.Figure:
                 hidden.setdefault(kind.replace("_", "-"), []).append(theorem.removeprefix("Thm "))
             vals.append(v)
         values += vals
-        fig.add_trace(go.Bar(x=theorems, y=vals, name=kind, marker_color=_BOUND_COLORS[kind]))
+        fig.add_trace(go.Bar(x=theorems, y=vals, name=_BOUND_NAMES[kind], marker_color=_BOUND_COLORS[kind]))
     for i, row in enumerate(rows):
         if not row.get("applies", True):
             # Over the empty slots of its group (grouped bars share 0.8 of a category's width), its right
@@ -143,7 +144,7 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
     ...         for e in (1.0, 2.0)]
     >>> fig = bounds_curves_figure(rows)
     >>> [t.name for t in fig.data], fig.layout.yaxis.title.text
-    (['a_priori', 'measured'], 'MMD_b(X, C-bar)')
+    (['a-priori', 'measured'], 'MMD_b(X, C-bar)')
     """
     theorems = sorted({str(r["theorem"]) for r in rows})
     if not theorems:
@@ -166,7 +167,7 @@ def bounds_curves_figure(rows: Sequence[Mapping], *, current_ell: float | None =
                 continue
             ell = np.array([row["ell"] for row in have], dtype=np.float64)
             vals = np.array([row[kind] for row in have], dtype=np.float64)
-            traces.append(dict(type="scatter", x=ell, y=vals, name=kind, mode="lines+markers", legendgroup=kind,
+            traces.append(dict(type="scatter", x=ell, y=vals, name=_BOUND_NAMES[kind], mode="lines+markers", legendgroup=kind,
                                showlegend=p == 0, line=dict(color=_BOUND_COLORS[kind]), **refs[p]))
         quantity = next((row["quantity"] for row in sub if row.get("quantity")), THEOREMS.get(th, "value"))
         layout[f"yaxis{suffix}"].update(_log_axis([row.get(kind) for row in sub for kind in _BOUND_KINDS]),

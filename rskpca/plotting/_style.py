@@ -47,6 +47,8 @@ WEBGL_THRESHOLD = 1000
 
 _BOUND_KINDS = ("a_priori", "a_posteriori", "measured")
 _BOUND_COLORS = {"a_priori": "#636EFA", "a_posteriori": "#EF553B", "measured": "#00CC96"}
+#: The kinds as the legends name them (the tables keep the field names, as the CSV does).
+_BOUND_NAMES = {"a_priori": "a-priori", "a_posteriori": "a-posteriori", "measured": "measured"}
 #: One colour per registered method (by its label), the same in every chart: exact KPCA, the
 #: reference, is near-black; the others take the palette in registry order.
 _REFERENCE_COLOR = "#222A2A"
