@@ -457,7 +457,7 @@ def test_sweeps_over_ell_on_demand():
     at.toggle(key="bounds_measured_curves").set_value(True).run()
     _ok(at)
     names = {t["name"] for t in _charts(at)[1]["data"]}
-    assert {"a_priori", "measured"} <= names
+    assert {"a-priori", "measured"} <= names
 
 
 def test_kernelization_without_label_says_so():
