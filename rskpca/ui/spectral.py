@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rskpca import plotting as plots
 from rskpca.evaluation.units import seconds_text
 from rskpca.ui import keys as K
 from rskpca.ui.compute import all_rows_fits
@@ -190,8 +191,6 @@ def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> bool:
     where a table of thousands of styled cells is slow to draw and cannot be read whole. Class names are
     shown as text (they are the user's). Returns whether it drew the heat map."""
     if max(table.shape) > _CLUSTERS_IN_VIEW:
-        from rskpca import plotting as plots
-
         show_figure(plots.cluster_class_figure(table), key=f"{key}_map", filename=filename)
         download_csv(lambda: table.reset_index(), key=key, filename=filename)
         return True

@@ -239,9 +239,10 @@ def without_slow_methods(names, m: int) -> list[str]:
 @dataclass(frozen=True)
 class ColourChoice:
     """What the row charts colour by (:func:`colour_choice`): pass ``values`` as ``y``, ``name`` as
-    ``label_name``, ``continuous`` as ``continuous`` and ``hover`` as ``hover_data``."""
+    ``label_name``, ``continuous`` as ``continuous`` and ``hover`` as ``hover_data``. ``values`` may be a
+    :class:`~rskpca.plotting.Colouring` made for several charts (the Spectral page's clusters)."""
 
-    values: np.ndarray | None
+    values: np.ndarray | plots.Colouring | None
     name: str
     continuous: bool | None
     hover: dict
