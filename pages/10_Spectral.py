@@ -101,9 +101,11 @@ if pieces:
 
 reduced_name = f"reduced set ({shadow_centers_text(m)})"
 exact_name = f"exact (every row a center, n = {n:,})"
+# one colouring of both clusterings for every chart of the page: a cluster has one colour
+cluster_colours = views.cluster_colourings(reduced, exact) if clustering else None
 if clustering:
-    views.show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, reduced_name=reduced_name,
-                        exact_name=exact_name)
+    views.show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, cluster_colours,
+                        reduced_name=reduced_name, exact_name=exact_name)
 
 # While every row's own coordinates wait, each row is drawn at its center's: the exact embedding of the data
 # quantized to the centers, ready with the m x m problem.
@@ -114,8 +116,7 @@ if embedded or quantized is not None:
     if exact is not None and embedded:
         panels[exact_name] = exact.embedding
     if clustering:  # clusters are always categories
-        # (the colours of the cluster views below: a cluster has one colour on the page)
-        colour = ColourChoice(views.cluster_colourings(reduced, exact)[0], "cluster", False,
+        colour = ColourChoice(cluster_colours[0], "cluster", False,
                               plots.hover_columns(ds.X, ds.feature_names, label=ds.y,
                                                   label_name=str(ds.label_name or "label")))
     else:

@@ -147,7 +147,7 @@ with scrubber_slot:
                f"Coloured by the label column ({plain(ds.label_name)}), whatever the colour choice above.")
     # the label's classes and colours of all n rows, as the chart above gives them: on exact KPCA's sample a class
     # absent from it, or past the 59 largest, would shift every colour after it
-    y_rows = None if ds.y is None else plots.colouring(ds.y, name=str(ds.label_name)).subset(plan.rows)
+    y_rows = None if ds.y is None else compute.label_colouring(ds.digest, ds.y, str(ds.label_name)).subset(plan.rows)
     show_scrubber(compute.embedding_scrubber(rows_key, X_rows, sample_exact, sigma, kernel, r, y_rows),
                   key="emb_scrubber",
                   what="RSKPCA's embedding (aligned to exact KPCA)" if plan.all_rows else

@@ -205,9 +205,9 @@ def _sparse_top(G: sp.csr_matrix, b0, k: int, rng, *, deflated: bool):
     """The top ``k`` eigenpairs of ``G - b0 b0'`` (``G`` sparse, symmetric), piece by piece of its graph
     (:func:`_arpack_or_dense` on each).
 
-    A landmark graph in c pieces (every row its own landmark on clustered data: thirty pieces among 3,000
-    rows of a 100-class mixture) has eigenvalue 1 c times; ARPACK does not converge on such a multiple
-    top eigenvalue (30,000 restarts, then an error). ``G`` is block diagonal over the pieces, so each
+    A landmark graph in c pieces (every row its own landmark on clustered data) has eigenvalue 1 c times,
+    and ARPACK does not converge on such a multiple top eigenvalue (``python
+    tests/benchmarks/bench_landmark_pieces.py``). ``G`` is block diagonal over the pieces, so each
     piece is solved alone and the pairs merged. ``deflated`` (no regularization): each piece's top pair is
     its own ``b0`` restricted to it, eigenvalue 1, known in closed form; the c - 1 combinations of those
     orthogonal to ``b0`` are the eigenvalue-1 pairs left after ``b0`` is deflated.
@@ -256,8 +256,8 @@ ARPACK_RESTARTS = 1000
 def _arpack_or_dense(G: sp.csr_matrix, b0, k: int, rng):
     """The top ``k`` eigenpairs of ``G - b0 b0'`` for a connected graph: ARPACK, or dense where it fails.
 
-    Pieces joined by a few weak links (a 600-row sample of a 100-class mixture, every row a landmark:
-    its top eigenvalues within 1e-7 of one another) stall ARPACK as separate pieces do.
+    Pieces joined by a few weak links put the top eigenvalues within about 1e-7 of one another, which
+    stalls ARPACK as separate pieces do.
     """
     p = G.shape[0]
     op = LinearOperator((p, p), matvec=lambda v: G @ v - b0 * (b0 @ v), dtype=np.float64)

@@ -160,7 +160,7 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
         note += f"; the {MAX_CENTERS_DRAWN:,} heaviest centers drawn"
     xaxis["title"] = dict(text=axis_titles[0])
     yaxis["title"] = dict(text=axis_titles[1])
-    # without a colour column the rows take their shadow set's colour: the legend's one "points" dot would not say so
+    # without a colour column the rows take their shadow set's colour, which the legend's one "points" dot cannot show
     layout.setdefault("legend", {}).update(class_legend(colour, "rows by shadow set"))
     layout.update(title=dict(text=(title or shadow_centers_text(idx.size)) + note), showlegend=True,
                   margin=dict(l=40, r=10, t=50, b=40), height=legend_height(colour, int(show_centers and idx.size > 0)))

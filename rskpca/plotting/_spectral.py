@@ -57,7 +57,7 @@ def cluster_class_figure(table, *, title: str = "Clusters x classes (rows of eac
     heatmap = dict(type="heatmap", z=z, x=classes, y=clusters, colorscale="Blues", showscale=False,
                    texttemplate=None if big else "%{z}", hovertemplate="%{y}<br>class %{x}<br>%{z} rows<extra></extra>")
     layout = dict(title=dict(text=title), margin=dict(l=80, r=10, t=50, b=40), height=max(300, min(22 * len(clusters) + 120, 900)),
-                  # (the class axis below: on top its labels, turned on many classes, ran into the title)
+                  # (the class axis below the cells: above them its labels, turned when many, meet the title)
                   xaxis=dict(title=dict(text="class"), type="category", automargin=True),
                   yaxis=dict(autorange="reversed", automargin=True))
     return go.Figure(dict(data=[heatmap], layout=layout))

@@ -3,8 +3,9 @@
 A fresh server process spends several seconds importing scikit-learn, SciPy and pandas, and
 loading the shadow's compiled loops, before a page can draw anything; without a word the browser
 shows an empty page for all of it. Every page calls :func:`load_libraries` right after importing
-Streamlit and before its own imports, which are then instant. This module imports nothing but Streamlit (``rskpca`` and ``rskpca.ui`` load
-their names lazily), so the notice is on screen within Streamlit's own start-up.
+Streamlit and before its own imports, which are then instant. This module imports nothing but
+Streamlit (``rskpca`` and ``rskpca.ui`` load their names lazily), so the notice is on screen within
+Streamlit's own start-up.
 """
 
 from __future__ import annotations

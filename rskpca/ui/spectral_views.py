@@ -76,10 +76,10 @@ def cluster_colourings(reduced, exact=None) -> list:
     return [both.subset(np.arange(i * n, (i + 1) * n)) for i in range(len(labels))]
 
 
-def show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, *, reduced_name: str,
+def show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, colours, *, reduced_name: str,
                   exact_name: str) -> None:
     """The clusters on the data (beside the exact method's, renumbered to match), and the scores and the cluster x
-    label table."""
+    label table. ``colours``: :func:`cluster_colourings` of the two."""
     n = ds.n
     label_name = str(ds.label_name or "label")
     flat = ds.d <= 2  # else its first two principal axes
@@ -90,7 +90,7 @@ def show_clusters(ds, request, reduced, exact, cmp, scored, scored_exact, *, red
     drawn = [(reduced_name, "sp_cluster_view", "spectral_clusters")]
     if exact is not None:
         drawn.append((exact_name, "sp_exact_cluster_view", "spectral_exact_clusters"))
-    for view, colour, (name, key, filename) in zip(views, cluster_colourings(reduced, exact), drawn):
+    for view, colour, (name, key, filename) in zip(views, colours, drawn):
         with view:
             selection.show_selectable(plots.data_figure(
                 coords, y=colour, label_name="cluster", continuous=False, row_ids=ds.row_ids,

@@ -281,7 +281,8 @@ def colour_choice(ds, container=st) -> ColourChoice:
     hover = plots.hover_columns(ds.X, ds.feature_names, label=ds.y, label_name=ds.label_name)
     where = by_name[chosen]
     if where is None:
-        return ColourChoice(ds.y, str(ds.label_name or "label"), None, hover)
+        name = str(ds.label_name or "label")
+        return ColourChoice(None if ds.y is None else compute.label_colouring(ds.digest, ds.y, name), name, None, hover)
     kind, col = where
     if kind == "table":
         values = table[col].to_numpy()[ds.row_ids]
