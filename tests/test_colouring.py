@@ -19,6 +19,7 @@ from images import png_pixels
 from rskpca import plotting as plots
 from rskpca.core.shadow import shadow_centers
 from rskpca.plotting import CLASS_COLORS, CLASS_SYMBOLS, MAX_CLASSES, colouring
+from rskpca.plotting._style import class_color_marker
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 LETTERS = [chr(ord("A") + i) for i in range(26)]
@@ -322,10 +323,30 @@ def test_text_classes_are_ordered_as_read_numbers_within_them_compared_as_number
     assert c.counts == (1, 1, 2, 1, 1)
 
 
+def _plotly_js_colour(value: float, colorscale, cmin: float, cmax: float) -> str:
+    """The colour plotly.js gives ``value`` on a stepped scale: its edges at ``cmin + s (cmax - cmin)``, in
+    double precision, and a value on an edge taking the later stop's colour (``Colorscale.extractScale``,
+    d3's ``scaleLinear``, which bisects to the right). Checked in Chromium against plotly.js at 60 colours."""
+    import bisect
+
+    edges = [cmin + float(s) * (cmax - cmin) for s, _ in colorscale]
+    return colorscale[min(max(bisect.bisect_right(edges, value) - 1, 0), len(colorscale) - 1)][1]
+
+
 def _colour_of_points(trace) -> list[str]:
-    """Each point's colour of a trace coloured by :func:`class_color_marker` (codes on a stepped scale)."""
-    scale = trace.marker.colorscale
-    return [scale[2 * int(code)][1] for code in trace.marker.color]
+    """Each point's colour of a trace coloured by :func:`class_color_marker`, as plotly.js computes it."""
+    m = trace.marker
+    return [_plotly_js_colour(float(code), m.colorscale, m.cmin, m.cmax) for code in m.color]
+
+
+@pytest.mark.parametrize("ncol", range(1, 121))
+def test_every_code_gets_its_own_colour_as_plotly_js_computes_the_scale(ncol):
+    # Seen: with 60 colours, (31 / 60) * 60 = 31.000000000000004, so on a scale from 0 to 60 code 31 took
+    # code 30's colour in the browser (one small class blue in the scrubber and orange in the main chart).
+    colors = [f"#{i:06x}" for i in range(ncol)]
+    m = class_color_marker(np.arange(ncol), colors)
+    scale = [[float(s), c] for s, c in m["colorscale"]]
+    assert [_plotly_js_colour(float(v), scale, m["cmin"], m["cmax"]) for v in m["color"]] == colors
 
 
 def test_a_sample_lacking_a_class_keeps_every_other_class_colour_in_the_scrubber():

@@ -336,21 +336,25 @@ def class_color_marker(codes, colors) -> dict:
     scale, not as one colour string per point: plotly validates each string, a cost that grows
     with the points, and the JSON grows by about ten bytes per point.
 
+    Each code sits in the middle of its band, not on an edge: plotly.js places edge k at
+    ``cmin + (k / ncol) (cmax - cmin)``, which rounds (at 60 colours, ``(31 / 60) * 60`` is
+    31.000000000000004), and a code on an edge that rounds up takes the colour below it.
+
     >>> m = class_color_marker([0, 2], ["#000000", "#111111", "#222222"])
-    >>> m["color"].tolist(), m["cmax"], m["colorscale"][4]
-    ([0.0, 2.0], 3, [0.6666666666666666, '#222222'])
+    >>> m["color"].tolist(), (m["cmin"], m["cmax"]), m["colorscale"][4]
+    ([0.0, 2.0], (-0.5, 2.5), [0.6666666666666666, '#222222'])
     """
     ncol = len(colors)
     colorscale = [[edge, c] for i, c in enumerate(colors) for edge in (i / ncol, (i + 1) / ncol)]
-    return dict(color=np.asarray(codes).astype(np.float32), colorscale=colorscale, cmin=0, cmax=ncol)
+    return dict(color=np.asarray(codes).astype(np.float32), colorscale=colorscale, cmin=-0.5, cmax=ncol - 0.5)
 
 
 def cyclic_color_marker(codes) -> dict:
     """Marker colours for integer codes (shadow sets), cycling through :data:`PALETTE` (:func:`class_color_marker`).
 
     >>> m = cyclic_color_marker([0, 1, 31])
-    >>> m["color"].tolist(), m["cmin"], m["cmax"] == len(PALETTE)
-    ([0.0, 1.0, 1.0], 0, True)
+    >>> m["color"].tolist(), m["cmin"], m["cmax"] == len(PALETTE) - 0.5
+    ([0.0, 1.0, 1.0], -0.5, True)
     """
     return class_color_marker(np.asarray(codes) % len(PALETTE), PALETTE)
 
