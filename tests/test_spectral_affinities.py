@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from reference import literal_landmark_graph, literal_local_scaling, random_walk_eigenvalues
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.core.metrics import alignment_error
-from rskpca.decomposition._landmark_graph import AUTO_REGULARIZATION, localized
+from rskpca.decomposition._landmark_graph import AUTO_REGULARIZATION, AUTO_STEPS, localized
 
 EVERY_ROW = 1e12  # ell so large that eps is below every distance between distinct rows: m = n
 
@@ -128,6 +128,22 @@ def test_auto_regularization_splits_the_classes_where_the_plain_graph_isolates_o
     auto = ReducedSetSpectralClustering(n_clusters=2, random_state=0).fit(X)
     assert auto.regularization_ == AUTO_REGULARIZATION
     assert adjusted_rand_score(y[:600], auto.labels_[:600]) == 1.0
+
+
+def test_auto_regularization_goes_on_while_a_dangling_set_remains(monkeypatch):
+    # breast_cancer with a center for every second row: at 0.05 its plain graph's dangling set stays (2 rows
+    # against 567), and "auto" goes on to the next step, where the classes split as they should
+    import rskpca.decomposition._center_budget as budget
+    from sklearn.datasets import load_breast_cancer
+
+    monkeypatch.setattr(budget, "ROWS_PER_CENTER", 2)
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    first = ReducedSetSpectralClustering(n_clusters=2, regularization=AUTO_REGULARIZATION, random_state=0).fit(X)
+    assert np.bincount(first.labels_).min() <= 3
+    auto = ReducedSetSpectralClustering(n_clusters=2, random_state=0).fit(X)
+    assert auto.regularization_ in AUTO_STEPS[1:]
+    assert np.bincount(auto.labels_).min() > 100 and adjusted_rand_score(y, auto.labels_) > 0.6
 
 
 @pytest.mark.parametrize("make", [lambda: make_circles(2000, noise=0.05, factor=0.5, random_state=0),

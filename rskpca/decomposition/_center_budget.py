@@ -40,8 +40,10 @@ BISECTION_MIN_ROWS = 2000
 #: The target leaves at least this many rows per center on average (small data): with about as many
 #: landmarks as rows, each row is its own nearest landmark at distance 0, its self-link outweighs
 #: its other K - 1, and the landmark graph falls into near-isolated rows whose eigenvectors pick
-#: out outliers (measured by ``tests/benchmarks/bench_spectral.py --cases real``; RESULTS.md).
-ROWS_PER_CENTER = 8
+#: out outliers. Fewer rows per center help small data with fine structure (digits, two rings of 180
+#: rows); 2 leaves breast_cancer's graph a dangling set that only a stronger regularization removes
+#: (``tests/benchmarks/bench_spectral.py --cases real``; RESULTS.md, 2026-11-30 10:30 UTC).
+ROWS_PER_CENTER = 3
 #: ... but never fewer than this many centers (tiny data: every row).
 MIN_TARGET = 50
 #: Where the target search starts, as a multiple of 1 / sigma (the estimators' default ell).

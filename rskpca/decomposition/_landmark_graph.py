@@ -27,7 +27,8 @@ the top eigenvector is no longer known in closed form, so ``k + 1`` pairs are so
 top one is dropped (it stands for the constant, as in the plain graph). Regularization is no
 free gain: it also lowers the top eigenvalue of a sparser true cluster (the outer of two
 circles), which then loses to a mode along the denser one. So ``"auto"`` regularizes only a
-graph whose plain eigenvectors include a dangling set (:func:`localized`).
+graph whose plain eigenvectors include a dangling set (:func:`localized`), and no more than it takes
+to remove it.
 
 A row's coordinates are ``u(x) = z(x) @ L`` with ``L = D_c^-1/2 B Lambda^-1/2`` -- a convex
 combination of the landmarks' rows of L, weighted by the row's own ``z(x)``. A new row is
@@ -117,7 +118,7 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
     several pieces keeps its further eigenvalue-1 vectors, which tell the pieces apart. With it
     the top pair is solved for and dropped. ``"auto"``: the plain graph, solved again at
     ``AUTO_REGULARIZATION`` only if one of its eigenvectors is a dangling set
-    (:func:`localized`). ``n_eigen`` must be below the number of landmarks some row links to.
+    (:func:`localized`), and up the further ``AUTO_STEPS`` while one still is. ``n_eigen`` must be below the number of landmarks some row links to.
     """
     n, m = Z.shape
     r = np.ones(n) if row_weights is None else np.asarray(row_weights, dtype=np.float64)
@@ -131,9 +132,12 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
     auto = isinstance(regularization, str)
     fraction = 0.0 if auto else float(regularization)
     vals, coef, solver = _eigenpairs(Z, r, degrees, used, k, fraction, rng)
-    if auto and localized(Z, r, coef, k + 1):
-        fraction = AUTO_REGULARIZATION
-        vals, coef, solver = _eigenpairs(Z, r, degrees, used, k, fraction, rng)
+    if auto:
+        for step in AUTO_STEPS:
+            if not localized(Z, r, coef, k + 1):
+                break
+            fraction = step
+            vals, coef, solver = _eigenpairs(Z, r, degrees, used, k, fraction, rng)
     return LandmarkGraphEigen(vals, coef, float(bandwidth), degrees, solver, fraction)
 
 
@@ -141,6 +145,10 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
 #: landmark degree. 0.02-0.05 score alike on the real-data table of ``tests/benchmarks/bench_spectral.py
 #: --cases real``; 0.1 and above cost pendigits and USPS several NMI points (RESULTS.md).
 AUTO_REGULARIZATION = 0.05
+#: ``"auto"`` goes up these steps while an eigenvector is still a dangling set. With more centers per row,
+#: breast_cancer still splits 2 rows from 567 at 0.05 and gives NMI 65.4 at 0.1; 0.2 is the last step, since
+#: 0.5 costs it 24 NMI points (``python tests/benchmarks/bench_spectral.py --cases real``; RESULTS.md).
+AUTO_STEPS = (AUTO_REGULARIZATION, 0.1, 0.2)
 #: An eigenvector is a dangling set when its participation (below) is under this over k clusters: it
 #: lives on fewer rows than a tenth of an average cluster's.
 DANGLING_PARTICIPATION = 0.1

@@ -93,8 +93,8 @@ SHARED_PARAMETER_DOCS: dict[str, ParameterDoc] = {
         'float >= 0 or "auto", default=0.0',
         '"landmark" only: this fraction of the mean landmark degree is added to every landmark\'s degree (Qin & '
         "Rohe 2013), which keeps the leading eigenvectors off a few outlying rows (Zhang & Rohe 2018); the rows' "
-        'degrees are then slightly below 1. 0: the plain random walk. "auto": 0, or '
-        "``AUTO_REGULARIZATION`` when an eigenvector of the plain graph lives on a handful of rows (see "
+        'degrees are then slightly below 1. 0: the plain random walk. "auto": 0, or the smallest of '
+        "``AUTO_STEPS`` (0.05, 0.1, 0.2) after which no eigenvector lives on a handful of rows (see "
         "``regularization_`` and :mod:`rskpca.decomposition._landmark_graph`).",
         _TRANSFORMERS),
     "max_centers": ParameterDoc(

@@ -256,9 +256,9 @@ class ReducedSetDiffusionMap(_TransformerFit, _ReducedSetDiffusion):
     regularization : float >= 0 or "auto", default=0.0
         "landmark" only: this fraction of the mean landmark degree is added to every landmark's degree (Qin &
         Rohe 2013), which keeps the leading eigenvectors off a few outlying rows (Zhang & Rohe 2018); the rows'
-        degrees are then slightly below 1. 0: the plain random walk. "auto": 0, or ``AUTO_REGULARIZATION`` when
-        an eigenvector of the plain graph lives on a handful of rows (see ``regularization_`` and
-        :mod:`rskpca.decomposition._landmark_graph`).
+        degrees are then slightly below 1. 0: the plain random walk. "auto": 0, or the smallest of
+        ``AUTO_STEPS`` (0.05, 0.1, 0.2) after which no eigenvector lives on a handful of rows (see
+        ``regularization_`` and :mod:`rskpca.decomposition._landmark_graph`).
     max_centers : int or None, default=None
         Ceiling on m: the shadow's eps is widened from ``sigma / ell`` until m fits (see
         ``eps_``). None: the shadow at ``sigma / ell``, whatever its size.
@@ -308,7 +308,7 @@ class ReducedSetDiffusionMap(_TransformerFit, _ReducedSetDiffusion):
     bandwidth_ : float
         ``h`` of the "landmark" affinity.
     regularization_ : float
-        The regularization the "landmark" fit used (``"auto"`` resolved: 0 or ``AUTO_REGULARIZATION``).
+        The regularization the "landmark" fit used (``"auto"`` resolved: 0 or one of ``AUTO_STEPS``).
     scales_ : ndarray of shape (m_,)
         The centers' local scales ("local_scaling").
     n_features_in_ : int

@@ -43,9 +43,9 @@ class ReducedSetSpectralEmbedding(_TransformerFit, _ReducedSetDiffusion):
     regularization : float >= 0 or "auto", default=0.0
         "landmark" only: this fraction of the mean landmark degree is added to every landmark's degree (Qin &
         Rohe 2013), which keeps the leading eigenvectors off a few outlying rows (Zhang & Rohe 2018); the rows'
-        degrees are then slightly below 1. 0: the plain random walk. "auto": 0, or ``AUTO_REGULARIZATION`` when
-        an eigenvector of the plain graph lives on a handful of rows (see ``regularization_`` and
-        :mod:`rskpca.decomposition._landmark_graph`).
+        degrees are then slightly below 1. 0: the plain random walk. "auto": 0, or the smallest of
+        ``AUTO_STEPS`` (0.05, 0.1, 0.2) after which no eigenvector lives on a handful of rows (see
+        ``regularization_`` and :mod:`rskpca.decomposition._landmark_graph`).
     max_centers : int or None, default=None
         Ceiling on m: the shadow's eps is widened from ``sigma / ell`` until m fits (see
         ``eps_``). None: the shadow at ``sigma / ell``, whatever its size.
