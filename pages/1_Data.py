@@ -32,7 +32,7 @@ except DataError as exc:
     st.stop()
 label_options, feature_options = column_options(df, numeric_columns(df))
 st.selectbox("Label column (for colours and classification)", label_options, key="label_column", format_func=str)
-st.multiselect("Feature columns (empty = every numeric column except the label)", feature_options,
+st.multiselect("Feature columns (empty = every numeric column except the label and row ids)", feature_options,
                key="feature_columns", format_func=str)
 stray = stray_text_cells(df)
 if stray:

@@ -2,7 +2,8 @@
 
 Each :data:`CORPUS` entry makes a small table with one trait the bundled samples lack: a text label of 26 or
 100 classes, integer-valued features with many ties, 256 columns, a numeric label, no label, a label with
-missing values, a text feature column among numeric ones. Small n keeps the browser tests quick.
+missing values, a text feature column among numeric ones beside a row id and a date, classes written as
+1.0, 2.0, 3.0 under another name. Small n keeps the browser tests quick.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["CORPUS", "corpus_table", "write_corpus_file"]
+__all__ = ["CORPUS", "EXPECTED_FEATURES", "corpus_table", "write_corpus_file"]
 
 
 def _clusters(rng, n: int, k: int, d: int, spread: float = 6.0):
@@ -69,11 +70,20 @@ def _missing_label(rng):
 
 
 def _mixed(rng):
-    """A text feature column (a city) between numeric ones, and a label."""
+    """A row id and a date first (as exports have them), a text column (a city) between numeric ones, a label."""
     X, codes = _clusters(rng, 400, 3, 3)
-    return pd.DataFrame({"height": X[:, 0].round(3), "city": rng.choice(["Oslo", "Lima", "Pune"], 400),
+    return pd.DataFrame({"id": np.arange(1, 401), "date": pd.date_range("2024-01-01", periods=400).strftime("%Y-%m-%d"),
+                         "height": X[:, 0].round(3), "city": rng.choice(["Oslo", "Lima", "Pune"], 400),
                          "weight": X[:, 1].round(3), "age": np.rint(np.abs(X[:, 2]) * 10).astype(int),
                          "label": np.array(["low", "mid", "high"])[codes]})
+
+
+def _float_label(rng):
+    """Classes written as 1.0, 2.0, 3.0 in a last column with no usual label name, after fractional features."""
+    X, codes = _clusters(rng, 300, 3, 4)
+    df = pd.DataFrame(X.round(4), columns=["a", "b", "c", "d"])
+    df["grp"] = (codes + 1).astype(float)
+    return df
 
 
 #: name -> (maker, the label column the app should guess, or None).
@@ -85,7 +95,11 @@ CORPUS = {
     "no_label": (_no_label, None),
     "missing_label": (_missing_label, "label"),
     "mixed_types": (_mixed, "label"),
+    "float_label": (_float_label, "grp"),
 }
+
+#: name -> the features the app should use when the user chose none (row ids and text left out).
+EXPECTED_FEATURES = {"mixed_types": ["height", "weight", "age"], "float_label": ["a", "b", "c", "d"]}
 
 
 def corpus_table(name: str, seed: int = 0) -> pd.DataFrame:

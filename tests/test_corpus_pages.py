@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from corpus import CORPUS, corpus_table
+from corpus import CORPUS, EXPECTED_FEATURES, corpus_table
 from test_app import APP, PAGES, TIMEOUT, _ok, _upload
 
 
@@ -28,6 +28,10 @@ def test_every_page_runs_on_the_uploaded_file(name):
     expected_label = CORPUS[name][1]
     if expected_label is not None:
         assert at.session_state["label_column"] == expected_label, name
+    if name in EXPECTED_FEATURES:  # a row id is no feature; the Data page says so in the dataset's notes
+        assert ds.feature_names == EXPECTED_FEATURES[name], (name, ds.feature_names)
+        assert name != "mixed_types" or any("'id' holds a different whole number on every row" in note
+                                             for note in ds.notes), ds.notes
     for page in PAGES:
         at.switch_page(page).run()
         _ok(at, f"{name}: {page}")

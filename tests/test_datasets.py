@@ -568,3 +568,33 @@ def test_a_feature_that_dwarfs_the_others_is_named_unless_the_features_are_stand
     assert not [n for n in prepare(df, standardize=True).notes if "ranges about" in n]
     assert not [n for n in prepare(df, label_column="price").notes if "ranges about" in n]
     assert not [n for n in prepare(df.drop(columns="price")).notes if "ranges about" in n]
+
+
+def test_row_ids_are_left_out_of_the_default_features_and_said():
+    # a tryout's "id" column (1..5,000) became a feature: sigma 1,445 and the first component ordered by row number
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"id": rng.permutation(np.arange(1, 51)), "Unnamed: 0": np.arange(50),
+                       "x": rng.normal(size=50), "y": rng.normal(size=50), "cls": rng.choice(["a", "b"], 50)})
+    ds = prepare(df, label_column="cls")
+    assert ds.feature_names == ["x", "y"]
+    assert any("columns 'id' and 'Unnamed: 0' hold a different whole number on every row" in note
+               and "use them anyway" in note for note in ds.notes), ds.notes
+    chosen = prepare(df, feature_columns=["id", "x"], label_column="cls")  # the user's choice stands, unremarked
+    assert chosen.feature_names == ["id", "x"] and not any("whole number" in note for note in chosen.notes)
+    # a measurement that happens to be whole numbers, not all distinct or not consecutive, stays a feature
+    counts = pd.DataFrame({"count": rng.integers(0, 5, 50), "x": rng.normal(size=50)})
+    assert prepare(counts).feature_names == ["count", "x"]
+    spread = pd.DataFrame({"year": np.arange(50) * 2 + 1900, "x": rng.normal(size=50)})
+    assert prepare(spread).feature_names == ["year", "x"]
+    # a table of nothing but a counter is used as it is rather than refused
+    assert prepare(pd.DataFrame({"id": np.arange(20)})).feature_names == ["id"]
+
+
+def test_a_last_column_of_few_whole_numbers_after_fractional_features_is_guessed_as_the_label():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60), "grp": rng.choice([1.0, 2.0, 3.0], 60)})
+    assert guess_label_column(df) == "grp"
+    pixels = pd.DataFrame({"p0": rng.integers(0, 16, 60), "p1": rng.integers(0, 16, 60), "p2": rng.integers(0, 3, 60)})
+    assert guess_label_column(pixels) is None  # whole-number features: the last may be one of them
+    measured = df.assign(grp=rng.normal(size=60))
+    assert guess_label_column(measured) is None

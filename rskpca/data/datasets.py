@@ -19,14 +19,15 @@ import numpy as np
 import pandas as pd
 from rskpca.core.row_draws import uniform_rows
 from rskpca.core.validation import MIN_SPREAD, column_extremes, overflowing_columns, underflowing_spread
-from rskpca.data.input_columns import (NEEDS_NUMBERS, _example_bad_value, column_summary, guess_label_column, numeric_columns,
-                                 stray_text_as_missing, stray_text_cells)
+from rskpca.data.input_columns import (NEEDS_NUMBERS, _example_bad_value, column_summary, guess_label_column,
+                                       identifier_columns, numeric_columns, stray_text_as_missing, stray_text_cells)
 from rskpca.data.readers import DataError, MissingValuesError, read_notes, read_table
 from rskpca.data.samples import SAMPLE_DIR, SAMPLES, SampleInfo, load_sample, main
 
 __all__ = [
     "DataError",
     "labelled_rows",
+    "identifier_columns",
     "SampleInfo",
     "SAMPLES",
     "SAMPLE_DIR",
@@ -106,7 +107,8 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     df : pandas.DataFrame
         The table (from :func:`read_table` or :func:`load_sample`).
     feature_columns : list of str, default=None
-        Columns to use as features; None takes every numeric column except the label.
+        Columns to use as features; None takes every numeric column except the label and row identifiers
+        (:func:`~rskpca.data.input_columns.identifier_columns`, said in ``notes``).
     label_column : str, default=None
         Column holding classes (used for colour and classification), or None.
     standardize : bool, default=False
@@ -175,7 +177,15 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
                          "Fix those cells, or treat them as missing values.")
     features = _choose_features(df, feature_columns, label_column)
     if feature_columns is None:  # said, not left out silently: a column that vanishes unexplained looks like lost data
-        text = [str(c) for c in df.columns if c not in features and c != label_column and c not in stray]
+        keys = [c for c in identifier_columns(df) if c not in features and c != label_column]
+        if keys:
+            one = len(keys) == 1
+            notes.append(f"The {columns_text(keys)} hold{'s' if one else ''} a different whole number on every row, "
+                         f"so {'it identifies' if one else 'they identify'} rows rather than measure{'s' if one else ''} "
+                         f"them: left out of the features. Choose {'it' if one else 'them'} under Feature columns "
+                         f"to use {'it' if one else 'them'} anyway.")
+        text = [str(c) for c in df.columns
+                if c not in features and c != label_column and c not in stray and c not in keys]
         if text:
             one = len(text) == 1
             notes.append(f"The text {columns_text(text)} {'is not a feature' if one else 'are not features'}: kernel "
@@ -280,7 +290,10 @@ def _dominant_column(features, ranges) -> str | None:
 def _choose_features(df: pd.DataFrame, feature_columns, label_column) -> list[str]:
     numeric = numeric_columns(df)
     if feature_columns is None:
-        features = [c for c in numeric if c != label_column]
+        keys = set(identifier_columns(df))
+        features = [c for c in numeric if c != label_column and c not in keys]
+        if not features:  # a table of keys alone: used as it is, rather than refused
+            features = [c for c in numeric if c != label_column]
         if not features:
             text = [c for c in df.columns if c != label_column][:10]
             raise DataError(f"No numeric columns to use as features (found only text columns {text}). "

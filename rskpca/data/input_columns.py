@@ -14,8 +14,8 @@ from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
 
 from rskpca.data.readers import DataError
 
-__all__ = ["numeric_columns", "guess_label_column", "column_summary", "stray_text_cells", "stray_text_as_missing",
-           "STRAY_TEXT_SHARE", "check_usable", "Unusable", "UnusableTableError", "NEEDS_NUMBERS"]
+__all__ = ["numeric_columns", "identifier_columns", "guess_label_column", "column_summary", "stray_text_cells",
+           "stray_text_as_missing", "STRAY_TEXT_SHARE", "check_usable", "Unusable", "UnusableTableError", "NEEDS_NUMBERS"]
 
 #: What to do about a table without numbers: said by :func:`check_usable` at upload and by the data
 #: set builder (``rskpca.data.datasets``) when a choice of columns leaves none.
@@ -23,6 +23,11 @@ NEEDS_NUMBERS = "kernel PCA needs numbers: upload numeric data or convert the co
 
 # Column names that usually hold the class of a row, in order of preference.
 _LABEL_NAMES = ("label", "labels", "target", "class", "classes", "y", "species", "category", "digit")
+#: Names of columns that identify rows (lower case; also any name ending in "_id" or " id"): with a different
+#: value on every row, such a column is a key, not a measurement. "unnamed: 0" is the index pandas writes.
+_IDENTIFIER_NAMES = ("id", "index", "key", "row", "rowid", "row_id", "row id", "unnamed: 0", "")
+#: At least this many rows before a column of distinct whole numbers counts as a row identifier.
+IDENTIFIER_MIN_ROWS = 10
 #: A text column counts as "numbers with stray text" when at least this share of its filled cells are numbers.
 STRAY_TEXT_SHARE = 0.9
 
@@ -89,7 +94,10 @@ def check_usable(df: pd.DataFrame, name: str) -> None:
 def guess_label_column(df: pd.DataFrame) -> str | None:
     """A column that probably holds classes: a usual name (label, target, class, ...), else None.
 
-    A last column of text with few distinct values (e.g. species names) is also taken.
+    A last column of text with few distinct values (e.g. species names) is also taken, and a last
+    column of few whole numbers (1.0, 2.0, 3.0) after features that all have fractions: the shape of
+    a labelled file whose label column has another name. Whole-number features (pixels, counts)
+    leave such a column a feature, since it could be one of them.
 
     Examples
     --------
@@ -98,6 +106,10 @@ def guess_label_column(df: pd.DataFrame) -> str | None:
     >>> guess_label_column(pd.DataFrame({"x": [1.0, 2.0], "z": [3.0, 4.0]})) is None
     True
     >>> guess_label_column(pd.DataFrame({"x": [0.1, 0.7, 0.3, 0.9], "y": [0.5, 0.2, 0.8, 0.4]})) is None
+    True
+    >>> guess_label_column(pd.DataFrame({"a": [0.1, 0.7, 0.3, 0.9], "grp": [1.0, 2.0, 1.0, 2.0]}))
+    'grp'
+    >>> guess_label_column(pd.DataFrame({"a": [3, 7, 3, 9], "b": [1, 2, 1, 2]})) is None
     True
     """
     by_lower = {str(c).strip().lower(): c for c in df.columns}
@@ -109,9 +121,55 @@ def guess_label_column(df: pd.DataFrame) -> str | None:
     if df.shape[1] >= 2:
         last = df.columns[-1]
         col = df[last]
-        if last not in numeric_columns(df) and 1 < col.nunique() <= max(2, min(50, len(df) // 2)):
+        numeric = numeric_columns(df)
+        if last not in numeric and 1 < col.nunique() <= max(2, min(50, len(df) // 2)):
+            return last
+        others = [c for c in numeric if c != last]
+        if last in numeric and others and not is_bool_dtype(col) and _looks_like_classes(col) \
+                and not any(_whole_numbers(df[c]) for c in others):
             return last
     return None
+
+
+def _whole_numbers(col: pd.Series) -> bool:
+    values = pd.to_numeric(col, errors="coerce").dropna().to_numpy(dtype=np.float64)
+    head = values[:1000]  # a column of measurements shows a fraction within its first rows: no full pass
+    return bool(np.all(head == np.round(head)) and np.all(values == np.round(values)))
+
+
+def identifier_columns(df: pd.DataFrame) -> list[str]:
+    """Numeric columns that identify rows rather than measure them: a different whole number on every row,
+    and either consecutive (a row counter such as 1..n in any order, or the index pandas writes) or named as
+    a key (id, index, ``*_id``, ...). Distances over such a column only sort the rows by their number.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"id": range(1, 21), "x": np.linspace(0, 1, 20), "n": range(20, 0, -1)})
+    >>> identifier_columns(df)
+    ['id', 'n']
+    >>> identifier_columns(pd.DataFrame({"customer_id": np.arange(20) * 7 + 3, "x": np.ones(20)}))
+    ['customer_id']
+    >>> identifier_columns(pd.DataFrame({"a": [1, 2, 3] * 7}))
+    []
+    """
+    n = len(df)
+    if n < IDENTIFIER_MIN_ROWS:
+        return []
+    found = []
+    for c in numeric_columns(df):
+        if is_bool_dtype(df[c]):
+            continue
+        values = df[c].to_numpy(dtype=np.float64)
+        if np.isnan(values).any():
+            continue
+        name = str(c).strip().lower()
+        named = name in _IDENTIFIER_NAMES or name.endswith(("_id", " id"))
+        # consecutive first (two passes over the column); whole numbers and distinct only for a candidate
+        if not (named or values.max() - values.min() == n - 1):
+            continue
+        if np.all(values == np.round(values)) and pd.Series(values).is_unique:
+            found.append(c)
+    return found
 
 
 def _looks_like_classes(col: pd.Series) -> bool:
