@@ -27,7 +27,7 @@ if ds.d < MIN_IMAGE_PIXELS:
             f"column(s), fewer than a {int(MIN_IMAGE_PIXELS ** 0.5)} x {int(MIN_IMAGE_PIXELS ** 0.5)} image. Pick the "
             "digits sample in the sidebar (8 x 8 images) or upload your own images on the Data page.")
     st.stop()
-init_image_shape(ds.digest, ds.d)
+init_image_shape(ds.digest, ds.X)
 c1, c2, c3, c4 = st.columns(4)
 c1.number_input("Image height (pixels)", min_value=1, step=1, key="dn_height")
 c2.number_input("Image width (pixels)", min_value=1, step=1, key="dn_width")

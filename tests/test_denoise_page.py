@@ -128,3 +128,27 @@ def test_digits_are_images():
     at = _page(dataset="digits", ell=2)
     _ok(at, "digits")
     assert not [i for i in at.info if "do not look like" in i.value]
+
+
+def test_images_that_are_not_square_open_at_their_own_shape():
+    # a tryout's 2,000 x 600 face images opened as "1 x 600" and were said not to be images
+    import hashlib
+
+    import numpy as np
+    import pandas as pd
+
+    from rskpca.ui.keys import UPLOAD, UPLOADED
+
+    rng = np.random.default_rng(0)
+    faces = np.cumsum(np.cumsum(rng.normal(size=(200, 20, 30)), axis=1), axis=2).reshape(200, 600)
+    df = pd.DataFrame(faces.round(3), columns=[f"p{i}" for i in range(600)])
+    df["label"] = rng.integers(0, 3, len(df))
+    data = df.to_csv(index=False).encode()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[UPLOADED] = {"name": "faces.csv", "digest": hashlib.sha256(data).hexdigest(), "bytes": data}
+    at.session_state["source"] = UPLOAD
+    at.run()
+    at.switch_page(PAGE).run()
+    _ok(at, "faces")
+    assert (at.number_input(key="dn_height").value, at.number_input(key="dn_width").value) == (20, 30)
+    assert not [i for i in at.info if "do not look like" in i.value]

@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 from rskpca.decomposition import KernelPCA, NystromKPCA, ReducedSetKPCA
 
 __all__ = ["NOISE_KINDS", "DENOISERS", "add_noise", "check_image_shape", "MIN_IMAGE_PIXELS", "not_images_reason",
-           "denoise"]
+           "likely_image_shape", "denoise"]
 
 #: Noise models: Gaussian (level = standard deviation as a fraction of the pixel range) and
 #: salt and pepper (level = fraction of pixels set to the darkest or the brightest value).
@@ -88,15 +88,16 @@ def not_images_reason(X, height: int, width: int) -> str:
     >>> rng = np.random.default_rng(0)
     >>> not_images_reason(rng.normal(size=(300, 16)), 4, 4)[:55]
     'neighbouring cells of the 4 x 4 grid correlate no more '
-    >>> not_images_reason(rng.normal(size=(300, 6)), 2, 3)[:40]
-    'a 2 x 3 grid is too small for an image ('
+    >>> not_images_reason(rng.normal(size=(300, 6)), 2, 3)[:41]
+    'a 2 x 3 grid is too narrow for an image ('
     >>> smooth = np.cumsum(np.cumsum(rng.normal(size=(300, 8, 8)), axis=1), axis=2).reshape(300, 64)
     >>> not_images_reason(smooth, 8, 8)
     ''
     """
     h, w = int(height), int(width)
     if min(h, w) <= 3:
-        return f"a {h} x {w} grid is too small for an image (each side needs more than 3 pixels)"
+        return (f"a {h} x {w} grid is too narrow for an image (each side needs more than 3 pixels; set the images' "
+                "height and width above if they have another shape)")
     X = np.asarray(X, dtype=np.float64)[:_CORRELATION_ROWS]
     check_image_shape(X.shape[1], h, w)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -123,6 +124,50 @@ def not_images_reason(X, height: int, width: int) -> str:
                 f"order (mean |r| of neighbours {near:.2f}, {found:+.2f} over the other pairs), as pixels of an "
                 "image do")
     return ""
+
+
+#: Above this many pixels the shape guess only tries the square (the correlation matrix grows as d^2).
+SHAPE_GUESS_MAX_PIXELS = 4096
+
+
+def likely_image_shape(X) -> tuple[int, int]:
+    """The ``(height, width)`` of rows stored as images: the square for a square d, else the grid under which
+    neighbouring columns correlate most.
+
+    Images are mostly square (8 x 8 digits, 16 x 16 USPS, 28 x 28 MNIST), and a square d is taken as
+    square. Otherwise every factorisation ``d = h w`` with both sides above 3 is tried (ties go to the
+    squarer one): an image's pixels correlate with their neighbours on its own grid, and on a wrong width
+    a pixel's neighbour below is another row's pixel. Above :data:`SHAPE_GUESS_MAX_PIXELS` the squarest is
+    taken; without any factorisation, ``(1, d)`` (:func:`not_images_reason` says why that is no image).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> faces = np.cumsum(np.cumsum(rng.normal(size=(300, 30, 20)), axis=1), axis=2).reshape(300, 600)
+    >>> likely_image_shape(faces)
+    (30, 20)
+    >>> likely_image_shape(rng.normal(size=(50, 64))), likely_image_shape(rng.normal(size=(50, 13)))
+    ((8, 8), (1, 13))
+    """
+    X = np.asarray(X, dtype=np.float64)[:_CORRELATION_ROWS]
+    d = X.shape[1]
+    side = int(round(d ** 0.5))
+    shapes = [(h, d // h) for h in range(4, d // 4 + 1) if d % h == 0]
+    shapes.sort(key=lambda s: abs(s[0] - s[1]))  # squarer first: a tie keeps the squarer
+    if not shapes:
+        return (1, d)
+    if side * side == d:
+        return (side, side)
+    if len(shapes) == 1 or d > SHAPE_GUESS_MAX_PIXELS:
+        return shapes[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        C = np.abs(np.corrcoef(X, rowvar=False))
+    scores = []
+    for h, w in shapes:
+        idx = np.arange(d).reshape(h, w)
+        right = np.nanmean(C[idx[:, :-1].ravel(), idx[:, 1:].ravel()])
+        below = np.nanmean(C[idx[:-1, :].ravel(), idx[1:, :].ravel()])
+        scores.append(np.nan_to_num(right + below, nan=-np.inf))
+    return shapes[int(np.argmax(scores))]
 
 
 def _fit(make, X):

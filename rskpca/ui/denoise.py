@@ -6,12 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from rskpca.ui import keys as K
+from rskpca.ui.compute.denoising import image_shape_guess
 
 __all__ = ["init_image_shape", "remember_image_shape"]
 
 
-def init_image_shape(digest: str, d: int) -> None:
-    """Set the image-shape widgets for this data set: the shape given before, else square, else one row.
+def init_image_shape(digest: str, X) -> None:
+    """Set the image-shape widgets for this data set: the shape given before, else the likely one
+    (:func:`~rskpca.evaluation.denoising.likely_image_shape`: square, else the grid whose neighbours correlate).
 
     The shape is kept per data set in an app-owned key, since widget keys are dropped when the
     user visits another page. A new session opened from a link keeps the shape the link gave.
@@ -23,9 +25,8 @@ def init_image_shape(digest: str, d: int) -> None:
         return
     saved = ss.get(K.IMAGE_SHAPES, {}).get(digest)
     if "dn_height" not in ss or "dn_width" not in ss or ss.get(K.IMAGE_SHAPE_FOR) != digest:
-        side = int(round(d ** 0.5))
         ss[K.IMAGE_SHAPE_FOR] = digest
-        ss["dn_height"], ss["dn_width"] = saved or ((side, side) if side * side == d else (1, d))
+        ss["dn_height"], ss["dn_width"] = saved or image_shape_guess(digest, X)
 
 
 def remember_image_shape(digest: str) -> tuple[int, int]:

@@ -14,10 +14,10 @@ import numpy as np
 import streamlit as st
 
 from rskpca.core.threads import native_threads_off
-from rskpca.evaluation.denoising import add_noise, denoise, not_images_reason
+from rskpca.evaluation.denoising import add_noise, denoise, likely_image_shape, not_images_reason
 from rskpca.ui.progress import progress_on_miss
 
-__all__ = ["MAX_TRAIN", "N_TEST", "split_images", "images_reason", "denoised"]
+__all__ = ["MAX_TRAIN", "N_TEST", "split_images", "images_reason", "image_shape_guess", "denoised"]
 
 #: Training images at most: exact KPCA builds an n x n kernel matrix and solves an n x n ridge system.
 MAX_TRAIN = 1000
@@ -35,6 +35,12 @@ def split_images(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     perm = np.random.default_rng(seed).permutation(n)
     n_test = min(N_TEST, max(1, n // 5))
     return perm[n_test:n_test + MAX_TRAIN], perm[:n_test]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def image_shape_guess(digest: str, _X: np.ndarray) -> tuple[int, int]:
+    """:func:`~rskpca.evaluation.denoising.likely_image_shape` of this data, once."""
+    return likely_image_shape(_X)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
