@@ -70,7 +70,11 @@ m = reduced.m  # the sidebar's shadow's, or the center budget's
 if request.max_centers is None:
     reduction_note(m, n, ds.d)
 else:  # (the budget sets m, not sigma and ell: reduction_note's advice would not apply)
-    st.caption(f"Center budget: at most {request.max_centers:,} centers, eps picked for it: m = {m:,} of the "
+    target = sp.center_target(n, request.max_centers)
+    aim = (f"at most {request.max_centers:,} centers" if target == request.max_centers else
+           f"at most {request.max_centers:,} centers; on {n:,} rows it aims at {target:,} (a center for every "
+           f"{sp.ROWS_PER_CENTER} rows, at least {sp.MIN_TARGET}, so that each center stands for several rows)")
+    st.caption(f"Center budget: {aim}. eps is picked for it: m = {m:,} of the "
                f"{n:,} rows" + (" (every row: choose a smaller budget to reduce them)" if m >= n else "") + ". The "
                f"sidebar's ell (its shadow keeps {shadow_centers_text(shadow.m)}) does not change this fit; "
                "\"Centers: the sidebar's ell\" uses it.")

@@ -30,7 +30,7 @@ from rskpca.core.row_draws import uniform_rows
 from rskpca.core.threads import map_row_blocks
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 
-__all__ = ["shadow_within_budget", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER"]
+__all__ = ["shadow_within_budget", "center_target", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER"]
 
 #: The budget's bisection runs on this many rows per allowed center, and at least BISECTION_MIN_ROWS
 #: (at most all rows). Its cost grows with the square of its rows on wide data (a table of their
@@ -63,6 +63,16 @@ def _shadow(X, eps, *, kernel, order, rng):
     return shadow_centers(X, sigma=eps, ell=1.0, kernel=kernel, order=order, random_state=rng)
 
 
+def center_target(n: int, max_centers: int) -> int:
+    """The centers a budget aims at on n rows (``ell=None``): ``max_centers``, but at most one per
+    ``ROWS_PER_CENTER`` rows, and never fewer than ``MIN_TARGET``.
+
+    >>> center_target(10_992, 900), center_target(1_797, 900), center_target(150, 900)
+    (900, 599, 50)
+    """
+    return min(int(max_centers), max(int(n) // ROWS_PER_CENTER, MIN_TARGET))
+
+
 def shadow_within_budget(X, *, sigma: float, ell: float | None, max_centers: int | None, kernel="gaussian",
                          order="input", random_state=None):
     """The shadow at ``sigma / ell``, or at the smallest radius (to about 5 %) within ``max_centers``.
@@ -91,10 +101,8 @@ def shadow_within_budget(X, *, sigma: float, ell: float | None, max_centers: int
         if ell is None:
             raise ValueError("ell=None picks the radius from max_centers; give max_centers or a number for ell.")
         return shadow_centers(X, sigma=sigma, ell=ell, kernel=kernel, order=order, random_state=rng)
-    budget = int(max_centers)
     n = X.shape[0]
-    if ell is None:  # a target: leave each center several rows (see ROWS_PER_CENTER)
-        budget = min(budget, max(n // ROWS_PER_CENTER, MIN_TARGET))
+    budget = center_target(n, max_centers) if ell is None else int(max_centers)
     if n <= budget and ell is None:  # every distinct row a center: a radius below every distance between them
         return _shadow(X, float(sigma) * 1e-12, kernel=kernel, order=order, rng=rng)
     pick = uniform_rows(n, min(n, max(BISECTION_ROWS_PER_CENTER * budget, BISECTION_MIN_ROWS)), rng)

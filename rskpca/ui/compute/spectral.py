@@ -25,6 +25,7 @@ from scipy.sparse.linalg import ArpackError
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.core.progress import scaled, ticking
 from rskpca.core.threads import native_threads_off
+from rskpca.decomposition._center_budget import MIN_TARGET, ROWS_PER_CENTER, center_target
 from rskpca.evaluation.all_rows import transform_in_blocks
 from rskpca.evaluation.methods import SHADOW_METHOD
 from rskpca.evaluation.units import bytes_text
@@ -34,7 +35,8 @@ from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store
 from rskpca.ui.progress import progress_panel
 from rskpca.ui.compute.shadow_cache import shadow
 
-__all__ = ["FIT_ERRORS", "SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS", "SpectralFit", "SpectralRequest",
+__all__ = ["center_target", "ROWS_PER_CENTER", "MIN_TARGET", "FIT_ERRORS", "SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS",
+           "SpectralFit", "SpectralRequest",
            "rank_problem", "exact_skip_reason", "embedding_seconds", "centers_seconds", "on_rows_seconds",
            "stored_reduced_fit", "reduced_fit", "centers_fit", "expected_m", "library_defaults", "AFFINITIES",
            "CENTER_BUDGETS", "exact_fit", "embeds_with_fit"]
@@ -309,7 +311,7 @@ def embeds_with_fit(request: SpectralRequest) -> bool:
 def expected_m(request: SpectralRequest, shadow_m: int, n: int) -> int:
     """The centers the fit of ``request`` solves on, before it runs: the sidebar's shadow's, or the budget's
     (at most, and at most the rows)."""
-    return shadow_m if request.max_centers is None else min(request.max_centers, n)
+    return shadow_m if request.max_centers is None else min(center_target(n, request.max_centers), n)
 
 
 def embedding_seconds(n: int, m: int) -> float:
