@@ -320,3 +320,21 @@ def test_a_graph_in_pieces_is_said_beside_the_scores_and_a_connected_one_says_no
     moons = _page(dataset="two_moons", ell=4)
     moons.radio(key="sp_method").set_value("clustering").run()
     assert not [i.value for i in moons.info if "pieces" in i.value]
+
+
+def test_the_cluster_table_keeps_its_numbers_readable_on_the_darkest_shade():
+    # a tryout read a whole cluster's count as dark blue on saturated blue
+    import numpy as np
+    import pandas as pd
+
+    from rskpca.ui.spectral import heat_colours
+
+    def luminance(rgb):
+        c = np.asarray(rgb, dtype=float) / 255
+        return float(np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4) @ [0.2126, 0.7152, 0.0722])
+
+    css = heat_colours(pd.DataFrame([[50, 0]])).iloc[0, 0]
+    alpha = float(css.rsplit(",", 1)[1].strip(" )"))
+    cell = 255 + alpha * (np.array([59, 91, 219]) - 255)  # the shade over the white page
+    text = luminance([49, 51, 63])  # Streamlit's text colour
+    assert (luminance(cell) + 0.05) / (text + 0.05) >= 4.5
