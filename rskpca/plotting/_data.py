@@ -255,27 +255,41 @@ def weight_histogram(weights, *, nbins: int = 40) -> go.Figure:
 def counts_histogram(values: np.ndarray, *, nbins: int, name: str, title: str, xaxis_title: str, yaxis_title: str,
                      whole_numbers: bool = False) -> go.Figure:
     """A histogram with its bins fixed here (:func:`_pinned_bins`) and a whole-number count axis, built as
-    one dict (the histograms are redrawn on every ell change).
+    one dict (the histograms are redrawn on every ell change). Where the tallest bin is more than
+    :data:`LOG_COUNTS_RATIO` times the lowest filled one, the count axis is logarithmic: on a linear one
+    the lower bins are a pixel high, and the chart shows one bar (USPS' weights: 8,000 centers of weight 1
+    beside a few up to 513).
 
     >>> counts_histogram(np.array([1.0, 1.0, 3.0]), nbins=3, name="w", title="t", xaxis_title="x",
     ...                  yaxis_title="n", whole_numbers=True).layout.yaxis.dtick
     1
+    >>> skewed = counts_histogram(np.r_[np.ones(500), 40.0], nbins=10, name="w", title="t", xaxis_title="x",
+    ...                           yaxis_title="n", whole_numbers=True).layout.yaxis
+    >>> skewed.type, skewed.title.text
+    ('log', 'n (log scale)')
     """
-    xbins, max_count = _pinned_bins(values, nbins, whole_numbers=whole_numbers)
-    layout = dict(title=dict(text=title), xaxis=dict(title=dict(text=xaxis_title)),
-                  yaxis=dict(title=dict(text=yaxis_title), **_count_axis(max_count)), bargap=0.05,
+    xbins, max_count, min_count = _pinned_bins(values, nbins, whole_numbers=whole_numbers)
+    if min_count and max_count > LOG_COUNTS_RATIO * min_count:
+        counts = dict(title=dict(text=f"{yaxis_title} (log scale)"), type="log")
+    else:
+        counts = dict(title=dict(text=yaxis_title), **_count_axis(max_count))
+    layout = dict(title=dict(text=title), xaxis=dict(title=dict(text=xaxis_title)), yaxis=counts, bargap=0.05,
                   margin=dict(l=40, r=10, t=50, b=40))
     return go.Figure(dict(data=[dict(type="histogram", x=values, xbins=xbins, name=name)], layout=layout))
 
 
-def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False) -> tuple[dict, int]:
-    """Histogram bins fixed here (not by the browser), and the tallest bin's count for the count axis.
+#: A count axis turns logarithmic past this ratio of the tallest bin to the lowest filled one.
+LOG_COUNTS_RATIO = 50
+
+
+def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False) -> tuple[dict, int, int]:
+    """Histogram bins fixed here (not by the browser), and the tallest and lowest filled bins' counts.
 
     Bins are closed on the left as Plotly's are; whole numbers sit in the middle of their bins.
     """
     v = values[np.isfinite(values)]
     if v.size == 0:
-        return {}, 0
+        return {}, 0, 0
     lo, hi = float(v.min()), float(v.max())
     if whole_numbers:
         size = float(max(1, int(np.ceil((hi - lo + 1) / max(nbins, 1)))))
@@ -285,4 +299,4 @@ def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False)
         size = (hi - lo) / max(nbins, 1) * (1 + 1e-9) or 1.0
         start = lo
     counts = np.bincount(np.floor((v - start) / size).astype(np.intp))
-    return dict(start=start, end=start + size * counts.size, size=size), int(counts.max())
+    return dict(start=start, end=start + size * counts.size, size=size), int(counts.max()), int(counts[counts > 0].min())

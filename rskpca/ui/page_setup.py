@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
 from rskpca.core.sigma_checks import check_kernel_spread
@@ -76,10 +77,23 @@ def _set_sigma(value: float) -> None:
     st.session_state["sigma"] = float(value)
 
 
-def sigma_slider_range(sigma: float, median: float) -> tuple[float, float]:
-    """The slider's range: median/20 .. 5 median, widened to hold sigma (so box and slider show one value)."""
+def sigma_slider_range(sigma: float, median: float) -> tuple[float, float, float]:
+    """The slider's ``(min, max, step)``: median/20 .. 5 median in about 200 steps, widened to hold sigma and
+    shifted so that sigma is on its grid. The browser's slider snaps its value to ``min + k step``: off the
+    grid, the median 2.362 of iris showed as 2.38 beside the box's 2.362.
+
+    >>> lo, hi, step = sigma_slider_range(2.362, 2.362)
+    >>> round((2.362 - lo) / step, 9).is_integer(), lo > 0, hi >= 5 * 2.362 - step
+    (True, True, True)
+    """
     lo, hi = float(f"{median / 20:.3g}"), float(f"{median * 5:.3g}")
-    return min(lo, sigma), max(hi, sigma)
+    lo, hi = min(lo, sigma), max(hi, sigma)
+    step = float(f"{(hi - lo) / 200:.2g}")
+    below = int((sigma - lo) // step)  # whole steps from sigma down to about lo, above 0
+    while below and sigma - below * step <= 0:
+        below -= 1
+    lo = sigma - below * step
+    return lo, lo + step * int(np.ceil((hi - lo) / step)), step
 
 
 def _keep_usable_sigma(ds: Dataset, median: float) -> str | None:
@@ -130,9 +144,9 @@ def _sigma_controls(sb, ds: Dataset, median: float) -> float:
     if refused:
         sb.error(plain(refused))
     sigma = float(ss["sigma"])
-    lo, hi = sigma_slider_range(sigma, median)
+    lo, hi, step = sigma_slider_range(sigma, median)
     ss[K.SIGMA_SLIDER] = sigma
-    sb.slider("sigma", lo, hi, key=K.SIGMA_SLIDER, step=float(f"{(hi - lo) / 200:.2g}"), format="%.3g",
+    sb.slider("sigma", lo, hi, key=K.SIGMA_SLIDER, step=step, format="%.3g",
               on_change=_set_sigma_from_slider, label_visibility="collapsed")
     sb.caption(default_sigma(ss[K.DATASET_SOURCE], ds, median)[1])
     sb.button(f"Median heuristic (sigma = {median:.4g})", key="sigma_median", on_click=_set_sigma,

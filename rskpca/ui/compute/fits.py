@@ -27,7 +27,7 @@ __all__ = ["exact_reference", "exact_kpca", "RANK_BUCKETS", "computed_rank", "ex
            "rank_message", "said_once", "fit_methods"]
 
 
-@st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")
+@st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (kept for the next change)...")
 def exact_reference(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
     """Exact KPCA fitted and evaluated on the comparison rows with the first of
     :data:`~rskpca.evaluation.fitting.EXACT_SOLVERS` (independent of ell): the Speedups page's
@@ -42,7 +42,7 @@ def exact_reference(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: i
                          timing=REFERENCE_TIMING)
 
 
-@st.cache_data(max_entries=16, show_spinner="Timing exact kernel PCA (cached)...")
+@st.cache_data(max_entries=16, show_spinner="Timing exact kernel PCA (kept for the next change)...")
 def _solver_timed(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int, solver: str, timing_round: int):
     """Exact KPCA with one scikit-learn solver, timed on one BLAS and OpenMP thread under :data:`OWN_TIMING`
     (a solver the reference fit did not use, or any solver in a new timing round)."""
@@ -98,7 +98,7 @@ def _first_components(result, r: int):
     return replace(result, embedding=result.embedding[:, :r], normalized_eigenvalues=result.normalized_eigenvalues[:r])
 
 
-@st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (cached)...")
+@st.cache_data(max_entries=8, show_spinner="Exact kernel PCA on the comparison rows (kept for the next change)...")
 def _exact_fitted(digest: str, _X: np.ndarray, sigma: float, kernel: str, r: int):
     """Exact KPCA as :func:`exact_reference` fits it, the rows embedded by the fit itself
     (``project=False``): no second n x n kernel matrix to project them, so a page that shows the
