@@ -182,7 +182,7 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
             one = len(keys) == 1
             notes.append(f"The {columns_text(keys)} hold{'s' if one else ''} a different whole number on every row, "
                          f"so {'it identifies' if one else 'they identify'} rows rather than measure{'s' if one else ''} "
-                         f"them: left out of the features. Choose {'it' if one else 'them'} under Feature columns "
+                         f"them: left out of the features. Name {'it' if one else 'them'} among the feature columns "
                          f"to use {'it' if one else 'them'} anyway.")
         text = [str(c) for c in df.columns
                 if c not in features and c != label_column and c not in stray and c not in keys]
