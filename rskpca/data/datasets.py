@@ -181,9 +181,9 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         if keys:
             one = len(keys) == 1
             notes.append(f"The {columns_text(keys)} hold{'s' if one else ''} a different whole number on every row, "
-                         f"so {'it identifies' if one else 'they identify'} rows rather than measure{'s' if one else ''} "
-                         f"them: left out of the features. Name {'it' if one else 'them'} among the feature columns "
-                         f"to use {'it' if one else 'them'} anyway.")
+                         f"so {'it identifies' if one else 'they identify'} rows rather than "
+                         f"measure{'s' if one else ''} them: left out of the features. Name {'it' if one else 'them'} "
+                         f"among the feature columns to use {'it' if one else 'them'} anyway.")
         text = [str(c) for c in df.columns
                 if c not in features and c != label_column and c not in stray and c not in keys]
         if text:

@@ -15,7 +15,8 @@ from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
 from rskpca.data.readers import DataError
 
 __all__ = ["numeric_columns", "identifier_columns", "guess_label_column", "column_summary", "stray_text_cells",
-           "stray_text_as_missing", "STRAY_TEXT_SHARE", "check_usable", "Unusable", "UnusableTableError", "NEEDS_NUMBERS"]
+           "stray_text_as_missing", "STRAY_TEXT_SHARE", "check_usable", "Unusable", "UnusableTableError",
+           "NEEDS_NUMBERS"]
 
 #: What to do about a table without numbers: said by :func:`check_usable` at upload and by the data
 #: set builder (``rskpca.data.datasets``) when a choice of columns leaves none.

@@ -118,7 +118,8 @@ def landmark_graph_eigen(Z: sp.csr_matrix, n_eigen: int, *, row_weights=None, ba
     several pieces keeps its further eigenvalue-1 vectors, which tell the pieces apart. With it
     the top pair is solved for and dropped. ``"auto"``: the plain graph, solved again at
     ``AUTO_REGULARIZATION`` only if one of its eigenvectors is a dangling set
-    (:func:`localized`), and up the further ``AUTO_STEPS`` while one still is. ``n_eigen`` must be below the number of landmarks some row links to.
+    (:func:`localized`), and up the further ``AUTO_STEPS`` while one still is. ``n_eigen`` must be
+    below the number of landmarks some row links to.
     """
     n, m = Z.shape
     r = np.ones(n) if row_weights is None else np.asarray(row_weights, dtype=np.float64)

@@ -299,4 +299,5 @@ def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False)
         size = (hi - lo) / max(nbins, 1) * (1 + 1e-9) or 1.0
         start = lo
     counts = np.bincount(np.floor((v - start) / size).astype(np.intp))
-    return dict(start=start, end=start + size * counts.size, size=size), int(counts.max()), int(counts[counts > 0].min())
+    bins = dict(start=start, end=start + size * counts.size, size=size)
+    return bins, int(counts.max()), int(counts[counts > 0].min())

@@ -35,8 +35,8 @@ from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store
 from rskpca.ui.progress import progress_panel
 from rskpca.ui.compute.shadow_cache import shadow
 
-__all__ = ["center_target", "ROWS_PER_CENTER", "MIN_TARGET", "FIT_ERRORS", "SPECTRAL_METHODS", "SPECTRAL_EXACT_MAX_ROWS",
-           "SpectralFit", "SpectralRequest",
+__all__ = ["center_target", "ROWS_PER_CENTER", "MIN_TARGET", "FIT_ERRORS", "SPECTRAL_METHODS",
+           "SPECTRAL_EXACT_MAX_ROWS", "SpectralFit", "SpectralRequest",
            "rank_problem", "exact_skip_reason", "embedding_seconds", "centers_seconds", "on_rows_seconds",
            "stored_reduced_fit", "reduced_fit", "centers_fit", "expected_m", "library_defaults", "AFFINITIES",
            "CENTER_BUDGETS", "exact_fit", "embeds_with_fit"]
