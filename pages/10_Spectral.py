@@ -72,8 +72,8 @@ if request.max_centers is None:
 else:  # (the budget sets m, not sigma and ell: reduction_note's advice would not apply)
     target = sp.center_target(n, request.max_centers)
     aim = (f"at most {request.max_centers:,} centers" if target == request.max_centers else
-           f"at most {request.max_centers:,} centers; on {n:,} rows it aims at {target:,} (a center for every "
-           f"{sp.ROWS_PER_CENTER} rows, at least {sp.MIN_TARGET}, so that each center stands for several rows)")
+           f"at most {request.max_centers:,} centers; on {n:,} rows it aims at {target:,}, so that each center "
+           "stands for several rows")
     st.caption(f"Center budget: {aim}. eps is picked for it: m = {m:,} of the "
                f"{n:,} rows" + (" (every row: choose a smaller budget to reduce them)" if m >= n else "") + ". The "
                f"sidebar's ell (its shadow keeps {shadow_centers_text(shadow.m)}) does not change this fit; "

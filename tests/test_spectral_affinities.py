@@ -133,7 +133,7 @@ def test_auto_regularization_splits_the_classes_where_the_plain_graph_isolates_o
 def test_auto_regularization_goes_on_while_a_dangling_set_remains(monkeypatch):
     # breast_cancer with a center for every second row: at 0.05 its plain graph's dangling set stays (2 rows
     # against 567), and "auto" goes on to the next step, where the classes split as they should
-    import rskpca.decomposition._center_budget as budget
+    import rskpca.core.budget_target as budget
     from sklearn.datasets import load_breast_cancer
 
     monkeypatch.setattr(budget, "ROWS_PER_CENTER", 2)

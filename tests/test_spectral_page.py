@@ -102,7 +102,7 @@ def test_spectral_clustering_draws_the_clusters_on_the_data_and_scores_them(moon
     m = int(_metric(at, "shadow centers m").replace(",", ""))
     assert deltas["shadow centers m"].endswith("of all n = 1,000 rows") and m <= 333
     (budget,) = [c.value for c in at.caption if c.value.startswith("Center budget: at most 900 centers")]
-    assert "on 1,000 rows it aims at 333 (a center for every 3 rows" in budget, budget
+    assert "on 1,000 rows it aims at 333, so that each center stands for several rows" in budget, budget
     assert "The sidebar's ell (its shadow keeps" in budget and "does not change this fit" in budget, budget
     assert all(deltas[label] == "on all n = 1,000 rows" for label in deltas if label.startswith("ARI"))
     labels = [b.proto.label for b in at.get("download_button")]

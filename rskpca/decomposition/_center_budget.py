@@ -26,26 +26,19 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
+from rskpca.core.budget_target import MIN_TARGET, ROWS_PER_CENTER, center_target
 from rskpca.core.row_draws import uniform_rows
 from rskpca.core.threads import map_row_blocks
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 
-__all__ = ["shadow_within_budget", "center_target", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER"]
+__all__ = ["shadow_within_budget", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER", "MIN_TARGET",
+           "ROWS_PER_CENTER"]
 
 #: The budget's bisection runs on this many rows per allowed center, and at least BISECTION_MIN_ROWS
 #: (at most all rows). Its cost grows with the square of its rows on wide data (a table of their
 #: distances), and the aimed full scans correct its count for the rows it leaves out.
 BISECTION_ROWS_PER_CENTER = 2
 BISECTION_MIN_ROWS = 2000
-#: The target leaves at least this many rows per center on average (small data): with about as many
-#: landmarks as rows, each row is its own nearest landmark at distance 0, its self-link outweighs
-#: its other K - 1, and the landmark graph falls into near-isolated rows whose eigenvectors pick
-#: out outliers. Fewer rows per center help small data with fine structure (digits, two rings of 180
-#: rows); 2 leaves breast_cancer's graph a dangling set that only a stronger regularization removes
-#: (``tests/benchmarks/bench_spectral.py --cases real``; RESULTS.md, 2026-11-30 10:30 UTC).
-ROWS_PER_CENTER = 3
-#: ... but never fewer than this many centers (tiny data: every row).
-MIN_TARGET = 50
 #: Where the target search starts, as a multiple of 1 / sigma (the estimators' default ell).
 DEFAULT_ELL = 4.0
 #: The full scans stop when the radius is known to this ratio. m falls like a power of the radius (about the
@@ -61,16 +54,6 @@ SUBSAMPLE_PER_CENTER = 50
 def _shadow(X, eps, *, kernel, order, rng):
     # shadow_centers takes sigma and ell; only eps = sigma / ell matters to the selection.
     return shadow_centers(X, sigma=eps, ell=1.0, kernel=kernel, order=order, random_state=rng)
-
-
-def center_target(n: int, max_centers: int) -> int:
-    """The centers a budget aims at on n rows (``ell=None``): ``max_centers``, but at most one per
-    ``ROWS_PER_CENTER`` rows, and never fewer than ``MIN_TARGET``.
-
-    >>> center_target(10_992, 900), center_target(1_797, 900), center_target(150, 900)
-    (900, 599, 50)
-    """
-    return min(int(max_centers), max(int(n) // ROWS_PER_CENTER, MIN_TARGET))
 
 
 def shadow_within_budget(X, *, sigma: float, ell: float | None, max_centers: int | None, kernel="gaussian",

@@ -179,6 +179,9 @@ def heat_colours(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(css, index=table.index, columns=table.columns)
 
 
+#: The cluster x label table shows this many clusters without scrolling; a column takes about this many pixels
+#: a character of its widest cell, plus its padding.
+_CLUSTERS_IN_VIEW, _CHAR_PX, _CELL_PAD_PX = 30, 8, 18
 #: The darkest shade's alpha: over it the theme's dark text keeps a WCAG 2 contrast of 5.2 (AA asks 4.5). At
 #: full alpha a whole cluster's count read at 2.2, dark blue on blue.
 MAX_SHADE = 0.55

@@ -25,7 +25,7 @@ from scipy.sparse.linalg import ArpackError
 from rskpca import ReducedSetDiffusionMap, ReducedSetSpectralClustering, ReducedSetSpectralEmbedding
 from rskpca.core.progress import scaled, ticking
 from rskpca.core.threads import native_threads_off
-from rskpca.decomposition._center_budget import MIN_TARGET, ROWS_PER_CENTER, center_target
+from rskpca.core.budget_target import center_target
 from rskpca.evaluation.all_rows import transform_in_blocks
 from rskpca.evaluation.methods import SHADOW_METHOD
 from rskpca.evaluation.units import bytes_text
@@ -35,7 +35,7 @@ from rskpca.ui.compute.all_rows_fits import all_rows_cost, all_rows_store
 from rskpca.ui.progress import progress_panel
 from rskpca.ui.compute.shadow_cache import shadow
 
-__all__ = ["center_target", "ROWS_PER_CENTER", "MIN_TARGET", "FIT_ERRORS", "SPECTRAL_METHODS",
+__all__ = ["center_target", "FIT_ERRORS", "SPECTRAL_METHODS",
            "SPECTRAL_EXACT_MAX_ROWS", "SpectralFit", "SpectralRequest",
            "rank_problem", "exact_skip_reason", "embedding_seconds", "centers_seconds", "on_rows_seconds",
            "stored_reduced_fit", "reduced_fit", "centers_fit", "expected_m", "library_defaults", "AFFINITIES",
