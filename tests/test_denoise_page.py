@@ -18,6 +18,22 @@ def _metrics(at) -> dict:
     return {m.label: float(m.value) for m in at.main.get("metric")}
 
 
+def _uploaded_page(df, name: str) -> AppTest:
+    """The page on ``df`` uploaded as the file ``name``, checked to run."""
+    import hashlib
+
+    from rskpca.ui.keys import UPLOAD, UPLOADED
+
+    data = df.to_csv(index=False).encode()
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[UPLOADED] = {"name": name, "digest": hashlib.sha256(data).hexdigest(), "bytes": data}
+    at.session_state["source"] = UPLOAD
+    at.run()
+    at.switch_page(PAGE).run()
+    _ok(at, name)
+    return at
+
+
 @pytest.fixture(scope="module")
 def digits_page():
     return _page(dataset="digits", ell=2, r=10)
@@ -92,26 +108,15 @@ def test_the_page_says_why_when_every_method_is_worse_than_its_input(digits_page
 
 def test_sixteen_tabular_features_are_said_not_to_be_images_and_drawn_as_profiles():
     # issue 38 item 9: 16 integer features of a table (a letter-recognition-like file) drawn as 4 x 4 "images"
-    import hashlib
-    import io
-
     import numpy as np
     import pandas as pd
-
-    from rskpca.ui.keys import UPLOAD, UPLOADED
 
     # (the check is statistical: of 40 such random tables, 1 passes for images; the toggle below is the way out)
     rng = np.random.default_rng(1)
     X = np.clip(np.round(rng.normal(size=(600, 3)) @ rng.normal(size=(3, 16)) + 7), 0, 15)
     df = pd.DataFrame(X.astype(int), columns=[f"f{i}" for i in range(16)])
     df["label"] = rng.choice(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), size=len(df))
-    data = df.to_csv(index=False).encode()
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state[UPLOADED] = {"name": "letters.csv", "digest": hashlib.sha256(data).hexdigest(), "bytes": data}
-    at.session_state["source"] = UPLOAD
-    at.run()
-    at.switch_page(PAGE).run()
-    _ok(at, "letters")
+    at = _uploaded_page(df, "letters.csv")
     (info,) = [i.value for i in at.info if "do not look like 4 x 4 images" in i.value]
     assert "profiles over their features" in info
     (spec,) = chart_specs(at)
@@ -132,23 +137,13 @@ def test_digits_are_images():
 
 def test_images_that_are_not_square_open_at_their_own_shape():
     # a tryout's 2,000 x 600 face images opened as "1 x 600" and were said not to be images
-    import hashlib
-
     import numpy as np
     import pandas as pd
-
-    from rskpca.ui.keys import UPLOAD, UPLOADED
 
     rng = np.random.default_rng(0)
     faces = np.cumsum(np.cumsum(rng.normal(size=(200, 20, 30)), axis=1), axis=2).reshape(200, 600)
     df = pd.DataFrame(faces.round(3), columns=[f"p{i}" for i in range(600)])
     df["label"] = rng.integers(0, 3, len(df))
-    data = df.to_csv(index=False).encode()
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state[UPLOADED] = {"name": "faces.csv", "digest": hashlib.sha256(data).hexdigest(), "bytes": data}
-    at.session_state["source"] = UPLOAD
-    at.run()
-    at.switch_page(PAGE).run()
-    _ok(at, "faces")
+    at = _uploaded_page(df, "faces.csv")
     assert (at.number_input(key="dn_height").value, at.number_input(key="dn_width").value) == (20, 30)
     assert not [i for i in at.info if "do not look like" in i.value]
