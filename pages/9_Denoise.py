@@ -13,7 +13,7 @@ from rskpca import plotting as plots
 from rskpca.evaluation.denoising import DENOISERS, MIN_IMAGE_PIXELS, NOISE_KINDS, check_image_shape
 from rskpca.ui import setting, show_error, show_figure, show_table, start_page, warn_if_kernel_is_identity
 from rskpca.ui.compute.denoising import MAX_TRAIN, denoised, images_reason
-from rskpca.ui.denoise import init_image_shape, remember_image_shape
+from rskpca.ui.denoise import init_image_shape, remember_image_shape, swap_image_sides
 
 settings = start_page("Denoise: pre-images of noisy images")
 ds = settings.dataset
@@ -57,7 +57,9 @@ except ValueError as exc:
 if ds.n < 10:
     show_error(f"Denoising needs at least 10 images; this data set has {ds.n} rows.")
     st.stop()
-why_not = images_reason(ds.digest, ds.X, h, w)
+column_major = bool(setting("dn_column_major"))
+# (column by column, an h x w image has the neighbours of a w x h one stored row by row: the check's grid)
+why_not = images_reason(ds.digest, ds.X, *((w, h) if column_major else (h, w)))
 not_images = bool(why_not) and not st.toggle("Draw the rows as images anyway", key="dn_as_images",
                                              help="The check looks at the data, not at what they mean: if these "
                                                   "are pictures, draw them.")
@@ -96,5 +98,13 @@ if not_images:
     st.caption("Each panel is one test row: its value at every feature, clean, noisy and as each method "
                "reconstructs it (the legend gives each method's mean squared error over all test rows).")
 else:
-    show_figure(plots.denoise_figure(results, clean, (h, w)), key="dn_images", filename="denoise")
+    c8, c9 = st.columns(2)
+    c8.toggle("Pixels stored column by column", key="dn_column_major", on_change=swap_image_sides,
+              help="Each row's pixels fill the image column by column (MATLAB's order, as the Yale faces are "
+                   "stored): images that lie on their side stand up. Height and width swap with it, so the "
+                   "same pixels stay neighbours.")
+    c9.toggle("Bright values light", key="dn_light_high",
+              help="Off: high values dark, as ink on paper (digits). On: high values light, as in photographs.")
+    show_figure(plots.denoise_figure(results, clean, (h, w), order="F" if column_major else "C",
+                                     light_high=bool(setting("dn_light_high"))), key="dn_images", filename="denoise")
 show_table(table, key="dn_table", filename="denoise")

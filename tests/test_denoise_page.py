@@ -4,7 +4,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from charts import chart_specs
+from charts import chart_specs, plotly_array
 from test_app import APP, TIMEOUT, open_page, _errors, _ok
 
 PAGE = "pages/9_Denoise.py"
@@ -147,3 +147,16 @@ def test_images_that_are_not_square_open_at_their_own_shape():
     at = _uploaded_page(df, "faces.csv")
     assert (at.number_input(key="dn_height").value, at.number_input(key="dn_width").value) == (20, 30)
     assert not [i for i in at.info if "do not look like" in i.value]
+    # stored column by column (MATLAB's order, as the Yale faces are): the same pixels as a 30 x 20 image
+    at.toggle(key="dn_column_major").set_value(True).run()
+    _ok(at, "column by column")
+    assert (at.number_input(key="dn_height").value, at.number_input(key="dn_width").value) == (30, 20)
+    assert not [i for i in at.info if "do not look like" in i.value]
+    (spec,) = chart_specs(at)
+    z = spec["data"][0]["z"]
+    shape = z.get("shape") if isinstance(z, dict) else None
+    grid = plotly_array(z).reshape([int(v) for v in shape.split(",")]) if shape else np.array(z, dtype=float)
+    clean = grid[:, :20]  # the first clean test image
+    assert clean.shape == (30, 20)
+    test_rows = faces.round(3)
+    assert any(np.allclose(clean, row.reshape(30, 20, order="F")) for row in test_rows)

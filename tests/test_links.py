@@ -24,7 +24,7 @@ NOT_DEFAULT = {
     "stray_text_missing": True, "gram_error": True, "sweep_points": 10, "emb_groups": ["rskpca", "extra"],
     "emb_dims": "3-D", "bounds_max_exact": 250, "bounds_measured_curves": True, "speed_groups": ["baseline"],
     "time_randomized": True, "speed_curves": True, "speed_budget_s": 1.0, "speed_budget_mb": 2048, "dn_as_images": True, "classifier": "lda", "cv_folds": 4, "dn_noise": "salt_and_pepper",
-    "dn_level": 0.3, "dn_preimage": "fixed-point", "dn_alpha": 0.01, "dn_fit_noisy": True, "dn_height": 1, "dn_width": 4, "sp_method": "clustering",
+    "dn_level": 0.3, "dn_preimage": "fixed-point", "dn_alpha": 0.01, "dn_fit_noisy": True, "dn_column_major": True, "dn_light_high": True, "dn_height": 1, "dn_width": 4, "sp_method": "clustering",
     "sp_clusters": 7, "sp_alpha": 0.5, "sp_t": 2.5, "sp_affinity": "gaussian", "sp_budget": 1000,
 }
 #: ... and of the table-bound ones (set once the table is loaded: a new table resets them).

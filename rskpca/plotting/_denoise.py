@@ -13,17 +13,18 @@ from rskpca.plotting._style import _TYPICAL_WIDTH
 __all__ = ["denoise_figure"]
 
 
-def _strip(images: np.ndarray, height: int, width: int, gap: int = 1) -> np.ndarray:
-    """Images side by side in one array, separated by ``gap`` blank (NaN) columns."""
+def _strip(images: np.ndarray, height: int, width: int, gap: int = 1, order: str = "C") -> np.ndarray:
+    """Images side by side in one array, separated by ``gap`` blank (NaN) columns; ``order`` as numpy's
+    ``reshape`` ("C": each row's pixels fill the image row by row, "F": column by column)."""
     k = images.shape[0]
     strip = np.full((height, k * (width + gap) - gap), np.nan)
     for i, img in enumerate(images):
-        strip[:, i * (width + gap): i * (width + gap) + width] = img.reshape(height, width)
+        strip[:, i * (width + gap): i * (width + gap) + width] = img.reshape(height, width, order=order)
     return strip
 
 
 def denoise_figure(rows: Sequence[dict], clean: np.ndarray, image_shape: tuple[int, int], *,
-                   n_show: int = 8) -> go.Figure:
+                   n_show: int = 8, order: str = "C", light_high: bool = False) -> go.Figure:
     """One row of images per method, the clean images on top, each titled with its error and fit time.
 
     Parameters
@@ -36,6 +37,11 @@ def denoise_figure(rows: Sequence[dict], clean: np.ndarray, image_shape: tuple[i
     image_shape : (height, width)
     n_show : int, default=8
         Images shown per row (the first ones).
+    order : {"C", "F"}, default="C"
+        How each row's pixels fill its image: row by row, or column by column (as MATLAB stores
+        images, the Yale faces among them).
+    light_high : bool, default=False
+        High values light (photographs); the default draws them dark (ink on paper: digits).
 
     Returns
     -------
@@ -51,6 +57,8 @@ def denoise_figure(rows: Sequence[dict], clean: np.ndarray, image_shape: tuple[i
     ...                      clean, (2, 2))
     >>> len(fig.data)
     2
+    >>> denoise_figure([], np.arange(6.0)[None], (3, 2), order="F").data[0].z.tolist()
+    [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
     """
     h, w = (int(v) for v in image_shape)
     clean = np.asarray(clean, dtype=np.float64)
@@ -64,8 +72,9 @@ def denoise_figure(rows: Sequence[dict], clean: np.ndarray, image_shape: tuple[i
     fig = make_subplots(rows=len(rows) + 1, cols=1, subplot_titles=titles, vertical_spacing=0.25 / (len(rows) + 1))
     zmin, zmax = float(np.min(clean)), float(np.max(clean))
     for i, images in enumerate([clean] + [np.asarray(r["images"], dtype=np.float64) for r in rows], start=1):
-        strip = _strip(images[:k], h, w)
-        fig.add_trace(go.Heatmap(z=strip, zmin=zmin, zmax=zmax, colorscale="gray_r", showscale=False,
+        strip = _strip(images[:k], h, w, order=order)
+        fig.add_trace(go.Heatmap(z=strip, zmin=zmin, zmax=zmax, colorscale="gray" if light_high else "gray_r",
+                                 showscale=False,
                                  name=titles[i - 1], hovertemplate="pixel value %{z:.3g}<extra></extra>",
                                  hoverongaps=False),  # the gaps between images are NaN: no label there
                       row=i, col=1)

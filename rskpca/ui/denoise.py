@@ -8,7 +8,7 @@ import streamlit as st
 from rskpca.ui import keys as K
 from rskpca.ui.compute.denoising import image_shape_guess
 
-__all__ = ["init_image_shape", "remember_image_shape"]
+__all__ = ["init_image_shape", "remember_image_shape", "swap_image_sides"]
 
 
 def init_image_shape(digest: str, X) -> None:
@@ -35,3 +35,11 @@ def remember_image_shape(digest: str) -> tuple[int, int]:
     h, w = int(ss["dn_height"]), int(ss["dn_width"])
     ss.setdefault(K.IMAGE_SHAPES, {})[digest] = (h, w)
     return h, w
+
+
+def swap_image_sides() -> None:
+    """On a change of the pixel order: height and width swap, so that the drawn images keep their pixels'
+    neighbours (an h x w image stored column by column has the neighbours of a w x h one stored row by row)."""
+    ss = st.session_state
+    if ss.get("dn_height") is not None and ss.get("dn_width") is not None:
+        ss["dn_height"], ss["dn_width"] = ss["dn_width"], ss["dn_height"]

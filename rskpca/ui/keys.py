@@ -92,6 +92,8 @@ KEYS = {
     "dn_alpha": 1e-3,
     "dn_fit_noisy": False,
     "dn_as_images": False,  # Denoise: draw rows that do not look like images as images anyway
+    "dn_column_major": False,  # Denoise: each image's pixels stored column by column
+    "dn_light_high": False,  # Denoise: high values light (photographs), not dark (ink)
     # Spectral page
     "sp_method": "diffusion",
     "sp_alpha": 1.0,

@@ -200,6 +200,8 @@ _ALL = [
     Linked("dn_alpha", "ridge_alpha", _choice((1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)), str, default=KEYS["dn_alpha"]),
     Linked("dn_fit_noisy", "fit_noisy", *_ON_OFF, default=False),
     Linked("dn_as_images", "as_images", *_ON_OFF, default=False),
+    Linked("dn_column_major", "by_columns", *_ON_OFF, default=False),
+    Linked("dn_light_high", "light", *_ON_OFF, default=False),
     Linked("dn_height", "height", _number(int, 1, 1_000_000), lambda v: str(int(v)), default=None),
     Linked("dn_width", "width", _number(int, 1, 1_000_000), lambda v: str(int(v)), default=None),
     # Spectral
