@@ -175,9 +175,10 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
             shown = ", ".join(f"{text!r} in row {row}" for row, text in cells)
             notes.append(f"Column {col!r} holds numbers but also text ({shown}), so it is not used as a feature. "
                          "Fix those cells, or treat them as missing values.")
-    features = _choose_features(df, feature_columns, label_column)
+    row_ids_found = identifier_columns(df) if feature_columns is None else []  # once: a pass over every column
+    features = _choose_features(df, feature_columns, label_column, row_ids_found)
     if feature_columns is None:  # said, not left out silently: a column that vanishes unexplained looks like lost data
-        keys = [c for c in identifier_columns(df) if c not in features and c != label_column]
+        keys = [c for c in row_ids_found if c not in features and c != label_column]
         if keys:
             one = len(keys) == 1
             notes.append(f"The {columns_text(keys)} hold{'s' if one else ''} a different whole number on every row, "
@@ -287,10 +288,10 @@ def _dominant_column(features, ranges) -> str | None:
             "a target rather than a feature.")
 
 
-def _choose_features(df: pd.DataFrame, feature_columns, label_column) -> list[str]:
+def _choose_features(df: pd.DataFrame, feature_columns, label_column, row_ids=()) -> list[str]:
     numeric = numeric_columns(df)
     if feature_columns is None:
-        keys = set(identifier_columns(df))
+        keys = set(row_ids)
         features = [c for c in numeric if c != label_column and c not in keys]
         if not features:  # a table of keys alone: used as it is, rather than refused
             features = [c for c in numeric if c != label_column]
