@@ -289,6 +289,16 @@ def test_spectra_reference_is_a_thick_dashed_line_on_top_and_approximations_stay
         plots.spectra_figure({"Exact KPCA": lam}, reference="Exact")
 
 
+@pytest.mark.parametrize("weights, span", [([1] * 3000, 5), ([1, 1, 2], 5), ([1, 2, 3, 4, 5, 6, 9], None)])
+def test_weight_histogram_keeps_few_bars_narrow_and_says_when_nothing_was_reduced(weights, span):
+    # With every row its own center (a wide file at the paper's ell) the one bar filled the chart.
+    fig = plots.weight_histogram(weights)
+    axis_range = fig.layout.xaxis.range
+    assert (axis_range is None) if span is None else (axis_range[1] - axis_range[0] == span)
+    says = " ".join(a.text for a in fig.layout.annotations)
+    assert ("no reduction" in says) == (max(weights) == 1)
+
+
 @pytest.mark.parametrize("weights", [[1, 1, 1, 1, 2, 2, 3, 7, 29], list(range(1, 301)), [5]])
 def test_weight_histogram_counts_on_whole_number_ticks(weights):
     fig = plots.weight_histogram(weights)

@@ -248,8 +248,15 @@ def weight_histogram(weights, *, nbins: int = 40) -> go.Figure:
     ('histogram', 1.0, 1)
     """
     w = np.asarray(weights, dtype=np.float64).ravel()
-    return counts_histogram(w, nbins=nbins, name="weights", title="Shadow weights w_j",
-                            xaxis_title="points in the shadow set", yaxis_title="centers", whole_numbers=True)
+    fig = counts_histogram(w, nbins=nbins, name="weights", title="Shadow weights w_j",
+                           xaxis_title="points in the shadow set", yaxis_title="centers", whole_numbers=True)
+    if w.size and np.all(w == 1):
+        # Every center holds only itself: one bar at 1, which would otherwise fill the chart's width.
+        fig.add_annotation(text="Every center holds one row: no reduction at this ell (m = n).<br>"
+                                "A smaller ell gives each center a larger shadow set.",
+                           xref="paper", yref="paper", x=0.98, y=0.95, xanchor="right", showarrow=False,
+                           align="right")
+    return fig
 
 
 def counts_histogram(values: np.ndarray, *, nbins: int, name: str, title: str, xaxis_title: str, yaxis_title: str,
@@ -273,13 +280,18 @@ def counts_histogram(values: np.ndarray, *, nbins: int, name: str, title: str, x
         counts = dict(title=dict(text=f"{yaxis_title} (log scale)"), type="log")
     else:
         counts = dict(title=dict(text=yaxis_title), **_count_axis(max_count))
-    layout = dict(title=dict(text=title), xaxis=dict(title=dict(text=xaxis_title)), yaxis=counts, bargap=0.05,
-                  margin=dict(l=40, r=10, t=50, b=40))
+    xaxis = dict(title=dict(text=xaxis_title))
+    if whole_numbers and xbins and xbins["end"] - xbins["start"] < MIN_WHOLE_SPAN:
+        # A few bins of one-wide whole numbers fill the plot as one block; a fixed span keeps them bars.
+        xaxis["range"] = [xbins["start"], xbins["start"] + MIN_WHOLE_SPAN]
+    layout = dict(title=dict(text=title), xaxis=xaxis, yaxis=counts, bargap=0.05, margin=dict(l=40, r=10, t=50, b=40))
     return go.Figure(dict(data=[dict(type="histogram", x=values, xbins=xbins, name=name)], layout=layout))
 
 
 #: A count axis turns logarithmic past this ratio of the tallest bin to the lowest filled one.
 LOG_COUNTS_RATIO = 50
+#: The least span of a whole-number value axis, in values (so one filled bin is at most a fifth of it).
+MIN_WHOLE_SPAN = 5
 
 
 def _pinned_bins(values: np.ndarray, nbins: int, *, whole_numbers: bool = False) -> tuple[dict, int, int]:
