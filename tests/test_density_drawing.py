@@ -131,6 +131,23 @@ def test_density_panels_are_small_whatever_n():
     assert points == 0 and len(fig.to_json()) < 2_000_000
 
 
+def test_rows_on_a_few_spots_are_drawn_as_circles_sized_by_count_not_lost_in_the_bins():
+    # A graph in pieces (Spectral at k = 7 on a 26-class file) puts every row of a piece at one point: seven
+    # filled bins of a 100 x 100 density read as an empty chart.
+    rng = np.random.default_rng(0)
+    spots = rng.normal(size=(7, 2))
+    lab = rng.integers(0, 7, size=21_000)
+    collapsed = spots[lab] + rng.normal(scale=1e-9, size=(lab.size, 2))
+    fig = embedding_figure({"pieces": collapsed, "spread": rng.normal(size=(lab.size, 2))}, y=lab,
+                           max_points=20_000)
+    drawn = [t for t in fig.data if t.name == "rows (each spot a bin)"]
+    assert len(drawn) == 1 and drawn[0].xaxis == "x"  # the spread panel keeps its density alone
+    counts = np.asarray(drawn[0].customdata)
+    assert np.sort(counts).tolist() == np.sort(np.bincount(lab)).tolist()  # every row in one spot
+    sizes = np.asarray(drawn[0].marker.size)
+    assert sizes[np.argmax(counts)] == sizes.max() and sizes.min() >= 7  # the fullest largest, all visible
+
+
 def test_a_selection_draws_its_own_histogram_in_density_panels():
     X, _ = _blobs(3000)
     selected = np.flatnonzero(X[:, 0] > 2)

@@ -338,3 +338,24 @@ def test_the_cluster_table_keeps_its_numbers_readable_on_the_darkest_shade():
     cell = 255 + alpha * (np.array([59, 91, 219]) - 255)  # the shade over the white page
     text = luminance([49, 51, 63])  # Streamlit's text colour
     assert (luminance(cell) + 0.05) / (text + 0.05) >= 4.5
+
+
+@pytest.mark.parametrize("classes, turned", [(26, True), (10, False)])
+def test_a_cluster_table_too_wide_for_the_page_turns_one_class_a_row(classes, turned):
+    # 26 letters beside 7 clusters scrolled past column U; turned, every class is in view
+    from streamlit.testing.v1 import AppTest
+
+    def page(classes):
+        import numpy as np
+        import pandas as pd
+
+        from rskpca.ui.spectral import show_cluster_table
+
+        counts = np.random.default_rng(0).integers(0, 900, size=(7, classes))
+        table = pd.DataFrame(counts, index=range(1, 8), columns=[chr(65 + i) for i in range(classes)])
+        show_cluster_table(table, key="t", filename="t")
+
+    at = AppTest.from_function(page, args=(classes,)).run()
+    (shown,) = at.dataframe
+    assert shown.value.shape == ((classes, 7) if turned else (7, classes))
+    assert any("One class a row" in c.value for c in at.caption) == turned

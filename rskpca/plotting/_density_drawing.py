@@ -212,6 +212,37 @@ def _image_trace(rgba, counts, xb, yb, ref: dict, *, hover: str | None = None) -
     return trace
 
 
+#: A density panel whose rows fill at most this many bins draws them as spots too (:func:`_spots_trace`).
+MAX_SPOTS = 60
+#: Pixel sizes of the spots: one row's, the fullest bin's.
+SPOT_SIZES = (7.0, 28.0)
+
+
+def _spots_trace(rgba, counts, xb, yb, ref: dict, *, most: int = MAX_SPOTS) -> dict | None:
+    """Rows that all fall in a few bins (a graph in pieces: every row of a piece at one point) as circles sized
+    by their count and coloured as the bins are; None where the rows fill more than ``most`` bins.
+
+    A bin is a few pixels on screen, so seven filled bins of 20,000 rows read as an empty chart.
+
+    >>> counts = np.zeros((4, 4), dtype=int); counts[0, 0], counts[3, 2] = 9, 1
+    >>> rgba = np.zeros((4, 4, 4), dtype=np.uint8); rgba[..., 0] = 200
+    >>> t = _spots_trace(rgba, counts, (0.0, 1.0), (0.0, 1.0), {})
+    >>> t["x"].tolist(), t["y"].tolist(), t["marker"]["size"].tolist(), t["marker"]["color"][0]
+    ([0.5, 2.5], [0.5, 3.5], [28.0, 14.0], 'rgb(200,0,0)')
+    """
+    iy, ix = np.nonzero(counts)
+    if iy.size == 0 or iy.size > most:
+        return None
+    n = counts[iy, ix]
+    # Area grows with the count, between a visible dot and a fifth of a small panel.
+    size = SPOT_SIZES[0] + (SPOT_SIZES[1] - SPOT_SIZES[0]) * np.sqrt(n / n.max())
+    colors = [f"rgb({r},{g},{b})" for r, g, b in rgba[iy, ix, :3].tolist()]
+    return dict(type="scattergl", mode="markers", name="rows (each spot a bin)", showlegend=False,
+                x=(xb[0] + (ix + 0.5) * xb[1]).astype(np.float32), y=(yb[0] + (iy + 0.5) * yb[1]).astype(np.float32),
+                marker=dict(size=np.round(size, 1), color=colors, opacity=0.8, line=dict(color="white", width=1)),
+                customdata=n.astype(np.int64), hovertemplate="%{customdata:,} rows in this bin<extra></extra>", **ref)
+
+
 def image_axes(layout: dict, refs) -> None:
     """Axis settings of panels drawing a density image, in place: plotly.js turns an image's y axis upside
     down and locks its aspect ratio by default; the density keeps y upwards and the panel's shape."""
@@ -355,6 +386,9 @@ def _density_panel(traces: list, A: np.ndarray, pos, panel_ids: np.ndarray, ref:
         ranges = _padded_ranges([A], 2, pad=0.02)
         rgba, counts, xb, yb = class_density(A[:, 0], A[:, 1], colour, rows=pos, bins=bins, ranges=ranges)
         traces.append(_image_trace(rgba, counts, xb, yb, ref, hover=hover))
+        spots = _spots_trace(rgba, counts, xb, yb, ref)
+        if spots is not None:
+            traces.append(spots)
         if selected is not None and selected.size:
             mask = np.isin(panel_ids, selected)
             if mask.any():

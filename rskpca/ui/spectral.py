@@ -182,6 +182,8 @@ def heat_colours(table: pd.DataFrame) -> pd.DataFrame:
 #: The cluster x label table shows this many clusters without scrolling; a column takes about this many pixels
 #: a character of its widest cell, plus its padding.
 _CLUSTERS_IN_VIEW, _CHAR_PX, _CELL_PAD_PX = 30, 8, 18
+#: Wider than this (the main column at a 1,400-pixel window, less the row names), the table turns.
+_TABLE_PX = 880
 #: The darkest shade's alpha: over it the theme's dark text keeps a WCAG 2 contrast of 5.2 (AA asks 4.5). At
 #: full alpha a whole cluster's count read at 2.2, dark blue on blue.
 MAX_SHADE = 0.55
@@ -200,12 +202,19 @@ def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> bool:
     shown = table.copy()
     shown.columns = [str(c) for c in shown.columns]
     shown.index = [f"cluster {c}" for c in shown.index]
-    # every cluster of up to 30 in view, no scrolling; each class column as wide as its name or its largest count
-    # (26 letters: about 40 px each, where Streamlit's narrowest named width is 75)
+    css = heat_colours(shown)
+    # each column as wide as its name or its largest count (26 letters: about 40 px each, where Streamlit's
+    # narrowest named width is 75)
     digits = len(f"{int(table.to_numpy().max(initial=0)):,}")
+    across = sum(_CHAR_PX * max(len(c), digits) + _CELL_PAD_PX for c in shown.columns)
+    turned = across > _TABLE_PX and shown.shape[1] > shown.shape[0]
+    if turned:  # more classes than fit across (26 letters beside 7 clusters): one class a row, no scrolling
+        shown, css = shown.T, css.T
     widths = {c: _CHAR_PX * max(len(c), digits) + _CELL_PAD_PX for c in shown.columns}
-    st.dataframe(shown.style.apply(heat_colours, axis=None), key=key, width="stretch",
+    st.dataframe(shown.style.apply(lambda _: css, axis=None), key=key, width="stretch",
                  height=38 + 35 * min(shown.shape[0], _CLUSTERS_IN_VIEW),
                  column_config={c: st.column_config.NumberColumn(width=w) for c, w in widths.items()})
+    if turned:
+        st.caption(f"One class a row: its {table.shape[1]} classes do not fit across the page.")
     download_csv(lambda: table.reset_index(), key=key, filename=filename)
     return False
