@@ -97,8 +97,10 @@ def shadow_figure(X2, labels, center_indices, weights, *, eps: float | None = No
     >>> [t.name for t in fig.data]
     ['points', 'centers', 'eps-discs']
     >>> fig = shadow_figure(np.array([[0.0, 0.0], [0.1, 0.0], [2.0, 0.0]]), [0, 0, 1], [0, 2], [2, 1], point_budget=2)
-    >>> [t.name for t in fig.data], fig.layout.title.subtitle.text
-    (['density', 'shadow centers'], 'density of 3 rows in 50 x 50 bins; 2 shadow centers on top (sized by weight)')
+    >>> [t.name for t in fig.data]  # 3 rows fill 2 bins: spots over the density (a few pixels each)
+    ['density', 'rows (each spot a bin)', 'shadow centers']
+    >>> fig.layout.title.subtitle.text
+    'density of 3 rows in 50 x 50 bins; 2 shadow centers on top (sized by weight)'
     """
     X2 = _as_2d(X2, "X2")
     n = X2.shape[0]

@@ -133,8 +133,8 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
     >>> len(fig.data), fig.layout.annotations[1].text
     (4, 'Approx')
     >>> fig = embedding_figure({"Exact": Z, "Approx": -Z}, centers=([0, 5], [12.0, 8.0]), max_points=30)
-    >>> [t.type for t in fig.data], fig.layout.title.text
-    (['image', 'scattergl', 'image', 'scattergl'], 'density of 20 rows in 50 x 50 bins; 2 shadow centers on top (sized by weight)')
+    >>> [t.name for t in fig.data[:3]], fig.layout.title.text  # 20 rows in 20 bins: each also a spot
+    (['density', 'rows (each spot a bin)', 'shadow centers'], 'density of 20 rows in 50 x 50 bins; 2 shadow centers on top (sized by weight)')
     """
     if dims not in (2, 3):
         raise ValueError(f"dims must be 2 or 3; got {dims!r}.")
