@@ -206,14 +206,16 @@ def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> bool:
     # each column as wide as its name or its largest count (26 letters: about 40 px each, where Streamlit's
     # narrowest named width is 75)
     digits = len(f"{int(table.to_numpy().max(initial=0)):,}")
-    across = sum(_CHAR_PX * max(len(c), digits) + _CELL_PAD_PX for c in shown.columns)
-    turned = across > _TABLE_PX and shown.shape[1] > shown.shape[0]
+
+    def widths(columns) -> dict:
+        return {c: _CHAR_PX * max(len(c), digits) + _CELL_PAD_PX for c in columns}
+
+    turned = sum(widths(shown.columns).values()) > _TABLE_PX and shown.shape[1] > shown.shape[0]
     if turned:  # more classes than fit across (26 letters beside 7 clusters): one class a row, no scrolling
         shown, css = shown.T, css.T
-    widths = {c: _CHAR_PX * max(len(c), digits) + _CELL_PAD_PX for c in shown.columns}
     st.dataframe(shown.style.apply(lambda _: css, axis=None), key=key, width="stretch",
                  height=38 + 35 * min(shown.shape[0], _CLUSTERS_IN_VIEW),
-                 column_config={c: st.column_config.NumberColumn(width=w) for c, w in widths.items()})
+                 column_config={c: st.column_config.NumberColumn(width=w) for c, w in widths(shown.columns).items()})
     if turned:
         st.caption(f"One class a row: its {table.shape[1]} classes do not fit across the page.")
     download_csv(lambda: table.reset_index(), key=key, filename=filename)
