@@ -138,10 +138,12 @@ def test_rows_on_a_few_spots_are_drawn_as_circles_sized_by_count_not_lost_in_the
     spots = rng.normal(size=(7, 2))
     lab = rng.integers(0, 7, size=21_000)
     collapsed = spots[lab] + rng.normal(scale=1e-9, size=(lab.size, 2))
-    fig = embedding_figure({"pieces": collapsed, "spread": rng.normal(size=(lab.size, 2))}, y=lab,
-                           max_points=20_000)
+    lattice = rng.integers(0, 5, size=(lab.size, 3)) @ rng.normal(size=(3, 2))  # 3 features of 5 values each
+    fig = embedding_figure({"pieces": collapsed, "spread": rng.normal(size=(lab.size, 2)), "lattice": lattice},
+                           y=lab, max_points=20_000)
     drawn = [t for t in fig.data if t.name == "rows (each spot a bin)"]
-    assert len(drawn) == 1 and drawn[0].xaxis == "x"  # the spread panel keeps its density alone
+    assert [t.xaxis for t in drawn] == ["x", "x3"]  # the spread panel keeps its density alone
+    assert len(drawn[1].x) == 125
     counts = np.asarray(drawn[0].customdata)
     assert np.sort(counts).tolist() == np.sort(np.bincount(lab)).tolist()  # every row in one spot
     sizes = np.asarray(drawn[0].marker.size)

@@ -212,26 +212,28 @@ def _image_trace(rgba, counts, xb, yb, ref: dict, *, hover: str | None = None) -
     return trace
 
 
-#: A density panel whose rows fill at most this many bins draws them as spots too (:func:`_spots_trace`).
-MAX_SPOTS = 60
+#: A density panel whose rows fill at most this many bins, and at most :data:`SPOT_SHARE` of its bins, draws them
+#: as spots too (:func:`_spots_trace`): rows on a lattice or in pieces, not a spread density.
+MAX_SPOTS, SPOT_SHARE = 400, 0.02
 #: Pixel sizes of the spots: one row's, the fullest bin's.
 SPOT_SIZES = (7.0, 28.0)
 
 
-def _spots_trace(rgba, counts, xb, yb, ref: dict, *, most: int = MAX_SPOTS) -> dict | None:
-    """Rows that all fall in a few bins (a graph in pieces: every row of a piece at one point) as circles sized
-    by their count and coloured as the bins are; None where the rows fill more than ``most`` bins.
+def _spots_trace(rgba, counts, xb, yb, ref: dict) -> dict | None:
+    """Rows that all fall in a few bins (a graph in pieces: every row of a piece at one point; features of a few
+    values each) as circles sized by their count and coloured as the bins are; None where the rows fill more
+    bins than :data:`MAX_SPOTS` or :data:`SPOT_SHARE` of them.
 
     A bin is a few pixels on screen, so seven filled bins of 20,000 rows read as an empty chart.
 
-    >>> counts = np.zeros((4, 4), dtype=int); counts[0, 0], counts[3, 2] = 9, 1
-    >>> rgba = np.zeros((4, 4, 4), dtype=np.uint8); rgba[..., 0] = 200
+    >>> counts = np.zeros((20, 20), dtype=int); counts[0, 0], counts[3, 2] = 9, 1
+    >>> rgba = np.zeros((20, 20, 4), dtype=np.uint8); rgba[..., 0] = 200
     >>> t = _spots_trace(rgba, counts, (0.0, 1.0), (0.0, 1.0), {})
     >>> t["x"].tolist(), t["y"].tolist(), t["marker"]["size"].tolist(), t["marker"]["color"][0]
     ([0.5, 2.5], [0.5, 3.5], [28.0, 14.0], 'rgb(200,0,0)')
     """
     iy, ix = np.nonzero(counts)
-    if iy.size == 0 or iy.size > most:
+    if iy.size == 0 or iy.size > min(MAX_SPOTS, SPOT_SHARE * counts.size):
         return None
     n = counts[iy, ix]
     # Area grows with the count, between a visible dot and a fifth of a small panel.
