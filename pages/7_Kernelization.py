@@ -15,6 +15,7 @@ from rskpca.evaluation.methods import REFERENCE, SHADOW_METHOD
 from rskpca.ui import (comparison_note, compute, plain, reduction_note, show_error, show_figure, show_table,
                        start_page, warn_if_kernel_is_identity)
 from rskpca.evaluation.units import seconds_text
+from rskpca.ui.compute.spectral_tables import MAX_LABEL_CLASSES, label_problem
 from rskpca.ui.progress import resume_button, stopped
 from rskpca.ui.state import cv_requested, request_cv
 
@@ -47,6 +48,12 @@ if n_classes > yc.size / 2:  # mostly one row a class: a measurement or an ident
     st.info(f"The label column {label_name} has {n_classes:,} distinct values among these {yc.size:,} rows, "
             "most of them on a single row: it looks like a measurement or an identifier, not classes, and a "
             "classifier has nothing to learn from it. Choose a column of classes on the Data page.",
+            icon=":material/category:")
+    st.stop()
+if label_problem(yc) is not None:  # more distinct numbers than classes have (diabetes' 214 progression values)
+    st.info(f"The label column {label_name} holds {n_classes:,} distinct numbers among these {yc.size:,} rows: a "
+            f"measurement rather than classes (more than {MAX_LABEL_CLASSES} distinct numbers), and a classifier needs "
+            "classes. Choose a column of classes on the Data page; the row charts can colour by this one.",
             icon=":material/category:")
     st.stop()
 if rare:

@@ -3,7 +3,7 @@
 Each :data:`CORPUS` entry makes a small table with one trait the bundled samples lack: a text label of 26 or
 100 classes, integer-valued features with many ties, 256 columns, a numeric label, no label, a label with
 missing values, a text feature column among numeric ones beside a row id and a date, classes written as
-1.0, 2.0, 3.0 under another name. Small n keeps the browser tests quick.
+1.0, 2.0, 3.0 under another name, a True/False label before a constant and an empty column. Small n keeps the browser tests quick.
 """
 
 from __future__ import annotations
@@ -86,6 +86,15 @@ def _float_label(rng):
     return df
 
 
+def _spreadsheet(rng):
+    """As a spreadsheet exports a table: a True/False label, then a constant column and an empty one."""
+    X, codes = _clusters(rng, 300, 2, 4)
+    df = pd.DataFrame(X.round(4), columns=["a", "b", "c", "d"])
+    df["sick"] = np.where(codes == 1, "True", "False")  # read back as booleans
+    df["site"], df["notes"] = 7, ""
+    return df
+
+
 #: name -> (maker, the label column the app should guess, or None).
 CORPUS = {
     "letters_26": (_letters, "letter"),
@@ -96,10 +105,12 @@ CORPUS = {
     "missing_label": (_missing_label, "label"),
     "mixed_types": (_mixed, "label"),
     "float_label": (_float_label, "grp"),
+    "spreadsheet": (_spreadsheet, "sick"),
 }
 
 #: name -> the features the app should use when the user chose none (row ids and text left out).
-EXPECTED_FEATURES = {"mixed_types": ["height", "weight", "age"], "float_label": ["a", "b", "c", "d"]}
+EXPECTED_FEATURES = {"mixed_types": ["height", "weight", "age"], "float_label": ["a", "b", "c", "d"],
+                     "spreadsheet": ["a", "b", "c", "d", "site"]}
 
 
 def corpus_table(name: str, seed: int = 0) -> pd.DataFrame:

@@ -42,7 +42,7 @@ def test_every_page_runs_on_the_uploaded_file(name):
             assert any("have no label: the classifiers are trained and tested on the other" in c.value
                        for c in at.caption), f"{name}: {page}"
             assert not [i.value for i in at.info if "seeded sample" in i.value], f"{name}: not a sample"
-            assert any("rows with a label, of all" in c.value for c in at.caption), f"{name}: {page}"
+            assert any("rows the classifiers use (said above), of all" in c.value for c in at.caption), f"{name}: {page}"
 
 
 def test_kernelization_leaves_out_classes_with_fewer_rows_than_folds_and_says_so():
@@ -61,6 +61,33 @@ def test_kernelization_leaves_out_classes_with_fewer_rows_than_folds_and_says_so
     assert any("2 of the 4 classes have fewer than 5 rows (3 rows)" in c.value and "the other 120 rows" in c.value
                for c in at.caption), [c.value for c in at.caption]
     assert not at.error and [b for b in at.button if b.key == "cv_run"]
+
+
+def test_kernelization_calls_a_label_of_hundreds_of_whole_numbers_a_measurement():
+    # sklearn's diabetes "progression": 214 distinct whole numbers in 442 rows were cross-validated as 214 classes
+    import numpy as np
+    import pandas as pd
+    from sklearn.datasets import load_diabetes
+
+    frame = load_diabetes(as_frame=True).frame.rename(columns={"target": "progression"})
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at = _upload(at, "diabetes.csv", frame.to_csv(index=False).encode())
+    at.session_state["label_column"] = "progression"
+    at.switch_page("pages/7_Kernelization.py").run()
+    _ok(at, "diabetes")
+    assert np.unique(frame["progression"]).size == 214 and frame["progression"].dtype == np.float64
+    assert any("a measurement rather than classes" in i.value for i in at.info), [i.value for i in at.info]
+    assert not [b for b in at.button if b.key == "cv_run"]
+    assert pd.api.types.is_numeric_dtype(at.session_state["_dataset"].y)
+    # and the row charts draw it on a colour scale, not as 59 classes and "other"
+    at.switch_page("pages/2_Shadow_centers.py").run()
+    _ok(at, "diabetes: Shadow centers")
+    from charts import drawn_charts
+
+    scatter = next(spec for key, spec in drawn_charts(at) if key == "shadow_scatter")
+    assert not any("other" in str(t.get("name")) for t in scatter["data"])
+    assert any(t.get("marker", {}).get("colorscale") for t in scatter["data"])
 
 
 def test_spectral_clustering_of_100_classes_draws_its_cluster_x_label_table_as_a_heat_map():

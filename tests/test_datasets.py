@@ -26,6 +26,7 @@ from rskpca.data.datasets import (
     read_table,
     stray_text_cells,
 )
+from rskpca.data.readers import MissingValuesError
 from rskpca.data.samples import _generate_sample
 
 # A 1x1 PNG, the start of a real image file.
@@ -429,6 +430,42 @@ def test_guess_label_column():
     free_text = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "note": ["a", "b", "c", "d"]})
     assert guess_label_column(free_text) is None
     assert guess_label_column(pd.DataFrame({"x": [1.0, 2.0]})) is None
+
+
+def _breast_cancer_as_a_spreadsheet():
+    # sklearn's breast cancer data as a user exports it: a True/False label, a constant and an empty column
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer(as_frame=True)
+    df = data.data.copy()
+    df["malignant"] = (data.target == 0).map({True: "True", False: "False"})
+    df["site"], df["notes"] = 7, ""
+    return pd.read_csv(io.StringIO(df.to_csv(index=False)))  # read back as a file is: bool, int, all-NaN
+
+
+def test_a_true_false_label_before_a_constant_and_an_empty_column_is_guessed():
+    df = _breast_cancer_as_a_spreadsheet()
+    assert df["malignant"].dtype == bool and df["notes"].isna().all()
+    assert guess_label_column(df) == "malignant"
+
+
+def test_an_empty_column_is_left_out_of_the_features_and_said():
+    # with it, every row had a missing value, and "Drop missing rows" dropped all 569
+    df = _breast_cancer_as_a_spreadsheet()
+    ds = prepare(df, label_column="malignant")
+    assert ds.n == 569 and "notes" not in ds.feature_names and ds.d == 31  # 30 measurements and the constant site
+    assert any("'notes' is empty in every row" in note for note in ds.notes)
+    assert not any("text" in note and "notes" in note for note in ds.notes)
+
+
+def test_dropping_missing_rows_that_would_leave_none_says_which_column_is_empty():
+    df = _breast_cancer_as_a_spreadsheet()
+    features = [c for c in df.columns if c != "malignant"]
+    with pytest.raises(DataError, match=r"would leave 0 of 569 rows .*'notes' is empty in every row") as err:
+        prepare(df, feature_columns=features, label_column="malignant", missing="drop")
+    assert not isinstance(err.value, MissingValuesError)  # (the app's hint to drop them would loop)
+    with pytest.raises(MissingValuesError, match="'notes' \\(569 missing\\)"):
+        prepare(df, feature_columns=features, label_column="malignant")
 
 
 def test_column_summary_numbers():

@@ -176,8 +176,16 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
             notes.append(f"Column {col!r} holds numbers but also text ({shown}), so it is not used as a feature. "
                          "Fix those cells, or treat them as missing values.")
     row_ids_found = identifier_columns(df) if feature_columns is None else []  # once: a pass over every column
-    features = _choose_features(df, feature_columns, label_column, row_ids_found)
+    # A column with no value at all (a spreadsheet's empty "notes") would make every row a row with a missing
+    # value, and dropping them would leave none.
+    empty = [c for c in numeric_columns(df) if c != label_column and df[c].isna().all()] \
+        if feature_columns is None else []
+    features = _choose_features(df, feature_columns, label_column, [*row_ids_found, *empty])
     if feature_columns is None:  # said, not left out silently: a column that vanishes unexplained looks like lost data
+        if empty and any(c not in features for c in empty):
+            one = len(empty) == 1
+            notes.append(f"The {columns_text(empty)} {'is' if one else 'are'} empty in every row: left out of the "
+                         "features.")
         keys = [c for c in row_ids_found if c not in features and c != label_column]
         if keys:
             one = len(keys) == 1
@@ -186,7 +194,7 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
                          f"measure{'s' if one else ''} them: left out of the features. Name {'it' if one else 'them'} "
                          f"among the feature columns to use {'it' if one else 'them'} anyway.")
         text = [str(c) for c in df.columns
-                if c not in features and c != label_column and c not in stray and c not in keys]
+                if c not in features and c != label_column and c not in stray and c not in keys and c not in empty]
         if text:
             one = len(text) == 1
             notes.append(f"The text {columns_text(text)} {'is not a feature' if one else 'are not features'}: kernel "
@@ -203,6 +211,14 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
         if missing == "error":
             raise MissingValuesError(f"Missing values (NaN or empty cells) in column(s) {where}. Drop those "
                             "rows or columns, impute them, or choose other columns.")
+        if len(table) - int(nan_rows.sum()) < 2:  # (checked here: no later check would say why)
+            everywhere = [c for c, k in counts.items() if k == len(table)]
+            raise DataError(  # (not MissingValuesError: the app would point to dropping those rows)
+                f"Dropping the rows with missing values would leave {len(table) - int(nan_rows.sum())} of "
+                f"{len(table):,} rows (missing: {where}). "
+                + (f"The {columns_text(everywhere)} {'is' if len(everywhere) == 1 else 'are'} empty in every row: "
+                   "leave it out of the features." if everywhere else "Leave the emptiest columns out of the "
+                   "features, or impute them."))
         table, row_ids = table.loc[~nan_rows].reset_index(drop=True), row_ids[~nan_rows]
         notes.append(f"Dropped {int(nan_rows.sum())} row(s) with missing values in {where}.")
 

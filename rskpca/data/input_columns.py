@@ -112,6 +112,9 @@ def guess_label_column(df: pd.DataFrame) -> str | None:
     'grp'
     >>> guess_label_column(pd.DataFrame({"a": [3, 7, 3, 9], "b": [1, 2, 1, 2]})) is None
     True
+    >>> guess_label_column(pd.DataFrame({"a": [0.1, 0.7, 0.3, 0.9], "sick": [True, False, True, True],
+    ...                                  "site": [7, 7, 7, 7], "notes": [np.nan] * 4}))
+    'sick'
     """
     by_lower = {str(c).strip().lower(): c for c in df.columns}
     for want in _LABEL_NAMES:
@@ -119,23 +122,25 @@ def guess_label_column(df: pd.DataFrame) -> str | None:
             if want == "y" and not _looks_like_classes(df[by_lower[want]]):
                 continue  # "x, y" coordinates: y is a feature, not a label
             return by_lower[want]
-    if df.shape[1] >= 2:
-        last = df.columns[-1]
+    # the last column that says anything: an empty "notes" or a constant "site" after the label is not it
+    last = next((c for c in reversed(df.columns) if df[c].nunique() > 1), None) if df.shape[1] >= 2 else None
+    if last is not None:
         col = df[last]
         numeric = numeric_columns(df)
-        if last not in numeric and 1 < col.nunique() <= max(2, min(50, len(df) // 2)):
+        if last not in numeric and col.nunique() <= max(2, min(50, len(df) // 2)):
             return last
         others = [c for c in numeric if c != last]
-        if last in numeric and others and not is_bool_dtype(col) and _looks_like_classes(col) \
-                and not any(_whole_numbers(df[c]) for c in others):
-            return last
+        if last in numeric and others and _looks_like_classes(col) and not any(_whole_numbers(df[c]) for c in others):
+            return last  # (True / False after measurements too: "malignant")
     return None
 
 
 def _whole_numbers(col: pd.Series) -> bool:
+    """Whether a column holds varying whole numbers (an empty or constant column holds nothing to judge)."""
     values = pd.to_numeric(col, errors="coerce").dropna().to_numpy(dtype=np.float64)
     head = values[:1000]  # a column of measurements shows a fraction within its first rows: no full pass
-    return bool(np.all(head == np.round(head)) and np.all(values == np.round(values)))
+    return bool(np.all(head == np.round(head)) and values.size and values.min() < values.max()
+                and np.all(values == np.round(values)))
 
 
 def identifier_columns(df: pd.DataFrame) -> list[str]:

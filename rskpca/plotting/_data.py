@@ -279,7 +279,8 @@ def counts_histogram(values: np.ndarray, *, nbins: int, name: str, title: str, x
     """
     xbins, max_count, min_count = _pinned_bins(values, nbins, whole_numbers=whole_numbers)
     if min_count and max_count > LOG_COUNTS_RATIO * min_count:
-        counts = dict(title=dict(text=f"{yaxis_title} (log scale)"), type="log")
+        # (decades only: plotly.js labels the 2-9 between them too, a pile of small digits on a short axis)
+        counts = dict(title=dict(text=f"{yaxis_title} (log scale)"), type="log", minorloglabels="none")
     else:
         counts = dict(title=dict(text=yaxis_title), **_count_axis(max_count))
     xaxis = dict(title=dict(text=xaxis_title))

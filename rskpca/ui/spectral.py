@@ -213,6 +213,7 @@ def show_cluster_table(table: pd.DataFrame, *, key: str, filename: str) -> bool:
     turned = sum(widths(shown.columns).values()) > _TABLE_PX and shown.shape[1] > shown.shape[0]
     if turned:  # more classes than fit across (26 letters beside 7 clusters): one class a row, no scrolling
         shown, css = shown.T, css.T
+        shown.index.name = "class"  # (the corner cell: the rows are classes now, the columns clusters)
     st.dataframe(shown.style.apply(lambda _: css, axis=None), key=key, width="stretch",
                  height=38 + 35 * min(shown.shape[0], _CLUSTERS_IN_VIEW),
                  column_config={c: st.column_config.NumberColumn(width=w) for c, w in widths(shown.columns).items()})

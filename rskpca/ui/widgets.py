@@ -178,17 +178,17 @@ def stop_unless_rank_fits(r: int, n_rows: int) -> None:
 def comparison_note(m: int, n_rows: int, n: int, *, drawn: int | None = None) -> None:
     """Say which rows a comparison page's m and m/n are counted on (the sidebar's m counts all n rows).
 
-    ``drawn``: the rows of the comparison set before those without a label were left out (Kernelization's
-    classifiers), when that is what made ``n_rows`` smaller; None when ``n_rows`` are the set itself.
+    ``drawn``: the rows of the comparison set before the classifiers' rows were picked (Kernelization: rows with
+    a label, in classes with enough rows for the folds); None when ``n_rows`` are the set itself.
     """
     drawn = n_rows if drawn is None else drawn
-    labelled = "" if drawn == n_rows else f", the {n_rows:,} of them with a label"
+    labelled = "" if drawn == n_rows else f", the {n_rows:,} of them the classifiers use"
     if drawn < n:
         st.info(f"Exact KPCA needs an n x n matrix, so every method here is trained and compared on a seeded "
                 f"sample of {drawn:,} of the {n:,} rows{labelled}: m = {shadow_centers_text(m)} of these "
                 f"{n_rows:,} rows ({m / n_rows:.1%}). The sidebar's m counts all {n:,} rows.")
     elif labelled:
-        st.caption(f"On the {n_rows:,} rows with a label, of all {n:,}: m = {shadow_centers_text(m)} "
+        st.caption(f"On the {n_rows:,} rows the classifiers use (said above), of all {n:,}: m = {shadow_centers_text(m)} "
                    f"({m / n_rows:.1%}); the sidebar's m counts all {n:,} rows.")
     else:
         st.caption(f"On all {n:,} rows: m = {shadow_centers_text(m)} ({m / n:.1%}), as in the sidebar.")
@@ -253,8 +253,8 @@ def colour_choice(ds, container=st) -> ColourChoice:
     for every page): the label column (the default), a feature, or any other column of the table in use.
 
     A feature's values come from the table (not standardised), so the legend reads as the file does.
-    A numeric column with more distinct values than :data:`rskpca.plotting.MAX_CLASSES` is drawn on a
-    colour scale; the label and text columns as classes (:func:`rskpca.plotting.colouring`).
+    A numeric column (the label too) with more distinct values than :data:`rskpca.plotting.MAX_CLASSES` is drawn
+    on a colour scale; other labels and text columns as classes (:func:`rskpca.plotting.colouring`).
     """
     from rskpca.ui import tables  # (tables draws with these widgets: imported when first needed)
 
@@ -282,6 +282,9 @@ def colour_choice(ds, container=st) -> ColourChoice:
     where = by_name[chosen]
     if where is None:
         name = str(ds.label_name or "label")
+        if ds.y is not None and compute.label_is_measurement(ds.digest, ds.y):
+            # a label of measurements (diabetes' 214 progression values): a scale, as for any such column
+            return ColourChoice(ds.y, name, True, hover)
         return ColourChoice(None if ds.y is None else compute.label_colouring(ds.digest, ds.y, name), name, None, hover)
     kind, col = where
     if kind == "table":

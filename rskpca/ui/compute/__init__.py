@@ -72,7 +72,7 @@ from rskpca.ui.compute.sweeps import bounds_sweep, ell_curve, shadow_rows, sweep
 __all__ = [
     "EXACT_MAX_ROWS", "neighbour_distance", "identity_kernel", "APP_TIMING", "OWN_TIMING", "REFERENCE_TIMING",
     "sample_table", "read_upload", "column_summary", "prepared", "median_sigma", "extent", "compiled_shadow_ready", "shadow",
-    "timed_shadow", "principal_axes", "label_colouring",
+    "timed_shadow", "principal_axes", "label_colouring", "label_is_measurement",
     "comparison_rows", "comparison_set", "exact_reference", "exact_embedding", "exact_kpca", "method_result",
     "fit_methods", "RANK_BUCKETS", "computed_rank",
     "rank_message", "ell_curve",
@@ -161,6 +161,15 @@ def label_colouring(digest: str, _y: np.ndarray, name: str):
     from rskpca.plotting import colouring
 
     return colouring(_y, name=name)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def label_is_measurement(digest: str, _y: np.ndarray) -> bool:
+    """Whether the label holds numbers with more distinct values than classes get colours
+    (:data:`~rskpca.plotting.MAX_CLASSES`): a measurement, drawn on a colour scale. Once per data set."""
+    from rskpca.plotting import MAX_CLASSES
+
+    return _y.dtype.kind in "iuf" and pd.Series(_y).nunique() > MAX_CLASSES
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
