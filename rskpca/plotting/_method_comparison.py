@@ -276,7 +276,7 @@ def embedding_figure(embeddings: Mapping[str, np.ndarray], *, y=None, label_name
                                        margins=top + 50),
                   margin=dict(l=70 if dims == 2 else 30, r=10, t=top, b=50),
                   # legend symbols at a readable size, not the 2.5-4 px of the points
-                  legend=class_legend(colour, label_name,
+                  legend=class_legend(colour, "",  # (no colouring: no title over the centers' key)
                                       **(dict(itemclick=False, itemdoubleclick=False) if legend_only else {})))
     fig = go.Figure(dict(data=traces, layout=layout), _validate=False)
     return highlight_rows(fig, selected_rows)

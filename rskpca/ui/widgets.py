@@ -281,11 +281,13 @@ def colour_choice(ds, container=st) -> ColourChoice:
     hover = plots.hover_columns(ds.X, ds.feature_names, label=ds.y, label_name=ds.label_name)
     where = by_name[chosen]
     if where is None:
+        if ds.y is None:  # nothing to colour by: no legend title either (a lone "label" over "shadow centers")
+            return ColourChoice(None, "", None, hover)
         name = str(ds.label_name or "label")
         if ds.y is not None and compute.label_is_measurement(ds.digest, ds.y):
             # a label of measurements (diabetes' 214 progression values): a scale, as for any such column
             return ColourChoice(ds.y, name, True, hover)
-        return ColourChoice(None if ds.y is None else compute.label_colouring(ds.digest, ds.y, name), name, None, hover)
+        return ColourChoice(compute.label_colouring(ds.digest, ds.y, name), name, None, hover)
     kind, col = where
     if kind == "table":
         values = table[col].to_numpy()[ds.row_ids]
