@@ -178,7 +178,8 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
     row_ids_found = identifier_columns(df) if feature_columns is None else []  # once: a pass over every column
     # A column with no value at all (a spreadsheet's empty "notes") would make every row a row with a missing
     # value, and dropping them would leave none.
-    empty = [c for c in numeric_columns(df) if c != label_column and df[c].isna().all()] \
+    # (the first cell first: a full pass only over columns that start empty)
+    empty = [c for c in numeric_columns(df) if c != label_column and pd.isna(df[c].iloc[0]) and df[c].isna().all()] \
         if feature_columns is None else []
     features = _choose_features(df, feature_columns, label_column, [*row_ids_found, *empty])
     if feature_columns is None:  # said, not left out silently: a column that vanishes unexplained looks like lost data
@@ -217,8 +218,8 @@ def prepare(df: pd.DataFrame, *, feature_columns=None, label_column=None, standa
                 f"Dropping the rows with missing values would leave {len(table) - int(nan_rows.sum())} of "
                 f"{len(table):,} rows (missing: {where}). "
                 + (f"The {columns_text(everywhere)} {'is' if len(everywhere) == 1 else 'are'} empty in every row: "
-                   "leave it out of the features." if everywhere else "Leave the emptiest columns out of the "
-                   "features, or impute them."))
+                   f"leave {'it' if len(everywhere) == 1 else 'them'} out of the features." if everywhere
+                   else "Leave the emptiest columns out of the features, or impute them."))
         table, row_ids = table.loc[~nan_rows].reset_index(drop=True), row_ids[~nan_rows]
         notes.append(f"Dropped {int(nan_rows.sum())} row(s) with missing values in {where}.")
 
