@@ -144,8 +144,10 @@ def test_rows_on_a_few_spots_are_drawn_as_circles_sized_by_count_not_lost_in_the
     drawn = [t for t in fig.data if t.name == "rows (each spot a bin)"]
     assert [t.xaxis for t in drawn] == ["x", "x3"]  # the spread panel keeps its density alone
     assert len(drawn[1].x) == 125
-    counts = np.asarray(drawn[0].customdata)
+    counts = np.array([int(t.replace(",", "")) for t in drawn[0].text])
     assert np.sort(counts).tolist() == np.sort(np.bincount(lab)).tolist()  # every row in one spot
+    # a box over a spot selects the rows inside it (the region), never the spot's count as a row number
+    assert drawn[0].customdata is None and plots.rows_from_points([{"x": 0.0, "y": 0.0}]).size == 0
     sizes = np.asarray(drawn[0].marker.size)
     assert sizes[np.argmax(counts)] == sizes.max() and sizes.min() >= 7  # the fullest largest, all visible
 

@@ -152,9 +152,12 @@ point = st.integers(1, 4).flatmap(
 def test_provable_constant_satisfies_eq_18(abcd, sigma, kernel):
     a, b, c, d = abcd
     k = get_kernel(kernel)
-    lhs = (k.value_at_distance(np.linalg.norm(a - b), sigma) - k.value_at_distance(np.linalg.norm(c - d), sigma)) ** 2
+    gap = abs(k.value_at_distance(np.linalg.norm(a - b), sigma) - k.value_at_distance(np.linalg.norm(c - d), sigma))
     rhs = k.c_constant(sigma) * (np.sum((a - c) ** 2) + np.sum((b - d) ** 2))
-    assert lhs <= rhs * (1 + 1e-12) + 1e-300
+    # Compared as |k - k'| <= sqrt(rhs), with the rounding of the two kernel values (in [0, 1], a few ulps of 1)
+    # allowed: points one ulp apart give exp(-7e-17) = 1 - 1.1e-16 in floating point, a gap of one ulp of 1 that
+    # squared (1.2e-32) exceeds the exact bound (1.1e-32).
+    assert gap <= np.sqrt(rhs) * (1 + 1e-12) + 4 * np.finfo(np.float64).eps
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))

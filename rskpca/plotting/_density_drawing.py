@@ -242,7 +242,8 @@ def _spots_trace(rgba, counts, xb, yb, ref: dict) -> dict | None:
     return dict(type="scattergl", mode="markers", name="rows (each spot a bin)", showlegend=False,
                 x=(xb[0] + (ix + 0.5) * xb[1]).astype(np.float32), y=(yb[0] + (iy + 0.5) * yb[1]).astype(np.float32),
                 marker=dict(size=np.round(size, 1), color=colors, opacity=0.8, line=dict(color="white", width=1)),
-                customdata=n.astype(np.int64), hovertemplate="%{customdata:,} rows in this bin<extra></extra>", **ref)
+                # the count as text, not customdata: a selection reads a point's customdata as its row number
+                text=[f"{int(c):,}" for c in n], hovertemplate="%{text} rows in this bin<extra></extra>", **ref)
 
 
 def image_axes(layout: dict, refs) -> None:
