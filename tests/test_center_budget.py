@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rskpca.core.shadow import shadow_centers
-from rskpca.decomposition._center_budget import FULL_SCAN_TOLERANCE, MIN_TARGET, ROWS_PER_CENTER, \
-    shadow_within_budget
+from rskpca.core.budget_target import MIN_TARGET, ROWS_PER_CENTER
+from rskpca.decomposition._center_budget import FULL_SCAN_TOLERANCE, shadow_within_budget
 
 
 def _check(X, result, target):

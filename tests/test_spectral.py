@@ -208,7 +208,7 @@ def test_spectral_clustering_recovers_circles_and_moons(make, sigma, ell):
 ])
 def test_the_defaults_recover_circles_and_moons_and_predict_agrees(make):
     # no sigma, no ell: the landmark graph on at most n / ROWS_PER_CENTER refined centers at the median sigma
-    from rskpca.decomposition._center_budget import ROWS_PER_CENTER
+    from rskpca.core.budget_target import ROWS_PER_CENTER
 
     X, y = make(3000, 0)
     sc = ReducedSetSpectralClustering(n_clusters=2, random_state=0).fit(X)

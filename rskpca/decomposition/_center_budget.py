@@ -26,13 +26,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics._pairwise_distances_reduction import ArgKmin
 
-from rskpca.core.budget_target import MIN_TARGET, ROWS_PER_CENTER, center_target
+from rskpca.core.budget_target import center_target
 from rskpca.core.row_draws import uniform_rows
 from rskpca.core.threads import map_row_blocks
 from rskpca.core.shadow import EarlierDistances, shadow_centers, shadow_centers_from_table, table_pays_off
 
-__all__ = ["shadow_within_budget", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER", "MIN_TARGET",
-           "ROWS_PER_CENTER"]
+__all__ = ["shadow_within_budget", "lloyd_refine", "nearest_center", "SUBSAMPLE_PER_CENTER"]
 
 #: The budget's bisection runs on this many rows per allowed center, and at least BISECTION_MIN_ROWS
 #: (at most all rows). Its cost grows with the square of its rows on wide data (a table of their

@@ -91,7 +91,8 @@ class ReducedSetSpectralClustering(ClusterMixin, _ReducedSetDiffusion):
         again at ``AUTO_REGULARIZATION`` (0.05), then 0.1 and 0.2 while one still does:
         breast_cancer NMI 65.4, pendigits' CA 81.0 -> 87.2, and nothing changes on circles,
         moons, USPS or digits, where a fixed regularization would lower the sparser of two true
-        clusters (circles: ARI 1.0 -> 0.2; ``python tests/benchmarks/bench_spectral.py --cases real``, README's table).
+        clusters (circles: ARI 1.0 -> 0.2; ``python tests/benchmarks/bench_spectral.py --cases
+        real``, README's table).
     max_centers : int or None, default=900
         Budget on m. With ``ell=None`` a target: the smallest shadow radius with at most
         ``min(max_centers, max(n // 3, 50))`` centers (each center standing for a few rows; see

@@ -89,10 +89,7 @@ def sigma_slider_range(sigma: float, median: float) -> tuple[float, float, float
     lo, hi = float(f"{median / 20:.3g}"), float(f"{median * 5:.3g}")
     lo, hi = min(lo, sigma), max(hi, sigma)
     step = float(f"{(hi - lo) / 200:.2g}")
-    below = int((sigma - lo) // step)  # whole steps from sigma down to about lo, above 0
-    while below and sigma - below * step <= 0:
-        below -= 1
-    lo = sigma - below * step
+    lo = sigma - step * int((sigma - lo) // step)  # whole steps down from sigma, no lower than lo (> 0)
     return lo, lo + step * int(np.ceil((hi - lo) / step)), step
 
 
